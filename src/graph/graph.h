@@ -1,0 +1,84 @@
+/* Graph index over an unpacked GraphDef (and over each FunctionDef body of its library).
+ * Stage: graph (after io, before scope). Input: Tensorflow__GraphDef (borrowed; must outlive
+ * the module). Output: node table, name->id hash, parsed inputs (`x`, `x:3`, `^x`; in
+ * function bodies `arg`, `node:out_arg:idx`), consumer lists, op types interned to ids shared
+ * by every graph of the module, and a topological order that accepts TF1 loops (cycles
+ * through NextIteration) and rejects any other cycle. Does not copy attribute payloads.
+ * Validation errors (duplicate/empty names, inputs naming missing nodes, bad port syntax, a
+ * data input after a control input) are reported with the node and graph names; all of a
+ * graph's errors are reported, then the build fails with TFX_EXIT_INPUT. */
+#ifndef TFX_GRAPH_GRAPH_H
+#define TFX_GRAPH_GRAPH_H
+
+#include <stdint.h>
+
+#include "tensorflow/graph.pb-c.h"
+#include "util/arena.h"
+#include "util/diag.h"
+#include "util/hash.h"
+
+#define TFX_NO_ID UINT32_MAX
+
+typedef enum {
+  TFX_IN_NODE = 0, /* output `port` of node `src` */
+  TFX_IN_ARG = 1   /* function bodies only: signature input argument number `src` */
+} tfx_input_kind;
+
+typedef struct tfx_input {
+  uint32_t src;         /* node id (TFX_IN_NODE) or argument index (TFX_IN_ARG) */
+  int32_t port;         /* output index; -1 = control input (`^x`) */
+  uint8_t kind;         /* tfx_input_kind */
+  const char *out_arg;  /* function bodies, `node:out_arg:idx` form: the out_arg name; else NULL */
+} tfx_input;
+
+typedef struct tfx_use {  /* one consumer edge */
+  uint32_t node;          /* consumer node id */
+  uint32_t slot;          /* index into that node's inputs (in[]) */
+} tfx_use;
+
+typedef struct tfx_node {
+  const char *name;             /* borrowed from the NodeDef */
+  const char *op;               /* borrowed from the NodeDef */
+  uint32_t op_id;               /* interned op type (module->ops) */
+  Tensorflow__NodeDef *def;     /* borrowed */
+  tfx_input *in;                /* all inputs, data first then control, NodeDef order */
+  uint32_t n_in;
+  uint32_t n_data_in;           /* in[0..n_data_in) are data inputs */
+  tfx_use *uses;                /* consumers of this node (data and control), in (consumer id, slot) order */
+  uint32_t n_uses;
+} tfx_node;
+
+typedef struct tfx_graph {
+  const char *name;              /* "" for the main graph, else the function's name */
+  Tensorflow__FunctionDef *func; /* NULL for the main graph */
+  tfx_node *nodes;
+  uint32_t n_nodes;
+  tfx_hmap by_name;              /* node name -> id */
+  uint32_t *topo;                /* node ids, producers before consumers (NextIteration back edges ignored) */
+  const char **args;             /* function signature input arg names (n_args); NULL for main */
+  uint32_t n_args;
+} tfx_graph;
+
+typedef struct tfx_module {
+  tfx_arena arena;         /* owns nodes, inputs, uses, topo, args arrays */
+  tfx_intern ops;          /* op type strings -> dense ids, first-seen order */
+  tfx_graph main;
+  tfx_graph *funcs;        /* one per library function, library order */
+  uint32_t n_funcs;
+  const char *fname;       /* model file name for diagnostics (borrowed) */
+} tfx_module;
+
+/* Builds the index for gd's node list and for every library function body.
+ * fname is used in diagnostics. Returns 0, or TFX_EXIT_INPUT after reporting errors. */
+int tfx_module_build(tfx_module *m, Tensorflow__GraphDef *gd, const char *fname, tfx_diag *d);
+void tfx_module_free(tfx_module *m);
+
+/* Node id by name, or TFX_NO_ID. */
+uint32_t tfx_graph_find(const tfx_graph *g, const char *name);
+
+/* Parses one NodeDef input string of the main-graph form: `x`, `x:3`, `^x`.
+ * On success sets *name/*name_len to the node-name part and *port (-1 for control) and
+ * returns 0; returns -1 on bad syntax (empty name, bad or overflowing port, `^x:1`). */
+int tfx_parse_input(const char *s, const char **name, size_t *name_len, int32_t *port);
+
+#endif

@@ -1,0 +1,37 @@
+/* Protobuf text format: ONE generic parser and ONE printer, both driven by protobuf-c
+ * descriptors, so the same code reads and writes GraphDef, MetaGraphDef, SavedModel and
+ * (later) GE IR text.
+ * Stage: io. Input: text bytes + a message descriptor. Output: a message allocated in the
+ * caller's arena (every string, array and sub-message too), exactly as
+ * protobuf_c_message_unpack would build it, so binary and text inputs are interchangeable.
+ * Tokens come from grammar/pbtxt.l (reentrant flex scanner, prefix tfx_pbtxt_yy).
+ * Opaque messages (descriptors with no fields, e.g. SavedObjectGraph) have their bodies
+ * skipped. Errors: `file:line:col: error: ...` into the diagnostics context; NULL returned. */
+#ifndef TFX_IO_PBTXT_H
+#define TFX_IO_PBTXT_H
+
+#include <stddef.h>
+#include <protobuf-c/protobuf-c.h>
+
+#include "util/arena.h"
+#include "util/diag.h"
+#include "util/strbuf.h"
+
+typedef struct tfx_pbtxt_limits {
+  unsigned max_depth;      /* message nesting; 0 = 100 (protoc's default) */
+  size_t max_string;       /* bytes in one string/bytes value; 0 = no limit */
+} tfx_pbtxt_limits;
+
+/* Parses text (len bytes, need not be NUL-terminated) as message type desc.
+ * fname names the input in diagnostics. limits may be NULL. */
+ProtobufCMessage *tfx_pbtxt_parse(const ProtobufCMessageDescriptor *desc, const char *text,
+                                  size_t len, const char *fname, tfx_arena *arena,
+                                  const tfx_pbtxt_limits *limits, tfx_diag *d);
+
+/* Prints msg in protobuf text format (2-space indent, fields in field-number order, map
+ * entries in their stored order, floats with enough digits to round-trip, enums by name,
+ * bytes/strings with C escapes like protoc). Unknown fields are not printed.
+ * Returns 0, or -1 when out of memory (out->oom set). */
+int tfx_pbtxt_print(const ProtobufCMessage *msg, tfx_strbuf *out);
+
+#endif

@@ -1,0 +1,64 @@
+/* ScopeTree: TensorFlow name scopes exactly as Ascend's ScopeGraph builds them
+ * (../shared/facts/ascend.md §1 facts 1-6, §2.1).
+ * Stage: scope (after graph). Input: one tfx_graph plus the module's op-type interner.
+ * Output: scopes with full names (trailing '/'; the root is named "root"), LastName (a trailing
+ * `_N` trimmed only when N > 0), parent/children, direct nodes, and subtree op-type counts in
+ * which every node, Identity and Const included, is counted; a type that never occurs in a
+ * subtree is "absent" (count -1), distinct from zero. Scope ids: 0 is the root; `dfs` lists
+ * every scope in depth-first pre-order with children visited in byte order of their names. */
+#ifndef TFX_SCOPE_SCOPE_H
+#define TFX_SCOPE_SCOPE_H
+
+#include <stdint.h>
+
+#include "graph/graph.h"
+#include "util/arena.h"
+#include "util/hash.h"
+
+typedef struct tfx_opcount {
+  uint32_t op_id;
+  uint32_t count;
+} tfx_opcount;
+
+typedef struct tfx_scope {
+  const char *name;        /* full name: "a/b/"; the root is "root" */
+  const char *last_name;   /* LastName per fact 6 */
+  uint32_t parent;         /* TFX_NO_ID for the root */
+  uint32_t depth;          /* root 0 */
+  uint32_t *children;      /* direct sub-scopes, sorted by name (byte order) */
+  uint32_t n_children;
+  uint32_t *nodes;         /* direct nodes (graph node ids), graph order */
+  uint32_t n_nodes;
+  tfx_opcount *counts;     /* whole-subtree counts, sorted by op_id, counts > 0 only */
+  uint32_t n_counts;
+  uint32_t n_all_nodes;    /* nodes in the whole subtree */
+  uint32_t dfs_index;      /* position in tree->dfs */
+  uint32_t dfs_end;        /* one past the last descendant in tree->dfs (descendant test) */
+  uint32_t sub_type;       /* set by scope fusion; TFX_NO_ID = none */
+} tfx_scope;
+
+typedef struct tfx_scope_tree {
+  tfx_arena arena;         /* owns everything below */
+  const tfx_graph *graph;  /* borrowed */
+  tfx_scope *scopes;       /* scopes[0] is the root */
+  uint32_t n_scopes;
+  tfx_hmap by_name;        /* full name -> scope id ("root" -> 0) */
+  uint32_t *dfs;           /* depth-first pre-order of scope ids */
+  uint32_t *node_scope;    /* graph node id -> innermost scope id */
+} tfx_scope_tree;
+
+/* Builds the tree. Returns 0, or TFX_EXIT_INPUT (reported) on out of memory / limits. */
+int tfx_scope_tree_build(tfx_scope_tree *t, const tfx_graph *g, tfx_diag *d);
+void tfx_scope_tree_free(tfx_scope_tree *t);
+
+/* Subtree count of op_id in scope s, or -1 when absent (fact 3). */
+int64_t tfx_scope_op_count(const tfx_scope *s, uint32_t op_id);
+/* Scope id by full name ("a/b/" or "root"), or TFX_NO_ID. */
+uint32_t tfx_scope_find(const tfx_scope_tree *t, const char *full_name);
+/* 1 if scope a is a strict descendant of scope b. */
+int tfx_scope_is_descendant(const tfx_scope_tree *t, uint32_t a, uint32_t b);
+
+/* LastName of a full scope name (fact 6), written into buf (size n). Returns buf. */
+const char *tfx_scope_last_name(const char *full_name, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,99 @@
+/* Arena allocator (see arena.h). Chunks grow geometrically; big requests get their own chunk. */
+#include "util/arena.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tfx_arena_chunk {
+  tfx_arena_chunk *next;
+  size_t cap;
+  max_align_t align_[]; /* payload follows */
+};
+
+static long fail_countdown;
+static long fail_hits;
+
+void tfx_alloc_fail_at(long n) { fail_countdown = n; fail_hits = 0; }
+long tfx_alloc_failures(void) { return fail_hits; }
+
+static int should_fail(void) {
+  if (fail_countdown <= 0) return 0;
+  if (--fail_countdown == 0) { fail_hits++; return 1; }
+  return 0;
+}
+
+void *tfx_malloc(size_t n) { return should_fail() ? NULL : malloc(n ? n : 1); }
+void *tfx_realloc(void *p, size_t n) { return should_fail() ? NULL : realloc(p, n ? n : 1); }
+void *tfx_calloc(size_t n, size_t size) { return should_fail() ? NULL : calloc(n ? n : 1, size ? size : 1); }
+
+static void *pb_alloc(void *data, size_t n) { return tfx_arena_alloc((tfx_arena *)data, n); }
+static void pb_free(void *data, void *p) { (void)data; (void)p; }
+
+void tfx_arena_init(tfx_arena *a) {
+  memset(a, 0, sizeof *a);
+  a->pb.alloc = pb_alloc;
+  a->pb.free = pb_free;
+  a->pb.allocator_data = a;
+}
+
+void tfx_arena_free(tfx_arena *a) {
+  tfx_arena_chunk *c = a->head;
+  while (c) {
+    tfx_arena_chunk *n = c->next;
+    free(c);
+    c = n;
+  }
+  tfx_arena_init(a);
+}
+
+#define ARENA_MIN_CHUNK ((size_t)64 * 1024)
+#define ARENA_ALIGN ((size_t)16)
+
+void *tfx_arena_alloc(tfx_arena *a, size_t n) {
+  if (n == 0) n = 1;
+  if (n > SIZE_MAX / 2) return NULL;
+  n = (n + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
+  if (!a->head || a->cap - a->used < n) {
+    size_t cap = a->head ? a->cap * 2 : ARENA_MIN_CHUNK;
+    if (cap > (size_t)16 << 20) cap = (size_t)16 << 20;
+    if (cap < n) cap = n;
+    tfx_arena_chunk *c = tfx_malloc(sizeof *c + cap);
+    if (!c) return NULL;
+    c->cap = cap;
+    if (a->head && cap == n && a->cap - a->used > 4096) {
+      /* A big request: keep the current chunk as head so its free space is not wasted. */
+      c->next = a->head->next;
+      a->head->next = c;
+      a->total += cap;
+      return (char *)(c + 1);
+    }
+    c->next = a->head;
+    a->head = c;
+    a->cap = cap;
+    a->used = 0;
+    a->total += cap;
+  }
+  void *p = (char *)(a->head + 1) + a->used;
+  a->used += n;
+  return p;
+}
+
+void *tfx_arena_calloc(tfx_arena *a, size_t n, size_t size) {
+  if (size && n > SIZE_MAX / size) return NULL;
+  void *p = tfx_arena_alloc(a, n * size);
+  if (p) memset(p, 0, n * size ? n * size : 1);
+  return p;
+}
+
+char *tfx_arena_strndup(tfx_arena *a, const char *s, size_t n) {
+  char *p = tfx_arena_alloc(a, n + 1);
+  if (!p) return NULL;
+  memcpy(p, s, n);
+  p[n] = 0;
+  return p;
+}
+
+char *tfx_arena_strdup(tfx_arena *a, const char *s) { return tfx_arena_strndup(a, s, strlen(s)); }
+
+ProtobufCAllocator *tfx_arena_pb(tfx_arena *a) { return &a->pb; }
