@@ -1,0 +1,212 @@
+/* Unit tests for src/util: arena, hash map, interner, string buffer (JSON escaping),
+ * diagnostics rendering, atomic file output, fault injection. */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/arena.h"
+#include "util/diag.h"
+#include "util/fileio.h"
+#include "util/hash.h"
+#include "util/strbuf.h"
+
+static void arena_alignment_and_big_blocks(void **state) {
+  (void)state;
+  tfx_arena a;
+  tfx_arena_init(&a);
+  char *p1 = tfx_arena_alloc(&a, 3);
+  char *p2 = tfx_arena_alloc(&a, 5);
+  assert_non_null(p1);
+  assert_non_null(p2);
+  assert_int_equal((uintptr_t)p1 % 16, 0);
+  assert_int_equal((uintptr_t)p2 % 16, 0);
+  assert_true(p2 >= p1 + 16 || p2 + 16 <= p1);
+  /* A request larger than a chunk gets its own block and stays writable. */
+  char *big = tfx_arena_alloc(&a, 1 << 20);
+  assert_non_null(big);
+  memset(big, 0xAB, 1 << 20);
+  char *p3 = tfx_arena_alloc(&a, 8); /* the small chunk is still used afterwards */
+  assert_non_null(p3);
+  assert_null(tfx_arena_calloc(&a, SIZE_MAX / 2, 4)); /* overflow is refused */
+  char *s = tfx_arena_strndup(&a, "hello world", 5);
+  assert_string_equal(s, "hello");
+  tfx_arena_free(&a);
+  assert_null(a.head);
+}
+
+static void arena_as_protobuf_allocator(void **state) {
+  (void)state;
+  tfx_arena a;
+  tfx_arena_init(&a);
+  ProtobufCAllocator *pb = tfx_arena_pb(&a);
+  void *p = pb->alloc(pb->allocator_data, 100);
+  assert_non_null(p);
+  pb->free(pb->allocator_data, p); /* no-op; must not crash */
+  assert_true(a.total >= 100);
+  tfx_arena_free(&a);
+}
+
+static void hmap_put_get_grow(void **state) {
+  (void)state;
+  tfx_hmap m;
+  tfx_hmap_init(&m);
+  char keys[2000][16];
+  for (int i = 0; i < 2000; i++) {
+    snprintf(keys[i], sizeof keys[i], "k%d", i);
+    assert_int_equal(tfx_hmap_put(&m, keys[i], strlen(keys[i]), (uint32_t)i, NULL), 1);
+  }
+  uint32_t existing = 0;
+  assert_int_equal(tfx_hmap_put(&m, "k7", 2, 99, &existing), 0);
+  assert_int_equal(existing, 7);
+  for (int i = 0; i < 2000; i++) assert_int_equal(tfx_hmap_get(&m, keys[i], strlen(keys[i])), (uint32_t)i);
+  assert_int_equal(tfx_hmap_get(&m, "nope", 4), TFX_HASH_NONE);
+  assert_int_equal(tfx_hmap_get(&m, "k1", 1), TFX_HASH_NONE); /* prefix is a different key */
+  /* Keys with embedded NUL compare by length. */
+  assert_int_equal(tfx_hmap_put(&m, "a\0b", 3, 5, NULL), 1);
+  assert_int_equal(tfx_hmap_get(&m, "a\0c", 3), TFX_HASH_NONE);
+  assert_int_equal(tfx_hmap_get(&m, "a\0b", 3), 5);
+  tfx_hmap_free(&m);
+}
+
+static void intern_dense_ids_in_first_seen_order(void **state) {
+  (void)state;
+  tfx_intern t;
+  tfx_intern_init(&t);
+  assert_int_equal(tfx_intern_id(&t, "Const", 5), 0);
+  assert_int_equal(tfx_intern_id(&t, "Add", 3), 1);
+  assert_int_equal(tfx_intern_id(&t, "Const", 5), 0);
+  assert_int_equal(tfx_intern_find(&t, "Mul", 3), TFX_HASH_NONE);
+  assert_string_equal(tfx_intern_str(&t, 1), "Add");
+  assert_int_equal(t.n, 2);
+  tfx_intern_free(&t);
+}
+
+static void strbuf_printf_and_json(void **state) {
+  (void)state;
+  tfx_strbuf b;
+  tfx_sb_init(&b);
+  assert_string_equal(tfx_sb_cstr(&b), "");
+  char longs[600];
+  memset(longs, 'x', sizeof longs - 1);
+  longs[sizeof longs - 1] = 0;
+  tfx_sb_printf(&b, "%d-%s", 42, longs); /* longer than the internal scratch buffer */
+  assert_int_equal(b.len, 3 + 599);
+  tfx_sb_reset(&b);
+  tfx_sb_json_str(&b, "a\"b\\c\n\x01\xff\xc3\xa9", 10);
+  assert_string_equal(tfx_sb_cstr(&b), "\"a\\\"b\\\\c\\n\\u0001\\u00ff\xc3\xa9\"");
+  tfx_sb_free(&b);
+}
+
+static void diag_renders_location_source_and_caret(void **state) {
+  (void)state;
+  tfx_diag d;
+  tfx_diag_init(&d);
+  tfx_error(&d, "m.pbtxt", 3, 5, "no field named \"%s\"", "this");
+  const char *line = "  this: 1\r";
+  tfx_diag_set_source(&d, line, strlen(line), 4);
+  tfx_warning(&d, NULL, 0, 0, "plain");
+  tfx_error(&d, "x.pb", 0, 0, "truncated");
+  assert_int_equal(d.errors, 2);
+  assert_int_equal(d.warnings, 1);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  tfx_diag_print(&d, f);
+  fclose(f);
+  assert_string_equal(buf,
+                      "m.pbtxt:3:5: error: no field named \"this\"\n"
+                      "    this: 1\n"
+                      "      ^~~~\n"
+                      "tfxc: warning: plain\n"
+                      "x.pb: error: truncated\n");
+  free(buf);
+  d.werror = 1;
+  tfx_warning(&d, NULL, 0, 0, "now an error");
+  assert_int_equal(d.errors, 3);
+  tfx_diag_free(&d);
+}
+
+static int count_entries(const char *dir) {
+  DIR *dp = opendir(dir);
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(dp))) if (e->d_name[0] != '.') n++;
+  closedir(dp);
+  return n;
+}
+
+static void atomic_write_and_read_back(void **state) {
+  (void)state;
+  char dir[] = "/tmp/tfxc-util-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char path[256];
+  snprintf(path, sizeof path, "%s/out.bin", dir);
+  tfx_diag d;
+  tfx_diag_init(&d);
+  assert_int_equal(tfx_write_file_atomic(path, "abc\0def", 7, &d), 0);
+  size_t len = 0;
+  char *data = tfx_read_file(path, 0, &len, &d);
+  assert_non_null(data);
+  assert_int_equal(len, 7);
+  assert_memory_equal(data, "abc\0def", 7);
+  free(data);
+  assert_int_equal(count_entries(dir), 1); /* no temp file left behind */
+  /* The size limit is enforced with a clear message. */
+  assert_null(tfx_read_file(path, 3, &len, &d));
+  assert_int_equal(d.errors, 1);
+  assert_non_null(strstr(d.items[0].msg, "limit"));
+  /* Writing into a missing directory fails cleanly. */
+  char bad[300];
+  snprintf(bad, sizeof bad, "%s/missing/out.bin", dir);
+  assert_int_equal(tfx_write_file_atomic(bad, "x", 1, &d), -1);
+  assert_int_equal(d.errors, 2);
+  assert_null(tfx_read_file(dir, 0, &len, &d)); /* a directory is not a file */
+  unlink(path);
+  rmdir(dir);
+  tfx_diag_free(&d);
+}
+
+static void fault_injection_fails_the_nth_allocation(void **state) {
+  (void)state;
+  tfx_arena a;
+  tfx_arena_init(&a);
+  tfx_alloc_fail_at(2);
+  void *p1 = tfx_malloc(8);
+  void *p2 = tfx_malloc(8);
+  void *p3 = tfx_malloc(8);
+  assert_non_null(p1);
+  assert_null(p2);
+  assert_non_null(p3);
+  assert_int_equal(tfx_alloc_failures(), 1);
+  free(p1);
+  free(p3);
+  tfx_alloc_fail_at(1); /* the arena's first chunk */
+  assert_null(tfx_arena_alloc(&a, 8));
+  assert_non_null(tfx_arena_alloc(&a, 8));
+  tfx_alloc_fail_at(0);
+  tfx_arena_free(&a);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(arena_alignment_and_big_blocks),
+      cmocka_unit_test(arena_as_protobuf_allocator),
+      cmocka_unit_test(hmap_put_get_grow),
+      cmocka_unit_test(intern_dense_ids_in_first_seen_order),
+      cmocka_unit_test(strbuf_printf_and_json),
+      cmocka_unit_test(diag_renders_location_source_and_caret),
+      cmocka_unit_test(atomic_write_and_read_back),
+      cmocka_unit_test(fault_injection_fails_the_nth_allocation),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
