@@ -24,6 +24,17 @@ typedef enum {
   TFX_IN_ARG = 1   /* function bodies only: signature input argument number `src` */
 } tfx_input_kind;
 
+/* Function bodies (FunctionDef.node_def) use a different input syntax, resolved as:
+ *   `arg`              -> TFX_IN_ARG, src = index of the signature input arg, port 0
+ *   `^arg`             -> TFX_IN_ARG, port -1 (a body node of that name wins over an arg)
+ *   `^node`            -> TFX_IN_NODE, port -1
+ *   `node:out_arg:idx` -> TFX_IN_NODE, out_arg = "out_arg", port = idx. NOTE: idx indexes
+ *                         within the named output arg of node's op, it is NOT the flat output
+ *                         index; a later stage that knows the OpDef must flatten it.
+ *   `node:out_arg`     -> TFX_IN_NODE, out_arg set, port 0 (the whole output arg; found in
+ *                         graphdef2mlir/force_shared_name_for_resource_ops.pbtxt).
+ * These are the only forms found in real files (../shared/corpus); a bare `node`, `x:3`
+ * (digits after one ':') or `arg:3` in a body is reported as an error. */
 typedef struct tfx_input {
   uint32_t src;         /* node id (TFX_IN_NODE) or argument index (TFX_IN_ARG) */
   int32_t port;         /* output index; -1 = control input (`^x`) */
@@ -69,7 +80,11 @@ typedef struct tfx_module {
 } tfx_module;
 
 /* Builds the index for gd's node list and for every library function body.
- * fname is used in diagnostics. Returns 0, or TFX_EXIT_INPUT after reporting errors. */
+ * fname is used in diagnostics. Returns 0, or TFX_EXIT_INPUT after reporting errors.
+ * m needs no prior init; call tfx_module_free(m) afterwards whatever the result.
+ * Node numbers in messages ("node #3") are 0-based positions in the NodeDef list. Errors in
+ * a function body are prefixed "function 'f': ". Duplicate function names and empty
+ * function names are errors. topo is NULL for a graph that had errors. */
 int tfx_module_build(tfx_module *m, Tensorflow__GraphDef *gd, const char *fname, tfx_diag *d);
 void tfx_module_free(tfx_module *m);
 
@@ -77,8 +92,16 @@ void tfx_module_free(tfx_module *m);
 uint32_t tfx_graph_find(const tfx_graph *g, const char *name);
 
 /* Parses one NodeDef input string of the main-graph form: `x`, `x:3`, `^x`.
- * On success sets *name/*name_len to the node-name part and *port (-1 for control) and
+ * On success sets *name and *name_len to the node-name part and *port (-1 for control) and
  * returns 0; returns -1 on bad syntax (empty name, bad or overflowing port, `^x:1`). */
 int tfx_parse_input(const char *s, const char **name, size_t *name_len, int32_t *port);
+
+/* Parses one function-body input string: `x` (port 0, *out_arg NULL), `^x` (port -1,
+ * *out_arg NULL), `node:out_arg:idx` (*out_arg and *out_arg_len set, port = idx) or
+ * `node:out_arg` (out_arg set, port 0; out_arg must start with a letter or '_'). Whether `x`
+ * is an arg or a node is decided by the caller. Returns 0, or -1 on bad syntax (empty,
+ * `x:3`, empty parts, bad or overflowing idx, more than two ':', `^x:...`). */
+int tfx_parse_func_input(const char *s, const char **name, size_t *name_len, const char **out_arg,
+                         size_t *out_arg_len, int32_t *port);
 
 #endif

@@ -5,7 +5,20 @@
  * `_N` trimmed only when N > 0), parent/children, direct nodes, and subtree op-type counts in
  * which every node, Identity and Const included, is counted; a type that never occurs in a
  * subtree is "absent" (count -1), distinct from zero. Scope ids: 0 is the root; `dfs` lists
- * every scope in depth-first pre-order with children visited in byte order of their names. */
+ * every scope in depth-first pre-order with children visited in byte order of their names.
+ *
+ * Odd node names follow Ascend's SplitNodeName, which splits with a Split that keeps empty
+ * pieces and then skips them: empty pieces never make a scope, so "/a/b", "a//b" and "a/b"
+ * all land in scope "a/"; a trailing '/' is an empty last piece, so "a/b/" is the node "b"
+ * in scope "a/" and "a/" is a node in the root. A name with no non-empty piece ("", "/",
+ * "//") is placed in no scope and counted nowhere: node_scope[id] = TFX_NO_ID.
+ * LastName (fact 6, tfx_scope_last_name): the second-to-last piece of the full name split on
+ * '/' keeping empty pieces; a name without '/' (e.g. "root") is returned whole. Then a
+ * trailing "_N" is cut when N is all digits and std::stoi(N) > 0: "lstm_1" -> "lstm",
+ * "lstm_01" -> "lstm" (stoi gives 1), "lstm_0"/"lstm_00" stay, "a_" stays (stoi throws),
+ * "_1" -> "" , "x_1_2" -> "x_1", "a_2147483648" stays (out of int range, stoi throws).
+ * Counts are merged bottom-up (children into parents in reverse DFS order) through a dense
+ * op-id scratch array, so the cost is the total size of the count arrays, not N * depth. */
 #ifndef TFX_SCOPE_SCOPE_H
 #define TFX_SCOPE_SCOPE_H
 
@@ -44,7 +57,7 @@ typedef struct tfx_scope_tree {
   uint32_t n_scopes;
   tfx_hmap by_name;        /* full name -> scope id ("root" -> 0) */
   uint32_t *dfs;           /* depth-first pre-order of scope ids */
-  uint32_t *node_scope;    /* graph node id -> innermost scope id */
+  uint32_t *node_scope;    /* graph node id -> innermost scope id (TFX_NO_ID: see odd names) */
 } tfx_scope_tree;
 
 /* Builds the tree. Returns 0, or TFX_EXIT_INPUT (reported) on out of memory / limits. */

@@ -1,0 +1,581 @@
+/* Graph index: node table, name->id hash, parsed inputs, consumer lists, topological order.
+ * Stage: graph (after io, before scope). Input: an unpacked Tensorflow__GraphDef and its
+ * FunctionDef library (borrowed). Output: tfx_module (graph.h), everything in m->arena.
+ * Invariants: O(N + E) per graph, no per-node malloc, no recursion; every validation error of
+ * every graph is reported before the build fails with TFX_EXIT_INPUT. */
+#include "graph/graph.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tfxc/tfxc.h"
+
+/* Limit for reported cycle paths, so a 10^6-node cycle gives a readable message. */
+#define CYCLE_SHOW_MAX 8
+
+typedef struct build_ctx {
+  tfx_module *m;
+  tfx_diag *d;
+  const char *fname;
+  uint32_t next_iter_id;     /* op id of "NextIteration", or TFX_HASH_NONE */
+  uint32_t ref_next_iter_id; /* op id of "RefNextIteration", or TFX_HASH_NONE */
+} build_ctx;
+
+/* ---- input-string syntax ------------------------------------------------------------- */
+
+/* Last ':' in s[0..n), or NULL (memrchr is not C11). */
+static const char *last_colon(const char *s, size_t n) {
+  while (n > 0) {
+    if (s[--n] == ':') return s + n;
+  }
+  return NULL;
+}
+
+/* Parses a port: non-empty decimal digits, value <= INT32_MAX. Returns NULL or a reason. */
+static const char *parse_port(const char *s, size_t n, int32_t *port) {
+  if (n == 0) return "missing port after ':'";
+  int64_t v = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] < '0' || s[i] > '9') return "port is not a non-negative integer";
+    v = v * 10 + (s[i] - '0');
+    if (v > INT32_MAX) return "port out of range";
+  }
+  *port = (int32_t)v;
+  return NULL;
+}
+
+/* Main-graph input syntax; returns NULL or the reason the string is malformed. */
+static const char *parse_main_input(const char *s, const char **name, size_t *name_len,
+                                    int32_t *port) {
+  size_t n = strlen(s);
+  if (n == 0) return "empty input";
+  if (s[0] == '^') {
+    if (n == 1) return "control input '^' names no node";
+    if (memchr(s + 1, ':', n - 1)) return "control input must not have a port";
+    *name = s + 1;
+    *name_len = n - 1;
+    *port = -1;
+    return NULL;
+  }
+  const char *colon = last_colon(s, n);
+  if (!colon) {
+    *name = s;
+    *name_len = n;
+    *port = 0;
+    return NULL;
+  }
+  if (colon == s) return "empty node name before ':'";
+  const char *why = parse_port(colon + 1, n - (size_t)(colon + 1 - s), port);
+  if (why) return why;
+  *name = s;
+  *name_len = (size_t)(colon - s);
+  return NULL;
+}
+
+int tfx_parse_input(const char *s, const char **name, size_t *name_len, int32_t *port) {
+  if (!s) return -1;
+  return parse_main_input(s, name, name_len, port) ? -1 : 0;
+}
+
+/* Function-body input syntax; returns NULL or a reason. */
+static const char *parse_func_input(const char *s, const char **name, size_t *name_len,
+                                    const char **out_arg, size_t *out_arg_len, int32_t *port) {
+  size_t n = strlen(s);
+  *out_arg = NULL;
+  *out_arg_len = 0;
+  if (n == 0) return "empty input";
+  if (s[0] == '^') {
+    if (n == 1) return "control input '^' names no node";
+    if (memchr(s + 1, ':', n - 1)) return "control input must not have a port";
+    *name = s + 1;
+    *name_len = n - 1;
+    *port = -1;
+    return NULL;
+  }
+  const char *c1 = memchr(s, ':', n);
+  if (!c1) {
+    *name = s;
+    *name_len = n;
+    *port = 0;
+    return NULL;
+  }
+  const char *c2 = memchr(c1 + 1, ':', n - (size_t)(c1 + 1 - s));
+  if (!c2) {
+    /* `node:out_arg` (the whole output arg; index 0), seen in real files. An out_arg name is
+     * an identifier, so `x:3` is the main-graph form used by mistake. */
+    const char *oa = c1 + 1;
+    size_t oal = n - (size_t)(oa - s);
+    if (oal == 0) return "empty output arg name";
+    if (!((oa[0] >= 'a' && oa[0] <= 'z') || (oa[0] >= 'A' && oa[0] <= 'Z') || oa[0] == '_'))
+      return "expected 'node:out_arg:index' (or an input arg name) in a function body";
+    if (c1 == s) return "empty node name before ':'";
+    *name = s;
+    *name_len = (size_t)(c1 - s);
+    *out_arg = oa;
+    *out_arg_len = oal;
+    *port = 0;
+    return NULL;
+  }
+  if (memchr(c2 + 1, ':', n - (size_t)(c2 + 1 - s))) return "too many ':' in input";
+  if (c1 == s) return "empty node name before ':'";
+  if (c2 == c1 + 1) return "empty output arg name";
+  const char *why = parse_port(c2 + 1, n - (size_t)(c2 + 1 - s), port);
+  if (why) return why;
+  *name = s;
+  *name_len = (size_t)(c1 - s);
+  *out_arg = c1 + 1;
+  *out_arg_len = (size_t)(c2 - c1 - 1);
+  return NULL;
+}
+
+int tfx_parse_func_input(const char *s, const char **name, size_t *name_len, const char **out_arg,
+                         size_t *out_arg_len, int32_t *port) {
+  if (!s) return -1;
+  return parse_func_input(s, name, name_len, out_arg, out_arg_len, port) ? -1 : 0;
+}
+
+/* ---- diagnostics helpers --------------------------------------------------------------- */
+
+#define GERR(ctx, g, fmt, ...)                                                          \
+  do {                                                                                  \
+    if ((g)->func)                                                                      \
+      tfx_error((ctx)->d, (ctx)->fname, 0, 0, "function '%s': " fmt, (g)->name,         \
+                __VA_ARGS__);                                                           \
+    else                                                                                \
+      tfx_error((ctx)->d, (ctx)->fname, 0, 0, fmt, __VA_ARGS__);                        \
+  } while (0)
+
+static int oom(build_ctx *c) {
+  tfx_error(c->d, c->fname, 0, 0, "out of memory while indexing the graph");
+  return -1;
+}
+
+/* ---- building one graph ---------------------------------------------------------------- */
+
+static int is_back_edge_op(const build_ctx *c, uint32_t op_id) {
+  return op_id != TFX_HASH_NONE &&
+         (op_id == c->next_iter_id || op_id == c->ref_next_iter_id);
+}
+
+/* Reports one cycle among the nodes Kahn's algorithm could not order (indeg > 0). Walks
+ * producer links backwards from the first such node until a node repeats. */
+static int report_cycle(build_ctx *c, tfx_graph *g, const uint32_t *indeg) {
+  uint32_t n = g->n_nodes, start = TFX_NO_ID, left = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    if (indeg[i] > 0) {
+      if (start == TFX_NO_ID) start = i;
+      left++;
+    }
+  }
+  uint32_t *seen_at = tfx_calloc(n, sizeof *seen_at); /* step + 1, 0 = not visited */
+  uint32_t *path = tfx_malloc((size_t)n * sizeof *path);
+  if (!seen_at || !path) {
+    free(seen_at);
+    free(path);
+    return oom(c);
+  }
+  uint32_t len = 0, v = start;
+  while (!seen_at[v]) {
+    seen_at[v] = len + 1;
+    path[len++] = v;
+    const tfx_node *nd = &g->nodes[v];
+    uint32_t next = TFX_NO_ID;
+    for (uint32_t k = 0; k < nd->n_in; k++) {
+      const tfx_input *in = &nd->in[k];
+      if (in->kind != TFX_IN_NODE || in->src == TFX_NO_ID) continue;
+      if (is_back_edge_op(c, g->nodes[in->src].op_id)) continue;
+      if (indeg[in->src] > 0) {
+        next = in->src;
+        break;
+      }
+    }
+    if (next == TFX_NO_ID) break; /* cannot happen: an unordered node has an unordered producer */
+    v = next;
+  }
+  /* path[seen_at[v]-1 .. len) is the cycle, walked consumer -> producer; print it forwards. */
+  char buf[1024];
+  size_t used = 0;
+  buf[0] = '\0';
+  uint32_t first = seen_at[v] ? seen_at[v] - 1 : 0;
+  uint32_t clen = len - first, shown = 0;
+  for (uint32_t k = len; k > first && shown < CYCLE_SHOW_MAX; k--, shown++) {
+    int w = snprintf(buf + used, sizeof buf - used, "'%s' -> ", g->nodes[path[k - 1]].name);
+    if (w < 0 || (size_t)w >= sizeof buf - used) break;
+    used += (size_t)w;
+  }
+  if (clen > CYCLE_SHOW_MAX)
+    snprintf(buf + used, sizeof buf - used, "... (%" PRIu32 " nodes) -> '%s'", clen,
+             g->nodes[path[len - 1]].name);
+  else
+    snprintf(buf + used, sizeof buf - used, "'%s'", g->nodes[path[len - 1]].name);
+  GERR(c, g,
+       "cycle through %s; only edges from NextIteration nodes may close a loop "
+       "(%" PRIu32 " nodes could not be ordered)",
+       buf, left);
+  free(seen_at);
+  free(path);
+  return 0;
+}
+
+/* Kahn's algorithm; edges from NextIteration/RefNextIteration producers are ignored. Returns
+ * 1 when a cycle was reported, 0 when ordered, -1 on out of memory. */
+static int topo_sort(build_ctx *c, tfx_graph *g) {
+  uint32_t n = g->n_nodes;
+  g->topo = tfx_arena_calloc(&c->m->arena, n ? n : 1, sizeof *g->topo);
+  uint32_t *indeg = tfx_calloc(n ? n : 1, sizeof *indeg);
+  if (!g->topo || !indeg) {
+    free(indeg);
+    return oom(c);
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    const tfx_node *nd = &g->nodes[i];
+    for (uint32_t k = 0; k < nd->n_in; k++) {
+      const tfx_input *in = &nd->in[k];
+      if (in->kind == TFX_IN_NODE && in->src != TFX_NO_ID &&
+          !is_back_edge_op(c, g->nodes[in->src].op_id))
+        indeg[i]++;
+    }
+  }
+  uint32_t head = 0, tail = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (indeg[i] == 0) g->topo[tail++] = i;
+  while (head < tail) {
+    uint32_t u = g->topo[head++];
+    if (is_back_edge_op(c, g->nodes[u].op_id)) continue;
+    const tfx_node *nd = &g->nodes[u];
+    for (uint32_t k = 0; k < nd->n_uses; k++) {
+      uint32_t v = nd->uses[k].node;
+      if (--indeg[v] == 0) g->topo[tail++] = v;
+    }
+  }
+  int rc = 0;
+  if (tail < n) {
+    rc = report_cycle(c, g, indeg) < 0 ? -1 : 1;
+    g->topo = NULL; /* a partial order is never exposed */
+  }
+  free(indeg);
+  return rc;
+}
+
+/* Resolves the inputs of node i (already parsed table sizes); returns the number of errors,
+ * or -1 on out of memory. arg_map is NULL for the main graph. */
+static int resolve_inputs(build_ctx *c, tfx_graph *g, uint32_t i, const tfx_hmap *arg_map,
+                          uint32_t *use_count) {
+  tfx_node *nd = &g->nodes[i];
+  Tensorflow__NodeDef *def = nd->def;
+  int errs = 0, seen_control = 0;
+  nd->n_data_in = 0;
+  for (uint32_t k = 0; k < nd->n_in; k++) {
+    const char *s = def->input[k] ? def->input[k] : "";
+    tfx_input *in = &nd->in[k];
+    in->out_arg = NULL;
+    in->kind = TFX_IN_NODE;
+    in->src = TFX_NO_ID;
+    const char *name = NULL, *oa = NULL;
+    size_t nl = 0, oal = 0;
+    int32_t port = 0;
+    const char *why = g->func ? parse_func_input(s, &name, &nl, &oa, &oal, &port)
+                              : parse_main_input(s, &name, &nl, &port);
+    if (why) {
+      GERR(c, g, "node '%s': input %" PRIu32 " ('%s'): %s", nd->name, k, s, why);
+      errs++;
+      continue;
+    }
+    in->port = port;
+    if (port < 0) {
+      seen_control = 1;
+    } else if (seen_control) {
+      GERR(c, g, "node '%s': data input %" PRIu32 " ('%s') follows a control input", nd->name,
+           k, s);
+      errs++;
+    } else {
+      nd->n_data_in = k + 1;
+    }
+    uint32_t id = tfx_hmap_get(&g->by_name, name, nl);
+    if (g->func) {
+      uint32_t arg = arg_map ? tfx_hmap_get(arg_map, name, nl) : TFX_HASH_NONE;
+      if (oa) { /* node:out_arg:idx */
+        if (id == TFX_HASH_NONE) {
+          GERR(c, g, "node '%s': input %" PRIu32 " ('%s') names missing node '%.*s'", nd->name,
+               k, s, (int)nl, name);
+          errs++;
+          continue;
+        }
+        in->out_arg = tfx_arena_strndup(&c->m->arena, oa, oal);
+        if (!in->out_arg) return oom(c);
+      } else if (port >= 0) { /* bare name: must be a signature input arg */
+        if (arg != TFX_HASH_NONE) {
+          in->kind = TFX_IN_ARG;
+          in->src = arg;
+          continue;
+        }
+        if (id != TFX_HASH_NONE)
+          GERR(c, g,
+               "node '%s': input %" PRIu32 " ('%s') names node '%.*s' without ':out_arg:index' "
+               "(function bodies use 'node:out_arg:index')",
+               nd->name, k, s, (int)nl, name);
+        else
+          GERR(c, g, "node '%s': input %" PRIu32 " ('%s') names neither an input arg nor a node",
+               nd->name, k, s);
+        errs++;
+        continue;
+      } else if (id == TFX_HASH_NONE) { /* ^x: a node, else an input arg */
+        if (arg != TFX_HASH_NONE) {
+          in->kind = TFX_IN_ARG;
+          in->src = arg;
+          continue;
+        }
+        GERR(c, g, "node '%s': input %" PRIu32 " ('%s') names neither a node nor an input arg",
+             nd->name, k, s);
+        errs++;
+        continue;
+      }
+    } else if (id == TFX_HASH_NONE) {
+      GERR(c, g, "node '%s': input %" PRIu32 " ('%s') names missing node '%.*s'", nd->name, k, s,
+           (int)nl, name);
+      errs++;
+      continue;
+    }
+    in->src = id;
+    use_count[id]++;
+  }
+  return errs;
+}
+
+/* Builds g over nodes[0..n). func is NULL for the main graph. Returns the number of errors
+ * reported, or -1 on out of memory. */
+static int build_graph(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, size_t n,
+                       Tensorflow__FunctionDef *func) {
+  tfx_arena *a = &c->m->arena;
+  int errs = 0;
+  tfx_hmap args;
+  tfx_hmap_init(&args);
+  tfx_hmap_init(&g->by_name);
+  g->func = func;
+  if (n >= TFX_NO_ID) {
+    GERR(c, g, "too many nodes (%zu)", n);
+    return 1;
+  }
+  g->n_nodes = (uint32_t)n;
+  g->nodes = tfx_arena_calloc(a, n ? n : 1, sizeof *g->nodes);
+  if (!g->nodes || tfx_hmap_reserve(&g->by_name, n) < 0) return oom(c);
+
+  /* Signature input args (functions only). */
+  if (func && func->signature) {
+    Tensorflow__OpDef *sig = func->signature;
+    if (sig->n_input_arg >= TFX_NO_ID) return oom(c);
+    g->n_args = (uint32_t)sig->n_input_arg;
+    g->args = tfx_arena_calloc(a, g->n_args ? g->n_args : 1, sizeof *g->args);
+    if (!g->args || tfx_hmap_reserve(&args, g->n_args) < 0) goto nomem;
+    for (uint32_t k = 0; k < g->n_args; k++) {
+      const char *an = sig->input_arg[k] && sig->input_arg[k]->name ? sig->input_arg[k]->name : "";
+      g->args[k] = an;
+      uint32_t prev = 0;
+      int r = tfx_hmap_put(&args, an, strlen(an), k, &prev);
+      if (r < 0) goto nomem;
+      if (r == 0) {
+        GERR(c, g, "duplicate input arg name '%s' (args #%" PRIu32 " and #%" PRIu32 ")", an, prev,
+             k);
+        errs++;
+      }
+    }
+  }
+
+  /* Pass 1: names, ops, duplicate check, input counts. */
+  size_t total_in = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    tfx_node *nd = &g->nodes[i];
+    Tensorflow__NodeDef *def = defs[i];
+    nd->def = def;
+    nd->name = def && def->name ? def->name : "";
+    nd->op = def && def->op ? def->op : "";
+    nd->op_id = TFX_NO_ID;
+    size_t nin = def ? def->n_input : 0;
+    if (nin >= UINT32_MAX) goto nomem;
+    nd->n_in = (uint32_t)nin;
+    total_in += nin;
+    if (nd->name[0] == '\0') {
+      GERR(c, g, "node #%" PRIu32 " has an empty name", i);
+      errs++;
+    } else {
+      uint32_t first = 0;
+      int r = tfx_hmap_put(&g->by_name, nd->name, strlen(nd->name), i, &first);
+      if (r < 0) goto nomem;
+      if (r == 0) {
+        GERR(c, g, "duplicate node name '%s' (first defined as node #%" PRIu32 ")", nd->name,
+             first);
+        errs++;
+      }
+    }
+    if (nd->op[0] == '\0') {
+      GERR(c, g, "node '%s' has an empty op", nd->name);
+      errs++;
+    } else {
+      nd->op_id = tfx_intern_id(&c->m->ops, nd->op, strlen(nd->op));
+      if (nd->op_id == TFX_HASH_NONE) goto nomem;
+    }
+  }
+
+  /* Pass 2: parse and resolve inputs; count uses per producer. */
+  tfx_input *inputs = tfx_arena_calloc(a, total_in ? total_in : 1, sizeof *inputs);
+  uint32_t *use_start = tfx_calloc((size_t)n + 1, sizeof *use_start);
+  if (!inputs || !use_start) {
+    free(use_start);
+    goto nomem;
+  }
+  size_t pos = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    tfx_node *nd = &g->nodes[i];
+    nd->in = nd->n_in ? inputs + pos : NULL;
+    pos += nd->n_in;
+    int r = resolve_inputs(c, g, i, func ? &args : NULL, use_start + 1);
+    if (r < 0) {
+      free(use_start);
+      goto nomem;
+    }
+    errs += r;
+  }
+
+  /* Consumer lists (CSR): prefix sums, then fill in (consumer id, slot) order. */
+  size_t total_uses = 0;
+  for (uint32_t i = 0; i < n; i++) total_uses += use_start[i + 1];
+  tfx_use *uses = tfx_arena_calloc(a, total_uses ? total_uses : 1, sizeof *uses);
+  if (!uses) {
+    free(use_start);
+    goto nomem;
+  }
+  for (uint32_t i = 0; i < n; i++) use_start[i + 1] += use_start[i];
+  for (uint32_t i = 0; i < n; i++) {
+    g->nodes[i].uses = uses + use_start[i];
+    g->nodes[i].n_uses = 0;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    const tfx_node *nd = &g->nodes[i];
+    for (uint32_t k = 0; k < nd->n_in; k++) {
+      const tfx_input *in = &nd->in[k];
+      if (in->kind != TFX_IN_NODE || in->src == TFX_NO_ID) continue;
+      tfx_node *p = &g->nodes[in->src];
+      p->uses[p->n_uses].node = i;
+      p->uses[p->n_uses].slot = k;
+      p->n_uses++;
+    }
+  }
+  for (uint32_t i = 0; i < n; i++)
+    if (g->nodes[i].n_uses == 0) g->nodes[i].uses = NULL;
+  free(use_start);
+
+  /* Topological order over the edges that resolved, so a cycle is reported alongside other
+   * errors; a graph with errors exposes no order. */
+  int r = topo_sort(c, g);
+  if (r < 0) goto nomem_reported;
+  errs += r;
+  if (errs) g->topo = NULL;
+  tfx_hmap_free(&args);
+  return errs;
+
+nomem:
+  oom(c);
+nomem_reported:
+  tfx_hmap_free(&args);
+  return -1;
+}
+
+/* ---- module ----------------------------------------------------------------------------- */
+
+int tfx_module_build(tfx_module *m, Tensorflow__GraphDef *gd, const char *fname, tfx_diag *d) {
+  memset(m, 0, sizeof *m);
+  tfx_arena_init(&m->arena);
+  tfx_intern_init(&m->ops);
+  tfx_hmap_init(&m->main.by_name);
+  m->fname = fname;
+  m->main.name = "";
+  build_ctx c = {m, d, fname, TFX_HASH_NONE, TFX_HASH_NONE};
+  if (!gd) {
+    tfx_error(d, fname, 0, 0, "no GraphDef to index");
+    return TFX_EXIT_INPUT;
+  }
+  /* Intern the loop back-edge op types first, so their ids are known during every build. */
+  c.next_iter_id = tfx_intern_id(&m->ops, "NextIteration", strlen("NextIteration"));
+  c.ref_next_iter_id = tfx_intern_id(&m->ops, "RefNextIteration", strlen("RefNextIteration"));
+  if (c.next_iter_id == TFX_HASH_NONE || c.ref_next_iter_id == TFX_HASH_NONE) {
+    oom(&c);
+    return TFX_EXIT_INPUT;
+  }
+
+  int failed = 0;
+  int r = build_graph(&c, &m->main, gd->node, gd->n_node, NULL);
+  if (r < 0) return TFX_EXIT_INPUT;
+  failed |= r > 0;
+
+  Tensorflow__FunctionDefLibrary *lib = gd->library;
+  size_t nf = lib ? lib->n_function : 0;
+  if (nf >= UINT32_MAX) {
+    tfx_error(d, fname, 0, 0, "too many library functions (%zu)", nf);
+    return TFX_EXIT_INPUT;
+  }
+  m->n_funcs = (uint32_t)nf;
+  if (nf) {
+    m->funcs = tfx_arena_calloc(&m->arena, nf, sizeof *m->funcs);
+    if (!m->funcs) {
+      m->n_funcs = 0;
+      oom(&c);
+      return TFX_EXIT_INPUT;
+    }
+    for (uint32_t i = 0; i < nf; i++) tfx_hmap_init(&m->funcs[i].by_name);
+    tfx_hmap fnames;
+    tfx_hmap_init(&fnames);
+    if (tfx_hmap_reserve(&fnames, nf) < 0) {
+      oom(&c);
+      return TFX_EXIT_INPUT;
+    }
+    for (uint32_t i = 0; i < nf; i++) {
+      Tensorflow__FunctionDef *f = lib->function[i];
+      tfx_graph *g = &m->funcs[i];
+      const char *name = f && f->signature && f->signature->name ? f->signature->name : "";
+      g->name = name;
+      if (!f) continue;
+      if (name[0] == '\0') {
+        tfx_error(d, fname, 0, 0, "library function #%" PRIu32 " has an empty name", i);
+        failed = 1;
+      } else {
+        uint32_t first = 0;
+        int pr = tfx_hmap_put(&fnames, name, strlen(name), i, &first);
+        if (pr < 0) {
+          tfx_hmap_free(&fnames);
+          oom(&c);
+          return TFX_EXIT_INPUT;
+        }
+        if (pr == 0) {
+          tfx_error(d, fname, 0, 0,
+                    "duplicate function name '%s' (first defined as library function #%" PRIu32
+                    ")",
+                    name, first);
+          failed = 1;
+        }
+      }
+      r = build_graph(&c, g, f->node_def, f->n_node_def, f);
+      if (r < 0) {
+        tfx_hmap_free(&fnames);
+        return TFX_EXIT_INPUT;
+      }
+      failed |= r > 0;
+    }
+    tfx_hmap_free(&fnames);
+  }
+  return failed ? TFX_EXIT_INPUT : 0;
+}
+
+void tfx_module_free(tfx_module *m) {
+  tfx_hmap_free(&m->main.by_name);
+  for (uint32_t i = 0; i < m->n_funcs; i++) tfx_hmap_free(&m->funcs[i].by_name);
+  tfx_intern_free(&m->ops);
+  tfx_arena_free(&m->arena);
+  memset(m, 0, sizeof *m);
+}
+
+uint32_t tfx_graph_find(const tfx_graph *g, const char *name) {
+  if (!name) return TFX_NO_ID;
+  uint32_t id = tfx_hmap_get(&g->by_name, name, strlen(name));
+  return id == TFX_HASH_NONE ? TFX_NO_ID : id;
+}

@@ -1,0 +1,384 @@
+/* ScopeTree builder: Ascend's ScopeTreeImpl::AddNodeToScope/SplitNodeName and Scope LastName.
+ * Stage: scope (after graph). Input: one tfx_graph (node names and interned op ids).
+ * Output: tfx_scope_tree (scope.h), all of it in t->arena; only build-time scratch is malloc'ed.
+ * Cost: O(total name length + N * depth) to place nodes, then O(sum of count-array sizes) for
+ * the subtree counts (children merged into parents in reverse DFS order); no recursion. */
+#include "scope/scope.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tfxc/tfxc.h"
+
+/* ---- LastName (fact 6) ------------------------------------------------------------------ */
+
+/* Ascend TrimScopeIndex: strip "_N" when everything after the last '_' is digits and
+ * std::stoi of it is > 0. Empty N and N beyond INT_MAX make stoi throw: the name stays. */
+static size_t trim_scope_index(const char *s, size_t n) {
+  size_t us = n;
+  while (us > 0 && s[us - 1] != '_') us--;
+  if (us == 0) return n; /* no '_' */
+  size_t idx = us - 1, d0 = us;
+  if (d0 == n) return n; /* "a_": stoi("") throws */
+  for (size_t i = d0; i < n; i++)
+    if (s[i] < '0' || s[i] > '9') return n;
+  while (d0 < n && s[d0] == '0') d0++; /* leading zeros do not change the value */
+  if (d0 == n) return n;                /* value 0 */
+  if (n - d0 > 10) return n;            /* out of int range */
+  uint64_t v = 0;
+  for (size_t i = d0; i < n; i++) v = v * 10 + (uint64_t)(s[i] - '0');
+  if (v > INT_MAX) return n;
+  return idx;
+}
+
+/* LastName span of a full name: the second-to-last piece of a split on '/' that keeps empty
+ * pieces (ge::StringUtils::Split), then TrimScopeIndex; a name without '/' is returned whole
+ * and untrimmed (Ascend returns name_ when the split has fewer than 2 pieces). */
+static void last_name_span(const char *full, size_t n, size_t *start, size_t *len) {
+  size_t q = n;
+  while (q > 0 && full[q - 1] != '/') q--;
+  if (q == 0) { /* no '/' */
+    *start = 0;
+    *len = n;
+    return;
+  }
+  size_t end = q - 1, b = end; /* full[end] is the last '/' */
+  while (b > 0 && full[b - 1] != '/') b--;
+  *start = b;
+  *len = trim_scope_index(full + b, end - b);
+}
+
+const char *tfx_scope_last_name(const char *full_name, char *buf, size_t n) {
+  if (!buf || n == 0) return buf;
+  size_t st = 0, len = 0;
+  if (full_name) last_name_span(full_name, strlen(full_name), &st, &len);
+  if (len >= n) len = n - 1;
+  if (len) memcpy(buf, full_name + st, len);
+  buf[len] = '\0';
+  return buf;
+}
+
+/* ---- build-time scope table ---------------------------------------------------------------- */
+
+typedef struct sinfo {
+  char *name;         /* full name, arena, NUL-terminated */
+  uint32_t name_len;
+  uint32_t piece_len; /* the last piece is name[name_len - 1 - piece_len .. name_len - 1) */
+  uint32_t parent;
+  uint32_t depth;
+  uint32_t hash;      /* child-table hash of (parent, piece) */
+} sinfo;
+
+typedef struct sbuild {
+  tfx_scope_tree *t;
+  tfx_diag *d;
+  sinfo *info; /* malloc'ed, grows */
+  uint32_t n, cap;
+  uint32_t *slot; /* child table: open addressing over scope ids, TFX_NO_ID = empty */
+  uint32_t scap;  /* power of two */
+} sbuild;
+
+static uint32_t child_hash(uint32_t parent, const char *p, size_t n) {
+  uint32_t h = tfx_hash_bytes(p, n) ^ (parent * 0x9E3779B1u);
+  h ^= h >> 15;
+  return h * 0x2C1B3C6Du;
+}
+
+static int ctab_grow(sbuild *b) {
+  uint32_t cap = b->scap ? b->scap * 2 : 1024;
+  if (cap == 0 || cap > (UINT32_MAX >> 1)) return -1;
+  uint32_t *s = tfx_malloc((size_t)cap * sizeof *s);
+  if (!s) return -1;
+  memset(s, 0xff, (size_t)cap * sizeof *s);
+  for (uint32_t i = 1; i < b->n; i++) { /* root (0) is never in the table */
+    uint32_t j = b->info[i].hash & (cap - 1);
+    while (s[j] != TFX_NO_ID) j = (j + 1) & (cap - 1);
+    s[j] = i;
+  }
+  free(b->slot);
+  b->slot = s;
+  b->scap = cap;
+  return 0;
+}
+
+/* Child scope of `parent` whose last piece is p[0..pn), created if absent; TFX_NO_ID on OOM. */
+static uint32_t child_get(sbuild *b, uint32_t parent, const char *p, size_t pn) {
+  uint32_t h = child_hash(parent, p, pn);
+  uint32_t j = h & (b->scap - 1);
+  for (uint32_t id; (id = b->slot[j]) != TFX_NO_ID; j = (j + 1) & (b->scap - 1)) {
+    const sinfo *s = &b->info[id];
+    if (s->hash == h && s->parent == parent && s->piece_len == pn &&
+        memcmp(s->name + s->name_len - 1 - pn, p, pn) == 0)
+      return id;
+  }
+  /* New scope: full name = parent's full name (empty for root) + piece + '/'. */
+  const sinfo *par = &b->info[parent];
+  size_t plen = parent ? par->name_len : 0;
+  size_t len = plen + pn + 1;
+  if (len >= UINT32_MAX || b->n >= TFX_NO_ID - 1) return TFX_NO_ID;
+  if (b->n == b->cap) {
+    uint32_t cap = b->cap * 2;
+    sinfo *ni = tfx_realloc(b->info, (size_t)cap * sizeof *ni);
+    if (!ni) return TFX_NO_ID;
+    b->info = ni;
+    b->cap = cap;
+    par = &b->info[parent];
+  }
+  char *name = tfx_arena_alloc(&b->t->arena, len + 1);
+  if (!name) return TFX_NO_ID;
+  if (plen) memcpy(name, par->name, plen);
+  memcpy(name + plen, p, pn);
+  name[len - 1] = '/';
+  name[len] = '\0';
+  uint32_t id = b->n++;
+  sinfo *s = &b->info[id];
+  s->name = name;
+  s->name_len = (uint32_t)len;
+  s->piece_len = (uint32_t)pn;
+  s->parent = parent;
+  s->depth = par->depth + 1;
+  s->hash = h;
+  b->slot[j] = id;
+  if ((uint64_t)(b->n - 1) * 2 > b->scap && ctab_grow(b) < 0) return TFX_NO_ID;
+  return id;
+}
+
+/* Places node name `nm` (SplitNodeName semantics): the non-empty pieces but the last one are
+ * nested scopes; the node goes to the innermost. Returns the scope id, TFX_NO_ID when the
+ * name has no non-empty piece (Ascend adds such a node nowhere), or UINT32_MAX - 1 on OOM. */
+#define PLACE_OOM (TFX_NO_ID - 1)
+static uint32_t place_node(sbuild *b, const char *nm) {
+  size_t n = strlen(nm);
+  size_t e = n;
+  while (e > 0 && nm[e - 1] == '/') e--; /* trailing '/' pieces are empty */
+  if (e == 0) return TFX_NO_ID;
+  size_t last = e;
+  while (last > 0 && nm[last - 1] != '/') last--; /* start of the last non-empty piece */
+  uint32_t cur = 0;
+  size_t i = 0;
+  while (i < last) {
+    if (nm[i] == '/') {
+      i++;
+      continue;
+    }
+    size_t j = i;
+    while (nm[j] != '/') j++; /* i < last, so a '/' comes before the last piece */
+    cur = child_get(b, cur, nm + i, j - i);
+    if (cur == TFX_NO_ID) return PLACE_OOM;
+    i = j + 1;
+  }
+  return cur;
+}
+
+/* ---- finishing: children, nodes, DFS, counts ------------------------------------------------ */
+
+typedef struct name_id {
+  const char *name;
+  uint32_t id;
+} name_id;
+
+static int cmp_name_id(const void *a, const void *b) {
+  return strcmp(((const name_id *)a)->name, ((const name_id *)b)->name);
+}
+
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+static int finish(sbuild *b, const tfx_graph *g) {
+  tfx_scope_tree *t = b->t;
+  uint32_t ns = b->n;
+  tfx_arena *a = &t->arena;
+  int rc = -1;
+  uint32_t *cnt = NULL, *scratch = NULL, *touched = NULL, *stack = NULL;
+  name_id *pairs = NULL;
+
+  t->scopes = tfx_arena_calloc(a, ns, sizeof *t->scopes);
+  t->dfs = tfx_arena_calloc(a, ns, sizeof *t->dfs);
+  uint32_t *child_all = tfx_arena_calloc(a, ns, sizeof *child_all);
+  uint32_t *node_all = tfx_arena_calloc(a, g->n_nodes ? g->n_nodes : 1, sizeof *node_all);
+  cnt = tfx_calloc((size_t)ns + 1, sizeof *cnt);
+  if (!t->scopes || !t->dfs || !child_all || !node_all || !cnt) goto out;
+  t->n_scopes = ns;
+  if (tfx_hmap_reserve(&t->by_name, ns) < 0) goto out;
+
+  for (uint32_t i = 0; i < ns; i++) {
+    tfx_scope *s = &t->scopes[i];
+    const sinfo *si = &b->info[i];
+    s->name = si->name;
+    s->parent = si->parent;
+    s->depth = si->depth;
+    s->sub_type = TFX_NO_ID;
+    size_t st, ln;
+    last_name_span(si->name, si->name_len, &st, &ln);
+    s->last_name = i == 0 ? "root" : tfx_arena_strndup(a, si->name + st, ln);
+    if (!s->last_name) goto out;
+    if (tfx_hmap_put(&t->by_name, si->name, si->name_len, i, NULL) < 0) goto out;
+  }
+
+  /* Children (CSR), each list sorted by full name. */
+  for (uint32_t i = 1; i < ns; i++) cnt[t->scopes[i].parent + 1]++;
+  for (uint32_t i = 0; i < ns; i++) cnt[i + 1] += cnt[i];
+  pairs = tfx_malloc((size_t)ns * sizeof *pairs);
+  if (!pairs) goto out;
+  for (uint32_t i = 0; i < ns; i++) {
+    t->scopes[i].children = child_all + cnt[i];
+    t->scopes[i].n_children = 0;
+  }
+  for (uint32_t i = 1; i < ns; i++) {
+    tfx_scope *p = &t->scopes[t->scopes[i].parent];
+    uint32_t at = (uint32_t)(p->children - child_all) + p->n_children++;
+    pairs[at].name = t->scopes[i].name;
+    pairs[at].id = i;
+  }
+  for (uint32_t i = 0; i < ns; i++) {
+    tfx_scope *s = &t->scopes[i];
+    name_id *seg = pairs + (s->children - child_all);
+    if (s->n_children > 1) qsort(seg, s->n_children, sizeof *seg, cmp_name_id);
+    for (uint32_t k = 0; k < s->n_children; k++) s->children[k] = seg[k].id;
+    if (!s->n_children) s->children = NULL;
+  }
+
+  /* Direct nodes (CSR), graph order. */
+  memset(cnt, 0, ((size_t)ns + 1) * sizeof *cnt);
+  for (uint32_t i = 0; i < g->n_nodes; i++)
+    if (t->node_scope[i] != TFX_NO_ID) cnt[t->node_scope[i] + 1]++;
+  for (uint32_t i = 0; i < ns; i++) cnt[i + 1] += cnt[i];
+  for (uint32_t i = 0; i < ns; i++) {
+    t->scopes[i].nodes = node_all + cnt[i];
+    t->scopes[i].n_nodes = 0;
+  }
+  for (uint32_t i = 0; i < g->n_nodes; i++) {
+    uint32_t s = t->node_scope[i];
+    if (s != TFX_NO_ID) t->scopes[s].nodes[t->scopes[s].n_nodes++] = i;
+  }
+  for (uint32_t i = 0; i < ns; i++)
+    if (!t->scopes[i].n_nodes) t->scopes[i].nodes = NULL;
+
+  /* Pre-order DFS with an explicit stack; children pushed in reverse so they pop in order. */
+  stack = tfx_malloc((size_t)ns * sizeof *stack);
+  if (!stack) goto out;
+  uint32_t sp = 0, k = 0;
+  stack[sp++] = 0;
+  while (sp) {
+    uint32_t s = stack[--sp];
+    t->scopes[s].dfs_index = k;
+    t->dfs[k++] = s;
+    const tfx_scope *sc = &t->scopes[s];
+    for (uint32_t c = sc->n_children; c > 0; c--) stack[sp++] = sc->children[c - 1];
+  }
+
+  /* Bottom-up (reverse pre-order): subtree sizes, all-node counts, op-type counts. */
+  uint32_t n_ops = 0;
+  for (uint32_t i = 0; i < g->n_nodes; i++)
+    if (g->nodes[i].op_id != TFX_NO_ID && g->nodes[i].op_id >= n_ops) n_ops = g->nodes[i].op_id + 1;
+  scratch = tfx_calloc(n_ops ? n_ops : 1, sizeof *scratch);
+  touched = tfx_malloc((n_ops ? n_ops : 1) * sizeof *touched);
+  if (!scratch || !touched) goto out;
+  for (uint32_t i = 0; i < ns; i++) t->scopes[i].dfs_end = 1; /* subtree size for now */
+  for (uint32_t r = ns; r > 0; r--) {
+    tfx_scope *s = &t->scopes[t->dfs[r - 1]];
+    uint32_t nt = 0;
+    uint64_t all = s->n_nodes;
+    for (uint32_t q = 0; q < s->n_nodes; q++) {
+      uint32_t op = g->nodes[s->nodes[q]].op_id;
+      if (op == TFX_NO_ID) continue;
+      if (scratch[op]++ == 0) touched[nt++] = op;
+    }
+    for (uint32_t c = 0; c < s->n_children; c++) {
+      const tfx_scope *ch = &t->scopes[s->children[c]];
+      all += ch->n_all_nodes;
+      s->dfs_end += ch->dfs_end;
+      for (uint32_t q = 0; q < ch->n_counts; q++) {
+        uint32_t op = ch->counts[q].op_id;
+        if (scratch[op] == 0) touched[nt++] = op;
+        scratch[op] += ch->counts[q].count;
+      }
+    }
+    s->n_all_nodes = (uint32_t)all;
+    s->n_counts = nt;
+    s->counts = NULL;
+    if (nt) {
+      if (nt > 1) qsort(touched, nt, sizeof *touched, cmp_u32);
+      s->counts = tfx_arena_alloc(a, (size_t)nt * sizeof *s->counts);
+      if (!s->counts) goto out;
+      for (uint32_t q = 0; q < nt; q++) {
+        s->counts[q].op_id = touched[q];
+        s->counts[q].count = scratch[touched[q]];
+        scratch[touched[q]] = 0;
+      }
+    }
+  }
+  for (uint32_t i = 0; i < ns; i++) t->scopes[i].dfs_end += t->scopes[i].dfs_index;
+  rc = 0;
+out:
+  free(cnt);
+  free(pairs);
+  free(stack);
+  free(scratch);
+  free(touched);
+  return rc;
+}
+
+int tfx_scope_tree_build(tfx_scope_tree *t, const tfx_graph *g, tfx_diag *d) {
+  memset(t, 0, sizeof *t);
+  tfx_arena_init(&t->arena);
+  tfx_hmap_init(&t->by_name);
+  t->graph = g;
+  sbuild b = {t, d, NULL, 0, 64, NULL, 0};
+  int rc = TFX_EXIT_INPUT;
+  b.info = tfx_malloc((size_t)b.cap * sizeof *b.info);
+  if (!b.info || ctab_grow(&b) < 0) goto fail;
+  b.info[0] = (sinfo){(char *)"root", 4, 0, TFX_NO_ID, 0, 0};
+  b.n = 1;
+  t->node_scope = tfx_arena_calloc(&t->arena, g->n_nodes ? g->n_nodes : 1, sizeof *t->node_scope);
+  if (!t->node_scope) goto fail;
+  for (uint32_t i = 0; i < g->n_nodes; i++) {
+    uint32_t s = place_node(&b, g->nodes[i].name ? g->nodes[i].name : "");
+    if (s == PLACE_OOM) goto fail;
+    t->node_scope[i] = s;
+  }
+  if (finish(&b, g) < 0) goto fail;
+  rc = 0;
+  goto done;
+fail:
+  tfx_error(d, NULL, 0, 0, "out of memory while building the scope tree (%" PRIu32 " scopes)", b.n);
+done:
+  free(b.info);
+  free(b.slot);
+  return rc;
+}
+
+void tfx_scope_tree_free(tfx_scope_tree *t) {
+  tfx_hmap_free(&t->by_name);
+  tfx_arena_free(&t->arena);
+  memset(t, 0, sizeof *t);
+}
+
+int64_t tfx_scope_op_count(const tfx_scope *s, uint32_t op_id) {
+  uint32_t lo = 0, hi = s->n_counts;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (s->counts[mid].op_id < op_id)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo < s->n_counts && s->counts[lo].op_id == op_id) return s->counts[lo].count;
+  return -1;
+}
+
+uint32_t tfx_scope_find(const tfx_scope_tree *t, const char *full_name) {
+  if (!full_name) return TFX_NO_ID;
+  uint32_t id = tfx_hmap_get(&t->by_name, full_name, strlen(full_name));
+  return id == TFX_HASH_NONE ? TFX_NO_ID : id;
+}
+
+int tfx_scope_is_descendant(const tfx_scope_tree *t, uint32_t a, uint32_t b) {
+  if (a >= t->n_scopes || b >= t->n_scopes) return 0;
+  const tfx_scope *sa = &t->scopes[a], *sb = &t->scopes[b];
+  return sa->dfs_index > sb->dfs_index && sa->dfs_index < sb->dfs_end;
+}
