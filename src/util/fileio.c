@@ -76,6 +76,31 @@ oom:
   return NULL;
 }
 
+static int write_direct(const char *path, const void *data, size_t len, tfx_diag *d) {
+  int fd = open(path, O_WRONLY);
+  if (fd < 0) {
+    tfx_error(d, path, 0, 0, "cannot write output: %s", strerror(errno));
+    return -1;
+  }
+  const char *p = data;
+  while (len) {
+    ssize_t w = write(fd, p, len);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      tfx_error(d, path, 0, 0, "cannot write output: %s", strerror(errno));
+      close(fd);
+      return -1;
+    }
+    p += w;
+    len -= (size_t)w;
+  }
+  if (close(fd) != 0) {
+    tfx_error(d, path, 0, 0, "cannot write output: %s", strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
 int tfx_write_file_atomic(const char *path, const void *data, size_t len, tfx_diag *d) {
   if (strcmp(path, "-") == 0) {
     if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
@@ -83,6 +108,16 @@ int tfx_write_file_atomic(const char *path, const void *data, size_t len, tfx_di
       return -1;
     }
     return 0;
+  }
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) {
+      tfx_error(d, path, 0, 0, "cannot write output: is a directory");
+      return -1;
+    }
+    /* A device or FIFO (/dev/null, /dev/stdout, a pipe): write through it; renaming a temp
+     * file over it would replace the device node. */
+    return write_direct(path, data, len, d);
   }
   size_t pl = strlen(path);
   char *tmp = tfx_malloc(pl + 16);

@@ -14,7 +14,9 @@
  * max_size 0 = no limit. Returns NULL after reporting an error. */
 char *tfx_read_file(const char *path, size_t max_size, size_t *len, tfx_diag *d);
 
-/* Writes data to path atomically. path "-" writes to stdout. Returns 0 or -1 (reported). */
+/* Writes data to path atomically. path "-" writes to stdout. An existing path that is a
+ * device or FIFO (/dev/null, a pipe) is written through directly, never replaced; a directory
+ * is an error. Returns 0 or -1 (reported). */
 int tfx_write_file_atomic(const char *path, const void *data, size_t len, tfx_diag *d);
 
 /* 1 if path is a directory, 0 if not (or missing). */

@@ -14,6 +14,16 @@ while IFS=$'\t' read -r file _repo _path _commit _lic format count notes check; 
   if crashed "$rc" "$WORK/err.txt"; then
     fail "$file: crashed (exit $rc)"; head -5 "$WORK/err.txt"; continue
   fi
+  case "$notes" in
+    negative-test*)
+      # Parses but is invalid on purpose: loading may succeed or be refused, never crash.
+      case "$rc" in
+        0) ;;
+        3) [ -s "$WORK/err.txt" ] || fail "$file: exit 3 without a message" ;;
+        *) fail "$file: negative test exited $rc (want 0 or 3)" ;;
+      esac
+      continue ;;
+  esac
   case "$check:$format" in
     ok:*GraphDebugInfo*|malformed-as-intended:*|fails:*)
       if [ "$rc" -ne 3 ]; then fail "$file: expected exit 3, got $rc"; continue; fi

@@ -134,7 +134,7 @@ static void enums_by_name_and_number(void **state) {
   assert_int_equal(v->list->type[1], TENSORFLOW__DATA_TYPE__DT_INT32);
   assert_int_equal(v->list->type[2], TENSORFLOW__DATA_TYPE__DT_INT64);
   assert_int_equal(v->list->type[3], 999); /* proto3 enums are open */
-  assert_true(v->list->type[4] == -1);
+  assert_true((int)v->list->type[4] == -1);
 }
 
 static void string_escapes(void **state) {

@@ -360,6 +360,38 @@ static void test_builtin(void **state) {
   assert_false(tfx_pipeline_find(&f->p, "index")->ran);
 }
 
+/* Failed allocations are reported, never ignored (arena.h fault injection). */
+static void test_alloc_failure(void **state) {
+  fixture *f = *state;
+  rec r = {&f->log, "x", 0, 0};
+  tfx_alloc_fail_at(1);
+  assert_int_equal(tfx_pipeline_register(&f->p, TFX_GROUP_LOAD, 0, "x", rec_pass, &r, 0), -1);
+  tfx_alloc_fail_at(0);
+  assert_int_equal(f->p.n, 0);
+  assert_int_equal(tfx_pipeline_register(&f->p, TFX_GROUP_LOAD, 0, "x", rec_pass, &r, 0), 0);
+  /* The "did you mean" table cannot be allocated: the error is still reported, without hint. */
+  tfx_alloc_fail_at(1);
+  assert_int_equal(tfx_pipeline_check_names(&f->p, "y", 0, "--dump-after", &f->d), -1);
+  tfx_alloc_fail_at(0);
+  assert_int_equal(f->d.errors, 1);
+  assert_non_null(strstr(f->d.items[0].msg, "unknown pass 'y'"));
+  tfx_alloc_fail_at(1);
+  assert_null(tfx_ctx_default_output("m.pb", ".air"));
+  tfx_alloc_fail_at(0);
+  /* The dump path cannot be allocated: an error, and the run stops. */
+  Tensorflow__GraphDef gd = TENSORFLOW__GRAPH_DEF__INIT;
+  f->ctx.model.graph = &gd;
+  f->ctx.have_model = 1;
+  f->o.dump_after = "x";
+  tfx_alloc_fail_at(1);
+  int rc = tfx_pipeline_run(&f->p, &f->ctx, TFX_GROUP_EMIT);
+  tfx_alloc_fail_at(0);
+  f->ctx.have_model = 0;
+  f->ctx.model.graph = NULL;
+  assert_int_equal(rc, TFX_EXIT_FAIL);
+  assert_int_equal(f->d.errors, 2);
+}
+
 static void test_group_names(void **state) {
   (void)state;
   assert_string_equal(tfx_pipeline_group_name(TFX_GROUP_LOAD), "LOAD");
@@ -411,6 +443,7 @@ int main(void) {
     cmocka_unit_test_setup_teardown(test_dump_file, setup, teardown),
     cmocka_unit_test_setup_teardown(test_dump_without_model_warns, setup, teardown),
     cmocka_unit_test_setup_teardown(test_builtin, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_alloc_failure, setup, teardown),
     cmocka_unit_test(test_group_names),
     cmocka_unit_test(test_closest),
     cmocka_unit_test(test_default_output),

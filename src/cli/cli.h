@@ -1,0 +1,77 @@
+/* Command-line front end: shared pieces of the subcommands.
+ * Stage: cli (the only stage that prints to the terminal). Input: argv. Output: exit codes
+ * (tfx_exit), results on stdout, diagnostics on stderr via tfx_diag_print.
+ * The option parser is table-driven: `--name VALUE`, `--name=VALUE`, `-x VALUE`, `-xVALUE`,
+ * clustered short flags (`-vv`), `--` ends options; unknown options get a "did you mean". */
+#ifndef TFX_CLI_CLI_H
+#define TFX_CLI_CLI_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "passes/pipeline.h"
+#include "util/diag.h"
+
+typedef struct tfx_cli_opt {
+  int id;                 /* returned by tfx_cli_next (>= 0) */
+  const char *name;       /* long name without "--", or NULL */
+  char short_name;        /* 0 if none */
+  const char *metavar;    /* NULL: a flag without a value */
+} tfx_cli_opt;
+
+enum {
+  TFX_CLI_END = -1,        /* no more arguments */
+  TFX_CLI_POSITIONAL = -2, /* *value is a positional argument */
+  TFX_CLI_ERROR = -3       /* reported into the diagnostics */
+};
+
+typedef struct tfx_cli_args {
+  int argc;
+  char **argv;
+  int i;                   /* next argv index */
+  const char *cmd;         /* "tfxc" or "tfxc inspect", for messages */
+  const tfx_cli_opt *opts;
+  size_t n_opts;
+  const char *cluster;     /* rest of a short-option cluster being read */
+  int only_positional;     /* after "--" */
+} tfx_cli_args;
+
+void tfx_cli_args_init(tfx_cli_args *a, int argc, char **argv, int first, const char *cmd,
+                       const tfx_cli_opt *opts, size_t n_opts);
+/* Next option id (and its value in *value), TFX_CLI_POSITIONAL, TFX_CLI_END or TFX_CLI_ERROR. */
+int tfx_cli_next(tfx_cli_args *a, const char **value, tfx_diag *d);
+
+/* Prints d to stderr: errors always, warnings and notes unless verbose < 0 (-q). */
+void tfx_cli_print_diag(const tfx_diag *d, int verbose);
+/* Reports a usage error ("cmd: message") plus the hint to run --help. */
+void tfx_cli_usage_error(tfx_diag *d, const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Parses a size like 4096, 64K, 512M, 4G (binary units). Returns 0 or -1. */
+int tfx_cli_parse_size(const char *s, size_t *out);
+/* Parses a non-negative decimal int. Returns 0 or -1. */
+int tfx_cli_parse_uint(const char *s, unsigned *out);
+/* Writes len bytes to stdout and flushes. Returns 0, or TFX_EXIT_INPUT (reported). */
+int tfx_cli_write_stdout(const char *data, size_t len, tfx_diag *d);
+/* Refuses an output path that exists and is not a regular file (a directory, /dev/null, a
+ * FIFO): outputs are replaced by rename, which would swap the device or pipe for a file.
+ * "-" (stdout) is fine. Returns 0 or -1 (reported as a usage error of cmd). */
+int tfx_cli_check_output_path(const char *path, const char *cmd, tfx_diag *d);
+/* Checks --input-format: NCHW NHWC ND NCDHW NDHWC. Returns 0 or -1 (reported). */
+int tfx_cli_check_input_format(const char *s, tfx_diag *d);
+/* Validates the syntax of --input-shape / --out-nodes without a model (the names are checked
+ * against the graph by the prune pass). Returns 0 or -1 (reported). */
+int tfx_cli_check_prune_options(const char *input_shape, const char *out_nodes, tfx_diag *d);
+
+/* Subcommands: argv[first] is the first argument after the command name. */
+int tfx_cli_convert(int argc, char **argv, int first, tfx_diag *d);
+int tfx_cli_inspect(int argc, char **argv, int first, tfx_diag *d);
+int tfx_cli_fmt(int argc, char **argv, int first, tfx_diag *d);
+
+/* Help texts. */
+void tfx_cli_help_main(FILE *f);
+void tfx_cli_help_inspect(FILE *f);
+void tfx_cli_help_fmt(FILE *f);
+/* Help for a command name (NULL = main). Returns 0, or -1 if the command is unknown. */
+int tfx_cli_help_for(const char *cmd, FILE *f);
+
+#endif

@@ -1,0 +1,268 @@
+/* `tfxc [OPTIONS] MODEL`: the convert command.
+ * Stage: cli. Input: argv. Output: tfx_options for the pass pipeline, the pipeline run
+ * (LOAD .. EMIT), the --time-passes table on stderr, diagnostics printed once at the end.
+ * Checks run cheapest first: usage errors (exit 2) before options whose feature does not exist
+ * yet (exit 1), both before the model is read. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "passes/passes.h"
+#include "tfxc/tfxc.h"
+
+enum {
+  O_RULES, O_NO_STDLIB, O_OUTPUT, O_EMIT, O_INPUT_SHAPE, O_INPUT_FORMAT, O_OUT_NODES,
+  O_ENABLE_SCOPE, O_DISABLE_PASS, O_CHECK, O_REPORT, O_TIME_PASSES, O_DUMP_AFTER, O_DUMP_DIR,
+  O_TRACE, O_VERBOSE, O_QUIET, O_TAG, O_MAX_FILE, O_LIST_PASSES, O_HELP, O_VERSION
+};
+
+static const tfx_cli_opt convert_opts[] = {
+  {O_RULES, "rules", 'r', "PATH"},
+  {O_NO_STDLIB, "no-stdlib", 0, NULL},
+  {O_OUTPUT, "output", 'o', "FILE"},
+  {O_EMIT, "emit", 0, "KIND[,KIND]"},
+  {O_INPUT_SHAPE, "input-shape", 0, "SPEC"},
+  {O_INPUT_FORMAT, "input-format", 0, "FMT"},
+  {O_OUT_NODES, "out-nodes", 0, "SPEC"},
+  {O_ENABLE_SCOPE, "enable-scope-fusion-passes", 0, "A,B"},
+  {O_DISABLE_PASS, "disable-pass", 0, "A,B"},
+  {O_CHECK, "check", 0, NULL},
+  {O_REPORT, "report", 0, "FILE"},
+  {O_TIME_PASSES, "time-passes", 0, NULL},
+  {O_DUMP_AFTER, "dump-after", 0, "PASS|all"},
+  {O_DUMP_DIR, "dump-dir", 0, "DIR"},
+  {O_TRACE, "trace", 0, NULL},
+  {O_VERBOSE, "verbose", 'v', NULL},
+  {O_QUIET, "quiet", 'q', NULL},
+  {O_TAG, "tag", 0, "TAG"},
+  {O_MAX_FILE, "max-file-size", 0, "SIZE"},
+  {O_LIST_PASSES, "list-passes", 0, NULL},
+  {O_HELP, "help", 'h', NULL},
+  {O_VERSION, "version", 0, NULL},
+};
+
+typedef struct emit_kind {
+  const char *name;
+  const char *suffix; /* default output: <model stem><suffix> */
+} emit_kind;
+
+static const emit_kind emit_kinds[TFX_EMIT__COUNT] = {
+  [TFX_EMIT_AIR] = {"air", ".air"},
+  [TFX_EMIT_GE_PBTXT] = {"ge-pbtxt", ".ge.pbtxt"},
+  [TFX_EMIT_GE_JSON] = {"ge-json", ".ge.json"},
+  [TFX_EMIT_DOT] = {"dot", ".dot"},
+  [TFX_EMIT_TF_PBTXT] = {"tf-pbtxt", ".tf.pbtxt"},
+};
+
+/* Parses --emit into a bit set. Returns 0 or -1 (reported, usage). */
+static int parse_emit(const char *s, unsigned *mask, tfx_diag *d) {
+  *mask = 0;
+  for (;;) {
+    const char *e = strchr(s, ',');
+    size_t n = e ? (size_t)(e - s) : strlen(s);
+    int k = 0;
+    for (; k < TFX_EMIT__COUNT; k++)
+      if (strlen(emit_kinds[k].name) == n && memcmp(emit_kinds[k].name, s, n) == 0) break;
+    if (k == TFX_EMIT__COUNT) {
+      char word[64];
+      size_t wn = n < sizeof word - 1 ? n : sizeof word - 1;
+      memcpy(word, s, wn);
+      word[wn] = 0;
+      const char *names[TFX_EMIT__COUNT];
+      for (int j = 0; j < TFX_EMIT__COUNT; j++) names[j] = emit_kinds[j].name;
+      const char *hint = tfx_pipeline_closest(word, names, TFX_EMIT__COUNT);
+      tfx_cli_usage_error(d, "tfxc",
+                          "--emit: unknown kind '%s'%s%s%s (kinds: air, ge-pbtxt, ge-json, dot, tf-pbtxt)",
+                          word, hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
+      return -1;
+    }
+    *mask |= 1u << k;
+    if (!e) break;
+    s = e + 1;
+  }
+  return 0;
+}
+
+typedef struct convert_args {
+  tfx_options o;
+  const char *output;
+  const char *emit;
+  int list_passes, help, version;
+  int unimplemented;  /* count of options rejected as not implemented yet */
+} convert_args;
+
+static void not_yet(convert_args *ca, tfx_diag *d, const char *opt, const char *why) {
+  tfx_error(d, NULL, 0, 0, "%s: not implemented yet (%s)", opt, why);
+  ca->unimplemented++;
+}
+
+/* Returns 0, or an exit code (reported). */
+static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx_diag *d) {
+  tfx_cli_args a;
+  tfx_cli_args_init(&a, argc, argv, first, "tfxc", convert_opts,
+                    sizeof convert_opts / sizeof convert_opts[0]);
+  const char *v;
+  int usage = 0, id;
+  while ((id = tfx_cli_next(&a, &v, d)) != TFX_CLI_END) {
+    switch (id) {
+    case TFX_CLI_ERROR: return TFX_EXIT_USAGE;
+    case TFX_CLI_POSITIONAL:
+      if (ca->o.model_path) {
+        tfx_cli_usage_error(d, "tfxc", "more than one MODEL given ('%s' and '%s')",
+                            ca->o.model_path, v);
+        usage = 1;
+      }
+      ca->o.model_path = v;
+      break;
+    case O_RULES: not_yet(ca, d, "--rules", "rules arrive with the rule compiler"); break;
+    case O_NO_STDLIB: not_yet(ca, d, "--no-stdlib", "there is no rule stdlib yet"); break;
+    case O_ENABLE_SCOPE:
+      not_yet(ca, d, "--enable-scope-fusion-passes", "no scope fusion passes exist yet");
+      break;
+    case O_CHECK: not_yet(ca, d, "--check", "the precheck arrives with op mapping"); break;
+    case O_REPORT: not_yet(ca, d, "--report", "the precheck arrives with op mapping"); break;
+    case O_TRACE: not_yet(ca, d, "--trace", "there is no rule VM yet"); break;
+    case O_OUTPUT: ca->output = v; break;
+    case O_EMIT: ca->emit = v; break;
+    case O_INPUT_SHAPE: ca->o.input_shape = v; break;
+    case O_OUT_NODES: ca->o.out_nodes = v; break;
+    case O_INPUT_FORMAT:
+      if (tfx_cli_check_input_format(v, d) != 0) usage = 1;
+      ca->o.input_format = v;
+      break;
+    case O_DISABLE_PASS: ca->o.disable = v; break;
+    case O_TIME_PASSES: ca->o.time_passes = 1; break;
+    case O_DUMP_AFTER: ca->o.dump_after = v; break;
+    case O_DUMP_DIR: ca->o.dump_dir = v; break;
+    case O_VERBOSE: ca->o.verbose = ca->o.verbose < 0 ? 1 : ca->o.verbose + 1; break;
+    case O_QUIET: ca->o.verbose = -1; break;
+    case O_TAG: ca->o.tag = v; break;
+    case O_MAX_FILE:
+      if (tfx_cli_parse_size(v, &ca->o.max_file_size) != 0 || ca->o.max_file_size == 0) {
+        tfx_cli_usage_error(d, "tfxc", "--max-file-size: '%s' is not a size (e.g. 512M, 4G)", v);
+        usage = 1;
+      }
+      break;
+    case O_LIST_PASSES: ca->list_passes = 1; break;
+    case O_HELP: ca->help = 1; break;
+    case O_VERSION: ca->version = 1; break;
+    default: break;
+    }
+  }
+  if (ca->help || ca->version || ca->list_passes) return usage ? TFX_EXIT_USAGE : 0;
+  unsigned mask = 1u << TFX_EMIT_AIR;
+  if (ca->emit && parse_emit(ca->emit, &mask, d) != 0) usage = 1;
+  ca->o.emit = mask;
+  unsigned kinds = 0;
+  for (int k = 0; k < TFX_EMIT__COUNT; k++) kinds += (mask >> k) & 1u;
+  if (ca->output && kinds > 1) {
+    tfx_cli_usage_error(d, "tfxc", "-o/--output needs a single --emit kind (%u given); each kind "
+                        "then goes to its default file name", kinds);
+    usage = 1;
+  }
+  if (ca->output && !*ca->output) {
+    tfx_cli_usage_error(d, "tfxc", "-o/--output: empty file name");
+    usage = 1;
+  }
+  if (ca->o.dump_dir && !ca->o.dump_after)
+    tfx_warning(d, NULL, 0, 0, "--dump-dir has no effect without --dump-after");
+  if (!ca->o.model_path && !usage) {
+    tfx_cli_usage_error(d, "tfxc", "no MODEL given");
+    usage = 1;
+  }
+  if (!usage && tfx_cli_check_prune_options(ca->o.input_shape, ca->o.out_nodes, d) != 0)
+    usage = 1;
+  if (usage) return TFX_EXIT_USAGE;
+  for (int k = 0; k < TFX_EMIT__COUNT; k++)
+    if ((mask & (1u << k)) && k != TFX_EMIT_TF_PBTXT)
+      not_yet(ca, d, k == TFX_EMIT_AIR && !ca->emit ? "--emit air (the default)" : "--emit",
+              k == TFX_EMIT_AIR ? "GE IR (.air) output arrives with the lowering stage; "
+                                  "use --emit tf-pbtxt for the TF graph"
+                                : "GE IR output arrives with the lowering stage");
+  return ca->unimplemented ? TFX_EXIT_FAIL : 0;
+}
+
+static void print_table(tfx_strbuf *sb) {
+  if (!sb->oom) fputs(tfx_sb_cstr(sb), stderr);
+  else fputs("tfxc: out of memory printing a table\n", stderr);
+}
+
+int tfx_cli_convert(int argc, char **argv, int first, tfx_diag *d) {
+  convert_args ca;
+  memset(&ca, 0, sizeof ca);
+  int rc = parse_convert(argc, argv, first, &ca, d);
+  if (rc != 0) return rc;
+  if (ca.help) {
+    tfx_cli_help_main(stdout);
+    return TFX_EXIT_OK;
+  }
+  if (ca.version) {
+    printf("tfxc %s\n", TFXC_VERSION);
+    return TFX_EXIT_OK;
+  }
+  tfx_pipeline p;
+  tfx_pipeline_init(&p);
+  char *outs[TFX_EMIT__COUNT] = {0};
+  tfx_ctx ctx;
+  tfx_ctx_init(&ctx, &ca.o, d);
+  if (tfx_pass_register_builtin(&p) != 0) {
+    tfx_error(d, NULL, 0, 0, "out of memory registering passes");
+    rc = TFX_EXIT_FAIL;
+    goto done;
+  }
+  if ((ca.o.disable && tfx_pipeline_disable(&p, ca.o.disable, d) != 0) ||
+      (ca.o.dump_after && tfx_pipeline_check_names(&p, ca.o.dump_after, 1, "--dump-after", d) != 0)) {
+    rc = TFX_EXIT_USAGE;
+    goto done;
+  }
+  if (ca.list_passes) {
+    tfx_strbuf sb;
+    tfx_sb_init(&sb);
+    tfx_pipeline_list(&p, &sb);
+    rc = sb.oom ? TFX_EXIT_FAIL : tfx_cli_write_stdout(sb.data, sb.len, d);
+    if (sb.oom) tfx_error(d, NULL, 0, 0, "out of memory");
+    tfx_sb_free(&sb);
+    goto done;
+  }
+  for (int k = 0; k < TFX_EMIT__COUNT; k++) {
+    if (!(ca.o.emit & (1u << k))) continue;
+    if (ca.output) {
+      ca.o.out_path[k] = ca.output;
+      continue;
+    }
+    outs[k] = tfx_ctx_default_output(ca.o.model_path, emit_kinds[k].suffix);
+    if (!outs[k]) {
+      tfx_error(d, NULL, 0, 0, "out of memory");
+      rc = TFX_EXIT_FAIL;
+      goto done;
+    }
+    ca.o.out_path[k] = outs[k];
+  }
+  for (int k = 0; k < TFX_EMIT__COUNT; k++)
+    if (ca.o.out_path[k] && tfx_cli_check_output_path(ca.o.out_path[k], "tfxc", d) != 0) {
+      rc = TFX_EXIT_USAGE;
+      goto done;
+    }
+  rc = tfx_pipeline_run(&p, &ctx, TFX_GROUP_EMIT);
+  if (ca.o.time_passes) {
+    tfx_strbuf sb;
+    tfx_sb_init(&sb);
+    tfx_pipeline_timing_table(&p, &sb);
+    fputs("tfxc: pass timing (wall clock, monotonic)\n", stderr);
+    print_table(&sb);
+    tfx_sb_free(&sb);
+  }
+  const tfx_pass *emit = tfx_pipeline_find(&p, "emit-tf");
+  if (rc == 0 && ca.o.verbose > 0 && emit && emit->ran)
+    for (int k = 0; k < TFX_EMIT__COUNT; k++)
+      if (ca.o.out_path[k])
+        tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "wrote %s (%s)", ca.o.out_path[k],
+                     emit_kinds[k].name);
+done:
+  tfx_ctx_free(&ctx);
+  tfx_pipeline_free(&p);
+  for (int k = 0; k < TFX_EMIT__COUNT; k++) free(outs[k]);
+  tfx_cli_print_diag(d, ca.o.verbose);
+  tfx_diag_clear(d);
+  return rc;
+}

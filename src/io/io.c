@@ -1,0 +1,370 @@
+/* Model loading and message I/O: file or SavedModel directory -> sniffed wire format and
+ * message type -> unpacked/parsed message in the model arena -> the GraphDef inside it.
+ * Stage: io. Binary input is pre-walked (wire.c) so malformed or too-deep data is reported with
+ * a byte offset instead of reaching protobuf-c; text goes through pbtxt_parse.c. Every failure
+ * is one diagnostic and TFX_EXIT_INPUT. The sniffing rules are documented in io.h. */
+#include "io/io.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "io/pbtxt.h"
+#include "io/wire.h"
+#include "tfxc/tfxc.h"
+#include "util/fileio.h"
+
+#define TFX_IO_DEFAULT_MAX_FILE ((size_t)4 << 30)
+
+const char *tfx_msg_kind_name(tfx_msg_kind k) {
+  switch (k) {
+  case TFX_MSG_GRAPHDEF: return "tensorflow.GraphDef";
+  case TFX_MSG_METAGRAPHDEF: return "tensorflow.MetaGraphDef";
+  case TFX_MSG_SAVEDMODEL: return "tensorflow.SavedModel";
+  }
+  return "?";
+}
+
+static const ProtobufCMessageDescriptor *tfx_io_kind_desc(tfx_msg_kind k) {
+  switch (k) {
+  case TFX_MSG_GRAPHDEF: return &tensorflow__graph_def__descriptor;
+  case TFX_MSG_METAGRAPHDEF: return &tensorflow__meta_graph_def__descriptor;
+  case TFX_MSG_SAVEDMODEL: return &tensorflow__saved_model__descriptor;
+  }
+  return NULL;
+}
+
+/* ---- binary messages ---- */
+
+static ProtobufCMessage *tfx_io_unpack_depth(const ProtobufCMessageDescriptor *desc, const uint8_t *data,
+                                             size_t len, const char *fname, unsigned max_depth,
+                                             tfx_arena *arena, tfx_diag *d) {
+  tfx_wire_stats st;
+  switch (tfx_io_wire_walk(desc, data, len, max_depth, &st)) {
+  case TFX_WIRE_OK: break;
+  case TFX_WIRE_NOMEM:
+    tfx_error(d, fname, 0, 0, "out of memory");
+    return NULL;
+  case TFX_WIRE_TOO_DEEP:
+    tfx_error(d, fname, 0, 0, "cannot decode as %s: %s (at byte offset %zu)", desc->name, st.err, st.err_off);
+    return NULL;
+  case TFX_WIRE_MALFORMED:
+    tfx_error(d, fname, 0, 0, "malformed protobuf: cannot decode as %s: %s at byte offset %zu", desc->name,
+              st.err, st.err_off);
+    return NULL;
+  }
+  ProtobufCMessage *m = protobuf_c_message_unpack(desc, tfx_arena_pb(arena), len, data);
+  if (!m) tfx_error(d, fname, 0, 0, "malformed protobuf: cannot decode as %s (or out of memory)", desc->name);
+  return m;
+}
+
+ProtobufCMessage *tfx_io_unpack(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t len,
+                                const char *fname, tfx_arena *arena, tfx_diag *d) {
+  return tfx_io_unpack_depth(desc, data, len, fname, 0, arena, d);
+}
+
+int tfx_io_write_message(const char *path, const ProtobufCMessage *msg, tfx_wire wire, tfx_diag *d) {
+  tfx_strbuf sb;
+  tfx_sb_init(&sb);
+  int rc = wire == TFX_WIRE_TEXT ? tfx_pbtxt_print(msg, &sb) : tfx_io_pack(msg, &sb);
+  if (rc != 0 || sb.oom) {
+    tfx_error(d, path, 0, 0, "out of memory while serializing %s", msg->descriptor->name);
+    tfx_sb_free(&sb);
+    return -1;
+  }
+  rc = tfx_write_file_atomic(path, sb.data ? sb.data : "", sb.len, d);
+  tfx_sb_free(&sb);
+  return rc;
+}
+
+/* ---- sniffing ---- */
+
+static int tfx_io_is_ident_start(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+static int tfx_io_is_ident(unsigned char c) { return tfx_io_is_ident_start(c) || (c >= '0' && c <= '9'); }
+
+/* Skips whitespace and # comments from *pos. */
+static void tfx_io_skip_space(const char *s, size_t len, size_t *pos) {
+  while (*pos < len) {
+    unsigned char c = (unsigned char)s[*pos];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f') (*pos)++;
+    else if (c == '#') {
+      while (*pos < len && s[*pos] != '\n') (*pos)++;
+    } else break;
+  }
+}
+
+/* Text if the first 4 KiB hold no control bytes other than whitespace and the first thing after
+ * whitespace/comments is an identifier, '[' or the end. */
+static int tfx_io_looks_text(const char *s, size_t len) {
+  size_t lim = len < 4096 ? len : 4096;
+  for (size_t i = 0; i < lim; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if ((c < 0x20 && !(c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f')) || c == 0x7f) return 0;
+  }
+  size_t pos = 0;
+  tfx_io_skip_space(s, len, &pos);
+  return pos == len || tfx_io_is_ident_start((unsigned char)s[pos]) || s[pos] == '[';
+}
+
+static int tfx_io_word_in(const char *w, size_t n, const char *const *list) {
+  for (; *list; list++)
+    if (strlen(*list) == n && memcmp(*list, w, n) == 0) return 1;
+  return 0;
+}
+
+/* 1-based line/col of a byte offset, and the source line for the caret. */
+static void tfx_io_error_at(tfx_diag *d, const char *fname, const char *s, size_t len, size_t off, size_t span,
+                            const char *msg) {
+  unsigned line = 1;
+  size_t ls = 0;
+  for (size_t i = 0; i < off; i++)
+    if (s[i] == '\n') line++, ls = i + 1;
+  tfx_error(d, fname, line, (unsigned)(off - ls + 1), "%s", msg);
+  const char *nl = memchr(s + ls, '\n', len - ls);
+  size_t ll = nl ? (size_t)(nl - (s + ls)) : len - ls;
+  if (ll > off - ls + span + 120) ll = off - ls + span + 120;
+  tfx_diag_set_source(d, s + ls, ll, (unsigned)span);
+}
+
+static const char *const tfx_io_graphdef_fields[] = {"node", "library", "versions", "version", "debug_info", NULL};
+static const char *const tfx_io_meta_fields[] = {"meta_info_def",  "graph_def",     "saver_def",
+                                                 "collection_def", "signature_def", "asset_file_def",
+                                                 "object_graph_def", NULL};
+static const char *const tfx_io_saved_fields[] = {"saved_model_schema_version", "meta_graphs", NULL};
+static const char *const tfx_io_debuginfo_fields[] = {"files", "traces", "frames_by_id", "traces_by_id",
+                                                      "name_to_trace_id", NULL};
+
+/* Kind of a text model from its first top-level field name. Returns -1 after reporting. */
+static int tfx_io_sniff_text(const char *s, size_t len, const char *fname, tfx_msg_kind hint, tfx_msg_kind *kind,
+                             tfx_diag *d) {
+  size_t pos = 0;
+  tfx_io_skip_space(s, len, &pos);
+  if (pos == len) { /* only whitespace/comments: an empty message, as protoc reads it */
+    *kind = hint;
+    return 0;
+  }
+  size_t b = pos;
+  while (pos < len && tfx_io_is_ident((unsigned char)s[pos])) pos++;
+  size_t n = pos - b;
+  if (n == 0) { /* starts with '[' or similar: let the parser report it with a location */
+    *kind = hint;
+    return 0;
+  }
+  if (tfx_io_word_in(s + b, n, tfx_io_graphdef_fields)) *kind = TFX_MSG_GRAPHDEF;
+  else if (tfx_io_word_in(s + b, n, tfx_io_meta_fields)) *kind = TFX_MSG_METAGRAPHDEF;
+  else if (tfx_io_word_in(s + b, n, tfx_io_saved_fields)) *kind = TFX_MSG_SAVEDMODEL;
+  else {
+    char msg[512];
+    if (tfx_io_word_in(s + b, n, tfx_io_debuginfo_fields))
+      snprintf(msg, sizeof msg, "this is a tensorflow.GraphDebugInfo (first field \"%.*s\"), not a model: "
+                                "expected a GraphDef, MetaGraphDef or SavedModel", (int)n, s + b);
+    else
+      snprintf(msg, sizeof msg, "not a TensorFlow model in text format: \"%.*s\" is not a field of "
+                                "tensorflow.GraphDef, tensorflow.MetaGraphDef or tensorflow.SavedModel",
+               (int)(n > 64 ? 64 : n), s + b);
+    tfx_io_error_at(d, fname, s, len, b, n, msg);
+    return -1;
+  }
+  return 0;
+}
+
+static tfx_msg_kind tfx_io_name_hint(const char *path) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  size_t n = strlen(base);
+  if (strcmp(base, "saved_model.pb") == 0 || strcmp(base, "saved_model.pbtxt") == 0) return TFX_MSG_SAVEDMODEL;
+  if (n >= 5 && strcmp(base + n - 5, ".meta") == 0) return TFX_MSG_METAGRAPHDEF;
+  return TFX_MSG_GRAPHDEF;
+}
+
+/* Kind of a binary model (rule in io.h). Returns -1 after reporting. */
+static int tfx_io_sniff_binary(const uint8_t *data, size_t len, const char *fname, tfx_msg_kind hint,
+                               unsigned max_depth, tfx_msg_kind *kind, tfx_diag *d) {
+  static const tfx_msg_kind kinds[3] = {TFX_MSG_GRAPHDEF, TFX_MSG_METAGRAPHDEF, TFX_MSG_SAVEDMODEL};
+  /* The field whose presence marks each kind: GraphDef node/library, MetaGraphDef graph_def,
+   * SavedModel meta_graphs. */
+  static const uint64_t key[3] = {(1u << 1) | (1u << 2), 1u << 2, 1u << 2};
+  tfx_wire_stats st[3];
+  for (int i = 0; i < 3; i++) st[i].status = TFX_WIRE_MALFORMED, st[i].err[0] = 0, st[i].err_off = 0;
+  int best = -1;
+  for (int i = 0; i < 3; i++) {
+    /* Score with the hard cap, not the user's limit: a model that is merely too deep must
+     * still be recognised so the depth error names the right type (unpack checks the limit). */
+    tfx_io_wire_walk(tfx_io_kind_desc(kinds[i]), data, len, TFX_WIRE_DEPTH_CAP, &st[i]);
+    if (st[i].status == TFX_WIRE_NOMEM) {
+      tfx_error(d, fname, 0, 0, "out of memory");
+      return -1;
+    }
+    if (st[i].status == TFX_WIRE_TOO_DEEP) break; /* deeper than the hard cap as any type */
+    if (st[i].status != TFX_WIRE_OK) continue;
+    if (best < 0) {
+      best = i;
+      continue;
+    }
+    /* fewer anomalies, then key field present, then the file-name hint, then table order */
+    int ki = (st[i].top_fields & key[i]) != 0, kb = (st[best].top_fields & key[best]) != 0;
+    if (st[i].anomalies != st[best].anomalies) {
+      if (st[i].anomalies < st[best].anomalies) best = i;
+    } else if (ki != kb) {
+      if (ki) best = i;
+    } else if (kinds[i] == hint && kinds[best] != hint) {
+      best = i;
+    }
+  }
+  int too_deep = st[0].status == TFX_WIRE_TOO_DEEP || st[1].status == TFX_WIRE_TOO_DEEP ||
+                 st[2].status == TFX_WIRE_TOO_DEEP;
+  if (best >= 0 && !too_deep) {
+    *kind = kinds[best];
+    return 0;
+  }
+  int h = hint == TFX_MSG_GRAPHDEF ? 0 : hint == TFX_MSG_METAGRAPHDEF ? 1 : 2;
+  for (int i = 0; i < 3; i++) /* a depth problem is the more useful message */
+    if (st[i].status == TFX_WIRE_TOO_DEEP) h = i;
+  if (st[h].status == TFX_WIRE_TOO_DEEP)
+    tfx_error(d, fname, 0, 0, "cannot decode as %s: message nesting is deeper than the limit of %u (at byte offset %zu)",
+              tfx_msg_kind_name(kinds[h]), max_depth < TFX_WIRE_DEPTH_CAP ? max_depth : TFX_WIRE_DEPTH_CAP,
+              st[h].err_off);
+  else
+    tfx_error(d, fname, 0, 0, "malformed protobuf: not a binary tensorflow.GraphDef, MetaGraphDef or SavedModel "
+              "(as %s: %s at byte offset %zu)", tfx_msg_kind_name(kinds[h]), st[h].err, st[h].err_off);
+  return -1;
+}
+
+/* ---- picking the graph ---- */
+
+static int tfx_io_has_tag(const Tensorflow__MetaGraphDef *mg, const char *tag) {
+  if (!mg->meta_info_def) return 0;
+  for (size_t i = 0; i < mg->meta_info_def->n_tags; i++)
+    if (strcmp(mg->meta_info_def->tags[i], tag) == 0) return 1;
+  return 0;
+}
+
+static Tensorflow__MetaGraphDef *tfx_io_pick_meta(const Tensorflow__SavedModel *sm, const char *want,
+                                                  const char *fname, tfx_diag *d) {
+  if (sm->n_meta_graphs == 0) {
+    tfx_error(d, fname, 0, 0, "SavedModel has no meta graphs");
+    return NULL;
+  }
+  const char *tag = want ? want : "serve";
+  for (size_t i = 0; i < sm->n_meta_graphs; i++)
+    if (tfx_io_has_tag(sm->meta_graphs[i], tag)) return sm->meta_graphs[i];
+  if (!want && sm->n_meta_graphs == 1) return sm->meta_graphs[0];
+  tfx_strbuf sb;
+  tfx_sb_init(&sb);
+  for (size_t i = 0; i < sm->n_meta_graphs; i++) {
+    const Tensorflow__MetaGraphDef__MetaInfoDef *mi = sm->meta_graphs[i]->meta_info_def;
+    tfx_sb_puts(&sb, i ? ", [" : "[");
+    for (size_t j = 0; mi && j < mi->n_tags; j++) {
+      if (j) tfx_sb_puts(&sb, ", ");
+      tfx_sb_puts(&sb, mi->tags[j]);
+    }
+    tfx_sb_putc(&sb, ']');
+  }
+  tfx_error(d, fname, 0, 0, "SavedModel has no meta graph tagged \"%s\"; available tag sets: %s (choose one with --tag)",
+            tag, sb.oom ? "(out of memory)" : tfx_sb_cstr(&sb));
+  tfx_sb_free(&sb);
+  return NULL;
+}
+
+/* ---- loading ---- */
+
+static char *tfx_io_join(const char *dir, const char *name) {
+  size_t a = strlen(dir), b = strlen(name);
+  char *p = tfx_malloc(a + b + 2);
+  if (!p) return NULL;
+  memcpy(p, dir, a);
+  p[a] = '/';
+  memcpy(p + a + 1, name, b + 1);
+  return p;
+}
+
+static int tfx_io_exists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+void tfx_model_free(tfx_model *m) {
+  if (!m) return;
+  tfx_arena_free(&m->arena);
+  m->path = NULL;
+  m->root = NULL;
+  m->graph = NULL;
+}
+
+int tfx_io_load_model(const char *path, const tfx_load_opts *opts, tfx_model *out, tfx_diag *d) {
+  memset(out, 0, sizeof *out);
+  tfx_arena_init(&out->arena);
+  size_t max_size = opts && opts->max_file_size ? opts->max_file_size : TFX_IO_DEFAULT_MAX_FILE;
+  unsigned max_depth = opts && opts->max_depth ? opts->max_depth : 100;
+  const char *tag = opts ? opts->tag : NULL;
+
+  char *file = NULL;
+  if (tfx_is_dir(path)) {
+    file = tfx_io_join(path, "saved_model.pb");
+    if (file && !tfx_io_exists(file)) {
+      free(file);
+      file = tfx_io_join(path, "saved_model.pbtxt");
+      if (file && !tfx_io_exists(file)) {
+        tfx_error(d, path, 0, 0, "directory holds neither saved_model.pb nor saved_model.pbtxt "
+                                 "(not a SavedModel directory)");
+        free(file);
+        return TFX_EXIT_INPUT;
+      }
+    }
+  } else {
+    size_t n = strlen(path);
+    file = tfx_malloc(n + 1);
+    if (file) memcpy(file, path, n + 1);
+  }
+  if (!file) {
+    tfx_error(d, path, 0, 0, "out of memory");
+    return TFX_EXIT_INPUT;
+  }
+  int rc = TFX_EXIT_INPUT;
+  size_t len = 0;
+  char *buf = tfx_read_file(file, max_size, &len, d);
+  if (!buf) goto out;
+  out->path = tfx_arena_strdup(&out->arena, file);
+  if (!out->path) {
+    tfx_error(d, file, 0, 0, "out of memory");
+    goto out;
+  }
+  tfx_msg_kind hint = tfx_io_name_hint(file), kind;
+  if (len > 0 && tfx_io_looks_text(buf, len)) {
+    out->wire = TFX_WIRE_TEXT;
+    if (tfx_io_sniff_text(buf, len, file, hint, &kind, d)) goto out;
+    tfx_pbtxt_limits lim = {max_depth, 0};
+    out->root = tfx_pbtxt_parse(tfx_io_kind_desc(kind), buf, len, file, &out->arena, &lim, d);
+  } else {
+    out->wire = TFX_WIRE_BINARY;
+    if (tfx_io_sniff_binary((const uint8_t *)buf, len, file, hint, max_depth, &kind, d)) goto out;
+    out->root = tfx_io_unpack_depth(tfx_io_kind_desc(kind), (const uint8_t *)buf, len, file, max_depth,
+                                    &out->arena, d);
+  }
+  if (!out->root) goto out;
+  out->kind = kind;
+  switch (kind) {
+  case TFX_MSG_GRAPHDEF: out->graph = (Tensorflow__GraphDef *)out->root; break;
+  case TFX_MSG_METAGRAPHDEF:
+    out->graph = ((Tensorflow__MetaGraphDef *)out->root)->graph_def;
+    if (!out->graph) tfx_error(d, file, 0, 0, "MetaGraphDef has no graph_def");
+    break;
+  case TFX_MSG_SAVEDMODEL: {
+    Tensorflow__MetaGraphDef *mg = tfx_io_pick_meta((Tensorflow__SavedModel *)out->root, tag, file, d);
+    if (mg) {
+      out->graph = mg->graph_def;
+      if (!out->graph) tfx_error(d, file, 0, 0, "the selected SavedModel meta graph has no graph_def");
+    }
+    break;
+  }
+  }
+  if (out->graph) rc = TFX_EXIT_OK;
+out:
+  free(buf);
+  free(file);
+  if (rc != TFX_EXIT_OK) tfx_model_free(out);
+  return rc;
+}

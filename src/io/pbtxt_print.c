@@ -1,0 +1,220 @@
+/* Protobuf text format printer: one descriptor-driven printer for any protobuf-c message.
+ * Stage: io (output side). Input: a message tree. Output: protoc-style text appended to a
+ * strbuf: `name: value`, `name {` ... `}` with 2-space indent, fields in field-number order,
+ * enums by name, C-escaped strings, floats with enough digits to parse back to the same bits.
+ * Iterative (explicit heap stack), so any nesting depth prints without C recursion. */
+#include "io/pbtxt.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct tfx_pbtxt_pframe {
+  const ProtobufCMessage *msg;
+  unsigned fi;  /* current field index */
+  size_t ei;    /* next element of a repeated field */
+} tfx_pbtxt_pframe;
+
+static size_t tfx_pbtxt_psize(ProtobufCType t) {
+  switch (t) {
+  case PROTOBUF_C_TYPE_INT64: case PROTOBUF_C_TYPE_SINT64: case PROTOBUF_C_TYPE_SFIXED64:
+  case PROTOBUF_C_TYPE_UINT64: case PROTOBUF_C_TYPE_FIXED64: case PROTOBUF_C_TYPE_DOUBLE:
+    return 8;
+  case PROTOBUF_C_TYPE_BOOL: return sizeof(protobuf_c_boolean);
+  case PROTOBUF_C_TYPE_STRING: return sizeof(char *);
+  case PROTOBUF_C_TYPE_BYTES: return sizeof(ProtobufCBinaryData);
+  case PROTOBUF_C_TYPE_MESSAGE: return sizeof(ProtobufCMessage *);
+  default: return 4;
+  }
+}
+
+/* Whether a singular field is printed: oneof members when they are the set case, proto2
+ * optional by has_, proto3 implicit-presence fields when non-zero (bitwise, like protoc). */
+static int tfx_pbtxt_present(const ProtobufCMessage *m, const ProtobufCFieldDescriptor *f) {
+  const char *base = (const char *)m;
+  const void *v = base + f->offset;
+  if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF)
+    return *(const uint32_t *)(base + f->quantifier_offset) == f->id &&
+           (f->type != PROTOBUF_C_TYPE_MESSAGE && f->type != PROTOBUF_C_TYPE_STRING ? 1 : *(void *const *)v != NULL);
+  if (f->type == PROTOBUF_C_TYPE_MESSAGE) return *(void *const *)v != NULL;
+  if (f->label == PROTOBUF_C_LABEL_REQUIRED) return f->type != PROTOBUF_C_TYPE_STRING || *(void *const *)v;
+  if (f->label == PROTOBUF_C_LABEL_OPTIONAL) {
+    if (f->type == PROTOBUF_C_TYPE_STRING) {
+      const char *s = *(char *const *)v;
+      return s != NULL && s != (const char *)f->default_value;
+    }
+    return *(const protobuf_c_boolean *)(base + f->quantifier_offset) != 0;
+  }
+  switch (f->type) {
+  case PROTOBUF_C_TYPE_STRING: {
+    const char *s = *(char *const *)v;
+    return s && *s;
+  }
+  case PROTOBUF_C_TYPE_BYTES: return ((const ProtobufCBinaryData *)v)->len != 0;
+  default: {
+    size_t n = tfx_pbtxt_psize(f->type);
+    uint64_t u = 0;
+    if (n == 8) memcpy(&u, v, 8);
+    else {
+      uint32_t w;
+      memcpy(&w, v, 4);
+      u = w;
+    }
+    return u != 0;
+  }
+  }
+}
+
+/* CEscape: \n \r \t \" \' \\, other bytes outside 0x20..0x7e as 3-digit octal. */
+static void tfx_pbtxt_escaped(tfx_strbuf *out, const uint8_t *s, size_t n) {
+  tfx_sb_putc(out, '"');
+  size_t run = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint8_t c = s[i];
+    const char *e = NULL;
+    switch (c) {
+    case '\n': e = "\\n"; break;
+    case '\r': e = "\\r"; break;
+    case '\t': e = "\\t"; break;
+    case '"': e = "\\\""; break;
+    case '\'': e = "\\'"; break;
+    case '\\': e = "\\\\"; break;
+    default: break;
+    }
+    if (!e && c >= 0x20 && c < 0x7f) continue;
+    tfx_sb_add(out, s + run, i - run);
+    run = i + 1;
+    if (e) tfx_sb_puts(out, e);
+    else tfx_sb_printf(out, "\\%03o", c);
+  }
+  tfx_sb_add(out, s + run, n - run);
+  tfx_sb_putc(out, '"');
+}
+
+static void tfx_pbtxt_double(tfx_strbuf *out, double v, int is_float) {
+  if (isnan(v)) {
+    tfx_sb_puts(out, signbit(v) ? "-nan" : "nan");
+    return;
+  }
+  if (isinf(v)) {
+    tfx_sb_puts(out, v < 0 ? "-inf" : "inf");
+    return;
+  }
+  char buf[64];
+  /* protoc's SimpleFtoa/SimpleDtoa: the short form when it parses back exactly. */
+  if (is_float) {
+    snprintf(buf, sizeof buf, "%.6g", v);
+    if (strtof(buf, NULL) != (float)v) snprintf(buf, sizeof buf, "%.9g", v);
+  } else {
+    snprintf(buf, sizeof buf, "%.15g", v);
+    if (strtod(buf, NULL) != v) snprintf(buf, sizeof buf, "%.17g", v);
+  }
+  tfx_sb_puts(out, buf);
+}
+
+static void tfx_pbtxt_scalar_out(tfx_strbuf *out, const ProtobufCFieldDescriptor *f, const void *v) {
+  switch (f->type) {
+  case PROTOBUF_C_TYPE_INT32: case PROTOBUF_C_TYPE_SINT32: case PROTOBUF_C_TYPE_SFIXED32:
+    tfx_sb_printf(out, "%" PRId32, *(const int32_t *)v);
+    break;
+  case PROTOBUF_C_TYPE_UINT32: case PROTOBUF_C_TYPE_FIXED32:
+    tfx_sb_printf(out, "%" PRIu32, *(const uint32_t *)v);
+    break;
+  case PROTOBUF_C_TYPE_INT64: case PROTOBUF_C_TYPE_SINT64: case PROTOBUF_C_TYPE_SFIXED64:
+    tfx_sb_printf(out, "%" PRId64, *(const int64_t *)v);
+    break;
+  case PROTOBUF_C_TYPE_UINT64: case PROTOBUF_C_TYPE_FIXED64:
+    tfx_sb_printf(out, "%" PRIu64, *(const uint64_t *)v);
+    break;
+  case PROTOBUF_C_TYPE_FLOAT: tfx_pbtxt_double(out, *(const float *)v, 1); break;
+  case PROTOBUF_C_TYPE_DOUBLE: tfx_pbtxt_double(out, *(const double *)v, 0); break;
+  case PROTOBUF_C_TYPE_BOOL: tfx_sb_puts(out, *(const protobuf_c_boolean *)v ? "true" : "false"); break;
+  case PROTOBUF_C_TYPE_ENUM: {
+    int e = *(const int *)v;
+    const ProtobufCEnumValue *ev = protobuf_c_enum_descriptor_get_value(f->descriptor, e);
+    if (ev) tfx_sb_puts(out, ev->name);
+    else tfx_sb_printf(out, "%d", e);
+    break;
+  }
+  case PROTOBUF_C_TYPE_STRING: {
+    const char *s = *(char *const *)v;
+    if (!s) s = "";
+    tfx_pbtxt_escaped(out, (const uint8_t *)s, strlen(s));
+    break;
+  }
+  case PROTOBUF_C_TYPE_BYTES: {
+    const ProtobufCBinaryData *bd = v;
+    tfx_pbtxt_escaped(out, bd->data ? bd->data : (const uint8_t *)"", bd->data ? bd->len : 0);
+    break;
+  }
+  case PROTOBUF_C_TYPE_MESSAGE: break;
+  }
+}
+
+int tfx_pbtxt_print(const ProtobufCMessage *msg, tfx_strbuf *out) {
+  size_t cap = 16, n = 0;
+  tfx_pbtxt_pframe *stk = tfx_malloc(cap * sizeof *stk);
+  if (!stk) {
+    out->oom = 1;
+    return -1;
+  }
+  stk[n++] = (tfx_pbtxt_pframe){msg, 0, 0};
+  while (n && !out->oom) {
+    tfx_pbtxt_pframe *fr = &stk[n - 1];
+    const ProtobufCMessageDescriptor *desc = fr->msg->descriptor;
+    if (fr->fi >= desc->n_fields) {
+      n--;
+      if (n) {
+        tfx_sb_indent(out, 2 * (int)(n - 1));
+        tfx_sb_puts(out, "}\n");
+      }
+      continue;
+    }
+    const ProtobufCFieldDescriptor *f = &desc->fields[fr->fi];
+    const char *base = (const char *)fr->msg;
+    const void *elem;
+    if (f->label == PROTOBUF_C_LABEL_REPEATED) {
+      size_t cnt = *(const size_t *)(base + f->quantifier_offset);
+      if (fr->ei >= cnt) {
+        fr->fi++;
+        fr->ei = 0;
+        continue;
+      }
+      elem = *(const char *const *)(base + f->offset) + fr->ei * tfx_pbtxt_psize(f->type);
+      fr->ei++;
+    } else {
+      fr->fi++;
+      if (!tfx_pbtxt_present(fr->msg, f)) continue;
+      elem = base + f->offset;
+    }
+    tfx_sb_indent(out, 2 * (int)(n - 1));
+    tfx_sb_puts(out, f->name);
+    if (f->type != PROTOBUF_C_TYPE_MESSAGE) {
+      tfx_sb_puts(out, ": ");
+      tfx_pbtxt_scalar_out(out, f, elem);
+      tfx_sb_putc(out, '\n');
+      continue;
+    }
+    const ProtobufCMessage *sub = *(const ProtobufCMessage *const *)elem;
+    tfx_sb_puts(out, " {\n");
+    if (!sub) { /* a NULL element in a repeated message field: print it empty */
+      tfx_sb_indent(out, 2 * (int)(n - 1));
+      tfx_sb_puts(out, "}\n");
+      continue;
+    }
+    if (n == cap) {
+      tfx_pbtxt_pframe *ns = tfx_realloc(stk, 2 * cap * sizeof *ns);
+      if (!ns) {
+        out->oom = 1;
+        break;
+      }
+      stk = ns;
+      cap *= 2;
+    }
+    stk[n++] = (tfx_pbtxt_pframe){sub, 0, 0};
+  }
+  free(stk);
+  return out->oom ? -1 : 0;
+}

@@ -1,0 +1,169 @@
+/* Schema-guided protobuf wire walker (see wire.h).
+ * Stage: io (internal). Input: bytes + descriptor. Output: status, nesting depth, anomaly count
+ * and top-level field set. Mirrors what protobuf-c 1.4 accepts: known fields must carry their
+ * declared wire type (repeated scalars may also be packed), groups are rejected, unknown
+ * fields are skipped. No recursion: an explicit stack of at most max_depth + 1 frames. */
+#include "io/wire.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/arena.h"
+
+typedef struct tfx_wire_frame {
+  const ProtobufCMessageDescriptor *desc;
+  size_t end;
+  uint64_t seen; /* singular fields seen (field index < 64) */
+} tfx_wire_frame;
+
+__attribute__((format(printf, 3, 4)))
+static tfx_wire_status tfx_wire_fail(tfx_wire_stats *st, size_t off, const char *fmt, ...) {
+  st->status = TFX_WIRE_MALFORMED;
+  st->err_off = off;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(st->err, sizeof st->err, fmt, ap);
+  va_end(ap);
+  return st->status;
+}
+
+/* Reads a varint at *pos (< end). 0 on success. */
+static int tfx_wire_varint(const uint8_t *d, size_t end, size_t *pos, uint64_t *v) {
+  uint64_t r = 0;
+  for (unsigned i = 0; i < 10; i++) {
+    if (*pos >= end) return -1;
+    uint8_t b = d[(*pos)++];
+    r |= (uint64_t)(b & 0x7f) << (7 * i);
+    if (!(b & 0x80)) {
+      *v = r;
+      return 0;
+    }
+  }
+  return -1;
+}
+
+/* The wire type a field's values use when not packed. */
+static int tfx_wire_native(ProtobufCType t) {
+  switch (t) {
+  case PROTOBUF_C_TYPE_FIXED64: case PROTOBUF_C_TYPE_SFIXED64: case PROTOBUF_C_TYPE_DOUBLE:
+    return 1;
+  case PROTOBUF_C_TYPE_FIXED32: case PROTOBUF_C_TYPE_SFIXED32: case PROTOBUF_C_TYPE_FLOAT:
+    return 5;
+  case PROTOBUF_C_TYPE_STRING: case PROTOBUF_C_TYPE_BYTES: case PROTOBUF_C_TYPE_MESSAGE:
+    return 2;
+  default:
+    return 0;
+  }
+}
+
+tfx_wire_status tfx_io_wire_walk(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t len,
+                                 unsigned max_depth, tfx_wire_stats *st) {
+  memset(st, 0, sizeof *st);
+  if (max_depth == 0) max_depth = 100;
+  if (max_depth > TFX_WIRE_DEPTH_CAP) max_depth = TFX_WIRE_DEPTH_CAP;
+  tfx_wire_frame *stk = tfx_malloc(((size_t)max_depth + 1) * sizeof *stk);
+  if (!stk) {
+    st->status = TFX_WIRE_NOMEM;
+    snprintf(st->err, sizeof st->err, "out of memory");
+    return st->status;
+  }
+  size_t n = 0, pos = 0;
+  stk[n++] = (tfx_wire_frame){desc, len, 0};
+  while (n) {
+    tfx_wire_frame *fr = &stk[n - 1];
+    if (pos == fr->end) {
+      n--;
+      continue;
+    }
+    size_t tag_off = pos;
+    uint64_t tag;
+    if (tfx_wire_varint(data, fr->end, &pos, &tag)) {
+      tfx_wire_fail(st, tag_off, "truncated or overlong field tag");
+      break;
+    }
+    uint64_t num = tag >> 3;
+    int wt = (int)(tag & 7);
+    if (num == 0 || num > 0x1fffffff) {
+      tfx_wire_fail(st, tag_off, "invalid field number %llu", (unsigned long long)num);
+      break;
+    }
+    size_t val_off = pos;
+    uint64_t v = 0;
+    switch (wt) {
+    case 0:
+      if (tfx_wire_varint(data, fr->end, &pos, &v)) tfx_wire_fail(st, val_off, "truncated varint");
+      break;
+    case 1:
+      if (fr->end - pos < 8) tfx_wire_fail(st, val_off, "truncated 64-bit value");
+      else pos += 8;
+      break;
+    case 5:
+      if (fr->end - pos < 4) tfx_wire_fail(st, val_off, "truncated 32-bit value");
+      else pos += 4;
+      break;
+    case 2:
+      if (tfx_wire_varint(data, fr->end, &pos, &v)) tfx_wire_fail(st, val_off, "truncated length");
+      else if (v > fr->end - pos)
+        tfx_wire_fail(st, val_off, "length %llu runs past the end of the enclosing message",
+                      (unsigned long long)v);
+      break;
+    default:
+      tfx_wire_fail(st, tag_off, "unsupported wire type %d (groups are not supported)", wt);
+      break;
+    }
+    if (st->status != TFX_WIRE_OK) break;
+    /* For wire type 2, [val_start, val_start + v) is the payload. */
+    size_t payload = pos;
+    if (wt == 2) pos += (size_t)v;
+    if (n == 1 && num < 64) st->top_fields |= (uint64_t)1 << num;
+    const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field(fr->desc, (unsigned)num);
+    if (!f) {
+      if (fr->desc->n_fields) st->anomalies++;
+      continue;
+    }
+    size_t idx = (size_t)(f - fr->desc->fields);
+    if (f->label != PROTOBUF_C_LABEL_REPEATED && idx < 64) {
+      if (fr->seen & ((uint64_t)1 << idx)) st->anomalies++;
+      fr->seen |= (uint64_t)1 << idx;
+    }
+    int native = tfx_wire_native(f->type);
+    if (wt != native) {
+      if (!(f->label == PROTOBUF_C_LABEL_REPEATED && wt == 2)) {
+        tfx_wire_fail(st, tag_off, "field %s.%s has wire type %d, expected %d", fr->desc->name, f->name, wt,
+                      native);
+        break;
+      }
+      /* packed repeated scalars: the payload must hold whole values */
+      if (native == 1 || native == 5) {
+        if (v % (native == 1 ? 8 : 4)) {
+          tfx_wire_fail(st, payload, "packed field %s.%s has a length that is not a multiple of %d",
+                        fr->desc->name, f->name, native == 1 ? 8 : 4);
+          break;
+        }
+      } else {
+        size_t q = payload;
+        uint64_t dummy;
+        while (q < pos && tfx_wire_varint(data, pos, &q, &dummy) == 0) {}
+        if (q != pos) {
+          tfx_wire_fail(st, q, "packed field %s.%s ends inside a varint", fr->desc->name, f->name);
+          break;
+        }
+      }
+      continue;
+    }
+    if (f->type != PROTOBUF_C_TYPE_MESSAGE) continue;
+    if (n > max_depth) {
+      st->status = TFX_WIRE_TOO_DEEP;
+      st->err_off = tag_off;
+      snprintf(st->err, sizeof st->err, "message nesting is deeper than the limit of %u", max_depth);
+      break;
+    }
+    if (n > st->depth) st->depth = (unsigned)n;
+    stk[n++] = (tfx_wire_frame){f->descriptor, pos, 0};
+    pos = payload;
+  }
+  free(stk);
+  return st->status;
+}

@@ -1,0 +1,38 @@
+/* Schema-guided walk over protobuf wire bytes, without allocating the message tree.
+ * Stage: io (internal). Used before protobuf_c_message_unpack to (1) refuse nesting deeper than
+ * a limit, since protobuf-c recurses without one, (2) report malformed input with a byte
+ * offset, and (3) score how plausible it is that the bytes are a given message type (for
+ * sniffing GraphDef vs MetaGraphDef vs SavedModel). Iterative; descends exactly into the fields
+ * protobuf-c would unpack as sub-messages. */
+#ifndef TFX_IO_WIRE_H
+#define TFX_IO_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <protobuf-c/protobuf-c.h>
+
+/* Hard cap on max_depth (protobuf-c unpack recursion must stay well inside the C stack). */
+#define TFX_WIRE_DEPTH_CAP 1000u
+
+typedef enum {
+  TFX_WIRE_OK = 0,
+  TFX_WIRE_MALFORMED,  /* protobuf-c would fail to unpack it */
+  TFX_WIRE_TOO_DEEP,   /* message nesting beyond max_depth */
+  TFX_WIRE_NOMEM
+} tfx_wire_status;
+
+typedef struct tfx_wire_stats {
+  tfx_wire_status status;
+  size_t anomalies;    /* unknown fields + repeated occurrences of singular fields, counted in
+                          messages that declare fields (opaque placeholders are exempt) */
+  unsigned depth;      /* deepest nesting seen (top level = 0) */
+  uint64_t top_fields; /* bit k set when top-level field number k (1..63) occurs */
+  size_t err_off;      /* byte offset of the problem when status != OK */
+  char err[160];       /* what the problem is */
+} tfx_wire_stats;
+
+/* Walks data as message type desc. max_depth 0 = 100. Returns st->status. */
+tfx_wire_status tfx_io_wire_walk(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t len,
+                                 unsigned max_depth, tfx_wire_stats *st);
+
+#endif

@@ -1,0 +1,30 @@
+/* The table of built-in passes (see passes.h).
+ * Stage: passes. One row per pass; the runner orders rows by (group, phase, row order). */
+#include "passes/passes.h"
+
+#include <stddef.h>
+
+typedef struct builtin_pass {
+  tfx_pass_group group;
+  int phase;
+  const char *name;
+  tfx_pass_fn run;
+  unsigned flags;
+} builtin_pass;
+
+static const builtin_pass builtin[] = {
+  {TFX_GROUP_LOAD, 0, "load", tfx_pass_load, TFX_PASS_REQUIRED},
+  {TFX_GROUP_LOAD, 10, "index", tfx_pass_index, TFX_PASS_REQUIRED},
+  {TFX_GROUP_LOAD, 20, "scope-tree", tfx_pass_scope_tree, 0},
+  {TFX_GROUP_PRUNE, 0, "prune", tfx_pass_prune, 0},
+  {TFX_GROUP_EMIT, 0, "emit-tf", tfx_pass_emit_tf, 0},
+};
+
+int tfx_pass_register_builtin(tfx_pipeline *p) {
+  for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++) {
+    const builtin_pass *b = &builtin[i];
+    if (tfx_pipeline_register(p, b->group, b->phase, b->name, b->run, NULL, b->flags) != 0)
+      return -1;
+  }
+  return 0;
+}

@@ -1,0 +1,77 @@
+/* Conversion context lifetime and re-indexing (see context.h).
+ * Stage: passes. Frees in reverse dependency order: scope tree -> module -> model. */
+#include "passes/context.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tfxc/tfxc.h"
+#include "util/arena.h"
+#include "util/fileio.h"
+
+void tfx_ctx_init(tfx_ctx *ctx, const tfx_options *opts, tfx_diag *d) {
+  memset(ctx, 0, sizeof *ctx);
+  ctx->opts = opts;
+  ctx->diag = d;
+}
+
+void tfx_ctx_free(tfx_ctx *ctx) {
+  if (ctx->have_scopes) tfx_scope_tree_free(&ctx->scopes);
+  if (ctx->have_module) tfx_module_free(&ctx->module);
+  if (ctx->have_model) tfx_model_free(&ctx->model);
+  ctx->have_scopes = ctx->have_module = ctx->have_model = 0;
+  memset(&ctx->prune, 0, sizeof ctx->prune); /* it lived in the model's arena */
+}
+
+int tfx_ctx_reindex(tfx_ctx *ctx) {
+  int want_scopes = ctx->have_scopes;
+  if (ctx->have_scopes) tfx_scope_tree_free(&ctx->scopes);
+  ctx->have_scopes = 0;
+  if (ctx->have_module) tfx_module_free(&ctx->module);
+  ctx->have_module = 0;
+  if (!ctx->have_model) return 0;
+  int rc = tfx_module_build(&ctx->module, ctx->model.graph, ctx->model.path, ctx->diag);
+  if (rc != 0) {
+    tfx_module_free(&ctx->module); /* a failed build may hold partial tables */
+    return rc;
+  }
+  ctx->have_module = 1;
+  if (want_scopes) {
+    rc = tfx_scope_tree_build(&ctx->scopes, &ctx->module.main, ctx->diag);
+    if (rc != 0) {
+      tfx_scope_tree_free(&ctx->scopes);
+      return rc;
+    }
+    ctx->have_scopes = 1;
+  }
+  return 0;
+}
+
+char *tfx_ctx_default_output(const char *model_path, const char *suffix) {
+  const char *p = model_path ? model_path : "";
+  if (strcmp(p, "-") == 0) p = "stdin"; /* model read from standard input */
+  size_t len = strlen(p);
+  while (len > 1 && p[len - 1] == '/') len--;   /* "dir/" -> "dir" */
+  size_t start = len;
+  while (start > 0 && p[start - 1] != '/') start--;
+  const char *base = p + start;
+  size_t blen = len - start;
+  /* Strip the last extension, but not a leading dot (".hidden") and not "." / "..". */
+  size_t stem = blen;
+  int is_dir = model_path && tfx_is_dir(model_path);
+  for (size_t i = blen; i > 1 && !is_dir; i--)
+    if (base[i - 1] == '.') {
+      stem = i - 1;
+      break;
+    }
+  if (stem == 0 || (blen <= 2 && base[0] == '.')) {
+    base = "model";
+    stem = 5;
+  }
+  size_t sl = strlen(suffix);
+  char *out = tfx_malloc(stem + sl + 1);
+  if (!out) return NULL;
+  memcpy(out, base, stem);
+  memcpy(out + stem, suffix, sl + 1);
+  return out;
+}

@@ -1,0 +1,73 @@
+/* Conversion context: what every pass reads and writes.
+ * Stage: passes (shared by all pipeline groups). Input: options filled by the CLI (or a
+ * library caller). Output: the loaded model, its graph index (module) and the ScopeTree of the
+ * main graph, all owned by the context and released by tfx_ctx_free. Diagnostics are borrowed.
+ * Invariant: have_module implies have_model; have_scopes implies have_module, and the tree
+ * always indexes the current module (a pass that edits the GraphDef calls tfx_ctx_reindex). */
+#ifndef TFX_PASSES_CONTEXT_H
+#define TFX_PASSES_CONTEXT_H
+
+#include <stddef.h>
+
+#include "graph/graph.h"
+#include "graph/prune.h"
+#include "io/io.h"
+#include "scope/scope.h"
+#include "util/diag.h"
+
+/* Output kinds of --emit. Bit flags so a run can ask for several. */
+typedef enum {
+  TFX_EMIT_AIR = 0,      /* binary GE IR ModelDef (.air) */
+  TFX_EMIT_GE_PBTXT,     /* GE IR text */
+  TFX_EMIT_GE_JSON,      /* GE IR JSON */
+  TFX_EMIT_DOT,          /* Graphviz */
+  TFX_EMIT_TF_PBTXT,     /* the TF GraphDef after the pipeline, text format */
+  TFX_EMIT__COUNT
+} tfx_emit_kind;
+
+/* Everything the command line can set that a pass may look at. Strings are borrowed
+ * (normally argv). NULL / 0 means "not given". */
+typedef struct tfx_options {
+  const char *model_path;      /* MODEL */
+  const char *tag;             /* --tag: SavedModel meta graph tag */
+  size_t max_file_size;        /* --max-file-size; 0 = io default */
+  const char *input_shape;     /* --input-shape, raw "a:1,2;b:3" */
+  const char *out_nodes;       /* --out-nodes, raw "n:0;m:1" */
+  const char *input_format;    /* --input-format, validated: NCHW NHWC ND NCDHW NDHWC */
+  unsigned emit;               /* bit (1u << tfx_emit_kind) per requested kind */
+  const char *out_path[TFX_EMIT__COUNT]; /* output file per requested kind */
+  const char *dump_after;      /* --dump-after: "all" or comma-separated pass names */
+  const char *dump_dir;        /* --dump-dir; NULL = "tfxc-dump" */
+  const char *disable;         /* --disable-pass: comma-separated pass names */
+  int time_passes;             /* --time-passes */
+  int verbose;                 /* -v count; -1 for -q */
+} tfx_options;
+
+typedef struct tfx_ctx {
+  const tfx_options *opts;     /* borrowed */
+  tfx_diag *diag;              /* borrowed */
+  tfx_model model;             /* owned when have_model */
+  int have_model;
+  tfx_module module;           /* owned when have_module; indexes model.graph */
+  int have_module;
+  tfx_scope_tree scopes;       /* ScopeTree of module.main; owned when have_scopes */
+  int have_scopes;
+  tfx_prune_opts prune;        /* parsed --input-shape / --out-nodes (in model.arena); outs are
+                                  the requested net outputs, in option order */
+  unsigned graph_edits;        /* bumped by every pass that rewrites the GraphDef */
+} tfx_ctx;
+
+void tfx_ctx_init(tfx_ctx *ctx, const tfx_options *opts, tfx_diag *d);
+/* Releases model, module and scope tree. ctx stays usable (as after init). */
+void tfx_ctx_free(tfx_ctx *ctx);
+
+/* Rebuilds the graph index (and the ScopeTree when one was built) after the GraphDef in
+ * ctx->model was edited. Returns 0 or an exit code (reported). */
+int tfx_ctx_reindex(tfx_ctx *ctx);
+
+/* "<model stem><suffix>": the file name of MODEL without directories and without its last
+ * extension (a SavedModel directory keeps its whole name), plus suffix. Returns a malloc'ed
+ * string or NULL when out of memory. */
+char *tfx_ctx_default_output(const char *model_path, const char *suffix);
+
+#endif

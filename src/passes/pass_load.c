@@ -1,0 +1,59 @@
+/* LOAD group: read the model, index the graph, build the main graph's ScopeTree.
+ * Stage: passes/LOAD. Input: ctx->opts (model path, tag, size limit). Output: ctx->model,
+ * ctx->module, ctx->scopes. Each pass replaces what an earlier run left in the context. */
+#include "passes/passes.h"
+
+#include "tfxc/tfxc.h"
+
+int tfx_pass_load(tfx_ctx *ctx, void *user) {
+  (void)user;
+  const tfx_options *o = ctx->opts;
+  if (!o || !o->model_path) {
+    tfx_error(ctx->diag, NULL, 0, 0, "no model given");
+    return TFX_EXIT_USAGE;
+  }
+  tfx_ctx_free(ctx); /* a fresh load invalidates any index or tree */
+  tfx_load_opts lo = {0};
+  lo.tag = o->tag;
+  lo.max_file_size = o->max_file_size;
+  int rc = tfx_io_load_model(o->model_path, &lo, &ctx->model, ctx->diag);
+  if (rc != 0) return rc;
+  ctx->have_model = 1;
+  return 0;
+}
+
+int tfx_pass_index(tfx_ctx *ctx, void *user) {
+  (void)user;
+  if (!ctx->have_model) {
+    tfx_error(ctx->diag, NULL, 0, 0, "pass 'index' needs a loaded model");
+    return TFX_EXIT_FAIL;
+  }
+  if (ctx->have_scopes) tfx_scope_tree_free(&ctx->scopes);
+  ctx->have_scopes = 0;
+  if (ctx->have_module) tfx_module_free(&ctx->module);
+  ctx->have_module = 0;
+  int rc = tfx_module_build(&ctx->module, ctx->model.graph, ctx->model.path, ctx->diag);
+  if (rc != 0) {
+    tfx_module_free(&ctx->module); /* a failed build may hold partial tables */
+    return rc;
+  }
+  ctx->have_module = 1;
+  return 0;
+}
+
+int tfx_pass_scope_tree(tfx_ctx *ctx, void *user) {
+  (void)user;
+  if (!ctx->have_module) {
+    tfx_error(ctx->diag, NULL, 0, 0, "pass 'scope-tree' needs the graph index (pass 'index')");
+    return TFX_EXIT_FAIL;
+  }
+  if (ctx->have_scopes) tfx_scope_tree_free(&ctx->scopes);
+  ctx->have_scopes = 0;
+  int rc = tfx_scope_tree_build(&ctx->scopes, &ctx->module.main, ctx->diag);
+  if (rc != 0) {
+    tfx_scope_tree_free(&ctx->scopes); /* a failed build may hold partial tables */
+    return rc;
+  }
+  ctx->have_scopes = 1;
+  return 0;
+}

@@ -1,0 +1,412 @@
+/* Unit tests for model loading (src/io/io.c, wire.c, pack.c): binary/text and message-type
+ * sniffing, SavedModel directories and tag selection, malformed/truncated/too-deep input,
+ * write -> load round trips, and the whole corpus (TFXC_CORPUS; skipped when absent). */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io/io.h"
+#include "io/pbtxt.h"
+#include "tfxc/tfxc.h"
+#include "util/fileio.h"
+
+typedef struct fx {
+  char dir[256];
+  tfx_diag d;
+  tfx_arena a;
+} fx;
+
+static int fx_setup(void **state) {
+  fx *f = calloc(1, sizeof *f);
+  if (!f) return -1;
+  snprintf(f->dir, sizeof f->dir, "/tmp/tfxc_io_test_XXXXXX");
+  if (!mkdtemp(f->dir)) return -1;
+  tfx_diag_init(&f->d);
+  tfx_arena_init(&f->a);
+  *state = f;
+  return 0;
+}
+
+static int fx_teardown(void **state) {
+  fx *f = *state;
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
+  if (system(cmd) != 0) return -1;
+  tfx_diag_free(&f->d);
+  tfx_arena_free(&f->a);
+  free(f);
+  return 0;
+}
+
+static const char *path_in(fx *f, const char *name) {
+  static char buf[512];
+  snprintf(buf, sizeof buf, "%s/%s", f->dir, name);
+  return buf;
+}
+
+static void write_bytes(const char *path, const void *data, size_t n) {
+  FILE *fp = fopen(path, "wb");
+  assert_non_null(fp);
+  assert_int_equal(fwrite(data, 1, n, fp), n);
+  fclose(fp);
+}
+
+/* Parses text as desc and writes it in binary to path. */
+static void write_binary_from_text(fx *f, const char *path, const ProtobufCMessageDescriptor *desc, const char *text) {
+  tfx_diag_clear(&f->d);
+  ProtobufCMessage *m = tfx_pbtxt_parse(desc, text, strlen(text), "t", &f->a, NULL, &f->d);
+  assert_non_null(m);
+  assert_int_equal(tfx_io_write_message(path, m, TFX_WIRE_BINARY, &f->d), 0);
+}
+
+static int load(fx *f, const char *path, const tfx_load_opts *o, tfx_model *m) {
+  tfx_diag_clear(&f->d);
+  return tfx_io_load_model(path, o, m, &f->d);
+}
+
+static void expect_fail(fx *f, const char *path, const tfx_load_opts *o, const char *want) {
+  tfx_model m;
+  int rc = load(f, path, o, &m);
+  if (rc != TFX_EXIT_INPUT || f->d.errors != 1 || !strstr(f->d.items[0].msg, want)) {
+    fprintf(stderr, "%s: wanted failure '%s', rc %d:\n", path, want, rc);
+    tfx_diag_print(&f->d, stderr);
+    fail();
+  }
+  assert_null(m.graph);
+  tfx_model_free(&m);
+}
+
+static const char *GD = "node { name: \"a\" op: \"Placeholder\" } node { name: \"b\" op: \"Identity\" input: \"a\" } "
+                        "library { function { signature { name: \"f\" } } } versions { producer: 1 }";
+
+static void binary_kinds_are_sniffed(void **state) {
+  fx *f = *state;
+  char meta[1024], saved[2048];
+  snprintf(meta, sizeof meta, "meta_info_def { tags: \"serve\" } graph_def { %s } saver_def { version: V2 }", GD);
+  snprintf(saved, sizeof saved, "saved_model_schema_version: 1 meta_graphs { %s }", meta);
+  /* names that mislead: the content decides */
+  write_binary_from_text(f, path_in(f, "x.meta"), &tensorflow__graph_def__descriptor, GD);
+  write_binary_from_text(f, path_in(f, "y.pb"), &tensorflow__meta_graph_def__descriptor, meta);
+  write_binary_from_text(f, path_in(f, "z.bin"), &tensorflow__saved_model__descriptor, saved);
+  static const struct { const char *name; tfx_msg_kind kind; } cases[] = {
+      {"x.meta", TFX_MSG_GRAPHDEF}, {"y.pb", TFX_MSG_METAGRAPHDEF}, {"z.bin", TFX_MSG_SAVEDMODEL}};
+  for (int i = 0; i < 3; i++) {
+    tfx_model m;
+    assert_int_equal(load(f, path_in(f, cases[i].name), NULL, &m), 0);
+    assert_int_equal(m.wire, TFX_WIRE_BINARY);
+    assert_int_equal(m.kind, cases[i].kind);
+    assert_int_equal(m.graph->n_node, 2);
+    assert_string_equal(m.graph->node[1]->input[0], "a");
+    tfx_model_free(&m);
+  }
+}
+
+static void text_kinds_are_sniffed(void **state) {
+  fx *f = *state;
+  static const struct { const char *text; tfx_msg_kind kind; } cases[] = {
+      {"# c\nversions { producer: 1 } node { name: \"a\" }", TFX_MSG_GRAPHDEF},
+      {"graph_def { node { name: \"a\" } }", TFX_MSG_METAGRAPHDEF},
+      {"meta_graphs { graph_def { node { name: \"a\" } } }", TFX_MSG_SAVEDMODEL},
+  };
+  for (int i = 0; i < 3; i++) {
+    write_bytes(path_in(f, "m.pb"), cases[i].text, strlen(cases[i].text));
+    tfx_model m;
+    assert_int_equal(load(f, path_in(f, "m.pb"), NULL, &m), 0);
+    assert_int_equal(m.wire, TFX_WIRE_TEXT);
+    assert_int_equal(m.kind, cases[i].kind);
+    assert_int_equal(m.graph->n_node, 1);
+    tfx_model_free(&m);
+  }
+  /* comment-only text and a zero-byte file are empty GraphDefs, as protoc reads them */
+  write_bytes(path_in(f, "e.pbtxt"), "# nothing\n", 10);
+  tfx_model m;
+  assert_int_equal(load(f, path_in(f, "e.pbtxt"), NULL, &m), 0);
+  assert_int_equal(m.graph->n_node, 0);
+  tfx_model_free(&m);
+  write_bytes(path_in(f, "e.pb"), "", 0);
+  assert_int_equal(load(f, path_in(f, "e.pb"), NULL, &m), 0);
+  assert_int_equal(m.wire, TFX_WIRE_BINARY);
+  assert_int_equal(m.graph->n_node, 0);
+  tfx_model_free(&m);
+}
+
+static void bad_inputs_fail_cleanly(void **state) {
+  fx *f = *state;
+  write_bytes(path_in(f, "words.pbtxt"), "this is not a valid graph def\n", 30);
+  expect_fail(f, path_in(f, "words.pbtxt"), NULL, "not a TensorFlow model in text format: \"this\"");
+  assert_int_equal(f->d.items[0].line, 1);
+  assert_int_equal(f->d.items[0].col, 1);
+  write_bytes(path_in(f, "dbg.pbtxt"), "files: \"a.py\"\n", 14);
+  expect_fail(f, path_in(f, "dbg.pbtxt"), NULL, "tensorflow.GraphDebugInfo");
+  write_bytes(path_in(f, "bad.pbtxt"), "node {\n  name: 1\n}\n", 19);
+  expect_fail(f, path_in(f, "bad.pbtxt"), NULL, "expected string");
+  assert_int_equal(f->d.items[0].line, 2);
+  assert_int_equal(f->d.items[0].col, 9);
+  static const uint8_t junk[] = {0xff, 0xff, 0xff, 0xff, 0x0f, 0x01, 0x02, 0x00, 0x13, 0x37};
+  write_bytes(path_in(f, "junk.pb"), junk, sizeof junk);
+  expect_fail(f, path_in(f, "junk.pb"), NULL, "malformed protobuf");
+  /* a valid GraphDef cut short */
+  write_binary_from_text(f, path_in(f, "full.pb"), &tensorflow__graph_def__descriptor, GD);
+  size_t len;
+  tfx_diag_clear(&f->d);
+  char *buf = tfx_read_file(path_in(f, "full.pb"), 0, &len, &f->d);
+  assert_non_null(buf);
+  write_bytes(path_in(f, "cut.pb"), buf, len - 3);
+  free(buf);
+  expect_fail(f, path_in(f, "cut.pb"), NULL, "malformed protobuf");
+  expect_fail(f, path_in(f, "missing.pb"), NULL, "cannot open");
+  tfx_load_opts o = {NULL, 8, 0};
+  expect_fail(f, path_in(f, "full.pb"), &o, "larger than the limit");
+}
+
+static void savedmodel_directory_and_tags(void **state) {
+  fx *f = *state;
+  expect_fail(f, f->dir, NULL, "neither saved_model.pb nor saved_model.pbtxt");
+  const char *two = "saved_model_schema_version: 1 "
+                    "meta_graphs { meta_info_def { tags: [\"train\"] } graph_def { node { name: \"t\" } node { name: \"t2\" } } } "
+                    "meta_graphs { meta_info_def { tags: [\"serve\", \"gpu\"] } graph_def { node { name: \"s\" } } }";
+  write_bytes(path_in(f, "saved_model.pbtxt"), two, strlen(two));
+  tfx_model m;
+  assert_int_equal(load(f, f->dir, NULL, &m), 0); /* default tag "serve" */
+  assert_int_equal(m.kind, TFX_MSG_SAVEDMODEL);
+  assert_string_equal(m.graph->node[0]->name, "s");
+  assert_non_null(strstr(m.path, "saved_model.pbtxt"));
+  tfx_model_free(&m);
+  tfx_load_opts o = {"train", 0, 0};
+  assert_int_equal(load(f, f->dir, &o, &m), 0);
+  assert_string_equal(m.graph->node[0]->name, "t");
+  tfx_model_free(&m);
+  o.tag = "eval";
+  expect_fail(f, f->dir, &o, "no meta graph tagged \"eval\"; available tag sets: [train], [serve, gpu]");
+  /* saved_model.pb wins over saved_model.pbtxt */
+  write_binary_from_text(f, path_in(f, "saved_model.pb"), &tensorflow__saved_model__descriptor,
+                         "meta_graphs { meta_info_def { tags: \"foo\" } graph_def { node { name: \"only\" } } }");
+  assert_int_equal(load(f, f->dir, NULL, &m), 0); /* no tag given, exactly one meta graph */
+  assert_string_equal(m.graph->node[0]->name, "only");
+  assert_int_equal(m.wire, TFX_WIRE_BINARY);
+  tfx_model_free(&m);
+  o.tag = "serve";
+  expect_fail(f, f->dir, &o, "available tag sets: [foo]");
+  write_bytes(path_in(f, "nograph.pbtxt"), "meta_info_def { tags: \"serve\" }", 31);
+  expect_fail(f, path_in(f, "nograph.pbtxt"), NULL, "MetaGraphDef has no graph_def");
+  write_bytes(path_in(f, "nometa.pbtxt"), "saved_model_schema_version: 1", 29);
+  expect_fail(f, path_in(f, "nometa.pbtxt"), NULL, "SavedModel has no meta graphs");
+}
+
+/* Binary GraphDef nested `levels` AttrValue.func levels deep, built inside out. */
+static void deep_binary(tfx_strbuf *out, int levels) {
+  tfx_strbuf cur, nxt;
+  tfx_sb_init(&cur);
+  tfx_sb_init(&nxt);
+  /* innermost AttrValue: empty */
+  for (int i = 0; i < levels + 1; i++) {
+    /* AttrEntry { key "k" (0a 01 6b), value (12 len AttrValue) } */
+    tfx_sb_reset(&nxt);
+    uint8_t hdr[16];
+    size_t h = 0;
+    hdr[h++] = 0x0a, hdr[h++] = 0x01, hdr[h++] = 'k', hdr[h++] = 0x12;
+    size_t n = cur.len;
+    do { hdr[h++] = (uint8_t)((n & 0x7f) | (n > 0x7f ? 0x80 : 0)); n >>= 7; } while (n);
+    tfx_sb_add(&nxt, hdr, h);
+    tfx_sb_add(&nxt, cur.data ? cur.data : "", cur.len);
+    /* wrap the entry: as NameAttrList.attr (field 2) then AttrValue.func (field 10), or NodeDef.attr (5) */
+    tfx_strbuf tmp;
+    tfx_sb_init(&tmp);
+    int last = i == levels;
+    uint8_t t2[16];
+    size_t k = 0;
+    t2[k++] = last ? 0x2a : 0x12;
+    n = nxt.len;
+    do { t2[k++] = (uint8_t)((n & 0x7f) | (n > 0x7f ? 0x80 : 0)); n >>= 7; } while (n);
+    tfx_sb_add(&tmp, t2, k);
+    tfx_sb_add(&tmp, nxt.data, nxt.len);
+    if (!last) { /* NameAttrList inside AttrValue.func = field 10 -> tag 0x52 */
+      tfx_strbuf tmp2;
+      tfx_sb_init(&tmp2);
+      k = 0;
+      t2[k++] = 0x52;
+      n = tmp.len;
+      do { t2[k++] = (uint8_t)((n & 0x7f) | (n > 0x7f ? 0x80 : 0)); n >>= 7; } while (n);
+      tfx_sb_add(&tmp2, t2, k);
+      tfx_sb_add(&tmp2, tmp.data, tmp.len);
+      tfx_sb_free(&tmp);
+      tmp = tmp2;
+    }
+    tfx_sb_free(&cur);
+    cur = tmp;
+  }
+  /* GraphDef.node (0a len NodeDef) */
+  uint8_t t[16];
+  size_t k = 0, n = cur.len;
+  t[k++] = 0x0a;
+  do { t[k++] = (uint8_t)((n & 0x7f) | (n > 0x7f ? 0x80 : 0)); n >>= 7; } while (n);
+  tfx_sb_init(out);
+  tfx_sb_add(out, t, k);
+  tfx_sb_add(out, cur.data, cur.len);
+  tfx_sb_free(&cur);
+  tfx_sb_free(&nxt);
+}
+
+static void binary_depth_limit(void **state) {
+  fx *f = *state;
+  /* depth: node 1, attr 2, value 3, then func/attr/value 3 per level */
+  tfx_strbuf ok, bad, huge;
+  deep_binary(&ok, 32);
+  deep_binary(&bad, 33);
+  deep_binary(&huge, 400); /* 1203 levels: beyond the hard cap of 1000 */
+  write_bytes(path_in(f, "ok.pb"), ok.data, ok.len);
+  write_bytes(path_in(f, "bad.pb"), bad.data, bad.len);
+  write_bytes(path_in(f, "huge.pb"), huge.data, huge.len);
+  tfx_model m;
+  assert_int_equal(load(f, path_in(f, "ok.pb"), NULL, &m), 0);
+  assert_int_equal(m.kind, TFX_MSG_GRAPHDEF);
+  assert_int_equal(m.graph->n_node, 1);
+  tfx_model_free(&m);
+  expect_fail(f, path_in(f, "bad.pb"), NULL, "deeper than the limit of 100");
+  expect_fail(f, path_in(f, "huge.pb"), NULL, "deeper than the limit of 100");
+  tfx_load_opts o = {NULL, 0, 200};
+  assert_int_equal(load(f, path_in(f, "bad.pb"), &o, &m), 0);
+  tfx_model_free(&m);
+  /* tfx_io_unpack applies the default limit too */
+  tfx_diag_clear(&f->d);
+  assert_null(tfx_io_unpack(&tensorflow__graph_def__descriptor, (const uint8_t *)huge.data, huge.len, "h", &f->a, &f->d));
+  tfx_sb_free(&ok);
+  tfx_sb_free(&bad);
+  tfx_sb_free(&huge);
+}
+
+static void write_text_and_binary_then_load(void **state) {
+  fx *f = *state;
+  tfx_diag_clear(&f->d);
+  ProtobufCMessage *g = tfx_pbtxt_parse(&tensorflow__graph_def__descriptor, GD, strlen(GD), "t", &f->a, NULL, &f->d);
+  assert_non_null(g);
+  tfx_strbuf want;
+  tfx_sb_init(&want);
+  assert_int_equal(tfx_io_pack(g, &want), 0);
+  const char *names[2] = {"w.pbtxt", "w.pb"};
+  for (int i = 0; i < 2; i++) {
+    assert_int_equal(tfx_io_write_message(path_in(f, names[i]), g, i ? TFX_WIRE_BINARY : TFX_WIRE_TEXT, &f->d), 0);
+    tfx_model m;
+    assert_int_equal(load(f, path_in(f, names[i]), NULL, &m), 0);
+    assert_int_equal(m.wire, i ? TFX_WIRE_BINARY : TFX_WIRE_TEXT);
+    tfx_strbuf got;
+    tfx_sb_init(&got);
+    assert_int_equal(tfx_io_pack(m.root, &got), 0);
+    assert_int_equal(got.len, want.len);
+    assert_memory_equal(got.data, want.data, want.len);
+    tfx_sb_free(&got);
+    tfx_model_free(&m);
+  }
+  tfx_sb_free(&want);
+  assert_string_equal(tfx_msg_kind_name(TFX_MSG_SAVEDMODEL), "tensorflow.SavedModel");
+}
+
+/* Each allocation failure while loading is one clean error (or the load succeeds): no leaks. */
+static void allocation_failures_in_load(void **state) {
+  fx *f = *state;
+  char saved[1024];
+  snprintf(saved, sizeof saved, "meta_graphs { meta_info_def { tags: \"serve\" } graph_def { %s } }", GD);
+  write_binary_from_text(f, path_in(f, "saved_model.pb"), &tensorflow__saved_model__descriptor, saved);
+  write_bytes(path_in(f, "g.pbtxt"), GD, strlen(GD));
+  const char *paths[2] = {f->dir, "g.pbtxt"};
+  for (int k = 0; k < 2; k++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s", k ? path_in(f, paths[k]) : paths[k]);
+    int succeeded = 0;
+    for (long n = 1; n < 500 && !succeeded; n++) {
+      tfx_model m;
+      tfx_diag_clear(&f->d);
+      tfx_alloc_fail_at(n);
+      int rc = tfx_io_load_model(path, NULL, &m, &f->d);
+      long hits = tfx_alloc_failures();
+      tfx_alloc_fail_at(0);
+      if (rc == 0) {
+        assert_int_equal(m.graph->n_node, 2);
+        succeeded = hits == 0;
+      } else {
+        assert_int_equal(rc, TFX_EXIT_INPUT);
+        assert_true(f->d.errors >= 1);
+      }
+      tfx_model_free(&m);
+    }
+    assert_true(succeeded);
+  }
+}
+
+/* Every MANIFEST row: ok rows load with the recorded kind, wire and top-level node count; the
+ * rest (malformed, fails, GraphDebugInfo) fail with one error. */
+static void corpus_manifest(void **state) {
+  fx *f = *state;
+  const char *dir = getenv("TFXC_CORPUS");
+  if (!dir || !*dir) skip();
+  char path[4096];
+  snprintf(path, sizeof path, "%s/MANIFEST.tsv", dir);
+  FILE *fp = fopen(path, "r");
+  if (!fp) skip();
+  char line[8192];
+  int rows = 0, loaded = 0, failures = 0, bad = 0;
+  while (fgets(line, sizeof line, fp)) {
+    if (rows++ == 0) continue; /* header */
+    char *col[9] = {0};
+    int nc = 0;
+    for (char *s = line; s && nc < 9;) {
+      col[nc++] = s;
+      s = strpbrk(s, "\t\n");
+      if (s) *s++ = 0;
+    }
+    if (nc < 9) continue;
+    snprintf(path, sizeof path, "%s/%s", dir, col[0]);
+    const char *fmt = col[5], *check = col[8];
+    int expect_ok = strcmp(check, "ok") == 0 && !strstr(fmt, "GraphDebugInfo");
+    tfx_model m;
+    int rc = load(f, path, NULL, &m);
+    if (expect_ok) {
+      char want[64];
+      const char *kind = rc == 0 ? tfx_msg_kind_name(m.kind) + strlen("tensorflow.") : "";
+      snprintf(want, sizeof want, "%s (%s)", rc == 0 && m.wire == TFX_WIRE_TEXT ? "pbtxt" : "pb", kind);
+      if (rc != 0 || strcmp(want, fmt) != 0 || m.graph->n_node != strtoul(col[6], NULL, 10)) {
+        fprintf(stderr, "%s: expected %s with %s nodes, got rc %d %s %zu nodes\n", col[0], fmt, col[6], rc, want,
+                rc == 0 ? m.graph->n_node : 0);
+        tfx_diag_print(&f->d, stderr);
+        bad++;
+      } else {
+        loaded++;
+      }
+    } else {
+      if (rc != TFX_EXIT_INPUT || f->d.errors != 1) {
+        fprintf(stderr, "%s (%s): expected one error, got rc %d\n", col[0], check, rc);
+        bad++;
+      } else {
+        failures++;
+      }
+    }
+    tfx_model_free(&m);
+  }
+  fclose(fp);
+  fprintf(stderr, "corpus: %d loaded, %d failed as expected, %d wrong\n", loaded, failures, bad);
+  assert_int_equal(bad, 0);
+  assert_true(loaded > 200);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(binary_kinds_are_sniffed, fx_setup, fx_teardown),
+      cmocka_unit_test_setup_teardown(text_kinds_are_sniffed, fx_setup, fx_teardown),
+      cmocka_unit_test_setup_teardown(bad_inputs_fail_cleanly, fx_setup, fx_teardown),
+      cmocka_unit_test_setup_teardown(savedmodel_directory_and_tags, fx_setup, fx_teardown),
+      cmocka_unit_test_setup_teardown(binary_depth_limit, fx_setup, fx_teardown),
+      cmocka_unit_test_setup_teardown(write_text_and_binary_then_load, fx_setup, fx_teardown),
+      cmocka_unit_test_setup_teardown(allocation_failures_in_load, fx_setup, fx_teardown),
+      cmocka_unit_test_setup_teardown(corpus_manifest, fx_setup, fx_teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
