@@ -24,6 +24,7 @@ void tfx_ctx_free(tfx_ctx *ctx) {
 }
 
 int tfx_ctx_reindex(tfx_ctx *ctx) {
+  if (!ctx->have_module) return 0; /* not indexed yet: the index pass will do it */
   int want_scopes = ctx->have_scopes;
   if (ctx->have_scopes) tfx_scope_tree_free(&ctx->scopes);
   ctx->have_scopes = 0;

@@ -81,8 +81,9 @@ void *tfx_arena_alloc(tfx_arena *a, size_t n) {
 
 void *tfx_arena_calloc(tfx_arena *a, size_t n, size_t size) {
   if (size && n > SIZE_MAX / size) return NULL;
-  void *p = tfx_arena_alloc(a, n * size);
-  if (p) memset(p, 0, (n * size) ? (n * size) : 1);
+  size_t bytes = n * size;
+  void *p = tfx_arena_alloc(a, bytes);
+  if (p && bytes) memset(p, 0, bytes);
   return p;
 }
 
