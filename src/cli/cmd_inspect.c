@@ -191,6 +191,9 @@ static int render_text(const tfx_ctx *ctx, unsigned depth, tfx_strbuf *sb) {
 int tfx_cli_inspect(int argc, char **argv, int first, tfx_diag *d) {
   tfx_options o;
   memset(&o, 0, sizeof o);
+  /* inspect shows what is there even when the graph does not validate (inputs naming missing
+   * nodes, duplicate names...): the problems are printed as warnings. */
+  o.lenient_index = 1;
   tfx_cli_args a;
   tfx_cli_args_init(&a, argc, argv, first, "tfxc inspect", inspect_opts,
                     sizeof inspect_opts / sizeof inspect_opts[0]);

@@ -20,6 +20,7 @@ typedef struct build_ctx {
   const char *fname;
   uint32_t next_iter_id;     /* op id of "NextIteration", or TFX_HASH_NONE */
   uint32_t ref_next_iter_id; /* op id of "RefNextIteration", or TFX_HASH_NONE */
+  tfx_severity sev;          /* validation problems: errors, or warnings when lenient */
 } build_ctx;
 
 /* ---- input-string syntax ------------------------------------------------------------- */
@@ -140,10 +141,10 @@ int tfx_parse_func_input(const char *s, const char **name, size_t *name_len, con
 #define GERR(ctx, g, fmt, ...)                                                          \
   do {                                                                                  \
     if ((g)->func)                                                                      \
-      tfx_error((ctx)->d, (ctx)->fname, 0, 0, "function '%s': " fmt, (g)->name,         \
-                __VA_ARGS__);                                                           \
+      tfx_diag_add((ctx)->d, (ctx)->sev, (ctx)->fname, 0, 0, "function '%s': " fmt,     \
+                   (g)->name, __VA_ARGS__);                                             \
     else                                                                                \
-      tfx_error((ctx)->d, (ctx)->fname, 0, 0, fmt, __VA_ARGS__);                        \
+      tfx_diag_add((ctx)->d, (ctx)->sev, (ctx)->fname, 0, 0, fmt, __VA_ARGS__);         \
   } while (0)
 
 static int oom(build_ctx *c) {
@@ -484,13 +485,19 @@ nomem_reported:
 /* ---- module ----------------------------------------------------------------------------- */
 
 int tfx_module_build(tfx_module *m, Tensorflow__GraphDef *gd, const char *fname, tfx_diag *d) {
+  return tfx_module_build_ex(m, gd, fname, 0, d);
+}
+
+int tfx_module_build_ex(tfx_module *m, Tensorflow__GraphDef *gd, const char *fname,
+                        unsigned flags, tfx_diag *d) {
   memset(m, 0, sizeof *m);
   tfx_arena_init(&m->arena);
   tfx_intern_init(&m->ops);
   tfx_hmap_init(&m->main.by_name);
   m->fname = fname;
   m->main.name = "";
-  build_ctx c = {m, d, fname, TFX_HASH_NONE, TFX_HASH_NONE};
+  build_ctx c = {m, d, fname, TFX_HASH_NONE, TFX_HASH_NONE,
+                 (flags & TFX_MODULE_LENIENT) ? TFX_SEV_WARNING : TFX_SEV_ERROR};
   if (!gd) {
     tfx_error(d, fname, 0, 0, "no GraphDef to index");
     return TFX_EXIT_INPUT;
@@ -536,7 +543,7 @@ int tfx_module_build(tfx_module *m, Tensorflow__GraphDef *gd, const char *fname,
       g->name = name;
       if (!f) continue;
       if (name[0] == '\0') {
-        tfx_error(d, fname, 0, 0, "library function #%" PRIu32 " has an empty name", i);
+        tfx_diag_add(d, c.sev, fname, 0, 0, "library function #%" PRIu32 " has an empty name", i);
         failed = 1;
       } else {
         uint32_t first = 0;
@@ -547,10 +554,10 @@ int tfx_module_build(tfx_module *m, Tensorflow__GraphDef *gd, const char *fname,
           return TFX_EXIT_INPUT;
         }
         if (pr == 0) {
-          tfx_error(d, fname, 0, 0,
-                    "duplicate function name '%s' (first defined as library function #%" PRIu32
-                    ")",
-                    name, first);
+          tfx_diag_add(d, c.sev, fname, 0, 0,
+                       "duplicate function name '%s' (first defined as library function #%" PRIu32
+                       ")",
+                       name, first);
           failed = 1;
         }
       }
@@ -563,7 +570,8 @@ int tfx_module_build(tfx_module *m, Tensorflow__GraphDef *gd, const char *fname,
     }
     tfx_hmap_free(&fnames);
   }
-  return failed ? TFX_EXIT_INPUT : 0;
+  m->has_errors = failed;
+  return failed && !(flags & TFX_MODULE_LENIENT) ? TFX_EXIT_INPUT : 0;
 }
 
 void tfx_module_free(tfx_module *m) {

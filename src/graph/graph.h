@@ -77,7 +77,14 @@ typedef struct tfx_module {
   tfx_graph *funcs;        /* one per library function, library order */
   uint32_t n_funcs;
   const char *fname;       /* model file name for diagnostics (borrowed) */
+  int has_errors;          /* validation problems were found (lenient builds only get here) */
 } tfx_module;
+
+/* tfx_module_build_ex flags. */
+#define TFX_MODULE_LENIENT 1u /* report validation problems as warnings and keep going: bad
+                                 inputs are left unresolved (src == TFX_NO_ID), duplicate names
+                                 resolve to the first node, and a graph with problems has no
+                                 topological order (topo == NULL). For inspection tools. */
 
 /* Builds the index for gd's node list and for every library function body.
  * fname is used in diagnostics. Returns 0, or TFX_EXIT_INPUT after reporting errors.
@@ -86,6 +93,8 @@ typedef struct tfx_module {
  * a function body are prefixed "function 'f': ". Duplicate function names and empty
  * function names are errors. topo is NULL for a graph that had errors. */
 int tfx_module_build(tfx_module *m, Tensorflow__GraphDef *gd, const char *fname, tfx_diag *d);
+int tfx_module_build_ex(tfx_module *m, Tensorflow__GraphDef *gd, const char *fname,
+                        unsigned flags, tfx_diag *d);
 void tfx_module_free(tfx_module *m);
 
 /* Node id by name, or TFX_NO_ID. */

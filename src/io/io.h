@@ -3,7 +3,34 @@
  * Output: a tfx_model whose GraphDef and everything it points to live in model->arena.
  * The input kind is sniffed from the content (binary vs text; GraphDef vs MetaGraphDef vs
  * SavedModel); the file name is only a tie-breaker. Failures are reported into the
- * diagnostics context and return TFX_EXIT_INPUT. Knows nothing about scopes or rules. */
+ * diagnostics context and return TFX_EXIT_INPUT. Knows nothing about scopes or rules.
+ *
+ * Sniffing rules (tfx_io_load_model):
+ * - A directory is a SavedModel dir: saved_model.pb is read, else saved_model.pbtxt.
+ * - Text vs binary: text when the first 4 KiB hold no control bytes other than \t \n \v \f \r
+ *   (binary protobufs almost always start with a tag/length byte below 0x20) and the first thing
+ *   after whitespace and # comments is an identifier, '[' or end of file. A zero-byte file is an
+ *   empty *binary* message and whitespace/comment-only text an empty text message (both as protoc
+ *   reads them): each loads as an empty GraphDef (a SavedModel if named saved_model.pb*).
+ * - Text type: the first top-level field name. node/library/versions/version/debug_info ->
+ *   GraphDef; meta_info_def/graph_def/saver_def/collection_def/signature_def/asset_file_def/
+ *   object_graph_def -> MetaGraphDef; saved_model_schema_version/meta_graphs -> SavedModel;
+ *   files/traces/... -> refused as a GraphDebugInfo; anything else -> "not a TensorFlow model".
+ * - Binary type: the bytes are walked (wire.c) as each of GraphDef, MetaGraphDef, SavedModel.
+ *   A type is a candidate when every known field carries its declared wire type (so protobuf-c
+ *   would unpack it). Among candidates the one with the fewest anomalies wins (unknown fields and
+ *   repeated singular fields, which TF's serializers never write); ties go to the type whose key
+ *   field is present (GraphDef node/library, MetaGraphDef graph_def, SavedModel meta_graphs), then
+ *   to the file name (saved_model.pb -> SavedModel, *.meta -> MetaGraphDef, else GraphDef), then
+ *   to GraphDef. No candidate -> "malformed protobuf" with a byte offset.
+ * - SavedModel: the meta graph tagged opts->tag (default "serve"); with no tag given and exactly
+ *   one meta graph, that one; otherwise an error listing the tag sets. No graph_def -> error.
+ * - Limits: max_file_size (default 4 GiB); max_depth (default 100, as protoc; capped at 1000 so
+ *   the recursive text parser and protobuf-c's recursive unpack stay within the C stack). Binary
+ *   input is walked iteratively before protobuf-c ever sees it, so deep input is refused cleanly.
+ * - Strings: protobuf-c keeps `string` fields as C strings, so a value with an embedded NUL is
+ *   truncated there (text input gets a warning). `bytes` fields keep every byte.
+ * A loaded tfx_model must not be copied by value: its arena's protobuf-c adapter points at it. */
 #ifndef TFX_IO_IO_H
 #define TFX_IO_IO_H
 
@@ -44,7 +71,10 @@ void tfx_model_free(tfx_model *m);
 /* Unpacks a binary message into arena; NULL after reporting (fname used in the message). */
 ProtobufCMessage *tfx_io_unpack(const ProtobufCMessageDescriptor *desc, const uint8_t *data,
                                 size_t len, const char *fname, tfx_arena *arena, tfx_diag *d);
-/* Serializes msg into out (appends). Returns 0, -1 on out of memory. */
+/* Serializes msg into out (appends), byte-identical to C++ protobuf / protoc --encode: field
+ * order, packed proto3 repeated scalars, unknown fields kept (after the known ones), map entries
+ * always with key and value (protobuf_c_message_pack would drop default keys/values).
+ * Returns 0, -1 on out of memory or nesting deeper than 1000. */
 int tfx_io_pack(const ProtobufCMessage *msg, tfx_strbuf *out);
 
 /* Writes msg to path atomically, binary or text. Returns 0 or -1 (reported). */

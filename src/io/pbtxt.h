@@ -22,15 +22,23 @@ typedef struct tfx_pbtxt_limits {
   size_t max_string;       /* bytes in one string/bytes value; 0 = no limit */
 } tfx_pbtxt_limits;
 
-/* Parses text (len bytes, need not be NUL-terminated) as message type desc.
- * fname names the input in diagnostics. limits may be NULL. */
+/* Parses text (len bytes, need not be NUL-terminated; NUL bytes are an error) as message type
+ * desc. fname names the input in diagnostics. limits may be NULL; max_depth is capped at 1000.
+ * Follows protoc 3.21's text parser: `name: value`, `name {}`/`name: {}`/`name <>`, `[a, b]`
+ * lists, enums by name or number (unknown numbers kept: proto3 enums are open), all C escapes
+ * incl. \u/\U, adjacent string literals concatenated, inf/nan/infinity in any case, ints range
+ * checked per type, ';' or ',' after a field. "Specified multiple times" uses protoc's HasField:
+ * a proto3 scalar still at zero does not count as set. Errors point at the offending token
+ * (protoc points one token later). Extensions and the expanded Any form `[type/url] {}` are
+ * refused. On failure the arena may hold partial allocations (freed with the arena). */
 ProtobufCMessage *tfx_pbtxt_parse(const ProtobufCMessageDescriptor *desc, const char *text,
                                   size_t len, const char *fname, tfx_arena *arena,
                                   const tfx_pbtxt_limits *limits, tfx_diag *d);
 
 /* Prints msg in protobuf text format (2-space indent, fields in field-number order, map
  * entries in their stored order, floats with enough digits to round-trip, enums by name,
- * bytes/strings with C escapes like protoc). Unknown fields are not printed.
+ * bytes/strings with C escapes like protoc). Unknown fields are not printed. A NaN with its sign
+ * bit set prints as -nan so that parsing it back gives the same bits. Iterative (no recursion).
  * Returns 0, or -1 when out of memory (out->oom set). */
 int tfx_pbtxt_print(const ProtobufCMessage *msg, tfx_strbuf *out);
 

@@ -31,7 +31,9 @@ int tfx_ctx_reindex(tfx_ctx *ctx) {
   if (ctx->have_module) tfx_module_free(&ctx->module);
   ctx->have_module = 0;
   if (!ctx->have_model) return 0;
-  int rc = tfx_module_build(&ctx->module, ctx->model.graph, ctx->model.path, ctx->diag);
+  int rc = tfx_module_build_ex(&ctx->module, ctx->model.graph, ctx->model.path,
+                               ctx->opts && ctx->opts->lenient_index ? TFX_MODULE_LENIENT : 0u,
+                               ctx->diag);
   if (rc != 0) {
     tfx_module_free(&ctx->module); /* a failed build may hold partial tables */
     return rc;

@@ -41,6 +41,8 @@ typedef struct tfx_options {
   const char *disable;         /* --disable-pass: comma-separated pass names */
   int time_passes;             /* --time-passes */
   int verbose;                 /* -v count; -1 for -q */
+  int lenient_index;           /* index a graph with validation problems anyway, reporting them
+                                  as warnings (inspect); conversion never sets it */
 } tfx_options;
 
 typedef struct tfx_ctx {

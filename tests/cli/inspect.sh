@@ -118,6 +118,27 @@ assert j=={"nodes":1,"functions":0,"op_types":{"NoOp":1},"scopes":[{"name":"root
 ' f.json || { echo "FAIL: flat JSON"; fail=1; }
 "$TFXC" inspect flat.pbtxt 2>/dev/null | grep -q "^producer: *none" || { echo "FAIL: flat: producer none"; fail=1; }
 
+# A graph that does not validate is still inspected: warnings on stderr, exit 0; the same
+# graph is an error (exit 3) for conversion.
+cat >dangling.pbtxt <<'PB'
+node { name: "a/x" op: "Const" }
+node { name: "a/y" op: "Add" input: "a/x" input: "ghost" }
+node { name: "a/x" op: "Const" }
+PB
+"$TFXC" inspect --json dangling.pbtxt >d.json 2>d.err || { echo "FAIL: lenient inspect exit $?"; cat d.err; fail=1; }
+grep -q "warning: .*missing node 'ghost'" d.err || { echo "FAIL: lenient inspect: no warning for ghost"; cat d.err; fail=1; }
+grep -q "warning: duplicate node name 'a/x'" d.err || { echo "FAIL: lenient inspect: no duplicate warning"; cat d.err; fail=1; }
+python3 -c '
+import json,sys
+j=json.load(open(sys.argv[1]))
+assert j["nodes"]==3 and j["op_types"]=={"Add":1,"Const":2}, j
+assert [s["name"] for s in j["scopes"]]==["root","a/"], j
+' d.json || { echo "FAIL: lenient inspect JSON"; fail=1; }
+"$TFXC" --emit tf-pbtxt -o d.out.pbtxt dangling.pbtxt 2>d2.err; rc=$?
+[ $rc -eq 3 ] || { echo "FAIL: converting an invalid graph exited $rc, want 3"; fail=1; }
+grep -q "error: .*missing node 'ghost'" d2.err || { echo "FAIL: conversion error message"; cat d2.err; fail=1; }
+[ -e d.out.pbtxt ] && { echo "FAIL: output written for an invalid graph"; fail=1; }
+
 # Bad input: exit 3, nothing on stdout.
 printf 'node { name: "a" op: ' >bad.pbtxt
 "$TFXC" inspect --json bad.pbtxt >b.out 2>b.err; rc=$?

@@ -10,7 +10,7 @@ command -v protoc >/dev/null || { echo "SKIP: protoc not installed"; exit 77; }
 decode() { protoc --decode=tensorflow.GraphDef -I "$TFXC_PROTO_DIR" tensorflow/graph.proto <"$1"; }
 encode() { protoc --encode=tensorflow.GraphDef -I "$TFXC_PROTO_DIR" tensorflow/graph.proto <"$1"; }
 nt=0; nb=0
-while IFS=$'\t' read -r file _repo _path _commit _lic format _count _notes check; do
+while IFS=$'\037' read -r file _repo _path _commit _lic format _count _notes check; do
   [ "$check" = ok ] || continue
   f="$TFXC_CORPUS/$file"
   case "$format" in
@@ -38,6 +38,6 @@ while IFS=$'\t' read -r file _repo _path _commit _lic format _count _notes check
     fail "$file: binary->text->binary changed the message"; diff "$WORK/a.txt" "$WORK/b.txt" | head -10
   fi
   nb=$((nb + 1))
-done <"$TFXC_CORPUS/MANIFEST.tsv"
+done < <(tr '\t' '\037' <"$TFXC_CORPUS/MANIFEST.tsv")
 echo "text->binary checked on $nt files, round trip on $nb files, $FAILS failures"
 [ "$nt" -gt 0 ] && [ "$nb" -gt 0 ] && [ "$FAILS" -eq 0 ]

@@ -5,7 +5,7 @@
 # message; nothing ever crashes (negative tests included).
 . "$(dirname "$0")/lib.bash"
 n=0
-while IFS=$'\t' read -r file _repo _path _commit _lic format count notes check; do
+while IFS=$'\037' read -r file _repo _path _commit _lic format count notes check; do
   [ "$file" = file ] && continue
   f="$TFXC_CORPUS/$file"
   n=$((n + 1))
@@ -39,6 +39,6 @@ while IFS=$'\t' read -r file _repo _path _commit _lic format count notes check; 
       ;;
     *) fail "$file: unknown manifest check '$check'" ;;
   esac
-done <"$TFXC_CORPUS/MANIFEST.tsv"
+done < <(tr '\t' '\037' <"$TFXC_CORPUS/MANIFEST.tsv")
 echo "checked $n corpus files, $FAILS failures"
 [ "$FAILS" -eq 0 ]
