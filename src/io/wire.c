@@ -58,6 +58,12 @@ static int tfx_wire_native(ProtobufCType t) {
   }
 }
 
+static int has_oneof(const ProtobufCMessageDescriptor *d) {
+  for (unsigned i = 0; d && i < d->n_fields; i++)
+    if (d->fields[i].flags & PROTOBUF_C_FIELD_FLAG_ONEOF) return 1;
+  return 0;
+}
+
 tfx_wire_status tfx_io_wire_walk(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t len,
                                  unsigned max_depth, tfx_wire_stats *st) {
   memset(st, 0, sizeof *st);
@@ -79,7 +85,8 @@ tfx_wire_status tfx_io_wire_walk(const ProtobufCMessageDescriptor *desc, const u
     }
     size_t tag_off = pos;
     uint64_t tag;
-    if (tfx_wire_varint(data, fr->end, &pos, &tag)) {
+    /* protobuf-c reads a tag in at most 5 bytes */
+    if (tfx_wire_varint(data, fr->end, &pos, &tag) || pos - tag_off > 5) {
       tfx_wire_fail(st, tag_off, "truncated or overlong field tag");
       break;
     }
@@ -105,6 +112,7 @@ tfx_wire_status tfx_io_wire_walk(const ProtobufCMessageDescriptor *desc, const u
       break;
     case 2:
       if (tfx_wire_varint(data, fr->end, &pos, &v)) tfx_wire_fail(st, val_off, "truncated length");
+      else if (pos - val_off > 5) tfx_wire_fail(st, val_off, "overlong length"); /* protobuf-c: 5 bytes at most */
       else if (v > fr->end - pos)
         tfx_wire_fail(st, val_off, "length %llu runs past the end of the enclosing message",
                       (unsigned long long)v);
@@ -125,7 +133,19 @@ tfx_wire_status tfx_io_wire_walk(const ProtobufCMessageDescriptor *desc, const u
     }
     size_t idx = (size_t)(f - fr->desc->fields);
     if (f->label != PROTOBUF_C_LABEL_REPEATED && idx < 64) {
-      if (fr->seen & ((uint64_t)1 << idx)) st->anomalies++;
+      if (fr->seen & ((uint64_t)1 << idx)) {
+        st->anomalies++;
+        /* A singular message given twice is merged by protobuf-c, and its merge fails when
+         * the message type has a oneof (1.4.1): refuse it here with a clear message instead
+         * of an unexplained unpack failure. TensorFlow's writers never produce this. */
+        if (f->type == PROTOBUF_C_TYPE_MESSAGE && has_oneof(f->descriptor)) {
+          tfx_wire_fail(st, tag_off,
+                        "field %s.%s occurs more than once and its message type has a oneof "
+                        "(such messages cannot be merged)",
+                        fr->desc->name, f->name);
+          break;
+        }
+      }
       fr->seen |= (uint64_t)1 << idx;
     }
     int native = tfx_wire_native(f->type);
@@ -143,11 +163,16 @@ tfx_wire_status tfx_io_wire_walk(const ProtobufCMessageDescriptor *desc, const u
           break;
         }
       } else {
-        size_t q = payload;
+        /* tfx_wire_varint advances q even when it fails, so test its result, not q */
+        size_t q = payload, vstart = payload;
         uint64_t dummy;
-        while (q < pos && tfx_wire_varint(data, pos, &q, &dummy) == 0) {}
-        if (q != pos) {
-          tfx_wire_fail(st, q, "packed field %s.%s ends inside a varint", fr->desc->name, f->name);
+        int bad = 0;
+        while (!bad && q < pos) {
+          vstart = q;
+          bad = tfx_wire_varint(data, pos, &q, &dummy) != 0;
+        }
+        if (bad) {
+          tfx_wire_fail(st, vstart, "packed field %s.%s ends inside a varint", fr->desc->name, f->name);
           break;
         }
       }

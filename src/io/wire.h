@@ -16,7 +16,8 @@
 
 typedef enum {
   TFX_WIRE_OK = 0,
-  TFX_WIRE_MALFORMED,  /* protobuf-c would fail to unpack it */
+  TFX_WIRE_MALFORMED,  /* protobuf-c would fail to unpack it, or tfxc refuses it on purpose
+                          (field numbers 0 or above 2^29-1, lengths of 2^32 or more) */
   TFX_WIRE_TOO_DEEP,   /* message nesting beyond max_depth */
   TFX_WIRE_NOMEM
 } tfx_wire_status;

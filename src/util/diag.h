@@ -36,7 +36,7 @@ void tfx_diag_clear(tfx_diag *d);
 void tfx_diag_add(tfx_diag *d, tfx_severity sev, const char *file, unsigned line, unsigned col,
                   const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 void tfx_diag_addv(tfx_diag *d, tfx_severity sev, const char *file, unsigned line, unsigned col,
-                   const char *fmt, va_list ap);
+                   const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
 /* Shorthands for the common case. */
 void tfx_error(tfx_diag *d, const char *file, unsigned line, unsigned col, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));

@@ -282,6 +282,14 @@ int tfx_vm_strtest(tfx_vm *vm, tfx_opcode op, const tfx_value *a, const tfx_valu
     *out = tfx_v_bool(0);
     return TFX_VMR_OK;
   }
+  if (op == TFX_OP_CONTAINS && a->tag == TFX_V_LIST) { /* `list contains x`: membership */
+    int rc = tfx_vm_charge(vm, a->n / 8);
+    if (rc) return rc;
+    int hit = 0;
+    for (uint32_t i = 0; i < a->n && !hit; i++) hit = tfx_v_equal(&a->u.items[i], b);
+    *out = tfx_v_bool(hit);
+    return TFX_VMR_OK;
+  }
   if (a->tag != TFX_V_STR || b->tag != TFX_V_STR) {
     const char *w = op == TFX_OP_CONTAINS ? "contains" : op == TFX_OP_STARTS ? "starts_with" : "ends_with";
     return tfx_vm_err(vm, TFX_VMR_TYPE, "type error: %s needs strings, not %s and %s", w,

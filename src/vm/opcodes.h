@@ -51,7 +51,7 @@
   X(GT, R, R, R, _, ANY, 0, "R[a] = R[b] > R[c]", "order numbers, or strings bytewise")       \
   X(GE, R, R, R, _, ANY, 0, "R[a] = R[b] >= R[c]", "order numbers, or strings bytewise")      \
   X(NOT, R, R, _, _, ANY, 0, "R[a] = not R[b]", "boolean negation (bool operand)")            \
-  X(CONTAINS, R, R, R, _, ANY, 0, "R[a] = R[b] contains R[c]", "substring test")              \
+  X(CONTAINS, R, R, R, _, ANY, 0, "R[a] = R[b] contains R[c]", "substring test; list membership when R[b] is a list") \
   X(STARTS, R, R, R, _, ANY, 0, "R[a] = R[b] starts_with R[c]", "prefix test")                \
   X(ENDS, R, R, R, _, ANY, 0, "R[a] = R[b] ends_with R[c]", "suffix test")                    \
   X(IN, R, R, R, _, ANY, 0, "R[a] = R[b] in R[c]", "list membership (EQ equality)")           \

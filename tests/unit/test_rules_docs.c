@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rules/compile.h"
 #include "rules/load.h"
 #include "util/diag.h"
 #include "util/fileio.h"
@@ -63,13 +64,20 @@ static size_t split_blocks(const char *md, size_t len, block *out, size_t max) {
   return n;
 }
 
+/* Loads and checks one block; a block that checks cleanly is also compiled to a pack (which
+ * tfx_asm_finish verifies), so every clean example must compile. */
 static char *run(const char *name, const char *text, size_t len, size_t *errors) {
   tfx_diag d;
   tfx_diag_init(&d);
   tfx_ruleset *rs = tfx_ruleset_new();
   assert_non_null(rs);
   tfx_rules_load_buffer(rs, name, text, len, &d);
-  tfx_rules_check(rs, NULL, &d);
+  if (tfx_rules_check(rs, NULL, &d) == 0 && d.errors == 0) {
+    tfx_pack p;
+    int rc = tfx_rules_compile(rs, &p, &d);
+    if (rc == 0) assert_true(p.n_rules > 0);
+    tfx_pack_free(&p);
+  }
   char *out = NULL;
   size_t outlen = 0;
   FILE *f = open_memstream(&out, &outlen);
