@@ -11,7 +11,7 @@
 /* ---------------------------------------------------------------- reporting */
 
 void tfx_rules_reportv(tfx_ruleset *rs, tfx_diag *d, tfx_severity sev, tfx_rules_loc loc,
-                       const char *fmt, va_list ap);
+                       const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
 void tfx_rules_perror(tfx_rules_pctx *P, tfx_rules_loc loc, const char *fmt, ...) {
   va_list ap;

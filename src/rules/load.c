@@ -22,7 +22,7 @@
 
 int tfx_rules_sema(tfx_ruleset *rs, const tfx_rules_options *opt, tfx_diag *d);
 void tfx_rules_reportv(tfx_ruleset *rs, tfx_diag *d, tfx_severity sev, tfx_rules_loc loc,
-                       const char *fmt, va_list ap);
+                       const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
 tfx_ruleset *tfx_ruleset_new(void) {
   tfx_ruleset *rs = tfx_calloc(1, sizeof *rs);
