@@ -1,0 +1,64 @@
+/* Fuzz target: bytes -> a model file -> tfx_io_load_model (binary/text sniffing, GraphDef /
+ * MetaGraphDef / SavedModel, meta graph selection). io has no in-memory entry point, so the
+ * bytes are written to one temporary file per process (created on the first input, rewritten
+ * and truncated for every input, removed at exit). A model that loads must have a GraphDef
+ * (io.h: "never NULL after a successful load"); it is then indexed and scoped. */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, pwrite, ftruncate */
+
+#include "fuzz_common.h"
+
+#include <unistd.h>
+
+#include "io/io.h"
+#include "util/arena.h"
+
+static char model_path[4096];
+static int model_fd = -1;
+
+static void remove_model(void) {
+  if (model_fd >= 0) {
+    close(model_fd);
+    unlink(model_path);
+  }
+}
+
+static void open_model(void) {
+  const char *dir = getenv("TMPDIR");
+  if (!dir || !*dir) dir = "/tmp";
+  int n = snprintf(model_path, sizeof model_path, "%s/tfxc-fuzz-model-XXXXXX", dir);
+  FUZZ_CHECK(n > 0 && (size_t)n < sizeof model_path, "TMPDIR too long");
+  model_fd = mkstemp(model_path);
+  FUZZ_CHECK(model_fd >= 0, "mkstemp(%s) failed", model_path);
+  atexit(remove_model);
+}
+
+static void write_model(const uint8_t *data, size_t size) {
+  FUZZ_CHECK(ftruncate(model_fd, 0) == 0, "ftruncate failed");
+  size_t off = 0;
+  while (off < size) {
+    ssize_t w = pwrite(model_fd, data + off, size - off, (off_t)off);
+    FUZZ_CHECK(w > 0, "pwrite failed");
+    off += (size_t)w;
+  }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (model_fd < 0) open_model();
+  write_model(data, size);
+  tfx_diag d;
+  tfx_diag_init(&d);
+  tfx_model m;
+  int rc = tfx_io_load_model(model_path, NULL, &m, &d);
+  if (rc == 0) {
+    FUZZ_CHECK(m.graph != NULL && m.root != NULL, "tfx_io_load_model returned 0 without a graph");
+    FUZZ_CHECK(!tfx_diag_has_errors(&d), "tfx_io_load_model returned 0 after reporting an error");
+    fuzz_index_and_scope(m.graph, &d);
+  } else {
+    FUZZ_CHECK(tfx_diag_has_errors(&d), "tfx_io_load_model failed (%d) without reporting an error", rc);
+    FUZZ_CHECK(m.graph == NULL && m.root == NULL, "a failed load left the model non-empty");
+  }
+  tfx_model_free(&m);
+  fuzz_diag_dump(&d);
+  tfx_diag_free(&d);
+  return 0;
+}
