@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "passes/pipeline.h"
+#include "vm/pack.h"
 #include "util/diag.h"
 
 typedef struct tfx_cli_opt {
@@ -62,15 +63,43 @@ int tfx_cli_check_input_format(const char *s, tfx_diag *d);
  * against the graph by the prune pass). Returns 0 or -1 (reported). */
 int tfx_cli_check_prune_options(const char *input_shape, const char *out_nodes, tfx_diag *d);
 
+/* Rule options shared by convert, compile, list-rules and disasm (rules_opts.c): -r PATH
+ * (repeatable, command-line order), --no-stdlib, -W<name>/-Wno-<name>/-Werror[=<name>]/-Wall. */
+typedef struct tfx_cli_rules {
+  const char **paths;   /* borrowed argv strings; the array is owned */
+  size_t n_paths, cap_paths;
+  char **warns;         /* owned "-W..." strings */
+  size_t n_warns, cap_warns;
+  int no_stdlib;
+} tfx_cli_rules;
+
+void tfx_cli_rules_free(tfx_cli_rules *r);
+/* Appends a -r path. Returns 0 or -1 (out of memory, reported). */
+int tfx_cli_rules_add_path(tfx_cli_rules *r, const char *path, tfx_diag *d);
+/* Appends -W<value> after checking it. Returns 0 or -1 (usage error of cmd, reported). */
+int tfx_cli_rules_add_warn(tfx_cli_rules *r, const char *value, const char *cmd, tfx_diag *d);
+/* Loads, checks and compiles the rules (see tfx_rules_build_pack). Returns 0 or an exit code. */
+int tfx_cli_rules_build(const tfx_cli_rules *r, int verbose, tfx_pack *out, tfx_diag *d);
+/* Prints VM trace lines to stderr (the --trace sink). */
+void tfx_cli_trace_stderr(void *user, const char *line);
+
 /* Subcommands: argv[first] is the first argument after the command name. */
 int tfx_cli_convert(int argc, char **argv, int first, tfx_diag *d);
 int tfx_cli_inspect(int argc, char **argv, int first, tfx_diag *d);
 int tfx_cli_fmt(int argc, char **argv, int first, tfx_diag *d);
+int tfx_cli_compile(int argc, char **argv, int first, tfx_diag *d);
+int tfx_cli_disasm(int argc, char **argv, int first, tfx_diag *d);
+int tfx_cli_list_rules(int argc, char **argv, int first, tfx_diag *d);
+int tfx_cli_test(int argc, char **argv, int first, tfx_diag *d);
 
 /* Help texts. */
 void tfx_cli_help_main(FILE *f);
 void tfx_cli_help_inspect(FILE *f);
 void tfx_cli_help_fmt(FILE *f);
+void tfx_cli_help_compile(FILE *f);
+void tfx_cli_help_disasm(FILE *f);
+void tfx_cli_help_list_rules(FILE *f);
+void tfx_cli_help_test(FILE *f);
 /* Help for a command name (NULL = main). Returns 0, or -1 if the command is unknown. */
 int tfx_cli_help_for(const char *cmd, FILE *f);
 

@@ -3,6 +3,7 @@
  * (LOAD .. EMIT), the --time-passes table on stderr, diagnostics printed once at the end.
  * Checks run cheapest first: usage errors (exit 2) before options whose feature does not exist
  * yet (exit 1), both before the model is read. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +14,8 @@
 enum {
   O_RULES, O_NO_STDLIB, O_OUTPUT, O_EMIT, O_INPUT_SHAPE, O_INPUT_FORMAT, O_OUT_NODES,
   O_ENABLE_SCOPE, O_DISABLE_PASS, O_CHECK, O_REPORT, O_TIME_PASSES, O_DUMP_AFTER, O_DUMP_DIR,
-  O_TRACE, O_VERBOSE, O_QUIET, O_TAG, O_MAX_FILE, O_LIST_PASSES, O_HELP, O_VERSION
+  O_TRACE, O_VERBOSE, O_QUIET, O_TAG, O_MAX_FILE, O_LIST_PASSES, O_HELP, O_VERSION,
+  O_WARN, O_VM_BUDGET
 };
 
 static const tfx_cli_opt convert_opts[] = {
@@ -39,6 +41,8 @@ static const tfx_cli_opt convert_opts[] = {
   {O_LIST_PASSES, "list-passes", 0, NULL},
   {O_HELP, "help", 'h', NULL},
   {O_VERSION, "version", 0, NULL},
+  {O_WARN, NULL, 'W', "WARNING"},
+  {O_VM_BUDGET, "vm-budget", 0, "N"},
 };
 
 typedef struct emit_kind {
@@ -85,6 +89,7 @@ static int parse_emit(const char *s, unsigned *mask, tfx_diag *d) {
 
 typedef struct convert_args {
   tfx_options o;
+  tfx_cli_rules rules;
   const char *output;
   const char *emit;
   int list_passes, help, version;
@@ -114,14 +119,33 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx
       }
       ca->o.model_path = v;
       break;
-    case O_RULES: not_yet(ca, d, "--rules", "rules arrive with the rule compiler"); break;
-    case O_NO_STDLIB: not_yet(ca, d, "--no-stdlib", "there is no rule stdlib yet"); break;
-    case O_ENABLE_SCOPE:
-      not_yet(ca, d, "--enable-scope-fusion-passes", "no scope fusion passes exist yet");
+    case O_RULES:
+      if (tfx_cli_rules_add_path(&ca->rules, v, d) != 0) return TFX_EXIT_FAIL;
       break;
+    case O_NO_STDLIB: ca->rules.no_stdlib = 1; break;
+    case O_WARN:
+      if (tfx_cli_rules_add_warn(&ca->rules, v, "tfxc", d) != 0) usage = 1;
+      break;
+    case O_ENABLE_SCOPE:
+      if (!*v) {
+        tfx_cli_usage_error(d, "tfxc", "--enable-scope-fusion-passes: empty list");
+        usage = 1;
+      }
+      ca->o.enable_scope_passes = v;
+      break;
+    case O_VM_BUDGET: {
+      unsigned n;
+      if (tfx_cli_parse_uint(v, &n) != 0 || n == 0) {
+        tfx_cli_usage_error(d, "tfxc", "--vm-budget: '%s' is not a positive number of steps "
+                            "(at most 1000000000)", v);
+        usage = 1;
+      }
+      else ca->o.vm_budget = n;
+      break;
+    }
     case O_CHECK: not_yet(ca, d, "--check", "the precheck arrives with op mapping"); break;
     case O_REPORT: not_yet(ca, d, "--report", "the precheck arrives with op mapping"); break;
-    case O_TRACE: not_yet(ca, d, "--trace", "there is no rule VM yet"); break;
+    case O_TRACE: ca->o.trace = 1; break;
     case O_OUTPUT: ca->output = v; break;
     case O_EMIT: ca->emit = v; break;
     case O_INPUT_SHAPE: ca->o.input_shape = v; break;
@@ -148,6 +172,15 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx
     case O_VERSION: ca->version = 1; break;
     default: break;
     }
+  }
+  ca->o.rule_paths = ca->rules.paths;
+  ca->o.n_rule_paths = ca->rules.n_paths;
+  ca->o.no_stdlib = ca->rules.no_stdlib;
+  ca->o.warn_opts = (const char *const *)ca->rules.warns;
+  ca->o.n_warn_opts = ca->rules.n_warns;
+  if (ca->o.trace) {
+    ca->o.trace_fn = tfx_cli_trace_stderr;
+    ca->o.trace_user = NULL;
   }
   if (ca->help || ca->version || ca->list_passes) return usage ? TFX_EXIT_USAGE : 0;
   unsigned mask = 1u << TFX_EMIT_AIR;
@@ -182,6 +215,47 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx
   return ca->unimplemented ? TFX_EXIT_FAIL : 0;
 }
 
+/* Splits --disable-pass: names of pipeline passes (or close to one: they get the pipeline's
+ * "did you mean") stay in *pipe; the others are scope fusion passes of the rules, checked by
+ * the rules pass once the rules are loaded (*rules). Both malloc'ed ("" when empty).
+ * Returns 0 or -1 (out of memory). */
+static int split_disable(tfx_pipeline *p, const char *list, char **pipe, char **rules) {
+  tfx_strbuf a, b;
+  tfx_sb_init(&a);
+  tfx_sb_init(&b);
+  const char *names[64];
+  size_t nn = 0;
+  for (size_t i = 0; i < p->n && nn < 64; i++) names[nn++] = p->passes[i].name;
+  const char *s = list;
+  for (;;) {
+    const char *e = strchr(s, ',');
+    size_t n = e ? (size_t)(e - s) : strlen(s);
+    char word[128];
+    size_t wn = n < sizeof word - 1 ? n : sizeof word - 1;
+    memcpy(word, s, wn);
+    word[wn] = 0;
+    int pipeline = n == 0 || wn != n || tfx_pipeline_find(p, word) ||
+                   strcmp(word, "all") == 0 || tfx_pipeline_closest(word, names, nn);
+    tfx_strbuf *t = pipeline ? &a : &b;
+    if (t->len) tfx_sb_putc(t, ',');
+    tfx_sb_add(t, s, n);
+    if (!e) break;
+    s = e + 1;
+  }
+  int rc = a.oom || b.oom ? -1 : 0;
+  *pipe = rc ? NULL : strdup(tfx_sb_cstr(&a));
+  *rules = rc ? NULL : strdup(tfx_sb_cstr(&b));
+  tfx_sb_free(&a);
+  tfx_sb_free(&b);
+  if (!*pipe || !*rules) {
+    free(*pipe);
+    free(*rules);
+    *pipe = *rules = NULL;
+    return -1;
+  }
+  return 0;
+}
+
 static void print_table(tfx_strbuf *sb) {
   if (!sb->oom) fputs(tfx_sb_cstr(sb), stderr);
   else fputs("tfxc: out of memory printing a table\n", stderr);
@@ -191,18 +265,16 @@ int tfx_cli_convert(int argc, char **argv, int first, tfx_diag *d) {
   convert_args ca;
   memset(&ca, 0, sizeof ca);
   int rc = parse_convert(argc, argv, first, &ca, d);
-  if (rc != 0) return rc;
-  if (ca.help) {
-    tfx_cli_help_main(stdout);
-    return TFX_EXIT_OK;
-  }
-  if (ca.version) {
-    printf("tfxc %s\n", TFXC_VERSION);
-    return TFX_EXIT_OK;
+  if (rc != 0 || ca.help || ca.version) {
+    if (rc == 0 && ca.help) tfx_cli_help_main(stdout);
+    else if (rc == 0) printf("tfxc %s\n", TFXC_VERSION);
+    tfx_cli_rules_free(&ca.rules);
+    return rc;
   }
   tfx_pipeline p;
   tfx_pipeline_init(&p);
   char *outs[TFX_EMIT__COUNT] = {0};
+  char *dis_pipe = NULL, *dis_rules = NULL;
   tfx_ctx ctx;
   tfx_ctx_init(&ctx, &ca.o, d);
   if (tfx_pass_register_builtin(&p) != 0) {
@@ -210,10 +282,24 @@ int tfx_cli_convert(int argc, char **argv, int first, tfx_diag *d) {
     rc = TFX_EXIT_FAIL;
     goto done;
   }
-  if ((ca.o.disable && tfx_pipeline_disable(&p, ca.o.disable, d) != 0) ||
+  if (ca.o.disable && split_disable(&p, ca.o.disable, &dis_pipe, &dis_rules) != 0) {
+    tfx_error(d, NULL, 0, 0, "out of memory");
+    rc = TFX_EXIT_FAIL;
+    goto done;
+  }
+  if ((dis_pipe && *dis_pipe && tfx_pipeline_disable(&p, dis_pipe, d) != 0) ||
       (ca.o.dump_after && tfx_pipeline_check_names(&p, ca.o.dump_after, 1, "--dump-after", d) != 0)) {
     rc = TFX_EXIT_USAGE;
     goto done;
+  }
+  if (dis_rules && *dis_rules) {
+    const tfx_pass *rp = tfx_pipeline_find(&p, "rules");
+    if (!rp || !rp->enabled) { /* no rules are loaded: nothing else can have these names */
+      tfx_pipeline_check_names(&p, dis_rules, 0, "--disable-pass", d);
+      rc = TFX_EXIT_USAGE;
+      goto done;
+    }
+    ca.o.disable_rules = dis_rules;
   }
   if (ca.list_passes) {
     tfx_strbuf sb;
@@ -262,6 +348,9 @@ done:
   tfx_ctx_free(&ctx);
   tfx_pipeline_free(&p);
   for (int k = 0; k < TFX_EMIT__COUNT; k++) free(outs[k]);
+  tfx_cli_rules_free(&ca.rules);
+  free(dis_pipe);
+  free(dis_rules);
   tfx_cli_print_diag(d, ca.o.verbose);
   tfx_diag_clear(d);
   return rc;

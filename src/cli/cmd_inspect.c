@@ -255,6 +255,8 @@ int tfx_cli_inspect(int argc, char **argv, int first, tfx_diag *d) {
     rc = TFX_EXIT_FAIL;
     goto done;
   }
+  /* inspect looks at the model only: no rules are loaded. */
+  tfx_pipeline_disable(&p, "rules", d);
   rc = tfx_pipeline_run(&p, &ctx, TFX_GROUP_PRUNE);
   if (rc != 0) goto done;
   if (!ctx.have_scopes) {

@@ -32,21 +32,30 @@ void tfx_cli_help_main(FILE *f) {
     "      --tag TAG               SavedModel meta graph tag (default \"serve\")\n"
     "      --max-file-size SIZE    largest model file to read (default 4G; K, M, G suffixes)\n"
     "\n"
-    "Rules (not implemented yet; these options fail with exit 1):\n"
-    "  -r, --rules PATH            rule directory or file (repeatable)\n"
+    "Rules:\n"
+    "  -r, --rules PATH            rule directory (searched recursively), rule file (.scoperule,\n"
+    "                              .opmap) or compiled pack (.tfxb, then the only -r); repeatable.\n"
+    "                              Loaded in command-line order, then the stdlib; the first rule\n"
+    "                              registered under a name wins\n"
     "      --no-stdlib             do not load the built-in rules\n"
-    "      --enable-scope-fusion-passes A,B   switch on opt-in scope fusion passes\n"
-    "      --check                 precheck only: report unsupported nodes, write no model\n"
-    "      --report FILE           JSON precheck report\n"
-    "      --trace                 trace rule execution\n"
-    "\n"
-    "Pipeline and diagnostics:\n"
+    "  -W NAME, -Wno-NAME          turn a rule warning on/off (unused-binding, shadow,\n"
+    "                              invalid-result, override, unknown-op); -Wall; -Werror makes\n"
+    "                              rule warnings errors (-Werror=NAME one of them)\n"
+    "      --enable-scope-fusion-passes A,B   switch on opt-in scope fusion passes (unknown\n"
+    "                              names are exit 2)\n"
+    "      --vm-budget N           steps per rule VM run (default 1000000)\n"
+    "      --trace                 print every executed rule instruction with its rule source\n"
+    "                              line on stderr\n"
+    "      --check                 precheck only (not implemented yet: exit 1)\n"
+    "      --report FILE           JSON precheck report (not implemented yet: exit 1)\n"
+    "\n"    "Pipeline and diagnostics:\n"
     "      --list-passes           print the passes in run order (group, phase) and exit\n"
-    "      --disable-pass A,B      switch passes off ('load' and 'index' are required)\n"
+    "      --disable-pass A,B      switch passes off ('load' and 'index' are required); scope\n"
+    "                              fusion passes of the rules are accepted too\n"
     "      --time-passes           print a timing table of the passes to stderr\n"
     "      --dump-after PASS|all   write the TF graph (text) after PASS; a comma list is allowed\n"
     "      --dump-dir DIR          where --dump-after writes NN-<pass>.pbtxt (default tfxc-dump)\n"
-    "  -v, --verbose               more messages (repeatable)\n"
+    "  -v, --verbose               more messages (repeatable); reports every rule override\n"
     "  -q, --quiet                 print errors only\n"
     "  -h, --help                  this help\n"
     "      --version               print the version and exit\n"
@@ -54,8 +63,12 @@ void tfx_cli_help_main(FILE *f) {
     "Commands:\n"
     "  inspect MODEL               counts, producer version, op histogram and scope tree (--json)\n"
     "  fmt IN -o OUT               convert a GraphDef between binary and text\n"
+    "  compile -r PATH... [-o F]   compile rules into a bytecode pack (default rules.tfxb)\n"
+    "  disasm PATH...              disassemble a pack, or rule sources compiled on the fly\n"
+    "  list-rules [-r PATH]...     list the rules a conversion would load (--json)\n"
+    "  test PATH... [--update]     run golden test cases\n"
     "  help [COMMAND]              help for a command\n"
-    "  compile, disasm, test, explain, list-rules   not implemented yet (exit 1)\n"
+    "  explain                     not implemented yet (exit 1)\n"
     "\n"
     "Exit codes: 0 ok; 1 conversion failed, unsupported or not implemented; 2 usage error;\n"
     "3 unreadable or malformed input (including names in --input-shape/--out-nodes that are not\n"
@@ -107,23 +120,105 @@ void tfx_cli_help_fmt(FILE *f) {
     f);
 }
 
+void tfx_cli_help_compile(FILE *f) {
+  fputs(
+    "Usage: tfxc compile [-r PATH]... [PATH...] [-o FILE] [--no-stdlib] [-W...]\n"
+    "\n"
+    "Loads the rules (the -r paths, and bare PATHs, in command-line order: directories\n"
+    "recursively with their files in byte order of their paths, .scoperule and .opmap files),\n"
+    "then the stdlib, checks them and compiles them into one verified bytecode pack. Every\n"
+    "error of every file is printed (file:line:col, the line and a caret); rule errors are\n"
+    "exit 4 and write nothing. The same rules give a byte-identical pack, and 'tfxc -r\n"
+    "FILE.tfxb' converts exactly as 'tfxc -r PATH' does. Nothing is printed on success.\n"
+    "\n"
+    "Options:\n"
+    "  -r, --rules PATH            rule directory or file (repeatable), or one pack (.tfxb)\n"
+    "  -o, --output FILE           the pack (default rules.tfxb; '-' = stdout); written atomically\n"
+    "      --no-stdlib             do not include the built-in rules\n"
+    "  -W NAME, -Wno-NAME          rule warnings on/off; -Wall; -Werror, -Werror=NAME\n"
+    "  -v, --verbose               report rule overrides and the pack written\n"
+    "  -q, --quiet                 print errors only\n"
+    "  -h, --help                  this help\n",
+    f);
+}
+
+void tfx_cli_help_disasm(FILE *f) {
+  fputs(
+    "Usage: tfxc disasm PATH...\n"
+    "\n"
+    "Prints a bytecode pack in readable form on stdout: the rule table and pass structure,\n"
+    "constants, features and every program's instructions with their rule source file:line.\n"
+    "PATH is one pack (.tfxb, loaded with the verifier: a corrupt pack is exit 3), or rule\n"
+    "files and directories, compiled on the fly on their own (without the stdlib; rule errors\n"
+    "are exit 4).\n"
+    "\n"
+    "Options:\n"
+    "  -W NAME, -Wno-NAME          rule warnings on/off when compiling sources\n"
+    "  -v, --verbose               more messages\n"
+    "  -q, --quiet                 print errors only\n"
+    "  -h, --help                  this help\n",
+    f);
+}
+
+void tfx_cli_help_list_rules(FILE *f) {
+  fputs(
+    "Usage: tfxc list-rules [-r PATH]... [PATH...] [--no-stdlib] [--json]\n"
+    "\n"
+    "Lists the rules a conversion with the same -r/--no-stdlib would use, one entry per rule in\n"
+    "registration order (scope passes, then op maps): name, kind (scope or map), general (scope\n"
+    "passes), source (file:line), from (the TF types of a map) and to (its CANN type, or the\n"
+    "inner node types of a graph map). Overridden rules are not listed (-v reports them).\n"
+    "\n"
+    "Options:\n"
+    "  -r, --rules PATH            rule directory or file (repeatable), or one pack (.tfxb)\n"
+    "      --no-stdlib             do not load the built-in rules\n"
+    "      --json                  a JSON array of objects instead of the table\n"
+    "  -W NAME, -Wno-NAME          rule warnings on/off\n"
+    "  -v, --verbose               report rule overrides\n"
+    "  -q, --quiet                 print errors only\n"
+    "  -h, --help                  this help\n",
+    f);
+}
+
+void tfx_cli_help_test(FILE *f) {
+  fputs(
+    "Usage: tfxc test PATH... [--update]\n"
+    "\n"
+    "Runs golden test cases. A case is a directory with model.pbtxt (or model.pb), optional\n"
+    "rules/ (passed as -r rules), optional args (extra arguments; '#' starts a comment) and\n"
+    "expectations: expected.exit (default 0), expected.stderr, expected.tf.pbtxt (the graph\n"
+    "after fusion). PATH is a case or a directory searched recursively for cases. Each case runs\n"
+    "'tfxc MODEL --emit tf-pbtxt -o TMP [-r rules] ARGS...' in the case directory; TMP's\n"
+    "directory appears as <tmp> in stderr. One line per case (PASS, FAIL with a diff, UPDATED),\n"
+    "then 'N passed, N failed'. Exit 0 if all passed, 1 if any failed.\n"
+    "\n"
+    "Options:\n"
+    "      --update                rewrite the expectations from the actual results (creates\n"
+    "                              expected.tf.pbtxt, or expected.stderr and expected.exit for a\n"
+    "                              failing run, when missing)\n"
+    "  -v, --verbose               show the notes of passing cases too\n"
+    "  -q, --quiet                 print errors only\n"
+    "  -h, --help                  this help\n",
+    f);
+}
+
 typedef struct pending_cmd {
   const char *name;
   const char *usage;
 } pending_cmd;
 
 static const pending_cmd pending[] = {
-  {"compile", "tfxc compile -r DIR [-o pack.tfxb]: compile rules into a bytecode pack"},
-  {"disasm", "tfxc disasm FILE|DIR: disassemble compiled rules"},
-  {"test", "tfxc test PATH... [--update]: run golden tests"},
   {"explain", "tfxc explain MODEL --scope S | --node N | --rule R: why a rule (did not) match"},
-  {"list-rules", "tfxc list-rules: list the loaded rules"},
 };
 
 int tfx_cli_help_for(const char *cmd, FILE *f) {
   if (!cmd || strcmp(cmd, "convert") == 0) tfx_cli_help_main(f);
   else if (strcmp(cmd, "inspect") == 0) tfx_cli_help_inspect(f);
   else if (strcmp(cmd, "fmt") == 0) tfx_cli_help_fmt(f);
+  else if (strcmp(cmd, "compile") == 0) tfx_cli_help_compile(f);
+  else if (strcmp(cmd, "disasm") == 0) tfx_cli_help_disasm(f);
+  else if (strcmp(cmd, "list-rules") == 0) tfx_cli_help_list_rules(f);
+  else if (strcmp(cmd, "test") == 0) tfx_cli_help_test(f);
   else if (strcmp(cmd, "help") == 0) fputs("Usage: tfxc help [COMMAND]\n", f);
   else {
     for (size_t i = 0; i < sizeof pending / sizeof pending[0]; i++)

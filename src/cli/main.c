@@ -19,8 +19,8 @@ typedef struct command {
 
 static const command commands[] = {
   {"inspect", tfx_cli_inspect}, {"fmt", tfx_cli_fmt},   {"help", NULL},
-  {"compile", NULL},            {"disasm", NULL},       {"test", NULL},
-  {"explain", NULL},            {"list-rules", NULL},
+  {"compile", tfx_cli_compile}, {"disasm", tfx_cli_disasm}, {"test", tfx_cli_test},
+  {"explain", NULL},            {"list-rules", tfx_cli_list_rules},
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 

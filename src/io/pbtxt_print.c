@@ -86,8 +86,12 @@ static void tfx_pbtxt_escaped(tfx_strbuf *out, const uint8_t *s, size_t n) {
     if (!e && c >= 0x20 && c < 0x7f) continue;
     tfx_sb_add(out, s + run, i - run);
     run = i + 1;
-    if (e) tfx_sb_puts(out, e);
-    else tfx_sb_printf(out, "\\%03o", c);
+    if (e) {
+      tfx_sb_add(out, e, 2);
+    } else { /* 3-digit octal, written directly: this is the hot path for weight bytes */
+      char oct[4] = {'\\', (char)('0' + (c >> 6)), (char)('0' + ((c >> 3) & 7)), (char)('0' + (c & 7))};
+      tfx_sb_add(out, oct, 4);
+    }
   }
   tfx_sb_add(out, s + run, n - run);
   tfx_sb_putc(out, '"');

@@ -14,11 +14,13 @@ typedef struct builtin_pass {
 
 static const builtin_pass builtin[] = {
   {TFX_GROUP_LOAD, 0, "load", tfx_pass_load, TFX_PASS_REQUIRED},
+  {TFX_GROUP_LOAD, 50, "rules", tfx_pass_rules, 0}, /* -r paths + stdlib -> ctx->pack */
   /* As in ATC, trimming works on the raw GraphDef before it is validated and indexed, so a
    * broken part that --input-shape / --out-nodes cut away does not stop the conversion. */
   {TFX_GROUP_PRUNE, 0, "prune", tfx_pass_prune, 0},
   {TFX_GROUP_PRUNE, 100, "index", tfx_pass_index, TFX_PASS_REQUIRED},
   {TFX_GROUP_PRUNE, 110, "scope-tree", tfx_pass_scope_tree, 0},
+  {TFX_GROUP_SCOPE_FUSION, 0, "scope-fusion", tfx_pass_scope_fusion, 0},
   {TFX_GROUP_EMIT, 0, "emit-tf", tfx_pass_emit_tf, 0},
 };
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fusion/engine.h"
 #include "tfxc/tfxc.h"
 #include "util/arena.h"
 #include "util/fileio.h"
@@ -20,6 +21,11 @@ void tfx_ctx_free(tfx_ctx *ctx) {
   if (ctx->have_module) tfx_module_free(&ctx->module);
   if (ctx->have_model) tfx_model_free(&ctx->model);
   ctx->have_scopes = ctx->have_module = ctx->have_model = 0;
+  if (ctx->have_pack) tfx_pack_free(&ctx->pack); /* rules: the compiled pack */
+  ctx->have_pack = 0;
+  if (ctx->fusion_report) tfx_fusion_report_free(ctx->fusion_report); /* scope fusion */
+  free(ctx->fusion_report);
+  ctx->fusion_report = NULL;
   memset(&ctx->prune, 0, sizeof ctx->prune); /* it lived in the model's arena */
 }
 

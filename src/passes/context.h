@@ -8,12 +8,14 @@
 #define TFX_PASSES_CONTEXT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "graph/graph.h"
 #include "graph/prune.h"
 #include "io/io.h"
 #include "scope/scope.h"
 #include "util/diag.h"
+#include "vm/pack.h"
 
 /* Output kinds of --emit. Bit flags so a run can ask for several. */
 typedef enum {
@@ -43,6 +45,22 @@ typedef struct tfx_options {
   int verbose;                 /* -v count; -1 for -q */
   int lenient_index;           /* index a graph with validation problems anyway, reporting them
                                   as warnings (inspect); conversion never sets it */
+  /* ---- rules (pass "rules", src/passes/pass_rules.c) ---- */
+  const char *const *rule_paths; /* -r PATH..., in command-line order (dirs, files, or one pack) */
+  size_t n_rule_paths;
+  int no_stdlib;               /* --no-stdlib */
+  const char *const *warn_opts; /* -W options as written ("-Wno-shadow", "-Werror"), validated */
+  size_t n_warn_opts;
+  /* ---- rule VM settings, applied by the engines through tfx_ctx_setup_vm ---- */
+  uint64_t vm_budget;          /* --vm-budget: steps per VM run; 0 = the VM default */
+  int trace;                   /* --trace */
+  void (*trace_fn)(void *user, const char *line); /* trace sink (the CLI: stderr) */
+  void *trace_user;
+  const char *enable_scope_passes; /* --enable-scope-fusion-passes, raw "A,B"; the rules pass
+                                  checks every name is a scope pass of ctx->pack (exit 2) */
+  const char *disable_rules;   /* the --disable-pass names that are no pipeline pass, "A,B": the
+                                  rules pass checks they are scope passes of ctx->pack (exit 2);
+                                  the scope-fusion engine switches them off */
 } tfx_options;
 
 typedef struct tfx_ctx {
@@ -57,6 +75,12 @@ typedef struct tfx_ctx {
   tfx_prune_opts prune;        /* parsed --input-shape / --out-nodes (in model.arena); outs are
                                   the requested net outputs, in option order */
   unsigned graph_edits;        /* bumped by every pass that rewrites the GraphDef */
+  /* ---- rules: the compiled rule pack (pass "rules") ---- */
+  tfx_pack pack;               /* owned when have_pack */
+  int have_pack;
+  /* ---- scope fusion (pass "scope-fusion") ---- */
+  struct tfx_fusion_report *fusion_report; /* what the engine matched and fused; owned, NULL
+                                  until the pass ran (--report, explain --rule) */
 } tfx_ctx;
 
 void tfx_ctx_init(tfx_ctx *ctx, const tfx_options *opts, tfx_diag *d);

@@ -6,6 +6,9 @@
 #define TFX_PASSES_PASSES_H
 
 #include "passes/pipeline.h"
+#include "vm/pack.h"
+
+struct tfx_vm;
 
 /* Registers the built-in passes. Returns 0 or -1 (out of memory / duplicate name). */
 int tfx_pass_register_builtin(tfx_pipeline *p);
@@ -14,9 +17,37 @@ int tfx_pass_register_builtin(tfx_pipeline *p);
 int tfx_pass_load(tfx_ctx *ctx, void *user);        /* "load": tfx_io_load_model */
 int tfx_pass_index(tfx_ctx *ctx, void *user);       /* "index": tfx_module_build */
 int tfx_pass_scope_tree(tfx_ctx *ctx, void *user);  /* "scope-tree": ScopeTree of the main graph */
+int tfx_pass_rules(tfx_ctx *ctx, void *user);       /* "rules": -r paths + stdlib -> ctx->pack */
 /* PRUNE */
 int tfx_pass_prune(tfx_ctx *ctx, void *user);       /* "prune": --input-shape / --out-nodes */
+/* SCOPE_FUSION */
+int tfx_pass_scope_fusion(tfx_ctx *ctx, void *user); /* "scope-fusion": rule scope passes */
 /* EMIT */
 int tfx_pass_emit_tf(tfx_ctx *ctx, void *user);     /* "emit-tf": --emit tf-pbtxt */
+
+/* ---- rules (pass_rules.c) ---- */
+/* Which rules a run uses: -r paths (directories, rule files, or exactly one .tfxb pack),
+ * then the embedded stdlib unless no_stdlib. Strings are borrowed. */
+typedef struct tfx_rules_spec {
+  const char *const *paths;
+  size_t n_paths;
+  int no_stdlib;
+  const char *const *warn_opts; /* "-Wname", "-Wno-name", "-Werror", "-Werror=name", "-Wall" */
+  size_t n_warn_opts;
+  int verbose;                  /* > 0: -Woverride on (every override is reported) */
+} tfx_rules_spec;
+
+/* Loads, checks and compiles the rules of s into out (initialized here; empty on failure).
+ * A pack path is loaded with the verifier instead. Returns 0, TFX_EXIT_USAGE (a path that is
+ * no rule file/dir/pack, a pack mixed with other paths, a bad -W option), TFX_EXIT_INPUT (a
+ * missing path, a corrupt pack), TFX_EXIT_RULES (rule errors) or TFX_EXIT_FAIL (OOM). */
+int tfx_rules_build_pack(const tfx_rules_spec *s, tfx_pack *out, tfx_diag *d);
+/* 1 if a -r path names a pack (by its .tfxb extension). */
+int tfx_rules_path_is_pack(const char *path);
+/* 0 if opt ("-Wno-shadow", ...) is a valid rule-warning option, else -1. */
+int tfx_rules_check_warn_option(const char *opt);
+/* Applies the VM options of the run (--vm-budget, --trace) to a VM: engines call this on
+ * every VM they create for ctx->pack. */
+void tfx_ctx_setup_vm(const tfx_ctx *ctx, struct tfx_vm *vm);
 
 #endif

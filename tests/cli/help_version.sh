@@ -23,8 +23,12 @@ ok "Usage: tfxc inspect" inspect --help
 ok "Usage: tfxc inspect" inspect -h
 ok "Usage: tfxc fmt" help fmt
 ok "Usage: tfxc fmt" fmt --help
-ok "Not implemented yet" help compile
-ok "Not implemented yet" disasm --help
+ok "Usage: tfxc compile" help compile
+ok "Usage: tfxc compile" compile --help
+ok "Usage: tfxc disasm" disasm --help
+ok "Usage: tfxc list-rules" help list-rules
+ok "Usage: tfxc test" test -h
+ok "Not implemented yet" help explain
 ok "Exit codes" --help
 ok "--input-format" --help
 ok "checked now" --help   # --input-format is validated but not used yet; the help says so

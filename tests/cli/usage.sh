@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # CLI test: usage errors exit 2 (with hints), options whose feature does not exist yet exit 1,
+# (rule options themselves: tests/cli/rules.sh)
 # and neither leaves files behind. Env: TFXC (binary).
 set -u
 : "${TFXC:?set TFXC to the tfxc binary}"
@@ -68,13 +69,14 @@ expect 1 "--emit air (the default): not implemented yet" -- m.pbtxt
 expect 1 "not implemented yet" -- --emit air nosuch.pb
 expect 1 "--emit: not implemented yet" -- --emit ge-pbtxt m.pbtxt
 expect 1 "--check: not implemented yet" -- --check --emit tf-pbtxt m.pbtxt
-expect 1 "--rules: not implemented yet" -- -r rules --emit tf-pbtxt m.pbtxt
-expect 1 "--no-stdlib: not implemented yet" -- --no-stdlib --emit tf-pbtxt m.pbtxt
-expect 1 "--enable-scope-fusion-passes: not implemented" -- --enable-scope-fusion-passes A --emit tf-pbtxt m.pbtxt
+expect 1 "--check: not implemented yet" -- --check -r rules --trace --emit tf-pbtxt m.pbtxt
 expect 1 "--report: not implemented" -- --report r.json --emit tf-pbtxt m.pbtxt
-expect 1 "--trace: not implemented" -- --trace --emit tf-pbtxt m.pbtxt
-expect 1 "tfxc compile: not implemented yet" -- compile -r x
 expect 1 "tfxc explain: not implemented yet" -- explain m.pbtxt --node x
+# Rule options are usage-checked before the model is read.
+expect 2 "unknown warning option '-Wfrob'" -- -Wfrob --emit tf-pbtxt m.pbtxt
+expect 2 "--vm-budget: 'x' is not" -- --vm-budget x --emit tf-pbtxt m.pbtxt
+expect 2 "--vm-budget: '0' is not" -- --vm-budget 0 --emit tf-pbtxt m.pbtxt
+expect 2 "unknown option '--rule'; did you mean '--rules'" -- --rule x --emit tf-pbtxt m.pbtxt
 
 # Nothing but the model was written by any of the above.
 left=$(ls -A "$T" | grep -v -x -e m.pbtxt -e out -e err)

@@ -1,0 +1,252 @@
+/* `tfxc list-rules [-r PATH]... [--no-stdlib] [--json]`: one entry per registered rule.
+ * Stage: cli. Input: the same rules a conversion loads (-r paths in order, then the stdlib),
+ * compiled into a pack, or a pack given with -r; the listing is read from the pack's rule
+ * table, so `-r DIR` and `-r pack.tfxb` list the same. Output on stdout, in registration
+ * order (scope passes, then op maps): a table, or a JSON array of objects with `name`,
+ * `kind` ("scope"/"map"), `general` (scope rules), `source` ("file:line"), `from` (maps:
+ * list of TF types) and `to` (maps: the CANN type, or the list of inner node types of a
+ * graph map). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "tfxc/tfxc.h"
+#include "util/strbuf.h"
+#include "vm/bytecode.h"
+#include "vm/pack.h"
+
+enum { O_RULES, O_NO_STDLIB, O_JSON, O_WARN, O_VERBOSE, O_QUIET, O_HELP };
+
+static const tfx_cli_opt list_opts[] = {
+  {O_RULES, "rules", 'r', "PATH"},   {O_NO_STDLIB, "no-stdlib", 0, NULL},
+  {O_JSON, "json", 0, NULL},         {O_WARN, NULL, 'W', "WARNING"},
+  {O_VERBOSE, "verbose", 'v', NULL}, {O_QUIET, "quiet", 'q', NULL},
+  {O_HELP, "help", 'h', NULL},
+};
+
+/* The string elements of list constant k (at most cap) into out; returns how many. */
+static uint32_t list_strs(const tfx_pack *p, uint32_t k, const char **out, uint32_t cap) {
+  if (k >= p->n_consts || p->consts[k].tag != TFX_V_LIST || p->list_first[k] == TFX_PACK_NONE)
+    return 0;
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < p->consts[k].n && n < cap; i++) {
+    const char *s = tfx_pack_str(p, p->list_elems[p->list_first[k] + i]);
+    if (s) out[n++] = s;
+  }
+  return n;
+}
+
+/* A graph map stores "graph" as its target; its CANN types are those of the inner nodes.
+ * They are recovered from the map program: NODE_NEW's type register, loaded by LOADK from a
+ * string constant (the compiler's shape for `node n: Type(...)`). Distinct, in program order. */
+static uint32_t graph_types(const tfx_pack *p, uint32_t prog, const char **out, uint32_t cap) {
+  if (prog >= p->n_progs) return 0;
+  const tfx_vm_prog *pr = &p->progs[prog];
+  uint32_t regk[TFX_VM_MAX_REGS];
+  for (uint32_t i = 0; i < TFX_VM_MAX_REGS; i++) regk[i] = TFX_PACK_NONE;
+  uint32_t n = 0;
+  for (uint32_t pc = pr->start; pc < pr->end && pc < p->n_code;) {
+    const uint32_t *ins = &p->code[pc];
+    tfx_opcode op = TFX_INS_OP(ins);
+    if ((unsigned)op >= TFX_OP__COUNT) break;
+    const tfx_opinfo *oi = &tfx_vm_ops[op];
+    if (op == TFX_OP_LOADK) {
+      uint32_t r = ins[1];
+      if (r < TFX_VM_MAX_REGS) regk[r] = ins[2];
+    } else if (op == TFX_OP_NODE_NEW) {
+      uint32_t r = ins[2];
+      const char *s = r < TFX_VM_MAX_REGS ? tfx_pack_str(p, regk[r]) : NULL;
+      int dup = 0;
+      for (uint32_t i = 0; s && i < n; i++) dup |= strcmp(out[i], s) == 0;
+      if (s && !dup && n < cap) out[n++] = s;
+    } else if (oi->n_operands > 0 && (oi->kinds[0] == TFX_K_R || oi->kinds[0] == TFX_K_R2)) {
+      uint32_t r = ins[1]; /* most instructions write their first register operand */
+      if (r < TFX_VM_MAX_REGS) regk[r] = TFX_PACK_NONE;
+      if (oi->kinds[0] == TFX_K_R2 && r + 1 < TFX_VM_MAX_REGS) regk[r + 1] = TFX_PACK_NONE;
+    }
+    pc += TFX_INS_LEN(op);
+  }
+  return n;
+}
+
+#define MAX_TYPES 256
+
+typedef struct entry {
+  const char *name, *kind, *file;
+  unsigned line;
+  int is_map, general;
+  const char *from[MAX_TYPES];
+  uint32_t n_from;
+  const char *to[MAX_TYPES];
+  uint32_t n_to;
+  int to_is_list;
+} entry;
+
+static void fill(const tfx_pack *p, uint32_t i, entry *e) {
+  const tfx_vm_rule *ru = &p->rules[i];
+  memset(e, 0, sizeof *e);
+  e->name = tfx_pack_str(p, ru->name);
+  if (!e->name) e->name = "?";
+  e->is_map = ru->kind == TFX_RULE_MAP;
+  e->kind = e->is_map ? "map" : "scope";
+  e->general = (ru->flags & TFX_RULE_GENERAL) != 0;
+  e->file = tfx_pack_file(p, ru->file);
+  e->line = ru->line;
+  if (!e->is_map) return;
+  e->n_from = list_strs(p, ru->from, e->from, MAX_TYPES);
+  const char *to = tfx_pack_str(p, ru->to);
+  if (ru->to < p->n_consts && p->consts[ru->to].tag == TFX_V_LIST) {
+    e->n_to = list_strs(p, ru->to, e->to, MAX_TYPES);
+    e->to_is_list = 1;
+  } else if ((ru->flags & TFX_RULE_GRAPH) &&
+             (e->n_to = graph_types(p, ru->prog, e->to, MAX_TYPES)) > 0) {
+    e->to_is_list = 1;
+  } else {
+    e->to[0] = to ? to : "?";
+    e->n_to = 1;
+  }
+}
+
+static void json_strs(tfx_strbuf *b, const char *const *v, uint32_t n) {
+  tfx_sb_putc(b, '[');
+  for (uint32_t i = 0; i < n; i++) {
+    if (i) tfx_sb_puts(b, ", ");
+    tfx_sb_json_str(b, v[i], strlen(v[i]));
+  }
+  tfx_sb_putc(b, ']');
+}
+
+static void render_json(const tfx_pack *p, entry *e, tfx_strbuf *b) {
+  if (p->n_rules == 0) {
+    tfx_sb_puts(b, "[]\n");
+    return;
+  }
+  tfx_sb_puts(b, "[\n");
+  for (uint32_t i = 0; i < p->n_rules; i++) {
+    fill(p, i, e);
+    char src[64];
+    snprintf(src, sizeof src, ":%u", e->line);
+    tfx_sb_puts(b, "  {\"name\": ");
+    tfx_sb_json_str(b, e->name, strlen(e->name));
+    tfx_sb_printf(b, ", \"kind\": \"%s\"", e->kind);
+    if (!e->is_map) tfx_sb_printf(b, ", \"general\": %s", e->general ? "true" : "false");
+    tfx_sb_puts(b, ", \"source\": ");
+    tfx_strbuf s;
+    tfx_sb_init(&s);
+    tfx_sb_puts(&s, e->file);
+    tfx_sb_puts(&s, src);
+    tfx_sb_json_str(b, tfx_sb_cstr(&s), s.len);
+    tfx_sb_free(&s);
+    if (e->is_map) {
+      tfx_sb_puts(b, ", \"from\": ");
+      json_strs(b, e->from, e->n_from);
+      tfx_sb_puts(b, ", \"to\": ");
+      if (e->to_is_list) json_strs(b, e->to, e->n_to);
+      else tfx_sb_json_str(b, e->to[0], strlen(e->to[0]));
+    }
+    tfx_sb_puts(b, i + 1 < p->n_rules ? "},\n" : "}\n");
+  }
+  tfx_sb_puts(b, "]\n");
+}
+
+static void join(tfx_strbuf *b, const char *const *v, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    if (i) tfx_sb_puts(b, ", ");
+    tfx_sb_puts(b, v[i]);
+  }
+}
+
+static void render_text(const tfx_pack *p, entry *e, tfx_strbuf *b) {
+  size_t wname = 4, wsrc = 6;
+  for (uint32_t i = 0; i < p->n_rules; i++) {
+    fill(p, i, e);
+    char src[32];
+    size_t ls = strlen(e->file) + (size_t)snprintf(src, sizeof src, ":%u", e->line);
+    if (strlen(e->name) > wname) wname = strlen(e->name);
+    if (ls > wsrc) wsrc = ls;
+  }
+  tfx_sb_printf(b, "%-5s  %-*s  %-7s  %-*s  %s\n", "kind", (int)wname, "name", "general", (int)wsrc,
+                "source", "from -> to");
+  for (uint32_t i = 0; i < p->n_rules; i++) {
+    fill(p, i, e);
+    tfx_strbuf src;
+    tfx_sb_init(&src);
+    tfx_sb_printf(&src, "%s:%u", e->file, e->line);
+    tfx_sb_printf(b, "%-5s  %-*s  %-7s  ", e->kind, (int)wname, e->name,
+                  e->is_map ? "-" : e->general ? "yes" : "no");
+    if (e->is_map) {
+      tfx_sb_printf(b, "%-*s  ", (int)wsrc, tfx_sb_cstr(&src));
+      join(b, e->from, e->n_from);
+      tfx_sb_puts(b, " -> ");
+      if (e->to_is_list) tfx_sb_puts(b, "graph: ");
+      join(b, e->to, e->n_to);
+    } else {
+      tfx_sb_puts(b, tfx_sb_cstr(&src));
+    }
+    tfx_sb_putc(b, '\n');
+    tfx_sb_free(&src);
+  }
+  tfx_sb_printf(b, "%u rule%s\n", p->n_rules, p->n_rules == 1 ? "" : "s");
+}
+
+int tfx_cli_list_rules(int argc, char **argv, int first, tfx_diag *d) {
+  static const char cmd[] = "tfxc list-rules";
+  tfx_cli_rules r;
+  memset(&r, 0, sizeof r);
+  tfx_cli_args a;
+  tfx_cli_args_init(&a, argc, argv, first, cmd, list_opts, sizeof list_opts / sizeof list_opts[0]);
+  const char *v;
+  int id, rc = 0, verbose = 0, help = 0, json = 0;
+  entry *e = NULL;
+  while ((id = tfx_cli_next(&a, &v, d)) != TFX_CLI_END) {
+    switch (id) {
+    case TFX_CLI_ERROR: rc = TFX_EXIT_USAGE; goto done;
+    case TFX_CLI_POSITIONAL:
+    case O_RULES:
+      if (tfx_cli_rules_add_path(&r, v, d) != 0) { rc = TFX_EXIT_FAIL; goto done; }
+      break;
+    case O_NO_STDLIB: r.no_stdlib = 1; break;
+    case O_JSON: json = 1; break;
+    case O_WARN:
+      if (tfx_cli_rules_add_warn(&r, v, cmd, d) != 0) rc = TFX_EXIT_USAGE;
+      break;
+    case O_VERBOSE: verbose = verbose < 0 ? 1 : verbose + 1; break;
+    case O_QUIET: verbose = -1; break;
+    case O_HELP: help = 1; break;
+    default: break;
+    }
+  }
+  if (help) {
+    tfx_cli_help_list_rules(stdout);
+    rc = TFX_EXIT_OK;
+    goto done;
+  }
+  if (rc != 0) goto done;
+  e = malloc(sizeof *e);
+  if (!e) {
+    tfx_error(d, NULL, 0, 0, "out of memory");
+    rc = TFX_EXIT_FAIL;
+    goto done;
+  }
+  tfx_pack pack;
+  rc = tfx_cli_rules_build(&r, verbose, &pack, d);
+  if (rc != 0) goto done;
+  tfx_strbuf sb;
+  tfx_sb_init(&sb);
+  if (json) render_json(&pack, e, &sb);
+  else render_text(&pack, e, &sb);
+  if (sb.oom) {
+    tfx_error(d, NULL, 0, 0, "out of memory");
+    rc = TFX_EXIT_FAIL;
+  } else {
+    rc = tfx_cli_write_stdout(sb.data, sb.len, d);
+  }
+  tfx_sb_free(&sb);
+  tfx_pack_free(&pack);
+done:
+  free(e);
+  tfx_cli_rules_free(&r);
+  tfx_cli_print_diag(d, verbose);
+  tfx_diag_clear(d);
+  return rc;
+}

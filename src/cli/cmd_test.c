@@ -1,0 +1,643 @@
+/* `tfxc test PATH... [--update]`: the golden test runner.
+ * Stage: cli. Input: case directories (a directory holding model.pbtxt or model.pb), or
+ * directories searched recursively for them (byte order of paths). Each case is run by
+ * re-executing this tfxc binary (/proc/self/exe) in the case directory:
+ *   tfxc MODEL --emit tf-pbtxt -o <tmp>/out.tf.pbtxt [-r rules] ARGS...
+ * where ARGS come from the case's `args` file (whitespace-separated, '...'/"..." quoting,
+ * lines starting with '#' are comments). Output on stdout: one line per case (PASS / FAIL /
+ * UPDATED), a unified diff under a failing one, then `N passed, N failed`. Exit 0 when all
+ * passed, 1 when any failed, 2 usage, 3 a PATH that is missing or holds no case.
+ * Expectations: expected.exit (default 0), expected.stderr (the temporary directory written
+ * as <tmp>), expected.tf.pbtxt; expected.ge.pbtxt and expected.explain are reported as not
+ * checked yet. --update rewrites the expectations from the actual run. */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "tfxc/tfxc.h"
+#include "util/arena.h"
+#include "util/fileio.h"
+#include "util/strbuf.h"
+
+enum { O_UPDATE, O_VERBOSE, O_QUIET, O_HELP };
+
+static const tfx_cli_opt test_opts[] = {
+  {O_UPDATE, "update", 0, NULL},
+  {O_VERBOSE, "verbose", 'v', NULL},
+  {O_QUIET, "quiet", 'q', NULL},
+  {O_HELP, "help", 'h', NULL},
+};
+
+#define CASE_TIMEOUT_S 600u  /* a hung conversion is killed (SIGALRM) */
+#define MAX_ARGS 256
+#define MAX_DIFF_LINES 4000u /* larger files are compared without a line diff */
+#define MAX_DIFF_OUT 200u    /* diff lines printed per file */
+
+/* ---------------------------------------------------------------- string lists */
+
+typedef struct strvec {
+  char **v;
+  size_t n, cap;
+} strvec;
+
+static int sv_push(strvec *sv, char *s) {
+  if (!s) return -1;
+  if (sv->n == sv->cap) {
+    size_t cap = sv->cap ? sv->cap * 2 : 16;
+    char **nv = tfx_realloc(sv->v, cap * sizeof *nv);
+    if (!nv) {
+      free(s);
+      return -1;
+    }
+    sv->v = nv;
+    sv->cap = cap;
+  }
+  sv->v[sv->n++] = s;
+  return 0;
+}
+
+static void sv_free(strvec *sv) {
+  for (size_t i = 0; i < sv->n; i++) free(sv->v[i]);
+  free(sv->v);
+  memset(sv, 0, sizeof *sv);
+}
+
+static char *join(const char *dir, const char *name) {
+  size_t a = strlen(dir), b = strlen(name);
+  int slash = a && dir[a - 1] != '/';
+  char *p = tfx_malloc(a + (size_t)slash + b + 1);
+  if (!p) return NULL;
+  memcpy(p, dir, a);
+  if (slash) p[a] = '/';
+  memcpy(p + a + (size_t)slash, name, b + 1);
+  return p;
+}
+
+static int exists_in(const char *dir, const char *name, int want_dir) {
+  char *p = join(dir, name);
+  struct stat st;
+  int ok = p && stat(p, &st) == 0 && (want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
+  free(p);
+  return ok;
+}
+
+static int is_case(const char *dir) {
+  return exists_in(dir, "model.pbtxt", 0) || exists_in(dir, "model.pb", 0);
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Collects the cases under dir (itself when it is one). Returns 0 or -1 (reported). */
+static int collect(const char *dir, int depth, strvec *out, tfx_diag *d) {
+  if (is_case(dir)) return sv_push(out, strdup(dir)) == 0 ? 0 : -1;
+  if (depth > 32) return 0;
+  DIR *dh = opendir(dir);
+  if (!dh) {
+    tfx_error(d, dir, 0, 0, "cannot read directory: %s", strerror(errno));
+    return -1;
+  }
+  strvec subs = {0};
+  struct dirent *e;
+  int rc = 0;
+  while ((e = readdir(dh))) {
+    if (e->d_name[0] == '.') continue; /* ".", "..", hidden */
+    char *p = join(dir, e->d_name);
+    struct stat st;
+    if (!p) {
+      rc = -1;
+      break;
+    }
+    if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+      if (sv_push(&subs, p) != 0) {
+        rc = -1;
+        break;
+      }
+    } else {
+      free(p);
+    }
+  }
+  closedir(dh);
+  if (subs.n) qsort(subs.v, subs.n, sizeof *subs.v, cmp_str);
+  for (size_t i = 0; i < subs.n && rc == 0; i++) rc = collect(subs.v[i], depth + 1, out, d);
+  sv_free(&subs);
+  if (rc != 0 && !tfx_diag_has_errors(d)) tfx_error(d, dir, 0, 0, "out of memory");
+  return rc;
+}
+
+/* ---------------------------------------------------------------- files */
+
+/* Reads dir/name; NULL when absent (*len = 0). */
+static char *read_opt(const char *dir, const char *name, size_t *len) {
+  *len = 0;
+  char *p = join(dir, name);
+  if (!p) return NULL;
+  struct stat st;
+  char *data = NULL;
+  if (stat(p, &st) == 0 && S_ISREG(st.st_mode)) {
+    tfx_diag tmp;
+    tfx_diag_init(&tmp);
+    data = tfx_read_file(p, 0, len, &tmp);
+    tfx_diag_free(&tmp);
+  }
+  free(p);
+  return data;
+}
+
+static int write_in(const char *dir, const char *name, const char *data, size_t len, tfx_diag *d) {
+  char *p = join(dir, name);
+  int rc = p ? tfx_write_file_atomic(p, data, len, d) : -1;
+  free(p);
+  return rc;
+}
+
+static void remove_in(const char *dir, const char *name) {
+  char *p = join(dir, name);
+  if (p) unlink(p);
+  free(p);
+}
+
+/* Splits the args file into *out (strings owned by *out). Returns 0 or -1 (reported). */
+static int split_args(const char *text, strvec *out, const char *where, tfx_diag *d) {
+  const char *s = text;
+  while (*s) {
+    while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n') s++;
+    if (!*s) break;
+    if (*s == '#') { /* a comment line (also after tokens: '#' starts a comment) */
+      while (*s && *s != '\n') s++;
+      continue;
+    }
+    tfx_strbuf tok;
+    tfx_sb_init(&tok);
+    while (*s && *s != ' ' && *s != '\t' && *s != '\r' && *s != '\n') {
+      if (*s == '\'' || *s == '"') {
+        char q = *s++;
+        const char *e = strchr(s, q);
+        if (!e) {
+          tfx_error(d, where, 0, 0, "unterminated %c quote", q);
+          tfx_sb_free(&tok);
+          return -1;
+        }
+        tfx_sb_add(&tok, s, (size_t)(e - s));
+        s = e + 1;
+      } else {
+        tfx_sb_putc(&tok, *s++);
+      }
+    }
+    if (tok.oom || out->n >= MAX_ARGS || sv_push(out, strdup(tfx_sb_cstr(&tok))) != 0) {
+      tfx_error(d, where, 0, 0, out->n >= MAX_ARGS ? "too many arguments" : "out of memory");
+      tfx_sb_free(&tok);
+      return -1;
+    }
+    tfx_sb_free(&tok);
+  }
+  return 0;
+}
+
+/* Replaces every occurrence of from in s with to. Returns a malloc'ed string or NULL. */
+static char *replace_all(const char *s, size_t len, const char *from, const char *to, size_t *olen) {
+  tfx_strbuf b;
+  tfx_sb_init(&b);
+  size_t fl = strlen(from);
+  for (size_t i = 0; i < len;) {
+    if (fl && i + fl <= len && memcmp(s + i, from, fl) == 0) {
+      tfx_sb_puts(&b, to);
+      i += fl;
+    } else {
+      tfx_sb_putc(&b, s[i++]);
+    }
+  }
+  tfx_sb_putc(&b, 0);
+  if (b.oom) {
+    tfx_sb_free(&b);
+    return NULL;
+  }
+  *olen = b.len - 1;
+  return b.data; /* the strbuf's buffer, malloc'ed */
+}
+
+/* ---------------------------------------------------------------- line diff */
+
+typedef struct lines {
+  const char **s;
+  size_t *n;
+  size_t count;
+} lines;
+
+static int split_lines(const char *t, size_t len, lines *l) {
+  l->count = 0;
+  size_t cap = 1;
+  for (size_t i = 0; i < len; i++) cap += t[i] == '\n';
+  l->s = tfx_malloc(cap * sizeof *l->s);
+  l->n = tfx_malloc(cap * sizeof *l->n);
+  if (!l->s || !l->n) return -1;
+  size_t start = 0;
+  for (size_t i = 0; i <= len; i++)
+    if (i == len || t[i] == '\n') {
+      if (i == len && start == len) break; /* no empty last line after the final '\n' */
+      l->s[l->count] = t + start;
+      l->n[l->count] = i - start;
+      l->count++;
+      start = i + 1;
+    }
+  return 0;
+}
+
+static int line_eq(const lines *a, size_t i, const lines *b, size_t j) {
+  return a->n[i] == b->n[j] && memcmp(a->s[i], b->s[j], a->n[i]) == 0;
+}
+
+/* Appends a unified diff (3 lines of context) of a -> b, labelled la / lb. */
+static void unified_diff(const char *ta, size_t na, const char *tb, size_t nb, const char *la,
+                         const char *lb, tfx_strbuf *out) {
+  lines a = {0}, b = {0};
+  uint32_t *lcs = NULL;
+  char *ops = NULL;
+  size_t *ai = NULL, *bi = NULL;
+  if (split_lines(ta, na, &a) != 0 || split_lines(tb, nb, &b) != 0) goto oom;
+  if (a.count > MAX_DIFF_LINES || b.count > MAX_DIFF_LINES) {
+    size_t k = 0;
+    while (k < a.count && k < b.count && line_eq(&a, k, &b, k)) k++;
+    tfx_sb_printf(out, "    %s and %s differ from line %zu on (too long for a line diff)\n", la,
+                  lb, k + 1);
+    goto done;
+  }
+  size_t W = b.count + 1;
+  lcs = tfx_calloc((a.count + 1) * W, sizeof *lcs);
+  if (!lcs) goto oom;
+  for (size_t i = a.count; i-- > 0;)
+    for (size_t j = b.count; j-- > 0;)
+      lcs[i * W + j] = line_eq(&a, i, &b, j) ? lcs[(i + 1) * W + j + 1] + 1
+                       : lcs[(i + 1) * W + j] >= lcs[i * W + j + 1] ? lcs[(i + 1) * W + j]
+                                                                    : lcs[i * W + j + 1];
+  size_t nops = a.count + b.count;
+  ops = tfx_malloc(nops + 1);
+  ai = tfx_malloc((nops + 1) * sizeof *ai);
+  bi = tfx_malloc((nops + 1) * sizeof *bi);
+  if (!ops || !ai || !bi) goto oom;
+  size_t n = 0, i = 0, j = 0;
+  while (i < a.count || j < b.count) {
+    ai[n] = i;
+    bi[n] = j;
+    if (i < a.count && j < b.count && line_eq(&a, i, &b, j)) {
+      ops[n++] = ' ';
+      i++, j++;
+    } else if (i < a.count && (j == b.count || lcs[(i + 1) * W + j] >= lcs[i * W + j + 1])) {
+      ops[n++] = '-'; /* deletions first, as diff -u prints them */
+      i++;
+    } else {
+      ops[n++] = '+';
+      j++;
+    }
+  }
+  int any = 0;
+  for (size_t k = 0; k < n; k++) any |= ops[k] != ' ';
+  if (!any) {
+    tfx_sb_printf(out, "    %s and %s differ only in the final newline\n", la, lb);
+    goto done;
+  }
+  tfx_sb_printf(out, "    --- %s\n    +++ %s\n", la, lb);
+  unsigned printed = 0;
+  for (size_t k = 0; k < n;) {
+    if (ops[k] == ' ') {
+      k++;
+      continue;
+    }
+    size_t hs = k >= 3 ? k - 3 : 0, he = k; /* hunk [hs, he) */
+    for (;;) {
+      while (he < n && ops[he] != ' ') he++;
+      size_t nx = he;
+      while (nx < n && ops[nx] == ' ' && nx - he < 7) nx++;
+      if (nx < n && ops[nx] != ' ') {
+        he = nx;
+        continue;
+      }
+      he = he + 3 < n ? he + 3 : n;
+      break;
+    }
+    size_t ac = 0, bc = 0;
+    for (size_t q = hs; q < he; q++) {
+      ac += ops[q] != '+';
+      bc += ops[q] != '-';
+    }
+    size_t as = ai[hs] + (ac ? 1 : 0), bs = bi[hs] + (bc ? 1 : 0);
+    tfx_sb_printf(out, "    @@ -%zu,%zu +%zu,%zu @@\n", as, ac, bs, bc);
+    for (size_t q = hs; q < he && printed < MAX_DIFF_OUT; q++, printed++) {
+      const lines *src = ops[q] == '+' ? &b : &a;
+      size_t li = ops[q] == '+' ? bi[q] : ai[q];
+      tfx_sb_printf(out, "    %c%.*s\n", ops[q], (int)src->n[li], src->s[li]);
+    }
+    if (printed >= MAX_DIFF_OUT) {
+      tfx_sb_puts(out, "    ... (diff truncated)\n");
+      break;
+    }
+    k = he;
+  }
+  goto done;
+oom:
+  tfx_sb_printf(out, "    %s and %s differ (out of memory for a diff)\n", la, lb);
+done:
+  free(a.s);
+  free(a.n);
+  free(b.s);
+  free(b.n);
+  free(lcs);
+  free(ops);
+  free(ai);
+  free(bi);
+}
+
+/* ---------------------------------------------------------------- running a case */
+
+typedef struct run_result {
+  int exit_code;        /* 0..255, or 128 + signal */
+  char *err;            /* normalised stderr */
+  size_t err_len;
+  char *out;            /* the tf-pbtxt output, NULL when none was written */
+  size_t out_len;
+} run_result;
+
+static void run_result_free(run_result *r) {
+  free(r->err);
+  free(r->out);
+  memset(r, 0, sizeof *r);
+}
+
+static int run_case(const char *exe, const char *dir, const strvec *args, run_result *res,
+                    tfx_diag *d) {
+  memset(res, 0, sizeof *res);
+  const char *tmpbase = getenv("TMPDIR");
+  if (!tmpbase || !*tmpbase) tmpbase = "/tmp";
+  char *tmpl = join(tmpbase, "tfxc-test-XXXXXX");
+  if (!tmpl || !mkdtemp(tmpl)) {
+    tfx_error(d, NULL, 0, 0, "cannot create a temporary directory in %s: %s", tmpbase,
+              strerror(errno));
+    free(tmpl);
+    return -1;
+  }
+  char *outp = join(tmpl, "out.tf.pbtxt"), *errp = join(tmpl, "stderr"),
+       *stdp = join(tmpl, "stdout");
+  const char *model = exists_in(dir, "model.pbtxt", 0) ? "model.pbtxt" : "model.pb";
+  const char *argv[MAX_ARGS + 16];
+  size_t n = 0;
+  argv[n++] = "tfxc";
+  argv[n++] = model;
+  argv[n++] = "--emit";
+  argv[n++] = "tf-pbtxt";
+  argv[n++] = "-o";
+  argv[n++] = outp;
+  if (exists_in(dir, "rules", 1)) {
+    argv[n++] = "-r";
+    argv[n++] = "rules";
+  }
+  for (size_t i = 0; i < args->n; i++) argv[n++] = args->v[i];
+  argv[n] = NULL;
+  int rc = -1;
+  if (!outp || !errp || !stdp) {
+    tfx_error(d, NULL, 0, 0, "out of memory");
+    goto cleanup;
+  }
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    tfx_error(d, NULL, 0, 0, "cannot start %s: %s", exe, strerror(errno));
+    goto cleanup;
+  }
+  if (pid == 0) {
+    int fe = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int fo = open(stdp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fe < 0 || fo < 0 || dup2(fe, 2) < 0 || dup2(fo, 1) < 0 || chdir(dir) != 0) _exit(126);
+    close(fe);
+    close(fo);
+    alarm(CASE_TIMEOUT_S);
+    execv(exe, (char *const *)argv);
+    _exit(127);
+  }
+  int st;
+  while (waitpid(pid, &st, 0) < 0)
+    if (errno != EINTR) {
+      tfx_error(d, NULL, 0, 0, "waiting for %s: %s", exe, strerror(errno));
+      goto cleanup;
+    }
+  res->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 255;
+  size_t len;
+  char *raw = read_opt(tmpl, "stderr", &len);
+  res->err = replace_all(raw ? raw : "", raw ? len : 0, tmpl, "<tmp>", &res->err_len);
+  free(raw);
+  res->out = read_opt(tmpl, "out.tf.pbtxt", &res->out_len);
+  rc = res->err ? 0 : -1;
+  if (rc) tfx_error(d, NULL, 0, 0, "out of memory");
+cleanup:
+  if (outp) unlink(outp);
+  if (errp) unlink(errp);
+  if (stdp) unlink(stdp);
+  rmdir(tmpl);
+  free(outp);
+  free(errp);
+  free(stdp);
+  free(tmpl);
+  return rc;
+}
+
+static int parse_exit(const char *s, size_t len, int *code) {
+  while (len && (s[len - 1] == '\n' || s[len - 1] == ' ' || s[len - 1] == '\r')) len--;
+  if (!len || len > 3) return -1;
+  int v = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (s[i] < '0' || s[i] > '9') return -1;
+    v = v * 10 + (s[i] - '0');
+  }
+  if (v > 255) return -1;
+  *code = v;
+  return 0;
+}
+
+typedef enum { R_PASS, R_FAIL, R_UPDATED } case_status;
+
+/* Runs one case; appends its report (after the status line) to rep. */
+static case_status test_case(const char *exe, const char *dir, int update, tfx_strbuf *rep,
+                             tfx_diag *d) {
+  strvec args = {0};
+  size_t alen;
+  char *atext = read_opt(dir, "args", &alen);
+  char *where = join(dir, "args");
+  case_status status = R_FAIL;
+  run_result r;
+  memset(&r, 0, sizeof r);
+  tfx_diag local;
+  tfx_diag_init(&local);
+  if (atext && split_args(atext, &args, where, &local) != 0) {
+    tfx_sb_printf(rep, "    bad args file: %s\n", local.n ? local.items[0].msg : "?");
+    goto done;
+  }
+  if (run_case(exe, dir, &args, &r, &local) != 0) {
+    tfx_sb_printf(rep, "    cannot run the case: %s\n", local.n ? local.items[0].msg : "?");
+    goto done;
+  }
+  size_t n_exit, n_err, n_tf;
+  char *e_exit = read_opt(dir, "expected.exit", &n_exit);
+  char *e_err = read_opt(dir, "expected.stderr", &n_err);
+  char *e_tf = read_opt(dir, "expected.tf.pbtxt", &n_tf);
+  int want_exit = 0, bad = 0, changed = 0;
+  if (e_exit && parse_exit(e_exit, n_exit, &want_exit) != 0) {
+    tfx_sb_puts(rep, "    expected.exit: not an exit code (0..255)\n");
+    bad = 1;
+  }
+  if (update) {
+    char buf[16];
+    int k = snprintf(buf, sizeof buf, "%d\n", r.exit_code);
+    if ((e_exit || r.exit_code != 0) &&
+        (!e_exit || n_exit != (size_t)k || memcmp(e_exit, buf, (size_t)k) != 0)) {
+      bad |= write_in(dir, "expected.exit", buf, (size_t)k, d) != 0;
+      changed = 1;
+    }
+    if ((e_err || r.exit_code != 0) &&
+        (!e_err || n_err != r.err_len || memcmp(e_err, r.err, r.err_len) != 0)) {
+      bad |= write_in(dir, "expected.stderr", r.err, r.err_len, d) != 0;
+      changed = 1;
+    }
+    if (r.out && (e_tf || r.exit_code == 0) &&
+        (!e_tf || n_tf != r.out_len || memcmp(e_tf, r.out, r.out_len) != 0)) {
+      bad |= write_in(dir, "expected.tf.pbtxt", r.out, r.out_len, d) != 0;
+      changed = 1;
+    } else if (!r.out && e_tf) {
+      remove_in(dir, "expected.tf.pbtxt");
+      changed = 1;
+    }
+    if (bad) tfx_sb_puts(rep, "    could not update the expectations\n");
+    status = bad ? R_FAIL : changed ? R_UPDATED : R_PASS;
+  } else {
+    if (r.exit_code != want_exit) {
+      tfx_sb_printf(rep, "    exit code %d, expected %d\n", r.exit_code, want_exit);
+      bad = 1;
+      if (!e_err && r.err_len) { /* show what went wrong */
+        tfx_sb_puts(rep, "    stderr:\n");
+        char *t = replace_all(r.err, r.err_len, "\n", "\n      ", &n_err);
+        if (t) tfx_sb_printf(rep, "      %s\n", t);
+        free(t);
+      }
+    }
+    if (e_err && (n_err != r.err_len || memcmp(e_err, r.err, r.err_len) != 0)) {
+      unified_diff(e_err, n_err, r.err, r.err_len, "expected.stderr", "stderr", rep);
+      bad = 1;
+    }
+    if (e_tf) {
+      if (!r.out) {
+        tfx_sb_puts(rep, "    no tf-pbtxt output was written (expected.tf.pbtxt exists)\n");
+        bad = 1;
+      } else if (n_tf != r.out_len || memcmp(e_tf, r.out, r.out_len) != 0) {
+        unified_diff(e_tf, n_tf, r.out, r.out_len, "expected.tf.pbtxt", "output", rep);
+        bad = 1;
+      }
+    }
+    status = bad ? R_FAIL : R_PASS;
+  }
+  if (exists_in(dir, "expected.ge.pbtxt", 0))
+    tfx_sb_puts(rep, "    note: expected.ge.pbtxt not checked yet (lowering is not implemented)\n");
+  if (exists_in(dir, "expected.explain", 0))
+    tfx_sb_puts(rep, "    note: expected.explain not checked yet (explain is not implemented)\n");
+  free(e_exit);
+  free(e_err);
+  free(e_tf);
+done:
+  tfx_diag_free(&local);
+  run_result_free(&r);
+  sv_free(&args);
+  free(atext);
+  free(where);
+  return status;
+}
+
+int tfx_cli_test(int argc, char **argv, int first, tfx_diag *d) {
+  static const char cmd[] = "tfxc test";
+  tfx_cli_args a;
+  tfx_cli_args_init(&a, argc, argv, first, cmd, test_opts, sizeof test_opts / sizeof test_opts[0]);
+  const char *v;
+  int id, rc = 0, verbose = 0, help = 0, update = 0;
+  strvec paths = {0}, cases = {0};
+  while ((id = tfx_cli_next(&a, &v, d)) != TFX_CLI_END) {
+    switch (id) {
+    case TFX_CLI_ERROR: rc = TFX_EXIT_USAGE; goto done;
+    case TFX_CLI_POSITIONAL:
+      if (sv_push(&paths, strdup(v)) != 0) {
+        tfx_error(d, NULL, 0, 0, "out of memory");
+        rc = TFX_EXIT_FAIL;
+        goto done;
+      }
+      break;
+    case O_UPDATE: update = 1; break;
+    case O_VERBOSE: verbose = verbose < 0 ? 1 : verbose + 1; break;
+    case O_QUIET: verbose = -1; break;
+    case O_HELP: help = 1; break;
+    default: break;
+    }
+  }
+  if (help) {
+    tfx_cli_help_test(stdout);
+    goto done;
+  }
+  if (paths.n == 0) {
+    tfx_cli_usage_error(d, cmd, "no PATH given (a case directory or a directory of cases)");
+    rc = TFX_EXIT_USAGE;
+    goto done;
+  }
+  for (size_t i = 0; i < paths.n; i++) {
+    struct stat st;
+    int missing = stat(paths.v[i], &st) != 0;
+    if (missing || !S_ISDIR(st.st_mode)) {
+      tfx_error(d, paths.v[i], 0, 0, "%s", missing ? strerror(errno)
+                                                   : "not a directory (a test case is a directory)");
+      rc = TFX_EXIT_INPUT;
+      continue;
+    }
+    size_t before = cases.n;
+    if (collect(paths.v[i], 0, &cases, d) != 0) rc = TFX_EXIT_INPUT;
+    else if (cases.n == before) {
+      tfx_error(d, paths.v[i], 0, 0, "no test case here (a case is a directory with model.pbtxt "
+                "or model.pb)");
+      rc = TFX_EXIT_INPUT;
+    }
+  }
+  if (rc != 0) goto done;
+  char exe[4096];
+  ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (k <= 0) {
+    tfx_error(d, NULL, 0, 0, "cannot find the tfxc binary (/proc/self/exe): %s", strerror(errno));
+    rc = TFX_EXIT_FAIL;
+    goto done;
+  }
+  exe[k] = 0;
+  size_t passed = 0, failed = 0;
+  for (size_t i = 0; i < cases.n; i++) {
+    tfx_strbuf rep;
+    tfx_sb_init(&rep);
+    case_status s = test_case(exe, cases.v[i], update, &rep, d);
+    printf("%s %s\n", s == R_PASS ? "PASS" : s == R_UPDATED ? "UPDATED" : "FAIL", cases.v[i]);
+    if (s == R_FAIL || verbose > 0 || (rep.len && strstr(tfx_sb_cstr(&rep), "note:")))
+      fputs(tfx_sb_cstr(&rep), stdout);
+    tfx_sb_free(&rep);
+    fflush(stdout);
+    if (s == R_FAIL) failed++;
+    else passed++;
+  }
+  printf("%zu passed, %zu failed\n", passed, failed);
+  fflush(stdout);
+  rc = failed ? TFX_EXIT_FAIL : TFX_EXIT_OK;
+done:
+  sv_free(&paths);
+  sv_free(&cases);
+  tfx_cli_print_diag(d, verbose);
+  tfx_diag_clear(d);
+  return rc;
+}

@@ -1,0 +1,1081 @@
+/* Scope-fusion engine: Ascend's ScopeBasePass::Run over one graph's ScopeTree, driven by the
+ * pack's pattern (SCOPE) and selection (SELECT) programs.
+ * Stage: fusion. Input: pack, graph index + ScopeTree, enable set. Output: one graph entry of
+ * a tfx_fusion_report (matches per layer, sub_type changes, results, final name-keyed map).
+ * See engine.h for the semantics; scope_pass.cc MatchAllBatches / MatchOneBatch /
+ * MatchOneScope / Run / AddFusionScopesResultToScopeGraph are the reference. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fusion/engine.h"
+#include "fusion/fusion_int.h"
+#include "tfxc/tfxc.h"
+#include "vm/bytecode.h"
+
+/* ---------------------------------------------------------------- engine / report life */
+
+int tfx_fusion_engine_init(tfx_fusion_engine *e, const tfx_pack *pack, tfx_diag *d) {
+  memset(e, 0, sizeof *e);
+  e->pack = pack;
+  tfx_intern_init(&e->subtypes);
+  e->vm = tfx_vm_new(pack);
+  if (!e->vm) {
+    tfx_intern_free(&e->subtypes);
+    tfx_error(d, NULL, 0, 0, "out of memory (scope-fusion VM)");
+    return TFX_EXIT_FAIL;
+  }
+  return 0;
+}
+
+void tfx_fusion_engine_free(tfx_fusion_engine *e) {
+  tfx_vm_free(e->vm);
+  tfx_intern_free(&e->subtypes);
+  memset(e, 0, sizeof *e);
+}
+
+void tfx_fusion_report_init(tfx_fusion_report *r) {
+  memset(r, 0, sizeof *r);
+  tfx_arena_init(&r->arena);
+}
+
+void tfx_fusion_report_free(tfx_fusion_report *r) {
+  tfx_arena_free(&r->arena);
+  memset(r, 0, sizeof *r);
+  tfx_arena_init(&r->arena);
+}
+
+/* ---------------------------------------------------------------- run state */
+
+typedef struct map_b {             /* an index map under construction */
+  const char *key;
+  uint32_t klen;
+  int64_t *to;
+  uint32_t n, cap;
+} map_b;
+
+typedef struct builder {           /* the fusion result between FR_BEGIN and FR_END */
+  int open;
+  tfx_fusion_result *r;
+  uint32_t cap_scopes, cap_scope_names, cap_extra, cap_extra_names, cap_attrs, cap_inner, cap_outs;
+  map_b *maps[2];
+  uint32_t n_maps[2], cap_maps[2];
+  tfx_hmap mh[2];                  /* key -> index into maps[dir] */
+  tfx_fusion_inner *cur;           /* newest inner node */
+  const char *prefix;              /* result name at the first NODE_NEW (NULL: not set then) */
+  int prefix_known;
+  int invalid;
+  const char *reason;
+} builder;
+
+typedef struct run {
+  tfx_fusion_engine *e;
+  const tfx_pack *p;
+  const tfx_module *m;
+  const tfx_graph *g;
+  tfx_scope_tree *t;
+  tfx_arena *A;                    /* the report's arena */
+  tfx_diag *d;
+  int oom;
+  const char **scope_names;        /* per scope: copy in A (lazy) */
+  const char **node_names;         /* per node: copy in A (lazy) */
+  const char **st_names;           /* per sub_type id: copy in A (lazy) */
+  uint32_t n_st_names;
+  /* children lookup */
+  tfx_fusion_name_ix *by_name;     /* nodes sorted by name (lazy) */
+  uint32_t *mark, stamp;
+  /* the pass being run */
+  uint32_t rule;
+  const char *pass_name;
+  tfx_fusion_pass_report *pr;
+  uint32_t cap_results, cap_dropped;
+  builder b;
+  int stopped;                     /* an invalid result ended the pass's additions */
+  tfx_fusion_result **pending;     /* results of this select run */
+  uint32_t n_pending, cap_pending;
+  /* the graph's name-keyed final map */
+  tfx_fusion_result **final;
+  uint32_t n_final, cap_final;
+  tfx_hmap final_ix;
+  char why[200];                   /* CheckInnerNodesInfo failure text */
+} run;
+
+static int oom(run *r) {
+  if (!r->oom) tfx_error(r->d, NULL, 0, 0, "out of memory (scope fusion)");
+  r->oom = 1;
+  return -1;
+}
+
+/* Grows an arena vector *v of *n elements (capacity *cap) by one slot. */
+static int agrow(run *r, void **v, uint32_t *n, uint32_t *cap, size_t el) {
+  if (*n < *cap) return 0;
+  uint32_t nc = *cap ? *cap * 2 : 4;
+  void *nv = tfx_arena_alloc(r->A, (size_t)nc * el);
+  if (!nv) return oom(r);
+  if (*n) memcpy(nv, *v, (size_t)*n * el);
+  *v = nv;
+  *cap = nc;
+  return 0;
+}
+#define AGROW(r, v, n, cap) agrow((r), (void **)&(v), &(n), &(cap), sizeof *(v))
+
+/* Same with malloc (run-local arrays). */
+static int mgrow(run *r, void **v, uint32_t *n, uint32_t *cap, size_t el) {
+  if (*n < *cap) return 0;
+  uint32_t nc = *cap ? *cap * 2 : 8;
+  void *nv = tfx_realloc(*v, (size_t)nc * el);
+  if (!nv) return oom(r);
+  *v = nv;
+  *cap = nc;
+  return 0;
+}
+#define MGROW(r, v, n, cap) mgrow((r), (void **)&(v), &(n), &(cap), sizeof *(v))
+
+static const char *adup(run *r, const char *s, size_t n) {
+  char *c = tfx_arena_strndup(r->A, s ? s : "", s ? n : 0);
+  if (!c) oom(r);
+  return c;
+}
+
+static const char *scope_name(run *r, uint32_t s) {
+  if (!r->scope_names[s]) r->scope_names[s] = adup(r, r->t->scopes[s].name, strlen(r->t->scopes[s].name));
+  return r->scope_names[s] ? r->scope_names[s] : "";
+}
+
+static const char *node_name(run *r, uint32_t n) {
+  if (!r->node_names[n]) r->node_names[n] = adup(r, r->g->nodes[n].name, strlen(r->g->nodes[n].name));
+  return r->node_names[n] ? r->node_names[n] : "";
+}
+
+static const char *st_name(run *r, uint32_t id) {
+  if (id == TFX_NO_ID) return "";
+  if (id >= r->n_st_names) {
+    uint32_t nn = r->e->subtypes.n > id ? r->e->subtypes.n : id + 1;
+    const char **v = tfx_realloc(r->st_names, (size_t)nn * sizeof *v);
+    if (!v) {
+      oom(r);
+      return "";
+    }
+    for (uint32_t i = r->n_st_names; i < nn; i++) v[i] = NULL;
+    r->st_names = v;
+    r->n_st_names = nn;
+  }
+  if (!r->st_names[id]) {
+    const char *s = tfx_intern_str(&r->e->subtypes, id);
+    r->st_names[id] = adup(r, s, strlen(s));
+  }
+  return r->st_names[id] ? r->st_names[id] : "";
+}
+
+/* Deep copy of a VM value into the report arena; scopes and nodes become their names. */
+static int copy_value(run *r, const tfx_value *in, tfx_value *out, unsigned depth) {
+  if (depth > TFX_V_MAX_DEPTH) return oom(r);
+  switch (in->tag) {
+    case TFX_V_STR: {
+      const char *s = adup(r, in->u.s, in->n);
+      if (!s) return -1;
+      *out = tfx_v_str(s, in->n);
+      return 0;
+    }
+    case TFX_V_SCOPE: {
+      const char *s = scope_name(r, in->u.id);
+      *out = tfx_v_str(s, (uint32_t)strlen(s));
+      return r->oom ? -1 : 0;
+    }
+    case TFX_V_NODE: {
+      const char *s = node_name(r, in->u.id);
+      *out = tfx_v_str(s, (uint32_t)strlen(s));
+      return r->oom ? -1 : 0;
+    }
+    case TFX_V_LIST: {
+      tfx_value *items = NULL;
+      if (in->n) {
+        items = tfx_arena_calloc(r->A, in->n, sizeof *items);
+        if (!items) return oom(r);
+        for (uint32_t i = 0; i < in->n; i++)
+          if (copy_value(r, &in->u.items[i], &items[i], depth + 1)) return -1;
+      }
+      *out = tfx_v_list(items, in->n);
+      return 0;
+    }
+    default:
+      *out = *in;
+      return 0;
+  }
+}
+
+/* ---------------------------------------------------------------- diagnostics helpers */
+
+/* Source site of the rule (pass) and, when the select program has exactly one FR_INVALID,
+ * of that statement (the `invalid` site). */
+static void rule_site(const tfx_pack *p, uint32_t rule, int want_invalid, const char **file,
+                      unsigned *line, unsigned *col) {
+  const tfx_vm_rule *ru = &p->rules[rule];
+  *file = tfx_pack_file(p, ru->file);
+  *line = ru->line;
+  *col = 0;
+  if (!want_invalid || ru->prog == TFX_PACK_NONE || ru->prog >= p->n_progs) return;
+  const tfx_vm_prog *pg = &p->progs[ru->prog];
+  uint32_t found = TFX_PACK_NONE, count = 0;
+  for (uint32_t pc = pg->start; pc < pg->end;) {
+    tfx_opcode op = TFX_INS_OP(&p->code[pc]);
+    if (op == TFX_OP_FR_INVALID) {
+      found = pc;
+      count++;
+    }
+    pc += TFX_INS_LEN(op);
+  }
+  if (count != 1) return;
+  const tfx_vm_loc *loc = tfx_pack_loc_at(p, found);
+  if (!loc) return;
+  *file = tfx_pack_file(p, loc->file);
+  *line = loc->line;
+  *col = loc->col;
+}
+
+static void host_error(run *r, const char *what) {
+  const char *file;
+  unsigned line, col;
+  rule_site(r->p, r->rule, 0, &file, &line, &col);
+  tfx_error(r->d, file, line, col, "rule '%s': %s", r->pass_name, what);
+}
+
+/* ---------------------------------------------------------------- children */
+
+static int cmp_ix(const void *a, const void *b) {
+  return strcmp(((const tfx_fusion_name_ix *)a)->name, ((const tfx_fusion_name_ix *)b)->name);
+}
+
+tfx_fusion_name_ix *tfx_fusion_name_index(const tfx_graph *g) {
+  tfx_fusion_name_ix *ix = tfx_malloc((g->n_nodes ? g->n_nodes : 1) * sizeof *ix);
+  if (!ix) return NULL;
+  for (uint32_t i = 0; i < g->n_nodes; i++) {
+    ix[i].name = g->nodes[i].name ? g->nodes[i].name : "";
+    ix[i].id = i;
+  }
+  qsort(ix, g->n_nodes, sizeof *ix, cmp_ix);
+  return ix;
+}
+
+uint32_t tfx_fusion_prefix_first(const tfx_fusion_name_ix *ix, uint32_t n, const char *prefix) {
+  uint32_t lo = 0, hi = n;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (strcmp(ix[mid].name, prefix) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Children (§2.5): extra nodes, and nodes whose name has a member scope name as a strict
+ * prefix. Graph order. */
+static int compute_children(run *r, tfx_fusion_result *res) {
+  const tfx_graph *g = r->g;
+  if (!r->by_name) {
+    r->by_name = tfx_fusion_name_index(g);
+    r->mark = tfx_calloc(g->n_nodes ? g->n_nodes : 1, sizeof *r->mark);
+    if (!r->by_name || !r->mark) return oom(r);
+  }
+  if (++r->stamp == 0) {
+    memset(r->mark, 0, (size_t)g->n_nodes * sizeof *r->mark);
+    r->stamp = 1;
+  }
+  uint32_t *v = NULL, n = 0, cap = 0;
+  for (uint32_t i = 0; i < res->n_extra; i++) {
+    uint32_t id = res->extra_ids[i];
+    if (r->mark[id] == r->stamp) continue;
+    r->mark[id] = r->stamp;
+    if (MGROW(r, v, n, cap)) goto fail;
+    v[n++] = id;
+  }
+  for (uint32_t s = 0; s < res->n_scopes; s++) {
+    const char *pre = r->t->scopes[res->scope_ids[s]].name;
+    size_t pl = strlen(pre);
+    for (uint32_t k = tfx_fusion_prefix_first(r->by_name, g->n_nodes, pre); k < g->n_nodes; k++) {
+      const char *nm = r->by_name[k].name;
+      if (strncmp(nm, pre, pl) != 0) break;
+      if (nm[pl] == '\0') continue; /* strict prefix only */
+      uint32_t id = r->by_name[k].id;
+      if (r->mark[id] == r->stamp) continue;
+      r->mark[id] = r->stamp;
+      if (MGROW(r, v, n, cap)) goto fail;
+      v[n++] = id;
+    }
+  }
+  if (n) qsort(v, n, sizeof *v, cmp_u32);
+  res->children = tfx_arena_alloc(r->A, (n ? n : 1) * sizeof *res->children);
+  if (!res->children) goto fail_oom;
+  res->child_names = tfx_arena_alloc(r->A, (n ? n : 1) * sizeof *res->child_names);
+  if (!res->child_names) goto fail_oom;
+  if (n) memcpy(res->children, v, (size_t)n * sizeof *v);
+  for (uint32_t i = 0; i < n; i++) res->child_names[i] = node_name(r, v[i]);
+  if (r->oom) goto fail;
+  res->n_children = n;
+  free(v);
+  return 0;
+fail_oom:
+  oom(r);
+fail:
+  free(v);
+  return -1;
+}
+
+/* ---------------------------------------------------------------- host callbacks */
+
+static int need_open(run *r, const char *op) {
+  if (r->b.open) return 0;
+  char msg[96];
+  snprintf(msg, sizeof msg, "%s outside a fusion result", op);
+  host_error(r, msg);
+  return -1;
+}
+
+static void builder_reset(run *r) {
+  for (int dir = 0; dir < 2; dir++) {
+    for (uint32_t i = 0; i < r->b.n_maps[dir]; i++) free(r->b.maps[dir][i].to);
+    free(r->b.maps[dir]);
+    tfx_hmap_free(&r->b.mh[dir]);
+  }
+  memset(&r->b, 0, sizeof r->b);
+}
+
+static int h_begin(void *c) {
+  run *r = c;
+  if (r->b.open) {
+    host_error(r, "FR_BEGIN inside a fusion result");
+    return -1;
+  }
+  builder_reset(r);
+  r->b.r = tfx_arena_calloc(r->A, 1, sizeof *r->b.r);
+  if (!r->b.r) return oom(r);
+  r->b.r->pass = r->pass_name;
+  r->b.r->rule = r->rule;
+  r->b.r->description = "";
+  r->b.r->inner_check = 1;
+  r->b.open = 1;
+  return 0;
+}
+
+static int h_scopes(void *c, const uint32_t *ids, size_t n) {
+  run *r = c;
+  if (need_open(r, "FR_SCOPES")) return -1;
+  tfx_fusion_result *res = r->b.r;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t n1 = res->n_scopes, n2 = res->n_scopes;
+    if (AGROW(r, res->scope_ids, n1, r->b.cap_scopes) ||
+        AGROW(r, res->scopes, n2, r->b.cap_scope_names))
+      return -1;
+    res->scope_ids[res->n_scopes] = ids[i];
+    res->scopes[res->n_scopes] = scope_name(r, ids[i]);
+    res->n_scopes++;
+  }
+  return r->oom ? -1 : 0;
+}
+
+static int set_str(run *r, const char **dst, const char *s, size_t n) {
+  const char *c = adup(r, s, n);
+  if (!c) return -1;
+  *dst = c;
+  return 0;
+}
+
+static int h_name(void *c, const char *s, size_t n) {
+  run *r = c;
+  if (need_open(r, "FR_NAME")) return -1;
+  return set_str(r, &r->b.r->name, s, n);
+}
+
+static int h_type(void *c, const char *s, size_t n) {
+  run *r = c;
+  if (need_open(r, "FR_TYPE")) return -1;
+  return set_str(r, &r->b.r->type, s, n);
+}
+
+static int h_desc(void *c, const char *s, size_t n) {
+  run *r = c;
+  if (need_open(r, "FR_DESC")) return -1;
+  return set_str(r, &r->b.r->description, s, n);
+}
+
+static int h_map(void *c, int dir, const char *key, size_t klen, int64_t from, int64_t to) {
+  run *r = c;
+  if (need_open(r, dir ? "FR_OUTPUT" : "FR_INPUT")) return -1;
+  if (from < 0 || from >= (1 << 20)) {
+    host_error(r, "index-map source port out of range (0..1048575)");
+    return -1;
+  }
+  if (to < -1 || to > INT32_MAX) {
+    host_error(r, "index-map target port out of range");
+    return -1;
+  }
+  if (to == TFX_FUSION_DISABLE_INDEX) to = -1;
+  builder *b = &r->b;
+  uint32_t k = tfx_hmap_get(&b->mh[dir], key, klen);
+  if (k == TFX_HASH_NONE) {
+    if (MGROW(r, b->maps[dir], b->n_maps[dir], b->cap_maps[dir])) return -1;
+    map_b *mb = &b->maps[dir][b->n_maps[dir]];
+    memset(mb, 0, sizeof *mb);
+    mb->key = adup(r, key, klen);
+    if (!mb->key) return -1;
+    mb->klen = (uint32_t)klen;
+    k = b->n_maps[dir]++;
+    if (tfx_hmap_put(&b->mh[dir], mb->key, klen, k, NULL) < 0) return oom(r);
+  }
+  map_b *mb = &b->maps[dir][k];
+  while (mb->n <= (uint32_t)from) {
+    if (MGROW(r, mb->to, mb->n, mb->cap)) return -1;
+    mb->to[mb->n++] = TFX_FUSION_UNSET;
+  }
+  if (mb->to[from] == TFX_FUSION_UNSET) mb->to[from] = to; /* map insert: the first wins */
+  return 0;
+}
+
+static int h_absorb(void *c, const uint32_t *ids, size_t n) {
+  run *r = c;
+  if (need_open(r, "FR_ABSORB")) return -1;
+  tfx_fusion_result *res = r->b.r;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t n1 = res->n_extra, n2 = res->n_extra;
+    if (AGROW(r, res->extra_ids, n1, r->b.cap_extra) ||
+        AGROW(r, res->extra, n2, r->b.cap_extra_names))
+      return -1;
+    res->extra_ids[res->n_extra] = ids[i];
+    res->extra[res->n_extra] = node_name(r, ids[i]);
+    res->n_extra++;
+  }
+  return r->oom ? -1 : 0;
+}
+
+static int add_attr(run *r, tfx_fusion_attr **v, uint32_t *n, uint32_t *cap, const char *name,
+                    const tfx_value *val) {
+  if (agrow(r, (void **)v, n, cap, sizeof **v)) return -1;
+  tfx_fusion_attr *a = &(*v)[*n];
+  a->name = adup(r, name, strlen(name));
+  if (!a->name || copy_value(r, val, &a->v, 0)) return -1;
+  (*n)++;
+  return 0;
+}
+
+static int h_attr(void *c, const char *name, const tfx_value *v) {
+  run *r = c;
+  if (need_open(r, "FR_ATTR")) return -1;
+  return add_attr(r, &r->b.r->attrs, &r->b.r->n_attrs, &r->b.cap_attrs, name, v);
+}
+
+static int h_invalid(void *c, const char *s, size_t n) {
+  run *r = c;
+  if (need_open(r, "FR_INVALID")) return -1;
+  r->b.invalid = 1;
+  return set_str(r, &r->b.reason, s, n);
+}
+
+static int h_node_new(void *c, const char *name, size_t nl, const char *type, size_t tl) {
+  run *r = c;
+  if (need_open(r, "NODE_NEW")) return -1;
+  tfx_fusion_result *res = r->b.r;
+  if (!r->b.prefix_known) { /* Ascend prefixes with the name the result has at AddInnerNode */
+    r->b.prefix_known = 1;
+    r->b.prefix = res->name;
+  }
+  if (AGROW(r, res->inner, res->n_inner, r->b.cap_inner)) return -1;
+  tfx_fusion_inner *in = &res->inner[res->n_inner];
+  memset(in, 0, sizeof *in);
+  in->name = adup(r, name, nl);
+  in->type = adup(r, type, tl);
+  if (!in->name || !in->type) return -1;
+  res->n_inner++;
+  r->b.cur = in;
+  return 0;
+}
+
+static int need_inner(run *r, const char *op) {
+  if (need_open(r, op)) return -1;
+  if (r->b.cur) return 0;
+  char msg[96];
+  snprintf(msg, sizeof msg, "%s before any inner node", op);
+  host_error(r, msg);
+  return -1;
+}
+
+static int h_node_input(void *c, const char *src, size_t sl, int64_t port) {
+  run *r = c;
+  if (need_inner(r, "NODE_IN")) return -1;
+  if (port < 0 || port > INT32_MAX) {
+    host_error(r, "inner-node input port out of range");
+    return -1;
+  }
+  tfx_fusion_inner *in = r->b.cur;
+  if (AGROW(r, in->in, in->n_in, in->cap_in)) return -1;
+  tfx_fusion_inner_in *x = &in->in[in->n_in];
+  memset(x, 0, sizeof *x);
+  if (src) {
+    x->src = adup(r, src, sl);
+    if (!x->src) return -1;
+  }
+  x->port = port;
+  in->n_in++;
+  return 0;
+}
+
+static int h_node_const(void *c, const tfx_value *v) {
+  run *r = c;
+  if (need_inner(r, "NODE_CONST")) return -1;
+  tfx_fusion_inner *in = r->b.cur;
+  if (AGROW(r, in->in, in->n_in, in->cap_in)) return -1;
+  tfx_fusion_inner_in *x = &in->in[in->n_in];
+  memset(x, 0, sizeof *x);
+  tfx_value *cv = tfx_arena_alloc(r->A, sizeof *cv);
+  if (!cv) return oom(r);
+  if (copy_value(r, v, cv, 0)) return -1;
+  x->cval = cv;
+  in->n_in++;
+  return 0;
+}
+
+static int h_node_attr(void *c, const char *name, const tfx_value *v) {
+  run *r = c;
+  if (need_inner(r, "NODE_ATTR")) return -1;
+  tfx_fusion_inner *in = r->b.cur;
+  return add_attr(r, &in->attrs, &in->n_attrs, &in->cap_attrs, name, v);
+}
+
+static int h_node_format(void *c, int dir, int64_t port, const char *fmt, size_t n) {
+  run *r = c;
+  if (need_inner(r, "NODE_FORMAT")) return -1;
+  tfx_fusion_inner *in = r->b.cur;
+  if (AGROW(r, in->formats, in->n_formats, in->cap_formats)) return -1;
+  tfx_fusion_port_format *f = &in->formats[in->n_formats];
+  f->dir = dir;
+  f->port = port;
+  f->fmt = adup(r, fmt, n);
+  if (!f->fmt) return -1;
+  in->n_formats++;
+  return 0;
+}
+
+static int h_node_out(void *c, int64_t index, const char *node, size_t nl, int64_t port) {
+  run *r = c;
+  if (need_open(r, "NODE_OUT")) return -1;
+  if (index < 0 || index > INT32_MAX || port < 0 || port > INT32_MAX) {
+    host_error(r, "boundary output index or port out of range");
+    return -1;
+  }
+  tfx_fusion_result *res = r->b.r;
+  if (AGROW(r, res->outs, res->n_outs, r->b.cap_outs)) return -1;
+  tfx_fusion_out *o = &res->outs[res->n_outs];
+  o->index = index;
+  o->node = adup(r, node, nl);
+  o->port = port;
+  if (!o->node) return -1;
+  res->n_outs++;
+  return 0;
+}
+
+/* ---------------------------------------------------------------- committing a result */
+
+static int cmp_map(const void *a, const void *b) {
+  const map_b *x = a, *y = b;
+  size_t n = x->klen < y->klen ? x->klen : y->klen;
+  int c = memcmp(x->key, y->key, n);
+  if (c) return c;
+  return x->klen < y->klen ? -1 : x->klen > y->klen;
+}
+
+/* Freezes the builder's maps of one direction into the result (sorted by key; unset ports
+ * become disabled). */
+static int freeze_maps(run *r, int dir, tfx_fusion_map **out, uint32_t *nout) {
+  builder *b = &r->b;
+  uint32_t n = b->n_maps[dir];
+  *nout = 0;
+  *out = NULL;
+  if (!n) return 0;
+  qsort(b->maps[dir], n, sizeof *b->maps[dir], cmp_map);
+  tfx_fusion_map *v = tfx_arena_calloc(r->A, n, sizeof *v);
+  if (!v) return oom(r);
+  for (uint32_t i = 0; i < n; i++) {
+    map_b *mb = &b->maps[dir][i];
+    v[i].key = mb->key;
+    v[i].n = mb->n;
+    v[i].to = tfx_arena_alloc(r->A, (mb->n ? mb->n : 1) * sizeof *v[i].to);
+    if (!v[i].to) return oom(r);
+    for (uint32_t p = 0; p < mb->n; p++) v[i].to[p] = mb->to[p] == TFX_FUSION_UNSET ? -1 : mb->to[p];
+  }
+  *out = v;
+  *nout = n;
+  return 0;
+}
+
+static char *join_name(run *r, const char *prefix, const char *rel) {
+  size_t a = strlen(prefix), b = strlen(rel);
+  char *s = tfx_arena_alloc(r->A, a + b + 2);
+  if (!s) {
+    oom(r);
+    return NULL;
+  }
+  memcpy(s, prefix, a);
+  s[a] = '/';
+  memcpy(s + a + 1, rel, b + 1);
+  return s;
+}
+
+/* Prefixes inner names and peers with the result name; runs CheckInnerNodesInfo. Returns 0
+ * (check result in res->inner_check, a failure reason in *why) or -1 on out of memory. */
+static int finish_inner(run *r, tfx_fusion_result *res, const char **why) {
+  const char *prefix = r->b.prefix ? r->b.prefix : res->name;
+  *why = NULL;
+  for (uint32_t i = 0; i < res->n_inner; i++) {
+    tfx_fusion_inner *in = &res->inner[i];
+    if (!(in->name = join_name(r, prefix, in->name))) return -1;
+    for (uint32_t k = 0; k < in->n_in; k++)
+      if (in->in[k].src && !(in->in[k].src = join_name(r, prefix, in->in[k].src))) return -1;
+  }
+  for (uint32_t i = 0; i < res->n_outs; i++)
+    if (!(res->outs[i].node = join_name(r, prefix, res->outs[i].node))) return -1;
+  if (!res->type || strcmp(res->type, TFX_FUSION_MULTI_TYPE) != 0) return 0;
+  /* CheckInnerNodesInfo: unique names; boundary uses == non-disabled index entries. */
+  tfx_hmap names;
+  tfx_hmap_init(&names);
+  uint64_t in_used = 0, out_used = res->n_outs, in_idx = 0, out_idx = 0;
+  char *buf = r->why;
+  const size_t bufn = sizeof r->why;
+  for (uint32_t i = 0; i < res->n_inner && !*why; i++) {
+    const tfx_fusion_inner *in = &res->inner[i];
+    int put = tfx_hmap_put(&names, in->name, strlen(in->name), i, NULL);
+    if (put < 0) {
+      tfx_hmap_free(&names);
+      return oom(r);
+    }
+    if (put == 0) {
+      snprintf(buf, bufn, "inner node name '%.100s' is not unique", in->name);
+      *why = buf;
+    }
+    for (uint32_t k = 0; k < in->n_in; k++) in_used += !in->in[k].src && !in->in[k].cval;
+  }
+  for (uint32_t i = 0; i < res->n_inner && !*why; i++) {
+    const tfx_fusion_inner *in = &res->inner[i];
+    for (uint32_t k = 0; k < in->n_in && !*why; k++)
+      if (in->in[k].src && tfx_hmap_get(&names, in->in[k].src, strlen(in->in[k].src)) == TFX_HASH_NONE) {
+        snprintf(buf, bufn, "inner node '%.60s' reads unknown inner node '%.60s'", in->name, in->in[k].src);
+        *why = buf;
+      }
+  }
+  for (uint32_t i = 0; i < res->n_outs && !*why; i++)
+    if (tfx_hmap_get(&names, res->outs[i].node, strlen(res->outs[i].node)) == TFX_HASH_NONE) {
+      snprintf(buf, bufn, "boundary output %lld names unknown inner node '%.100s'",
+               (long long)res->outs[i].index, res->outs[i].node);
+      *why = buf;
+    }
+  tfx_hmap_free(&names);
+  for (uint32_t i = 0; i < res->n_inputs; i++)
+    for (uint32_t p = 0; p < res->inputs[i].n; p++) in_idx += res->inputs[i].to[p] >= 0;
+  for (uint32_t i = 0; i < res->n_outputs; i++)
+    for (uint32_t p = 0; p < res->outputs[i].n; p++) out_idx += res->outputs[i].to[p] >= 0;
+  if (!*why && (in_used != in_idx || out_used != out_idx)) {
+    snprintf(buf, bufn,
+             "inner nodes use %llu boundary inputs and %llu boundary outputs, the index maps "
+             "enable %llu and %llu",
+             (unsigned long long)in_used, (unsigned long long)out_used,
+             (unsigned long long)in_idx, (unsigned long long)out_idx);
+    *why = buf;
+  }
+  if (!*why && res->n_inner == 0) *why = "a ScopeToMultiNodes result without inner nodes";
+  res->inner_check = *why == NULL;
+  return 0;
+}
+
+static int add_dropped(run *r, const tfx_fusion_result *res, const char *reason) {
+  tfx_fusion_pass_report *pr = r->pr;
+  if (AGROW(r, pr->dropped, pr->n_dropped, r->cap_dropped)) return -1;
+  tfx_fusion_dropped *x = &pr->dropped[pr->n_dropped];
+  x->name = res->name ? res->name : "";
+  x->type = res->type ? res->type : "";
+  x->reason = adup(r, reason, strlen(reason));
+  if (!x->reason) return -1;
+  pr->n_dropped++;
+  return 0;
+}
+
+/* Drops res with a warning at the rule (or its `invalid` statement) and stops the pass's
+ * additions, as AddFusionScopesResultToScopeGraph returns at the first invalid result. */
+static int drop_invalid(run *r, tfx_fusion_result *res, const char *reason, int at_invalid) {
+  const char *file;
+  unsigned line, col;
+  rule_site(r->p, r->rule, at_invalid, &file, &line, &col);
+  tfx_warning(r->d, file, line, col,
+              "scope pass '%s': fusion result '%s' (type %s) dropped: %s; the pass adds no "
+              "further results (ScopeInvalidType)",
+              r->pass_name, res->name ? res->name : "", res->type ? res->type : "?", reason);
+  r->stopped = 1;
+  return add_dropped(r, res, reason);
+}
+
+static int h_end(void *c) {
+  run *r = c;
+  if (need_open(r, "FR_END")) return -1;
+  tfx_fusion_result *res = r->b.r;
+  r->b.open = 0;
+  if (r->stopped) {
+    int rc = add_dropped(r, res, "not added: an earlier result of this pass was invalid");
+    builder_reset(r);
+    return rc;
+  }
+  if (!res->name) { /* default: the first member scope's name without its trailing '/' */
+    if (res->n_scopes) {
+      const char *s = res->scopes[0];
+      size_t n = strlen(s);
+      if (n > 1 && s[n - 1] == '/') n--;
+      res->name = adup(r, s, n);
+      if (!res->name) return -1;
+    } else {
+      res->name = "";
+    }
+  }
+  if (freeze_maps(r, 0, &res->inputs, &res->n_inputs) ||
+      freeze_maps(r, 1, &res->outputs, &res->n_outputs))
+    return -1;
+  const char *why = NULL;
+  if (finish_inner(r, res, &why)) return -1;
+  int rc = 0;
+  if (r->b.invalid || (res->type && strcmp(res->type, TFX_FUSION_INVALID_TYPE) == 0)) {
+    char msg[300];
+    snprintf(msg, sizeof msg, "marked invalid%s%.250s", r->b.reason && *r->b.reason ? ": " : "",
+             r->b.reason ? r->b.reason : "");
+    rc = drop_invalid(r, res, msg, 1);
+  } else if (!res->type || !*res->type) {
+    rc = drop_invalid(r, res, "no type", 0);
+  } else if (!*res->name) {
+    rc = drop_invalid(r, res, "no name and no member scope", 0);
+  } else if (why) {
+    char msg[300];
+    snprintf(msg, sizeof msg, "CheckInnerNodesInfo failed: %.260s", why);
+    rc = drop_invalid(r, res, msg, 0);
+  } else {
+    if (compute_children(r, res)) rc = -1;
+    else if (MGROW(r, r->pending, r->n_pending, r->cap_pending)) rc = -1;
+    else r->pending[r->n_pending++] = res;
+  }
+  builder_reset(r);
+  return rc;
+}
+
+static const tfx_vm_host fusion_host = {
+    .result_begin = h_begin,
+    .result_end = h_end,
+    .result_scopes = h_scopes,
+    .result_name = h_name,
+    .result_type = h_type,
+    .result_description = h_desc,
+    .result_map = h_map,
+    .result_absorb = h_absorb,
+    .result_attr = h_attr,
+    .result_invalid = h_invalid,
+    .node_new = h_node_new,
+    .node_input = h_node_input,
+    .node_const = h_node_const,
+    .node_attr = h_node_attr,
+    .node_format = h_node_format,
+    .node_out = h_node_out,
+};
+
+/* ---------------------------------------------------------------- matching */
+
+/* The sub_type id a pattern sets ("" means none). */
+static uint32_t pattern_subtype(run *r, const tfx_vm_pattern *pat, const tfx_vm_result *res) {
+  uint32_t id = res->sub_type;
+  if (id == TFX_NO_ID) id = tfx_vm_const_subtype(r->e->vm, pat->sub_type);
+  if (id != TFX_NO_ID && !*tfx_intern_str(&r->e->subtypes, id)) id = TFX_NO_ID;
+  return id;
+}
+
+/* One layer (MatchOneBatch): every pattern over the tree. Appends matched scopes to *out.
+ * Returns 1 matched, 0 not, -1 error. */
+static int match_layer(run *r, uint32_t group, uint32_t layer, uint32_t **out, uint32_t *n_out,
+                       uint32_t *cap_out, uint32_t *cap_layers) {
+  const tfx_pack *p = r->p;
+  const tfx_vm_layer *ly = &p->layers[layer];
+  tfx_fusion_pass_report *pr = r->pr;
+  if (AGROW(r, pr->layers, pr->n_layers, *cap_layers)) return -1;
+  tfx_fusion_layer_report *lr = &pr->layers[pr->n_layers++];
+  memset(lr, 0, sizeof *lr);
+  lr->group = group;
+  lr->layer = layer - p->groups[p->rules[r->rule].group_first + group].layer_first;
+  uint32_t cap_m = 0;
+  int found = 0;
+  const tfx_scope_tree *t = r->t;
+  for (uint32_t k = 0; k < ly->n_patterns; k++) {
+    const tfx_vm_pattern *pat = &p->patterns[ly->pattern_first + k];
+    uint32_t i = 1; /* dfs[0] is the root: never tested */
+    while (i < t->n_scopes) {
+      uint32_t s = t->dfs[i];
+      tfx_vm_result res;
+      if (tfx_vm_run_scope(r->e->vm, pat->prog, s, &res, r->d)) return -1;
+      if (!res.matched) {
+        i++;
+        continue;
+      }
+      uint32_t st = pattern_subtype(r, pat, &res);
+      t->scopes[s].sub_type = st;
+      found = 1;
+      if (MGROW(r, *out, *n_out, *cap_out)) return -1;
+      (*out)[(*n_out)++] = s;
+      if (AGROW(r, lr->m, lr->n, cap_m)) return -1;
+      lr->m[lr->n].scope = scope_name(r, s);
+      lr->m[lr->n].sub_type = st_name(r, st);
+      lr->m[lr->n].pattern = k;
+      lr->n++;
+      i = t->scopes[s].dfs_end; /* do not descend into a matched scope */
+    }
+  }
+  lr->matched = found;
+  return r->oom ? -1 : found;
+}
+
+/* MatchAllBatches over every group of the pass; *results gets the last layers' matches. */
+static int match_all(run *r, uint32_t **results, uint32_t *n_results, uint32_t *cap_results) {
+  const tfx_pack *p = r->p;
+  const tfx_vm_rule *ru = &p->rules[r->rule];
+  uint32_t cap_layers = 0;
+  uint32_t *tmp = NULL, n_tmp = 0, cap_tmp = 0;
+  uint32_t *one = NULL, n_one = 0, cap_one = 0;
+  int rc = 0;
+  const tfx_scope_tree *t = r->t;
+  for (uint32_t gi = 0; gi < ru->n_groups && rc == 0; gi++) {
+    const tfx_vm_group *gr = &p->groups[ru->group_first + gi];
+    n_tmp = 0;
+    uint32_t last_first = *n_results;
+    for (uint32_t li = 0; li < gr->n_layers; li++) {
+      n_one = 0;
+      int m = match_layer(r, gi, gr->layer_first + li, &one, &n_one, &cap_one, &cap_layers);
+      if (m < 0) {
+        rc = -1;
+        break;
+      }
+      if (!m) break;
+      uint32_t **dst = li + 1 == gr->n_layers ? results : &tmp;
+      uint32_t *dn = li + 1 == gr->n_layers ? n_results : &n_tmp;
+      uint32_t *dc = li + 1 == gr->n_layers ? cap_results : &cap_tmp;
+      for (uint32_t k = 0; k < n_one; k++) {
+        if (MGROW(r, *dst, *dn, *dc)) {
+          rc = -1;
+          break;
+        }
+        (*dst)[(*dn)++] = one[k];
+      }
+    }
+    if (rc) break;
+    /* Rollback: an earlier-layer match keeps its sub_type only under (or at) a last-layer
+     * result of this group. Marks: stamp the group's last results. */
+    if (n_tmp) {
+      uint32_t *smark = tfx_calloc(t->n_scopes ? t->n_scopes : 1, sizeof *smark);
+      if (!smark) {
+        rc = oom(r);
+        break;
+      }
+      for (uint32_t k = last_first; k < *n_results; k++) smark[(*results)[k]] = 1;
+      for (uint32_t k = 0; k < n_tmp; k++) {
+        int keep = 0;
+        for (uint32_t s = tmp[k]; s != TFX_NO_ID && !keep; s = t->scopes[s].parent) keep = smark[s];
+        if (!keep) t->scopes[tmp[k]].sub_type = TFX_NO_ID;
+      }
+      free(smark);
+    }
+  }
+  free(tmp);
+  free(one);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- final map */
+
+static int final_put(run *r, tfx_fusion_result *res) {
+  uint32_t k = tfx_hmap_get(&r->final_ix, res->name, strlen(res->name));
+  if (k != TFX_HASH_NONE) { /* a later result with the same name replaces the earlier one */
+    r->final[k] = res;
+    return 0;
+  }
+  if (MGROW(r, r->final, r->n_final, r->cap_final)) return -1;
+  if (tfx_hmap_put(&r->final_ix, res->name, strlen(res->name), r->n_final, NULL) < 0) return oom(r);
+  r->final[r->n_final++] = res;
+  return 0;
+}
+
+static int cmp_result(const void *a, const void *b) {
+  return strcmp((*(tfx_fusion_result *const *)a)->name, (*(tfx_fusion_result *const *)b)->name);
+}
+
+/* ---------------------------------------------------------------- one pass */
+
+static int run_pass(run *r, uint32_t rule, uint32_t *snap) {
+  const tfx_pack *p = r->p;
+  const tfx_vm_rule *ru = &p->rules[rule];
+  tfx_scope_tree *t = r->t;
+  tfx_fusion_pass_report *pr = r->pr;
+  r->rule = rule;
+  r->pass_name = pr->name;
+  r->stopped = 0;
+  r->n_pending = 0;
+  r->cap_results = r->cap_dropped = 0;
+  for (uint32_t i = 0; i < t->n_scopes; i++) snap[i] = t->scopes[i].sub_type;
+
+  uint32_t *results = NULL, n_results = 0, cap_results = 0;
+  int rc = match_all(r, &results, &n_results, &cap_results);
+  pr->status = TFX_FUSION_NOT_CHANGED;
+  if (rc == 0 && n_results > 0) {
+    int verdict = 1;
+    if (ru->prog != TFX_PACK_NONE) {
+      tfx_vm_result res;
+      pr->select_ran = 1;
+      if (tfx_vm_run_select(r->e->vm, ru->prog, &res, r->d)) {
+        rc = -1;
+      } else {
+        verdict = !(res.value.tag == TFX_V_BOOL && res.value.u.i == 0);
+      }
+      builder_reset(r);
+    }
+    pr->select_value = verdict;
+    if (rc == 0 && !verdict) {
+      /* LastMatchScopesAndOPs failed: ClearTypeAndSubType on every result (and below). */
+      for (uint32_t k = 0; k < n_results; k++) {
+        const tfx_scope *s = &t->scopes[results[k]];
+        for (uint32_t i = s->dfs_index; i < s->dfs_end; i++) t->scopes[t->dfs[i]].sub_type = TFX_NO_ID;
+      }
+      r->n_pending = 0;
+    } else if (rc == 0) {
+      pr->status = r->stopped ? TFX_FUSION_NOT_CHANGED : TFX_FUSION_SUCCESS;
+      if (r->n_pending) {
+        pr->results = tfx_arena_alloc(r->A, (size_t)r->n_pending * sizeof *pr->results);
+        if (!pr->results) rc = oom(r);
+        for (uint32_t k = 0; k < r->n_pending && rc == 0; k++) {
+          pr->results[k] = r->pending[k];
+          if (final_put(r, r->pending[k])) rc = -1;
+        }
+        if (rc == 0) pr->n_results = r->n_pending;
+      }
+    }
+  }
+  free(results);
+  if (rc) pr->status = TFX_FUSION_FAILED;
+
+  /* Sub_type changes (dfs order = byte order of scope names). */
+  uint32_t cap_set = 0, cap_cl = 0;
+  for (uint32_t k = 0; k < t->n_scopes && !r->oom; k++) {
+    uint32_t s = t->dfs[k];
+    uint32_t now = t->scopes[s].sub_type, was = snap[s];
+    if (now == was) continue;
+    if (now != TFX_NO_ID) {
+      if (AGROW(r, pr->set, pr->n_set, cap_set)) break;
+      pr->set[pr->n_set].scope = scope_name(r, s);
+      pr->set[pr->n_set++].sub_type = st_name(r, now);
+    } else {
+      if (AGROW(r, pr->cleared, pr->n_cleared, cap_cl)) break;
+      pr->cleared[pr->n_cleared].scope = scope_name(r, s);
+      pr->cleared[pr->n_cleared++].sub_type = st_name(r, was);
+    }
+  }
+  return rc || r->oom ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------- entry point */
+
+int tfx_fusion_run(tfx_fusion_engine *e, const tfx_fusion_enables *en, const tfx_module *m,
+                   const tfx_graph *g, tfx_scope_tree *t, tfx_fusion_report *rep, tfx_diag *d) {
+  const tfx_pack *p = e->pack;
+  run r;
+  memset(&r, 0, sizeof r);
+  r.e = e;
+  r.p = p;
+  r.m = m;
+  r.g = g;
+  r.t = t;
+  r.A = &rep->arena;
+  r.d = d;
+  tfx_hmap_init(&r.final_ix);
+  int rc = 0;
+  uint32_t *snap = NULL;
+
+  if (rep->n_graphs == rep->cap_graphs) {
+    uint32_t nc = rep->cap_graphs ? rep->cap_graphs * 2 : 4;
+    tfx_fusion_graph_report *v = tfx_arena_calloc(r.A, nc, sizeof *v);
+    if (!v) goto nomem;
+    if (rep->n_graphs) memcpy(v, rep->graphs, (size_t)rep->n_graphs * sizeof *v);
+    rep->graphs = v;
+    rep->cap_graphs = nc;
+  }
+  tfx_fusion_graph_report *gr = &rep->graphs[rep->n_graphs++];
+  memset(gr, 0, sizeof *gr);
+  gr->graph = adup(&r, g->name ? g->name : "", g->name ? strlen(g->name) : 0);
+  gr->g = g;
+  gr->node_count = g->n_nodes;
+  gr->scope_count = t->n_scopes;
+  r.scope_names = tfx_calloc(t->n_scopes ? t->n_scopes : 1, sizeof *r.scope_names);
+  r.node_names = tfx_calloc(g->n_nodes ? g->n_nodes : 1, sizeof *r.node_names);
+  snap = tfx_malloc((t->n_scopes ? t->n_scopes : 1) * sizeof *snap);
+  if (!gr->graph || !r.scope_names || !r.node_names || !snap) goto nomem;
+
+  if (tfx_vm_link(e->vm, g, &m->ops, t, &e->subtypes, d)) {
+    rc = TFX_EXIT_FAIL;
+    goto out;
+  }
+  tfx_vm_set_host(e->vm, &fusion_host, &r);
+
+  uint32_t n_on = 0;
+  for (uint32_t i = 0; i < p->n_rules; i++)
+    n_on += p->rules[i].kind == TFX_RULE_PASS && i < en->n && en->on[i];
+  gr->passes = tfx_arena_calloc(r.A, n_on ? n_on : 1, sizeof *gr->passes);
+  if (!gr->passes) goto nomem;
+  for (uint32_t i = 0; i < p->n_rules; i++) {
+    if (p->rules[i].kind != TFX_RULE_PASS || i >= en->n || !en->on[i]) continue;
+    tfx_fusion_pass_report *pr = &gr->passes[gr->n_passes++];
+    const char *nm = tfx_pack_str(p, p->rules[i].name);
+    pr->name = adup(&r, nm ? nm : "?", nm ? strlen(nm) : 1);
+    pr->rule = i;
+    char site[300];
+    snprintf(site, sizeof site, "%s:%u", tfx_pack_file(p, p->rules[i].file), p->rules[i].line);
+    pr->site = adup(&r, site, strlen(site));
+    if (!pr->name || !pr->site) goto nomem;
+    r.pr = pr;
+    if (run_pass(&r, i, snap)) {
+      rc = TFX_EXIT_FAIL; /* reported (VM error or out of memory); ATC aborts the parse */
+      break;
+    }
+  }
+
+  /* Final sub_types and the final result map (sorted by name). */
+  uint32_t cap_fs = 0;
+  for (uint32_t k = 0; k < t->n_scopes && !r.oom; k++) {
+    uint32_t s = t->dfs[k];
+    if (t->scopes[s].sub_type == TFX_NO_ID) continue;
+    if (AGROW(&r, gr->final_sub_types, gr->n_final_sub_types, cap_fs)) break;
+    gr->final_sub_types[gr->n_final_sub_types].scope = scope_name(&r, s);
+    gr->final_sub_types[gr->n_final_sub_types++].sub_type = st_name(&r, t->scopes[s].sub_type);
+  }
+  if (r.n_final && !r.oom) {
+    gr->final = tfx_arena_alloc(r.A, (size_t)r.n_final * sizeof *gr->final);
+    if (!gr->final) goto nomem;
+    memcpy(gr->final, r.final, (size_t)r.n_final * sizeof *gr->final);
+    qsort(gr->final, r.n_final, sizeof *gr->final, cmp_result);
+    gr->n_final = r.n_final;
+  }
+  if (r.oom) rc = TFX_EXIT_FAIL;
+  goto out;
+nomem:
+  oom(&r);
+  rc = TFX_EXIT_FAIL;
+out:
+  tfx_vm_set_host(e->vm, NULL, NULL);
+  builder_reset(&r);
+  tfx_hmap_free(&r.final_ix);
+  free(r.final);
+  free(r.pending);
+  free(r.by_name);
+  free(r.mark);
+  free(r.scope_names);
+  free(r.node_names);
+  free(r.st_names);
+  free(snap);
+  return rc;
+}

@@ -1,0 +1,125 @@
+/* SCOPE_FUSION group, pass "scope-fusion": runs the rule pack's scope passes (fusion engine)
+ * over the main graph and over every library function body (each with its own ScopeTree, as
+ * ATC does), applies the results to the GraphDef and re-indexes it.
+ * Stage: passes/SCOPE_FUSION. Input: ctx->pack (pass "rules"; none -> nothing to do),
+ * ctx->module, ctx->scopes, opts->enable_scope_passes / opts->disable_rules. Output: the
+ * rewritten GraphDef, a fresh index, ctx->fusion_report. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fusion/engine.h"
+#include "passes/passes.h"
+#include "tfxc/tfxc.h"
+
+/* Re-indexes into a scratch diagnostics context; its messages are forwarded only on success
+ * (on failure the caller rolls back and explains). */
+static int reindex_quiet(tfx_ctx *ctx, tfx_diag *scratch) {
+  tfx_diag *real = ctx->diag;
+  ctx->diag = scratch;
+  int rc = tfx_ctx_reindex(ctx);
+  ctx->diag = real;
+  return rc;
+}
+
+static void forward(tfx_diag *to, const tfx_diag *from) {
+  for (size_t i = 0; i < from->n; i++) {
+    const tfx_diag_item *it = &from->items[i];
+    tfx_diag_add(to, it->sev, it->file, it->line, it->col, "%s", it->msg);
+  }
+}
+
+int tfx_pass_scope_fusion(tfx_ctx *ctx, void *user) {
+  (void)user;
+  if (!ctx->have_pack) return 0; /* no rules loaded */
+  if (!ctx->have_module) {
+    tfx_error(ctx->diag, NULL, 0, 0, "pass 'scope-fusion' needs the graph index (pass 'index')");
+    return TFX_EXIT_FAIL;
+  }
+  const tfx_pack *p = &ctx->pack;
+  const tfx_options *o = ctx->opts;
+  tfx_fusion_enables en;
+  int rc = tfx_fusion_enables_init(&en, p, ctx->diag);
+  if (rc) return rc;
+  if (o && (rc = tfx_fusion_enable(&en, o->enable_scope_passes, ctx->diag)) != 0) goto out_en;
+  if (o && (rc = tfx_fusion_disable(&en, o->disable_rules, NULL, ctx->diag)) != 0) goto out_en;
+  int any = 0;
+  for (uint32_t i = 0; i < en.n; i++) any |= en.on[i];
+  if (!any) goto out_en;
+
+  if (ctx->fusion_report) tfx_fusion_report_free(ctx->fusion_report);
+  else if (!(ctx->fusion_report = tfx_malloc(sizeof *ctx->fusion_report))) {
+    tfx_error(ctx->diag, NULL, 0, 0, "out of memory (scope fusion)");
+    rc = TFX_EXIT_FAIL;
+    goto out_en;
+  }
+  tfx_fusion_report *rep = ctx->fusion_report;
+  tfx_fusion_report_init(rep);
+
+  tfx_fusion_engine eng;
+  if ((rc = tfx_fusion_engine_init(&eng, p, ctx->diag)) != 0) goto out_en;
+  tfx_ctx_setup_vm(ctx, eng.vm);
+
+  /* main graph: the context's tree (built now if the scope-tree pass was switched off) */
+  tfx_scope_tree tmp;
+  memset(&tmp, 0, sizeof tmp);
+  tfx_scope_tree *t = ctx->have_scopes ? &ctx->scopes : &tmp;
+  if (!ctx->have_scopes && (rc = tfx_scope_tree_build(&tmp, &ctx->module.main, ctx->diag)) != 0) {
+    tfx_scope_tree_free(&tmp);
+    goto out_eng;
+  }
+  rc = tfx_fusion_run(&eng, &en, &ctx->module, &ctx->module.main, t, rep, ctx->diag);
+  if (!ctx->have_scopes) tfx_scope_tree_free(&tmp);
+  /* every function body with a tree of its own (its sub_types start empty) */
+  for (uint32_t i = 0; i < ctx->module.n_funcs && rc == 0; i++) {
+    const tfx_graph *g = &ctx->module.funcs[i];
+    memset(&tmp, 0, sizeof tmp);
+    rc = tfx_scope_tree_build(&tmp, g, ctx->diag);
+    if (rc == 0) rc = tfx_fusion_run(&eng, &en, &ctx->module, g, &tmp, rep, ctx->diag);
+    tfx_scope_tree_free(&tmp);
+  }
+  if (rc) goto out_eng;
+
+  int fused = 0;
+  for (uint32_t i = 0; i < rep->n_graphs; i++) fused |= rep->graphs[i].n_final > 0;
+  if (!fused) goto out_eng;
+  tfx_fusion_undo undo;
+  tfx_fusion_undo_init(&undo);
+  rc = tfx_fusion_apply(rep, &ctx->module, ctx->model.graph, &ctx->model.arena, &undo, ctx->diag);
+  int applied = 0;
+  for (uint32_t i = 0; i < rep->n_graphs; i++) applied |= rep->graphs[i].applied;
+  if (rc == 0 && applied) {
+    tfx_diag scratch;
+    tfx_diag_init(&scratch);
+    if (reindex_quiet(ctx, &scratch) == 0) {
+      forward(ctx->diag, &scratch);
+      ctx->graph_edits++;
+    } else {
+      /* Never leave an unindexable graph behind: undo everything and say why. */
+      const char *why = "the rewritten graph does not index";
+      for (size_t k = 0; k < scratch.n; k++)
+        if (scratch.items[k].sev == TFX_SEV_ERROR) {
+          why = scratch.items[k].msg;
+          break;
+        }
+      tfx_fusion_undo_rollback(&undo);
+      for (uint32_t i = 0; i < rep->n_graphs; i++) {
+        rep->graphs[i].applied = 0;
+        rep->graphs[i].n_applied = rep->graphs[i].n_removed = 0;
+      }
+      tfx_warning(ctx->diag, NULL, 0, 0, "scope fusion not applied: %s", why);
+      rc = tfx_ctx_reindex(ctx);
+    }
+    tfx_diag_free(&scratch);
+  } else if (rc) {
+    tfx_fusion_undo_rollback(&undo);
+    int r2 = tfx_ctx_reindex(ctx); /* the index may point at abandoned arrays: rebuild */
+    (void)r2;
+  }
+  tfx_fusion_undo_free(&undo);
+out_eng:
+  for (uint32_t i = 0; i < rep->n_graphs; i++) rep->graphs[i].g = NULL; /* index is rebuilt */
+  tfx_fusion_engine_free(&eng);
+out_en:
+  tfx_fusion_enables_free(&en);
+  return rc;
+}

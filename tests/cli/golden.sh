@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Golden tests: `tfxc test tests/golden/cases` passes; `-r pack.tfxb` (tfxc compile of a case's
+# rules) gives byte-identical --emit tf-pbtxt output to `-r rules/`; the runner reports a
+# broken expectation with a diff and `--update` repairs it (in a temporary copy).
+# Env: TFXC, TFXC_SRC.
+set -u
+: "${TFXC:?set TFXC to the tfxc binary}"
+CASES="${TFXC_SRC:?set TFXC_SRC to the repo root}/tests/golden/cases"
+T=$(mktemp -d) || exit 1
+trap 'rm -rf "$T"' EXIT
+fail=0
+
+"$TFXC" test "$CASES" >"$T/run.txt" 2>"$T/err"
+rc=$?
+cat "$T/run.txt"
+[ "$rc" -eq 0 ] || { echo "FAIL: tfxc test exited $rc"; cat "$T/err"; fail=1; }
+tail -1 "$T/run.txt" | grep -Eq '^[0-9]+ passed, 0 failed$' || { echo "FAIL: closing line"; fail=1; }
+
+# -r pack.tfxb == -r DIR on every case with rules/ that converts successfully.
+for c in "$CASES"/*/; do
+  c=${c%/}
+  [ -d "$c/rules" ] || continue
+  want=0
+  [ -f "$c/expected.exit" ] && want=$(cat "$c/expected.exit")
+  [ "$want" = 0 ] || continue
+  args=()
+  [ -f "$c/args" ] && read -r -a args < <(grep -v '^[[:space:]]*#' "$c/args" | tr '\n' ' ')
+  nostd=()
+  for a in "${args[@]}"; do [ "$a" = --no-stdlib ] && nostd=(--no-stdlib); done
+  model=model.pbtxt; [ -f "$c/model.pbtxt" ] || model=model.pb
+  (cd "$c" && "$TFXC" compile -r rules "${nostd[@]}" -o "$T/p.tfxb") ||
+    { echo "FAIL: $(basename "$c"): compile"; fail=1; continue; }
+  (cd "$c" && "$TFXC" "$model" --emit tf-pbtxt -o "$T/dir.pbtxt" -r rules "${args[@]}") 2>"$T/e1"
+  r1=$?
+  (cd "$c" && "$TFXC" "$model" --emit tf-pbtxt -o "$T/pack.pbtxt" -r "$T/p.tfxb" "${args[@]}") 2>"$T/e2"
+  r2=$?
+  if [ $r1 -ne 0 ] || [ $r2 -ne 0 ] || ! cmp -s "$T/dir.pbtxt" "$T/pack.pbtxt"; then
+    echo "FAIL: $(basename "$c"): -r pack.tfxb ($r2) differs from -r rules/ ($r1)"; cat "$T/e1" "$T/e2"; fail=1
+  else
+    echo "ok: $(basename "$c"): -r pack.tfxb == -r rules/"
+  fi
+  rm -f "$T/dir.pbtxt" "$T/pack.pbtxt" "$T/p.tfxb"
+done
+
+# A broken expectation fails with a diff; --update rewrites it; then the case passes again.
+cp -r "$CASES" "$T/copy"
+sed -i 's/name: "out"/name: "renamed"/' "$T/copy/identity/expected.tf.pbtxt"
+echo 0 >"$T/copy/rule-error/expected.exit"
+"$TFXC" test "$T/copy" >"$T/broken.txt" 2>&1 && { echo "FAIL: broken expectations passed"; fail=1; }
+grep -q "^FAIL $T/copy/identity$" "$T/broken.txt" || { echo "FAIL: no FAIL line"; cat "$T/broken.txt"; fail=1; }
+grep -q '^    -  name: "renamed"$' "$T/broken.txt" && grep -q '^    +  name: "out"$' "$T/broken.txt" ||
+  { echo "FAIL: no diff for the broken case"; cat "$T/broken.txt"; fail=1; }
+grep -q "exit code 4, expected 0" "$T/broken.txt" || { echo "FAIL: exit mismatch not shown"; cat "$T/broken.txt"; fail=1; }
+grep -Eq '^[0-9]+ passed, 2 failed$' "$T/broken.txt" || { echo "FAIL: counts"; tail -1 "$T/broken.txt"; fail=1; }
+"$TFXC" test --update "$T/copy" >"$T/upd.txt" 2>&1 || { echo "FAIL: --update"; cat "$T/upd.txt"; fail=1; }
+grep -q "^UPDATED $T/copy/identity$" "$T/upd.txt" || { echo "FAIL: --update did not report UPDATED"; cat "$T/upd.txt"; fail=1; }
+diff -r "$CASES" "$T/copy" >/dev/null || { echo "FAIL: --update did not restore the expectations"; diff -r "$CASES" "$T/copy" | head; fail=1; }
+"$TFXC" test "$T/copy" >/dev/null 2>&1 || { echo "FAIL: cases fail after --update"; fail=1; }
+# A new case without expectations: --update creates them.
+mkdir -p "$T/new/ok" "$T/new/err/rules"
+cp "$CASES/identity/model.pbtxt" "$T/new/ok/"
+cp "$CASES/identity/model.pbtxt" "$T/new/err/"
+printf 'op Add => Add { auto; }\n' >"$T/new/err/rules/x.opmap"
+"$TFXC" test --update "$T/new" >/dev/null 2>&1 || { echo "FAIL: --update of new cases"; fail=1; }
+[ -s "$T/new/ok/expected.tf.pbtxt" ] || { echo "FAIL: expected.tf.pbtxt not created"; fail=1; }
+[ "$(cat "$T/new/err/expected.exit" 2>/dev/null)" = 4 ] || { echo "FAIL: expected.exit not created"; fail=1; }
+grep -q "^rules/x.opmap:1:8: error" "$T/new/err/expected.stderr" 2>/dev/null || { echo "FAIL: expected.stderr"; fail=1; }
+"$TFXC" test "$T/new" >/dev/null 2>&1 || { echo "FAIL: new cases fail after --update"; fail=1; }
+# Not-yet-checked expectations are reported, not ignored.
+echo x >"$T/new/ok/expected.ge.pbtxt"
+"$TFXC" test "$T/new/ok" | grep -q "expected.ge.pbtxt not checked yet" || { echo "FAIL: expected.ge.pbtxt silently ignored"; fail=1; }
+# Usage and input errors.
+"$TFXC" test >/dev/null 2>&1; [ $? -eq 2 ] || { echo "FAIL: test without PATH is not exit 2"; fail=1; }
+"$TFXC" test "$T/nosuch" >/dev/null 2>&1; [ $? -eq 3 ] || { echo "FAIL: missing PATH is not exit 3"; fail=1; }
+mkdir -p "$T/nocases/x"
+"$TFXC" test "$T/nocases" >/dev/null 2>&1; [ $? -eq 3 ] || { echo "FAIL: no cases is not exit 3"; fail=1; }
+exit $fail
