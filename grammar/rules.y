@@ -176,6 +176,8 @@ fuse: FUSE bindings opt_where '{' fuse_stmts '}'     { $$ = tfx_ast_fuse_new(P, 
 bindings: IDENT IN IDENT                             { $$ = tfx_ast_bindings_add(P, tfx_ast_bindings_empty(), &$1, &$3); }
   | bindings ',' IDENT IN IDENT                      { $$ = tfx_ast_bindings_add(P, $1, &$3, &$5); }
   | bindings ',' IDENT                               { $$ = tfx_ast_bindings_add(P, $1, NULL, &$3); }
+  | IDENT IN IDENT '(' ')'                           { $$ = tfx_ast_bindings_add_call(P, tfx_ast_bindings_empty(), &$1, tfx_ast_call_new(P, @3, &$3, NULL)); }
+  | bindings ',' IDENT IN IDENT '(' ')'              { $$ = tfx_ast_bindings_add_call(P, $1, &$3, tfx_ast_call_new(P, @5, &$5, NULL)); }
   ;
 opt_where: %empty { $$ = NULL; } | WHERE expr { $$ = $2; } ;
 

@@ -91,6 +91,7 @@ int tfx_cli_compile(int argc, char **argv, int first, tfx_diag *d);
 int tfx_cli_disasm(int argc, char **argv, int first, tfx_diag *d);
 int tfx_cli_list_rules(int argc, char **argv, int first, tfx_diag *d);
 int tfx_cli_test(int argc, char **argv, int first, tfx_diag *d);
+int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d);
 
 /* Help texts. */
 void tfx_cli_help_main(FILE *f);
@@ -100,6 +101,7 @@ void tfx_cli_help_compile(FILE *f);
 void tfx_cli_help_disasm(FILE *f);
 void tfx_cli_help_list_rules(FILE *f);
 void tfx_cli_help_test(FILE *f);
+void tfx_cli_help_explain(FILE *f);
 /* Help for a command name (NULL = main). Returns 0, or -1 if the command is unknown. */
 int tfx_cli_help_for(const char *cmd, FILE *f);
 

@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "fusion/engine.h"
 #include "passes/passes.h"
+#include "util/fileio.h"
 #include "tfxc/tfxc.h"
 
 enum {
@@ -92,6 +94,7 @@ typedef struct convert_args {
   tfx_cli_rules rules;
   const char *output;
   const char *emit;
+  const char *report;  /* --report FILE */
   int list_passes, help, version;
   int unimplemented;  /* count of options rejected as not implemented yet */
 } convert_args;
@@ -144,7 +147,13 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx
       break;
     }
     case O_CHECK: not_yet(ca, d, "--check", "the precheck arrives with op mapping"); break;
-    case O_REPORT: not_yet(ca, d, "--report", "the precheck arrives with op mapping"); break;
+    case O_REPORT:
+      if (!*v) {
+        tfx_cli_usage_error(d, "tfxc", "--report: empty file name");
+        usage = 1;
+      }
+      ca->report = v;
+      break;
     case O_TRACE: ca->o.trace = 1; break;
     case O_OUTPUT: ca->output = v; break;
     case O_EMIT: ca->emit = v; break;
@@ -256,6 +265,40 @@ static int split_disable(tfx_pipeline *p, const char *list, char **pipe, char **
   return 0;
 }
 
+/* Writes the --report JSON (shape: docs/CLI.md "Report"): the exit code of the run and the
+ * scope fusion report (null when the pass did not run), each top-level section indented one
+ * level. Returns 0 or an exit code (reported). */
+static int write_report(const char *path, const tfx_ctx *ctx, const char *model, int run_rc,
+                        tfx_diag *d) {
+  tfx_strbuf sb, fj;
+  tfx_sb_init(&sb);
+  tfx_sb_init(&fj);
+  tfx_sb_puts(&sb, "{\n \"tfxc_report\": 1,\n \"model\": ");
+  tfx_sb_json_str(&sb, model, strlen(model));
+  tfx_sb_printf(&sb, ",\n \"exit_code\": %d,\n \"scope_fusion\": ", run_rc);
+  if (!ctx->fusion_report) tfx_sb_puts(&sb, "null");
+  else if (tfx_fusion_report_json(ctx->fusion_report, &fj) == 0 && !fj.oom) {
+    /* re-indent: JSON strings hold no raw newline, so every '\n' is a line break */
+    size_t n = fj.len;
+    while (n && fj.data[n - 1] == '\n') n--;
+    for (size_t i = 0; i < n; i++) {
+      tfx_sb_putc(&sb, fj.data[i]);
+      if (fj.data[i] == '\n') tfx_sb_putc(&sb, ' ');
+    }
+  } else sb.oom = 1;
+  tfx_sb_puts(&sb, "\n}\n");
+  int rc = 0;
+  if (sb.oom) {
+    tfx_error(d, NULL, 0, 0, "out of memory writing the report");
+    rc = TFX_EXIT_FAIL;
+  } else if (tfx_write_file_atomic(path, sb.data, sb.len, d) != 0) rc = TFX_EXIT_INPUT;
+  else if (ctx->opts && ctx->opts->verbose > 0)
+    tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "wrote %s (report)", path);
+  tfx_sb_free(&fj);
+  tfx_sb_free(&sb);
+  return rc;
+}
+
 static void print_table(tfx_strbuf *sb) {
   if (!sb->oom) fputs(tfx_sb_cstr(sb), stderr);
   else fputs("tfxc: out of memory printing a table\n", stderr);
@@ -329,7 +372,17 @@ int tfx_cli_convert(int argc, char **argv, int first, tfx_diag *d) {
       rc = TFX_EXIT_USAGE;
       goto done;
     }
+  if (ca.report && tfx_cli_check_output_path(ca.report, "tfxc", d) != 0) {
+    rc = TFX_EXIT_USAGE;
+    goto done;
+  }
   rc = tfx_pipeline_run(&p, &ctx, TFX_GROUP_EMIT);
+  /* the report is written after a failed run too (its exit_code says so), unless nothing
+   * was read (usage and input errors before any pass produced data stay report-less) */
+  if (ca.report && (rc == 0 || ctx.fusion_report)) {
+    int r2 = write_report(ca.report, &ctx, ca.o.model_path, rc, d);
+    if (rc == 0) rc = r2;
+  }
   if (ca.o.time_passes) {
     tfx_strbuf sb;
     tfx_sb_init(&sb);

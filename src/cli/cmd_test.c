@@ -546,7 +546,7 @@ static case_status test_case(const char *exe, const char *dir, int update, tfx_s
   if (exists_in(dir, "expected.ge.pbtxt", 0))
     tfx_sb_puts(rep, "    note: expected.ge.pbtxt not checked yet (lowering is not implemented)\n");
   if (exists_in(dir, "expected.explain", 0))
-    tfx_sb_puts(rep, "    note: expected.explain not checked yet (explain is not implemented)\n");
+    tfx_sb_puts(rep, "    note: expected.explain not checked yet (explain goldens: tests/cli/explain.sh)\n");
   free(e_exit);
   free(e_err);
   free(e_tf);

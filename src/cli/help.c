@@ -47,7 +47,8 @@ void tfx_cli_help_main(FILE *f) {
     "      --trace                 print every executed rule instruction with its rule source\n"
     "                              line on stderr\n"
     "      --check                 precheck only (not implemented yet: exit 1)\n"
-    "      --report FILE           JSON precheck report (not implemented yet: exit 1)\n"
+    "      --report FILE           write a JSON report (scope fusion: passes, matches,\n"
+    "                              results) after the run, also after a failed one\n"
     "\n"    "Pipeline and diagnostics:\n"
     "      --list-passes           print the passes in run order (group, phase) and exit\n"
     "      --disable-pass A,B      switch passes off ('load' and 'index' are required); scope\n"
@@ -68,7 +69,8 @@ void tfx_cli_help_main(FILE *f) {
     "  list-rules [-r PATH]...     list the rules a conversion would load (--json)\n"
     "  test PATH... [--update]     run golden test cases\n"
     "  help [COMMAND]              help for a command\n"
-    "  explain                     not implemented yet (exit 1)\n"
+    "  explain MODEL --scope S     why scope S (did not) match each pattern; --rule P: what\n"
+    "                              scope pass P matched and produced\n"
     "\n"
     "Exit codes: 0 ok; 1 conversion failed, unsupported or not implemented; 2 usage error;\n"
     "3 unreadable or malformed input (including names in --input-shape/--out-nodes that are not\n"
@@ -160,6 +162,38 @@ void tfx_cli_help_disasm(FILE *f) {
     f);
 }
 
+void tfx_cli_help_explain(FILE *f) {
+  fputs(
+    "Usage: tfxc explain MODEL (--scope NAME | --rule PASS) [OPTIONS]\n"
+    "\n"
+    "Runs the conversion through scope fusion and explains it, on stdout (main graph).\n"
+    "--scope NAME: for every scope pass (disabled ones say so) and every pattern, whether the\n"
+    "scope matched (evaluated with the sub_types that pattern saw) and, if not, the first\n"
+    "failing feature with its expected and found values and its rule source line; then the\n"
+    "results of the pass that hold the scope. --rule PASS: the scopes each layer of the pass\n"
+    "matched, its require verdict, sub_type changes, results with their index maps, and its\n"
+    "entries in the final result map.\n"
+    "\n"
+    "Options:\n"
+    "      --scope NAME            a scope name (the trailing '/' may be left out)\n"
+    "      --rule PASS             a scope pass name\n"
+    "  -r, --rules PATH            rule directory or file (repeatable), or one pack (.tfxb)\n"
+    "      --no-stdlib             do not load the built-in rules\n"
+    "  -W NAME, -Wno-NAME          rule warnings on/off\n"
+    "      --enable-scope-fusion-passes A,B   switch on opt-in scope passes\n"
+    "      --disable-pass A,B      switch scope passes off\n"
+    "      --vm-budget N           steps per rule VM run (default 1000000)\n"
+    "      --input-shape SPEC, --out-nodes SPEC, --tag TAG, --max-file-size SIZE\n"
+    "                              as for the conversion\n"
+    "  -v, --verbose               more messages\n"
+    "  -q, --quiet                 print errors only\n"
+    "  -h, --help                  this help\n"
+    "\n"
+    "Exit codes: 0 ok; 2 no or both of --scope/--rule, an unknown scope or pass; else as for\n"
+    "the conversion.\n",
+    f);
+}
+
 void tfx_cli_help_list_rules(FILE *f) {
   fputs(
     "Usage: tfxc list-rules [-r PATH]... [PATH...] [--no-stdlib] [--json]\n"
@@ -208,7 +242,7 @@ typedef struct pending_cmd {
 } pending_cmd;
 
 static const pending_cmd pending[] = {
-  {"explain", "tfxc explain MODEL --scope S | --node N | --rule R: why a rule (did not) match"},
+  {NULL, NULL},
 };
 
 int tfx_cli_help_for(const char *cmd, FILE *f) {
@@ -219,10 +253,11 @@ int tfx_cli_help_for(const char *cmd, FILE *f) {
   else if (strcmp(cmd, "disasm") == 0) tfx_cli_help_disasm(f);
   else if (strcmp(cmd, "list-rules") == 0) tfx_cli_help_list_rules(f);
   else if (strcmp(cmd, "test") == 0) tfx_cli_help_test(f);
+  else if (strcmp(cmd, "explain") == 0) tfx_cli_help_explain(f);
   else if (strcmp(cmd, "help") == 0) fputs("Usage: tfxc help [COMMAND]\n", f);
   else {
     for (size_t i = 0; i < sizeof pending / sizeof pending[0]; i++)
-      if (strcmp(cmd, pending[i].name) == 0) {
+      if (pending[i].name && strcmp(cmd, pending[i].name) == 0) {
         fprintf(f, "Usage: %s\n\nNot implemented yet (exit 1).\n", pending[i].usage);
         return 0;
       }

@@ -20,7 +20,7 @@ typedef struct command {
 static const command commands[] = {
   {"inspect", tfx_cli_inspect}, {"fmt", tfx_cli_fmt},   {"help", NULL},
   {"compile", tfx_cli_compile}, {"disasm", tfx_cli_disasm}, {"test", tfx_cli_test},
-  {"explain", NULL},            {"list-rules", tfx_cli_list_rules},
+  {"explain", tfx_cli_explain},            {"list-rules", tfx_cli_list_rules},
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 

@@ -808,6 +808,9 @@ static int match_layer(run *r, uint32_t group, uint32_t layer, uint32_t **out, u
   const tfx_scope_tree *t = r->t;
   for (uint32_t k = 0; k < ly->n_patterns; k++) {
     const tfx_vm_pattern *pat = &p->patterns[ly->pattern_first + k];
+    if (r->e->on_pattern)
+      r->e->on_pattern(r->e->on_pattern_user, r->e, t, r->rule, group, lr->layer, k,
+                       ly->pattern_first + k);
     uint32_t i = 1; /* dfs[0] is the root: never tested */
     while (i < t->n_scopes) {
       uint32_t s = t->dfs[i];
@@ -929,7 +932,17 @@ static int run_pass(run *r, uint32_t rule, uint32_t *snap) {
     if (ru->prog != TFX_PACK_NONE) {
       tfx_vm_result res;
       pr->select_ran = 1;
-      if (tfx_vm_run_select(r->e->vm, ru->prog, &res, r->d)) {
+      /* The selection program (require, fuse) iterates over the matched scopes, so its
+       * budgets grow with them: the per-run budget plus 1/1000 of it (steps) and 1/256 of it
+       * (heap) per matched scope. Still linear in the graph; restored after the run. */
+      uint64_t steps0;
+      size_t mem0;
+      tfx_vm_get_budget(r->e->vm, &steps0, &mem0);
+      tfx_vm_set_budget(r->e->vm, steps0 + steps0 / 1000 * n_results,
+                        mem0 + mem0 / 256 * (size_t)n_results);
+      int src = tfx_vm_run_select(r->e->vm, ru->prog, &res, r->d);
+      tfx_vm_set_budget(r->e->vm, steps0, mem0);
+      if (src) {
         rc = -1;
       } else {
         verdict = !(res.value.tag == TFX_V_BOOL && res.value.u.i == 0);

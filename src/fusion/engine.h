@@ -232,11 +232,23 @@ int tfx_fusion_report_json(const tfx_fusion_report *r, tfx_strbuf *out);
 
 /* ---- engine ---- */
 
-typedef struct tfx_fusion_engine {
+typedef struct tfx_fusion_engine tfx_fusion_engine;
+
+/* Observer called before pattern `pattern` (index into pack->patterns; `k`-th of its layer) of
+ * layer `layer` (within the group) of group `group` of pass `rule` sweeps tree t, i.e. with
+ * the sub_types that pattern sees. It may run scope programs on e->vm (tfxc explain) but must
+ * not change t. */
+typedef void (*tfx_fusion_pattern_fn)(void *user, tfx_fusion_engine *e, const tfx_scope_tree *t,
+                                      uint32_t rule, uint32_t group, uint32_t layer, uint32_t k,
+                                      uint32_t pattern);
+
+struct tfx_fusion_engine {
   const tfx_pack *pack;  /* borrowed */
   tfx_vm *vm;
   tfx_intern subtypes;   /* sub_type names -> the ids stored in scope->sub_type */
-} tfx_fusion_engine;
+  tfx_fusion_pattern_fn on_pattern; /* optional observer (NULL after init) */
+  void *on_pattern_user;
+};
 
 /* Prepares an engine for pack. Returns 0 or TFX_EXIT_FAIL (reported) on out of memory. */
 int tfx_fusion_engine_init(tfx_fusion_engine *e, const tfx_pack *pack, tfx_diag *d);

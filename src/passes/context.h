@@ -17,6 +17,8 @@
 #include "util/diag.h"
 #include "vm/pack.h"
 
+struct tfx_fusion_engine; /* fusion/engine.h */
+
 /* Output kinds of --emit. Bit flags so a run can ask for several. */
 typedef enum {
   TFX_EMIT_AIR = 0,      /* binary GE IR ModelDef (.air) */
@@ -81,6 +83,12 @@ typedef struct tfx_ctx {
   /* ---- scope fusion (pass "scope-fusion") ---- */
   struct tfx_fusion_report *fusion_report; /* what the engine matched and fused; owned, NULL
                                   until the pass ran (--report, explain --rule) */
+  /* observer given to the scope-fusion engine (tfx_fusion_pattern_fn, fusion/engine.h), or
+   * NULL: explain --scope evaluates its scope with each pattern through it */
+  void (*fusion_on_pattern)(void *user, struct tfx_fusion_engine *e, const tfx_scope_tree *t,
+                            uint32_t rule, uint32_t group, uint32_t layer, uint32_t k,
+                            uint32_t pattern);
+  void *fusion_on_pattern_user;
 } tfx_ctx;
 
 void tfx_ctx_init(tfx_ctx *ctx, const tfx_options *opts, tfx_diag *d);

@@ -58,6 +58,8 @@ int tfx_pass_scope_fusion(tfx_ctx *ctx, void *user) {
   tfx_fusion_engine eng;
   if ((rc = tfx_fusion_engine_init(&eng, p, ctx->diag)) != 0) goto out_en;
   tfx_ctx_setup_vm(ctx, eng.vm);
+  eng.on_pattern = ctx->fusion_on_pattern;
+  eng.on_pattern_user = ctx->fusion_on_pattern_user;
 
   /* main graph: the context's tree (built now if the scope-tree pass was switched off) */
   tfx_scope_tree tmp;

@@ -148,6 +148,7 @@ typedef struct tfx_ast_binding {
   tfx_ast_name var;
   tfx_ast_name *sub_types;
   uint32_t n_sub_types;
+  struct tfx_ast_expr *source; /* `v in f()`: a call giving the candidate scopes (no sub_types) */
   struct tfx_ast_binding *next;
 } tfx_ast_binding;
 

@@ -548,9 +548,25 @@ tfx_ast_bindings tfx_ast_bindings_add(tfx_rules_pctx *P, tfx_ast_bindings l, con
     return l;
   }
   tfx_ast_name *t = l.tail->sub_types;
+  if (!t) { /* after `v in f()`: sema reports it */
+    l.tail->sub_types = st;
+    l.tail->n_sub_types++;
+    return l;
+  }
   while (t->next) t = t->next; /* sub_type lists are short */
   t->next = st;
   l.tail->n_sub_types++;
+  return l;
+}
+
+tfx_ast_bindings tfx_ast_bindings_add_call(tfx_rules_pctx *P, tfx_ast_bindings l, const tfx_ast_name *var,
+                                           tfx_ast_expr *call) {
+  tfx_ast_binding *b = NEW(tfx_ast_binding);
+  if (!b || !call) return l;
+  b->var = *var;
+  b->var.next = NULL;
+  b->source = call;
+  LIST_ADD(l, b);
   return l;
 }
 

@@ -153,6 +153,9 @@ tfx_ast_bindings tfx_ast_bindings_empty(void);
 /* var NULL: another sub_type for the last binding. */
 tfx_ast_bindings tfx_ast_bindings_add(tfx_rules_pctx *P, tfx_ast_bindings l, const tfx_ast_name *var,
                                       const tfx_ast_name *sub_type);
+/* `var in f()`: the candidates are the list the call returns. */
+tfx_ast_bindings tfx_ast_bindings_add_call(tfx_rules_pctx *P, tfx_ast_bindings l, const tfx_ast_name *var,
+                                           tfx_ast_expr *call);
 tfx_ast_fuse *tfx_ast_fuse_new(tfx_rules_pctx *P, tfx_rules_loc loc, const tfx_ast_bindings *b,
                                tfx_ast_expr *where, const tfx_ast_stmts *body);
 tfx_ast_pass *tfx_ast_pass_begin(tfx_rules_pctx *P);

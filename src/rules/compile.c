@@ -517,6 +517,12 @@ static void compile_fuse(tfx_cc *c, const tfx_ast_fuse *f) {
   uint32_t it = tfx_cc_alloc(c, 2 * n, f->loc);
   uint32_t k = 0;
   for (const tfx_ast_binding *b = f->bindings; b && k < n; b = b->next, k++) {
+    if (b->source) { /* `v in f()`: the call's list is the candidates */
+      tfx_cc_expr(c, b->source, lists + k);
+      if (k) EMIT(NEWLIST, used + k - 1, used + k - 1, 0);
+      if (tfx_cc_push_var(c, b->var.s, bv + k, TFX_CK_SCOPE)) return;
+      continue;
+    }
     uint32_t nst = b->n_sub_types, i = 0, max = tfx_vm_builtins[TFX_BI_scopes].max_args;
     if (nst > max) {
       tfx_cc_error(c, b->var.loc, "a binding takes at most %u sub_types, got %u", max, nst);

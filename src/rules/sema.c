@@ -175,6 +175,7 @@ static const builtin builtins[] = {
     {"find", 2, 2, {T_SCOPE, T_STRING}, T_NODE | T_NONE, K_SCOPE},
     {"find_contains", 2, 2, {T_SCOPE, T_STRING}, T_NODE | T_NONE, K_SCOPE},
     {"scopes", 1, 1, {0}, T_LIST, K_SCOPE},
+    {"all_scopes", 0, 0, {0}, T_LIST, K_SCOPE},
     {"consumers", 1, 1, {T_NODE}, T_LIST, K_SCOPE},
     {"producers", 1, 1, {T_NODE}, T_LIST, K_SCOPE},
     {"inside", 2, 2, {T_NODE, T_SCOPE}, T_BOOL, K_SCOPE},
@@ -787,6 +788,11 @@ static void check_fuse(sema *s, const tfx_ast_fuse *f) {
   s->fuse_has_scopes = has_scopes_stmt(f->body);
   for (const tfx_ast_binding *b = f->bindings; b; b = b->next) {
     for (const tfx_ast_name *t = b->sub_types; t; t = t->next) check_subtype(s, t->s, t->loc);
+    if (b->source) { /* `v in f()`: the call must give a list (of scopes) */
+      if (b->sub_types) err(s, b->sub_types->loc, "a binding over '%s()' takes no sub_types", b->source->u.call.name);
+      unsigned t = expr_type(s, b->source);
+      need(s, b->source, t, T_LIST, "the candidates of a 'fuse' binding");
+    }
     binding *prev = find_binding(s, b->var.s);
     if (prev) err(s, b->var.loc, "binding '%s' already defined at %s", b->var.s, at(s, prev->loc, w, sizeof w));
     push_binding(s, b->var.s, b->var.loc, B_FUSE, T_SCOPE);

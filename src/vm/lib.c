@@ -389,16 +389,27 @@ static int node_inside(const tfx_vm *vm, uint32_t n, uint32_t s) {
   return di >= sc->dfs_index && di < sc->dfs_end;
 }
 
-/* Nodes of scope s's subtree in graph order, optionally filtered by a name test. */
+static int cmp_node_value(const void *a, const void *b) {
+  uint32_t x = ((const tfx_value *)a)->u.id, y = ((const tfx_value *)b)->u.id;
+  return x < y ? -1 : x > y;
+}
+
+/* Nodes of scope s's subtree in graph order: the direct nodes of every scope of the subtree
+ * (a dfs range), sorted by node id. Cost O(subtree scopes + k log k), not O(graph), so a
+ * rule calling it once per matched scope stays linear on large graphs. */
 static int subtree_nodes(tfx_vm *vm, uint32_t s, tfx_value *out) {
-  const tfx_graph *g = vm->graph;
-  int rc = tfx_vm_charge(vm, g->n_nodes / 8 + 1);
+  const tfx_scope_tree *t = vm->tree;
+  const tfx_scope *sc = &t->scopes[s];
+  uint32_t n = sc->n_all_nodes, k = 0;
+  int rc = tfx_vm_charge(vm, (uint64_t)(sc->dfs_end - sc->dfs_index) / 8 + n / 8 + 1);
   if (rc) return rc;
-  uint32_t n = vm->tree->scopes[s].n_all_nodes, k = 0;
   tfx_value *items = alloc_items(vm, n);
   if (!items) return TFX_VMR_NOMEM;
-  for (uint32_t i = 0; i < g->n_nodes && k < n; i++)
-    if (node_inside(vm, i, s)) items[k++] = tfx_v_node(i);
+  for (uint32_t d = sc->dfs_index; d < sc->dfs_end; d++) {
+    const tfx_scope *c = &t->scopes[t->dfs[d]];
+    for (uint32_t j = 0; j < c->n_nodes && k < n; j++) items[k++] = tfx_v_node(c->nodes[j]);
+  }
+  qsort(items, k, sizeof *items, cmp_node_value);
   *out = tfx_v_list(items, k);
   return TFX_VMR_OK;
 }
@@ -830,20 +841,27 @@ static int name_plus(tfx_vm *vm, const tfx_value *s, const tfx_value *rel, char 
 
 /* find / find_contains: the first subtree node (graph order) whose name passes the test. */
 static int b_find(tfx_vm *vm, const tfx_value *s, const tfx_value *sub, int contains, tfx_value *out) {
+  /* the subtree's scopes (a dfs range) and their direct nodes; the lowest id wins */
   const tfx_graph *g = vm->graph;
-  int rc = tfx_vm_charge(vm, g->n_nodes / 8 + 1);
+  const tfx_scope_tree *t = vm->tree;
+  const tfx_scope *sc = &t->scopes[s->u.id];
+  int rc = tfx_vm_charge(vm, (uint64_t)(sc->dfs_end - sc->dfs_index) / 8 + sc->n_all_nodes / 8 + 1);
   if (rc) return rc;
   *out = tfx_v_none();
-  for (uint32_t i = 0; i < g->n_nodes; i++) {
-    const char *nm = g->nodes[i].name;
-    size_t l = strlen(nm);
-    int hit = contains ? find_sub(nm, l, sub->u.s, sub->n) != NULL
-                       : l >= sub->n && memcmp(nm + l - sub->n, sub->u.s, sub->n) == 0;
-    if (hit && node_inside(vm, i, s->u.id)) {
-      *out = tfx_v_node(i);
-      break;
+  uint32_t best = TFX_NO_ID;
+  for (uint32_t d = sc->dfs_index; d < sc->dfs_end; d++) {
+    const tfx_scope *c = &t->scopes[t->dfs[d]];
+    for (uint32_t j = 0; j < c->n_nodes; j++) {
+      uint32_t i = c->nodes[j];
+      if (best != TFX_NO_ID && i >= best) continue;
+      const char *nm = g->nodes[i].name;
+      size_t l = strlen(nm);
+      int hit = contains ? find_sub(nm, l, sub->u.s, sub->n) != NULL
+                         : l >= sub->n && memcmp(nm + l - sub->n, sub->u.s, sub->n) == 0;
+      if (hit) best = i;
     }
   }
+  if (best != TFX_NO_ID) *out = tfx_v_node(best);
   return TFX_VMR_OK;
 }
 
@@ -988,6 +1006,16 @@ int tfx_vm_builtin(tfx_vm *vm, uint32_t id, const tfx_value *a, uint32_t argc, t
         }
     }
     *out = tfx_v_list(items, k);
+    return TFX_VMR_OK;
+  }
+  case TFX_BI_all_scopes: { /* GetAllScopes: the root, then every scope depth-first */
+    if ((rc = need_tree(vm))) return rc;
+    const tfx_scope_tree *t = vm->tree;
+    if ((rc = tfx_vm_charge(vm, t->n_scopes / 8 + 1))) return rc;
+    tfx_value *items = alloc_items(vm, t->n_scopes);
+    if (!items) return TFX_VMR_NOMEM;
+    for (uint32_t i = 0; i < t->n_scopes; i++) items[i] = tfx_v_scope(t->dfs[i]);
+    *out = tfx_v_list(items, t->n_scopes);
     return TFX_VMR_OK;
   }
   case TFX_BI_consumers:

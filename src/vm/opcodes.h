@@ -131,6 +131,7 @@
   B(find, 2, 2, ANY, "first node of scope a's subtree whose name ends with b")                 \
   B(find_contains, 2, 2, ANY, "first node of scope a's subtree whose name contains b")         \
   B(scopes, 1, 8, ANY, "scopes carrying any of the sub_types (strings), depth-first")          \
+  B(all_scopes, 0, 0, ANY, "every scope, the root first, then depth-first (GetAllScopes)")      \
   B(consumers, 1, 1, ANY, "distinct consumer nodes of a node, in edge order")                  \
   B(producers, 1, 1, ANY, "distinct producers of a node incl. control, in input order")        \
   B(const_value, 1, 1, ANY, "value of a Const node (or of the first Const feeding it) as a list") \

@@ -46,6 +46,11 @@ void tfx_vm_set_budget(tfx_vm *vm, uint64_t steps, size_t mem_bytes) {
   vm->max_mem = mem_bytes ? mem_bytes : TFX_VM_DEFAULT_MEM;
 }
 
+void tfx_vm_get_budget(const tfx_vm *vm, uint64_t *steps, size_t *mem_bytes) {
+  if (steps) *steps = vm->max_steps;
+  if (mem_bytes) *mem_bytes = vm->max_mem;
+}
+
 void tfx_vm_set_trace(tfx_vm *vm, tfx_vm_trace_fn fn, void *ctx) {
   vm->trace = fn;
   vm->trace_ctx = ctx;

@@ -77,6 +77,8 @@ int tfx_vm_link(tfx_vm *vm, const tfx_graph *graph, const tfx_intern *ops,
 void tfx_vm_set_host(tfx_vm *vm, const tfx_vm_host *host, void *ctx);
 /* Per-run budgets: steps (0 = default) and heap bytes (0 = default). */
 void tfx_vm_set_budget(tfx_vm *vm, uint64_t steps, size_t mem_bytes);
+/* The current per-run budgets. */
+void tfx_vm_get_budget(const tfx_vm *vm, uint64_t *steps, size_t *mem_bytes);
 /* Per-instruction trace (fn NULL turns it off). */
 void tfx_vm_set_trace(tfx_vm *vm, tfx_vm_trace_fn fn, void *ctx);
 /* Run flags (TFX_VM_EXPLAIN_ALL). */

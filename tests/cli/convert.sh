@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CLI test: the convert command with --emit tf-pbtxt: default output name, -o, -v/-q,
-# --input-format accepted values, SavedModel --tag. Env: TFXC.
+# --input-format accepted values, SavedModel --tag, --report. Env: TFXC, TFXC_SRC.
 set -u
 : "${TFXC:?set TFXC to the tfxc binary}"
 T=$(mktemp -d) || exit 1
@@ -45,4 +45,31 @@ PB
 grep -q 'name: "t"' sm.tf.pbtxt 2>/dev/null || { echo "FAIL: --tag train did not pick the train graph"; fail=1; }
 "$TFXC" sm --emit tf-pbtxt -o serve.pbtxt 2>err || { echo "FAIL: SavedModel default tag"; cat err; fail=1; }
 grep -q 'name: "s"' serve.pbtxt 2>/dev/null || { echo "FAIL: default tag is not serve"; fail=1; }
+# --report FILE: the JSON report (docs/CLI.md "Report"), with the stdlib's LayerNorm fusing the
+# example model; standalone with -o /dev/null; "scope_fusion": null without rules.
+EX="${TFXC_SRC:+$TFXC_SRC/examples/dense_layernorm/model.pbtxt}"
+if [ -n "$EX" ] && [ -f "$EX" ] && command -v python3 >/dev/null; then
+  "$TFXC" --report r.json --emit tf-pbtxt -o /dev/null "$EX" 2>err || { echo "FAIL: --report"; cat err; fail=1; }
+  python3 - r.json <<'PY' || { echo "FAIL: --report content"; fail=1; }
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert list(r) == ["tfxc_report", "model", "exit_code", "scope_fusion"], list(r)
+assert r["tfxc_report"] == 1 and r["exit_code"] == 0
+g = r["scope_fusion"]["graphs"][0]
+assert g["graph"] == "" and "ScopeLayerNormPass" in g["enabled_passes"]
+p = next(p for p in g["passes"] if p["pass"] == "ScopeLayerNormPass")
+assert p["status"] == "SUCCESS" and p["result_types"] == {"LayerNorm": 1}, p["status"]
+res = p["results"][0]
+assert res["name"] == "dense/LayerNorm/", res["name"]
+assert res["inputs"]["batchnorm/mul_1"] == [0, 99999], res["inputs"]
+assert g["final_fusion_results"] == [{"name": "dense/LayerNorm/", "type": "LayerNorm", "pass": "ScopeLayerNormPass"}]
+assert g["applied"] is True
+PY
+  "$TFXC" --report r2.json --no-stdlib --emit tf-pbtxt -o /dev/null "$EX" 2>err || { echo "FAIL: --report --no-stdlib"; cat err; fail=1; }
+  python3 -c 'import json,sys; r=json.load(open("r2.json")); sys.exit(r["scope_fusion"] is not None)' ||
+    { echo "FAIL: --report without rules: scope_fusion should be null"; fail=1; }
+  mkdir rdir
+  "$TFXC" --report rdir --emit tf-pbtxt -o /dev/null "$EX" 2>err; rc=$?
+  [ $rc = 2 ] || { echo "FAIL: --report DIR: exit $rc, want 2"; fail=1; }
+fi
 exit $fail

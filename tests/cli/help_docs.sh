@@ -6,7 +6,7 @@ set -u
 doc="${TFXC_SRC:?set TFXC_SRC to the repo root}/docs/CLI.md"
 [ -f "$doc" ] || { echo "FAIL: $doc missing"; exit 1; }
 fail=0
-opts=$( { "$TFXC" --help; for c in inspect fmt compile disasm list-rules test; do "$TFXC" help $c; done; } |
+opts=$( { "$TFXC" --help; for c in inspect fmt compile disasm list-rules test explain; do "$TFXC" help $c; done; } |
         grep -o -- '--[a-z][a-z-]*' | sort -u)
 [ -n "$opts" ] || { echo "FAIL: no options found in --help"; exit 1; }
 for o in $opts; do

@@ -28,7 +28,7 @@ ok "Usage: tfxc compile" compile --help
 ok "Usage: tfxc disasm" disasm --help
 ok "Usage: tfxc list-rules" help list-rules
 ok "Usage: tfxc test" test -h
-ok "Not implemented yet" help explain
+ok "Usage: tfxc explain" help explain
 ok "Exit codes" --help
 ok "--input-format" --help
 ok "checked now" --help   # --input-format is validated but not used yet; the help says so

@@ -53,9 +53,11 @@ printf 'pass P {\n  group { layer { pattern p {\n    count Sub = 1;\n    cnt Mul
 printf 'op Add => Add { auto; }\n' >bad/y.opmap
 
 # ---- compile
-expect 0 "" -- compile -r r -o p1.tfxb
+# (--no-stdlib: p1 holds exactly the rules of r/, so it compares with `disasm r` and
+# `list-rules -r r --no-stdlib` below)
+expect 0 "" -- compile -r r -o p1.tfxb --no-stdlib
 [ -s err ] && { echo "FAIL: compile printed on success"; cat err; fail=1; }
-expect 0 "" -- compile --rules r -o p2.tfxb
+expect 0 "" -- compile --rules r -o p2.tfxb --no-stdlib
 cmp -s p1.tfxb p2.tfxb || { echo "FAIL: same sources, different packs"; fail=1; }
 [ "$(head -c 4 p1.tfxb)" = "TFXB" ] || { echo "FAIL: pack magic"; fail=1; }
 (cd r && "$TFXC" compile -r . -o ../p3.tfxb) || { echo "FAIL: compile -r ."; fail=1; }

@@ -70,8 +70,8 @@ expect 1 "not implemented yet" -- --emit air nosuch.pb
 expect 1 "--emit: not implemented yet" -- --emit ge-pbtxt m.pbtxt
 expect 1 "--check: not implemented yet" -- --check --emit tf-pbtxt m.pbtxt
 expect 1 "--check: not implemented yet" -- --check -r rules --trace --emit tf-pbtxt m.pbtxt
-expect 1 "--report: not implemented" -- --report r.json --emit tf-pbtxt m.pbtxt
-expect 1 "tfxc explain: not implemented yet" -- explain m.pbtxt --node x
+expect 2 "--report: empty file name" -- --report "" --emit tf-pbtxt m.pbtxt
+expect 2 "give exactly one of --scope NAME and --rule PASS" -- explain m.pbtxt
 # Rule options are usage-checked before the model is read.
 expect 2 "unknown warning option '-Wfrob'" -- -Wfrob --emit tf-pbtxt m.pbtxt
 expect 2 "--vm-budget: 'x' is not" -- --vm-budget x --emit tf-pbtxt m.pbtxt

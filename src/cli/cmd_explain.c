@@ -1,0 +1,484 @@
+/* `tfxc explain MODEL --scope NAME | --rule PASS`: why scope fusion did (not) match.
+ * Stage: cli. Input: argv; runs the pipeline through SCOPE_FUSION (load, rules, prune, index,
+ * scope-tree, scope-fusion) with the convert command's rule options.
+ * --scope: an observer of the fusion engine evaluates the scope with every pattern of every
+ * enabled pass just before that pattern sweeps the tree (so with the sub_types it sees), in
+ * the VM's explain mode; printed: matched or not, the first failing feature with its
+ * expected and found values and its rule source line, and the results holding the scope.
+ * --rule: the pass's fusion report (layers, require, sub_type changes, results, final map).
+ * Output on stdout, deterministic (no addresses or times). Main graph only. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "fusion/engine.h"
+#include "passes/passes.h"
+#include "tfxc/tfxc.h"
+#include "util/hash.h"
+#include "util/strbuf.h"
+#include "vm/vm.h"
+
+enum {
+  E_SCOPE, E_RULE, E_RULES, E_NO_STDLIB, E_WARN, E_ENABLE_SCOPE, E_DISABLE_PASS, E_VM_BUDGET,
+  E_TAG, E_INPUT_SHAPE, E_OUT_NODES, E_MAX_FILE, E_VERBOSE, E_QUIET, E_HELP
+};
+
+static const tfx_cli_opt explain_opts[] = {
+  {E_SCOPE, "scope", 0, "NAME"},
+  {E_RULE, "rule", 0, "PASS"},
+  {E_RULES, "rules", 'r', "PATH"},
+  {E_NO_STDLIB, "no-stdlib", 0, NULL},
+  {E_WARN, NULL, 'W', "WARNING"},
+  {E_ENABLE_SCOPE, "enable-scope-fusion-passes", 0, "A,B"},
+  {E_DISABLE_PASS, "disable-pass", 0, "A,B"},
+  {E_VM_BUDGET, "vm-budget", 0, "N"},
+  {E_TAG, "tag", 0, "TAG"},
+  {E_INPUT_SHAPE, "input-shape", 0, "SPEC"},
+  {E_OUT_NODES, "out-nodes", 0, "SPEC"},
+  {E_MAX_FILE, "max-file-size", 0, "SIZE"},
+  {E_VERBOSE, "verbose", 'v', NULL},
+  {E_QUIET, "quiet", 'q', NULL},
+  {E_HELP, "help", 'h', NULL},
+};
+
+/* One evaluation of the scope by one pattern. */
+typedef struct eval {
+  uint32_t rule, group, layer, k;
+  int matched, error;
+  uint32_t feature;     /* first failing feature, or TFX_PACK_NONE */
+  char *expected, *found;
+  uint32_t n_failed;
+} eval;
+
+typedef struct explain {
+  const tfx_ctx *ctx;
+  const char *scope;    /* full name with the trailing '/' */
+  int seen;             /* the scope existed in the main graph when a pattern ran */
+  eval *ev;
+  size_t n, cap;
+  int oom;
+} explain;
+
+static char *value_str(const tfx_value *v) {
+  tfx_strbuf b;
+  tfx_sb_init(&b);
+  tfx_vm_format_value(&b, v, 1);
+  char *s = b.oom ? NULL : strdup(tfx_sb_cstr(&b));
+  tfx_sb_free(&b);
+  return s;
+}
+
+static void on_pattern(void *user, tfx_fusion_engine *e, const tfx_scope_tree *t, uint32_t rule,
+                       uint32_t group, uint32_t layer, uint32_t k, uint32_t pattern) {
+  explain *x = user;
+  if (x->oom || t->graph != &x->ctx->module.main) return;
+  uint32_t s = tfx_hmap_get(&t->by_name, x->scope, strlen(x->scope));
+  if (s == TFX_HASH_NONE) return;
+  x->seen = 1;
+  if (x->n == x->cap) {
+    size_t nc = x->cap ? 2 * x->cap : 32;
+    eval *ne = realloc(x->ev, nc * sizeof *ne);
+    if (!ne) {
+      x->oom = 1;
+      return;
+    }
+    x->ev = ne;
+    x->cap = nc;
+  }
+  eval *v = &x->ev[x->n++];
+  memset(v, 0, sizeof *v);
+  v->rule = rule;
+  v->group = group;
+  v->layer = layer;
+  v->k = k;
+  v->feature = TFX_PACK_NONE;
+  tfx_diag scratch;
+  tfx_diag_init(&scratch);
+  tfx_vm_result res;
+  tfx_vm_set_flags(e->vm, TFX_VM_EXPLAIN_ALL);
+  int rc = tfx_vm_run_scope(e->vm, e->pack->patterns[pattern].prog, s, &res, &scratch);
+  tfx_vm_set_flags(e->vm, 0);
+  tfx_diag_free(&scratch);
+  if (rc) {
+    v->error = 1;
+    return;
+  }
+  v->matched = res.matched;
+  v->n_failed = res.n_failed;
+  if (!res.matched && res.n_fails) {
+    v->feature = res.fails[0].feature;
+    v->expected = value_str(&res.fails[0].expected);
+    v->found = value_str(&res.fails[0].found);
+    if (!v->expected || !v->found) x->oom = 1;
+  }
+}
+
+static const char *site_file(const tfx_pack *p, uint32_t file) {
+  return file < p->n_files ? tfx_pack_str(p, p->files[file]) : "?";
+}
+
+static const tfx_fusion_graph_report *main_report(const tfx_ctx *ctx) {
+  const tfx_fusion_report *r = ctx->fusion_report;
+  if (!r) return NULL;
+  for (uint32_t i = 0; i < r->n_graphs; i++)
+    if (!*r->graphs[i].graph) return &r->graphs[i];
+  return NULL;
+}
+
+static const tfx_fusion_pass_report *pass_report(const tfx_fusion_graph_report *g,
+                                                 const char *name) {
+  for (uint32_t i = 0; g && i < g->n_passes; i++)
+    if (strcmp(g->passes[i].name, name) == 0) return &g->passes[i];
+  return NULL;
+}
+
+static const char *status_str(tfx_fusion_status s) {
+  return s == TFX_FUSION_SUCCESS ? "SUCCESS" : s == TFX_FUSION_FAILED ? "FAILED" : "SCOPE_NOT_CHANGED";
+}
+
+/* "pass NAME (general, file:line)" */
+static void pass_head(tfx_strbuf *b, const tfx_pack *p, uint32_t ri) {
+  const tfx_vm_rule *ru = &p->rules[ri];
+  tfx_sb_printf(b, "pass %s (%s, %s:%u)", tfx_pack_str(p, ru->name),
+                (ru->flags & TFX_RULE_GENERAL) ? "general" : "opt-in", site_file(p, ru->file),
+                ru->line);
+}
+
+static void not_enabled(tfx_strbuf *b, const tfx_pack *p, uint32_t ri) {
+  const tfx_vm_rule *ru = &p->rules[ri];
+  if (ru->flags & TFX_RULE_GENERAL)
+    tfx_sb_puts(b, ": disabled (--disable-pass)\n");
+  else
+    tfx_sb_printf(b, ": not enabled (opt-in: --enable-scope-fusion-passes %s)\n",
+                  tfx_pack_str(p, ru->name));
+}
+
+static void print_map(tfx_strbuf *b, const char *dir, const tfx_fusion_map *m) {
+  tfx_sb_printf(b, "      %s %s [", dir, m->key);
+  for (uint32_t i = 0; i < m->n; i++)
+    tfx_sb_printf(b, "%s%lld", i ? ", " : "",
+                  m->to[i] < 0 ? (long long)TFX_FUSION_DISABLE_INDEX : (long long)m->to[i]);
+  tfx_sb_puts(b, "]\n");
+}
+
+static void print_result(tfx_strbuf *b, const tfx_fusion_result *r, int detail) {
+  tfx_sb_printf(b, "    %s (%s): scopes", r->name, r->type);
+  for (uint32_t i = 0; i < r->n_scopes; i++) tfx_sb_printf(b, "%s %s", i ? "," : "", r->scopes[i]);
+  if (r->n_extra) {
+    tfx_sb_puts(b, "; extra nodes");
+    for (uint32_t i = 0; i < r->n_extra; i++) tfx_sb_printf(b, "%s %s", i ? "," : "", r->extra[i]);
+  }
+  tfx_sb_printf(b, "; %u children\n", r->n_children);
+  if (!detail) return;
+  for (uint32_t i = 0; i < r->n_inputs; i++) print_map(b, "input ", &r->inputs[i]);
+  for (uint32_t i = 0; i < r->n_outputs; i++) print_map(b, "output", &r->outputs[i]);
+  for (uint32_t i = 0; i < r->n_inner; i++)
+    tfx_sb_printf(b, "      inner %s (%s)\n", r->inner[i].name, r->inner[i].type);
+}
+
+/* 1 if the layer report lists scope for pattern k; *encl gets an enclosing scope it lists for
+ * pattern k (or NULL). */
+static int listed(const tfx_fusion_pass_report *pr, uint32_t group, uint32_t layer, uint32_t k,
+                  const char *scope, const char **encl) {
+  *encl = NULL;
+  for (uint32_t i = 0; pr && i < pr->n_layers; i++) {
+    const tfx_fusion_layer_report *l = &pr->layers[i];
+    if (l->group != group || l->layer != layer) continue;
+    for (uint32_t j = 0; j < l->n; j++) {
+      if (l->m[j].pattern != k) continue;
+      if (strcmp(l->m[j].scope, scope) == 0) return 1;
+      size_t n = strlen(l->m[j].scope);
+      if (strncmp(scope, l->m[j].scope, n) == 0) *encl = l->m[j].scope;
+    }
+  }
+  return 0;
+}
+
+static void explain_scope(tfx_strbuf *b, const explain *x) {
+  const tfx_ctx *ctx = x->ctx;
+  const tfx_pack *p = &ctx->pack;
+  const tfx_fusion_graph_report *g = main_report(ctx);
+  tfx_sb_printf(b, "scope %s\n", x->scope);
+  for (uint32_t ri = 0; ri < p->n_rules; ri++) {
+    const tfx_vm_rule *ru = &p->rules[ri];
+    if (ru->kind != TFX_RULE_PASS) continue;
+    const tfx_fusion_pass_report *pr = pass_report(g, tfx_pack_str(p, ru->name));
+    pass_head(b, p, ri);
+    if (!pr) {
+      not_enabled(b, p, ri);
+      continue;
+    }
+    tfx_sb_printf(b, ": %s\n", status_str(pr->status));
+    for (uint32_t gi = 0; gi < ru->n_groups; gi++) {
+      const tfx_vm_group *gr = &p->groups[ru->group_first + gi];
+      for (uint32_t li = 0; li < gr->n_layers; li++) {
+        const tfx_vm_layer *ly = &p->layers[gr->layer_first + li];
+        for (uint32_t k = 0; k < ly->n_patterns; k++) {
+          const tfx_vm_pattern *pat = &p->patterns[ly->pattern_first + k];
+          tfx_sb_printf(b, "  group %u layer %u pattern %u %s: ", gi, li, k,
+                        tfx_pack_str(p, pat->sub_type));
+          const eval *v = NULL;
+          for (size_t i = 0; i < x->n; i++)
+            if (x->ev[i].rule == ri && x->ev[i].group == gi && x->ev[i].layer == li &&
+                x->ev[i].k == k)
+              v = &x->ev[i];
+          const char *encl;
+          int in_run = listed(pr, gi, li, k, x->scope, &encl);
+          if (!v) {
+            tfx_sb_puts(b, "not run (the group stopped at an earlier layer that matched no "
+                           "scope)\n");
+          } else if (v->error) {
+            tfx_sb_puts(b, "run-time error evaluating the pattern\n");
+          } else if (v->matched && in_run) {
+            tfx_sb_puts(b, "matched\n");
+          } else if (v->matched) {
+            if (encl)
+              tfx_sb_printf(b, "matches, but was not tested: the enclosing %s matched this "
+                               "pattern first (matched scopes are not descended into)\n", encl);
+            else
+              tfx_sb_puts(b, "matches, but the run did not record it\n");
+          } else if (v->feature != TFX_PACK_NONE && v->feature < p->n_features) {
+            const tfx_vm_feature *f = &p->features[v->feature];
+            const char *txt = f->text != TFX_PACK_NONE ? tfx_pack_str(p, f->text) : "?";
+            tfx_sb_printf(b, "no match\n    %s:%u: %s: expected %s, found %s", site_file(p, f->file),
+                          f->line, txt, v->expected, v->found);
+            if (v->n_failed > 1)
+              tfx_sb_printf(b, " (%u more failing feature%s)", v->n_failed - 1,
+                            v->n_failed == 2 ? "" : "s");
+            tfx_sb_putc(b, '\n');
+          } else {
+            tfx_sb_puts(b, "no match (a scope holding a _Retval node never matches)\n");
+          }
+        }
+      }
+    }
+    if (pr->select_ran && !pr->select_value)
+      tfx_sb_puts(b, "  require: false (the pass changed nothing; its sub_types were cleared)\n");
+    for (uint32_t i = 0; i < pr->n_cleared; i++)
+      if (strcmp(pr->cleared[i].scope, x->scope) == 0)
+        tfx_sb_printf(b, "  sub_type %s cleared by this pass\n", pr->cleared[i].sub_type);
+    for (uint32_t i = 0; i < pr->n_results; i++) {
+      const tfx_fusion_result *r = pr->results[i];
+      for (uint32_t j = 0; j < r->n_scopes; j++)
+        if (strncmp(x->scope, r->scopes[j], strlen(r->scopes[j])) == 0) {
+          tfx_sb_printf(b, "  in result %s (%s)\n", r->name, r->type);
+          break;
+        }
+    }
+  }
+}
+
+static void explain_rule(tfx_strbuf *b, const tfx_ctx *ctx, uint32_t ri) {
+  const tfx_pack *p = &ctx->pack;
+  const tfx_fusion_graph_report *g = main_report(ctx);
+  const tfx_fusion_pass_report *pr = pass_report(g, tfx_pack_str(p, p->rules[ri].name));
+  pass_head(b, p, ri);
+  if (!pr) {
+    not_enabled(b, p, ri);
+    return;
+  }
+  tfx_sb_printf(b, ": %s\n", status_str(pr->status));
+  for (uint32_t i = 0; i < pr->n_layers; i++) {
+    const tfx_fusion_layer_report *l = &pr->layers[i];
+    tfx_sb_printf(b, "  group %u layer %u: %u scope%s\n", l->group, l->layer, l->n,
+                  l->n == 1 ? "" : "s");
+    for (uint32_t j = 0; j < l->n; j++)
+      tfx_sb_printf(b, "    %s  pattern %u -> %s\n", l->m[j].scope, l->m[j].pattern,
+                    l->m[j].sub_type ? l->m[j].sub_type : "(none)");
+  }
+  tfx_sb_printf(b, "  require: %s\n", !pr->select_ran ? "not run" : pr->select_value ? "true" : "false");
+  tfx_sb_printf(b, "  sub_types set: %u, cleared: %u\n", pr->n_set, pr->n_cleared);
+  tfx_sb_printf(b, "  results: %u\n", pr->n_results);
+  for (uint32_t i = 0; i < pr->n_results; i++) print_result(b, pr->results[i], 1);
+  for (uint32_t i = 0; i < pr->n_dropped; i++)
+    tfx_sb_printf(b, "  dropped %s (%s): %s\n", pr->dropped[i].name, pr->dropped[i].type,
+                  pr->dropped[i].reason);
+  uint32_t nf = 0;
+  for (uint32_t i = 0; i < g->n_final; i++) nf += strcmp(g->final[i]->pass, pr->name) == 0;
+  tfx_sb_printf(b, "  final results: %u\n", nf);
+  for (uint32_t i = 0; i < g->n_final; i++)
+    if (strcmp(g->final[i]->pass, pr->name) == 0) print_result(b, g->final[i], 0);
+}
+
+static uint32_t find_pass(const tfx_pack *p, const char *name) {
+  for (uint32_t i = 0; i < p->n_rules; i++)
+    if (p->rules[i].kind == TFX_RULE_PASS && strcmp(tfx_pack_str(p, p->rules[i].name), name) == 0)
+      return i;
+  return TFX_PACK_NONE;
+}
+
+int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
+  tfx_options o;
+  memset(&o, 0, sizeof o);
+  tfx_cli_rules rules;
+  memset(&rules, 0, sizeof rules);
+  tfx_cli_args a;
+  tfx_cli_args_init(&a, argc, argv, first, "tfxc explain", explain_opts,
+                    sizeof explain_opts / sizeof explain_opts[0]);
+  const char *scope = NULL, *rule = NULL, *v;
+  int help = 0, usage = 0, id, rc = 0;
+  while ((id = tfx_cli_next(&a, &v, d)) != TFX_CLI_END) {
+    switch (id) {
+    case TFX_CLI_ERROR: tfx_cli_rules_free(&rules); return TFX_EXIT_USAGE;
+    case TFX_CLI_POSITIONAL:
+      if (o.model_path) {
+        tfx_cli_usage_error(d, "tfxc explain", "more than one MODEL given ('%s' and '%s')",
+                            o.model_path, v);
+        usage = 1;
+      }
+      o.model_path = v;
+      break;
+    case E_SCOPE: scope = v; break;
+    case E_RULE: rule = v; break;
+    case E_RULES:
+      if (tfx_cli_rules_add_path(&rules, v, d) != 0) {
+        tfx_cli_rules_free(&rules);
+        return TFX_EXIT_FAIL;
+      }
+      break;
+    case E_NO_STDLIB: rules.no_stdlib = 1; break;
+    case E_WARN:
+      if (tfx_cli_rules_add_warn(&rules, v, "tfxc explain", d) != 0) usage = 1;
+      break;
+    case E_ENABLE_SCOPE: o.enable_scope_passes = v; break;
+    case E_DISABLE_PASS: o.disable_rules = v; break;
+    case E_VM_BUDGET: {
+      unsigned n;
+      if (tfx_cli_parse_uint(v, &n) != 0 || n == 0) {
+        tfx_cli_usage_error(d, "tfxc explain", "--vm-budget: '%s' is not a positive number", v);
+        usage = 1;
+      } else o.vm_budget = n;
+      break;
+    }
+    case E_TAG: o.tag = v; break;
+    case E_INPUT_SHAPE: o.input_shape = v; break;
+    case E_OUT_NODES: o.out_nodes = v; break;
+    case E_MAX_FILE:
+      if (tfx_cli_parse_size(v, &o.max_file_size) != 0 || o.max_file_size == 0) {
+        tfx_cli_usage_error(d, "tfxc explain", "--max-file-size: '%s' is not a size", v);
+        usage = 1;
+      }
+      break;
+    case E_VERBOSE: o.verbose = o.verbose < 0 ? 1 : o.verbose + 1; break;
+    case E_QUIET: o.verbose = -1; break;
+    case E_HELP: help = 1; break;
+    default: break;
+    }
+  }
+  if (help) {
+    tfx_cli_help_explain(stdout);
+    tfx_cli_rules_free(&rules);
+    return usage ? TFX_EXIT_USAGE : 0;
+  }
+  if (!usage && !o.model_path) {
+    tfx_cli_usage_error(d, "tfxc explain", "no MODEL given");
+    usage = 1;
+  }
+  if (!usage && !scope == !rule) {
+    tfx_cli_usage_error(d, "tfxc explain", "give exactly one of --scope NAME and --rule PASS");
+    usage = 1;
+  }
+  if (!usage && tfx_cli_check_prune_options(o.input_shape, o.out_nodes, d) != 0) usage = 1;
+  if (usage) {
+    tfx_cli_rules_free(&rules);
+    tfx_cli_print_diag(d, o.verbose);
+    tfx_diag_clear(d);
+    return TFX_EXIT_USAGE;
+  }
+  o.rule_paths = rules.paths;
+  o.n_rule_paths = rules.n_paths;
+  o.no_stdlib = rules.no_stdlib;
+  o.warn_opts = (const char *const *)rules.warns;
+  o.n_warn_opts = rules.n_warns;
+
+  explain x;
+  memset(&x, 0, sizeof x);
+  char *sname = NULL;
+  if (scope) {
+    size_t n = strlen(scope);
+    sname = malloc(n + 2);
+    if (!sname) {
+      tfx_cli_rules_free(&rules);
+      tfx_error(d, NULL, 0, 0, "out of memory");
+      return TFX_EXIT_FAIL;
+    }
+    memcpy(sname, scope, n + 1);
+    if (n && scope[n - 1] != '/' && strcmp(scope, "root") != 0) memcpy(sname + n, "/", 2);
+    x.scope = sname;
+  }
+  tfx_pipeline p;
+  tfx_pipeline_init(&p);
+  tfx_ctx ctx;
+  tfx_ctx_init(&ctx, &o, d);
+  x.ctx = &ctx;
+  if (scope) {
+    ctx.fusion_on_pattern = on_pattern;
+    ctx.fusion_on_pattern_user = &x;
+  }
+  tfx_strbuf b;
+  tfx_sb_init(&b);
+  if (tfx_pass_register_builtin(&p) != 0) {
+    tfx_error(d, NULL, 0, 0, "out of memory registering passes");
+    rc = TFX_EXIT_FAIL;
+    goto done;
+  }
+  rc = tfx_pipeline_run(&p, &ctx, TFX_GROUP_SCOPE_FUSION);
+  if (rc) goto done;
+  if (x.oom) {
+    tfx_error(d, NULL, 0, 0, "out of memory");
+    rc = TFX_EXIT_FAIL;
+    goto done;
+  }
+  if (!ctx.have_pack) {
+    tfx_error(d, NULL, 0, 0, "tfxc explain: no rules loaded (rules pass disabled)");
+    rc = TFX_EXIT_USAGE;
+    goto done;
+  }
+  if (rule) {
+    uint32_t ri = find_pass(&ctx.pack, rule);
+    if (ri == TFX_PACK_NONE) {
+      tfx_sb_init(&b);
+      for (uint32_t i = 0; i < ctx.pack.n_rules; i++)
+        if (ctx.pack.rules[i].kind == TFX_RULE_PASS)
+          tfx_sb_printf(&b, "%s%s", b.len ? ", " : "", tfx_pack_str(&ctx.pack, ctx.pack.rules[i].name));
+      tfx_cli_usage_error(d, "tfxc explain", "--rule: no scope pass '%s' (passes: %s)", rule,
+                          b.len ? tfx_sb_cstr(&b) : "none");
+      tfx_sb_free(&b);
+      tfx_sb_init(&b);
+      rc = TFX_EXIT_USAGE;
+      goto done;
+    }
+    explain_rule(&b, &ctx, ri);
+  } else {
+    int exists = x.seen ||
+                 (ctx.have_scopes &&
+                  tfx_hmap_get(&ctx.scopes.by_name, x.scope, strlen(x.scope)) != TFX_HASH_NONE);
+    if (!exists) {
+      tfx_cli_usage_error(d, "tfxc explain", "--scope: no scope '%s' in the main graph "
+                          "(tfxc inspect lists them)", x.scope);
+      rc = TFX_EXIT_USAGE;
+      goto done;
+    }
+    explain_scope(&b, &x);
+  }
+  if (b.oom) {
+    tfx_error(d, NULL, 0, 0, "out of memory");
+    rc = TFX_EXIT_FAIL;
+  } else rc = tfx_cli_write_stdout(b.data, b.len, d);
+done:
+  tfx_sb_free(&b);
+  for (size_t i = 0; i < x.n; i++) {
+    free(x.ev[i].expected);
+    free(x.ev[i].found);
+  }
+  free(x.ev);
+  free(sname);
+  tfx_ctx_free(&ctx);
+  tfx_pipeline_free(&p);
+  tfx_cli_rules_free(&rules);
+  tfx_cli_print_diag(d, o.verbose);
+  tfx_diag_clear(d);
+  return rc;
+}
