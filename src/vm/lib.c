@@ -345,7 +345,7 @@ int tfx_vm_slice(tfx_vm *vm, const tfx_value *x, const tfx_value *lo, const tfx_
   }
   if (x->tag != TFX_V_LIST && x->tag != TFX_V_STR)
     return tfx_vm_err(vm, TFX_VMR_TYPE, "type error: cannot slice %s", tfx_v_tag_name(x->tag));
-  int64_t a, b;
+  int64_t a = 0, b = 0;
   int rc = slice_bound(vm, lo, x->n, 0, &a);
   if (!rc) rc = slice_bound(vm, hi, x->n, x->n, &b);
   if (rc) return rc;
