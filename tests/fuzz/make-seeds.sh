@@ -8,6 +8,12 @@
 #   fuzz_pbtxt         every text file with its type letter in front (G/M/S, from the first
 #                      field name), plus `tfxc fmt --to pbtxt` of every loadable model (G)
 #   fuzz_prune_opts    hand-written option strings for the fixed graph in fuzz_prune_opts.c
+#   fuzz_rules         kind byte ('0' .scoperule, '1' .opmap) + rule source: every fenced
+#                      example of docs/LANGUAGE.md (untagged fences as both kinds), every rule
+#                      file of tests/golden (rule-errors, cases/*/rules) and of stdlib/
+#   fuzz_pack          `tfxc compile --no-stdlib` of every fuzz_rules seed that compiles, the
+#                      whole stdlib compiled, and a few damaged headers (when --tfxc is given)
+#   fuzz_convert       the binary GraphDefs of fuzz_graph_binary
 # Deterministic: the same inputs give the same files (names derive from the source paths).
 # Usage: make-seeds.sh --out DIR [--corpus DIR] [--golden DIR] [--tfxc BIN] [--max-size N]
 set -euo pipefail
@@ -28,7 +34,8 @@ done
 [ -n "$out" ] || { echo "make-seeds.sh: --out DIR is required" >&2; exit 2; }
 
 rm -rf "$out"
-mkdir -p "$out"/fuzz_model_load "$out"/fuzz_graph_binary "$out"/fuzz_pbtxt "$out"/fuzz_prune_opts
+mkdir -p "$out"/fuzz_model_load "$out"/fuzz_graph_binary "$out"/fuzz_pbtxt "$out"/fuzz_prune_opts \
+  "$out"/fuzz_rules "$out"/fuzz_pack "$out"/fuzz_convert
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # LeakSanitizer reports from an instrumented tfxc must not break seeding.
@@ -103,6 +110,100 @@ for s in 'a:1,224,224,3' 'a:-1,10\nz' 'c:;s/e:2,3;\nz:0;h' '\nz:0;m/Exit;x' 'm/M
   printf '%b' "$s" > "$out/fuzz_prune_opts/opt$i"
   i=$((i + 1))
 done
+
+# ---- rule sources (fuzz_rules) and the packs compiled from them (fuzz_pack) ----
+root=$(cd "$here/../.." && pwd)
+add_rule() { # add_rule KIND(0|1) SEEDNAME < source text
+  { printf '%s' "$1"; head -c "$max"; } > "$out/fuzz_rules/$2"
+}
+if [ -f "$root/docs/LANGUAGE.md" ]; then
+  # Every fenced block: ```scoperule[-error] -> '0', ```opmap[-error] -> '1', untagged -> both.
+  awk -v dir="$tmp" '
+    /^```/ {
+      if (inblk) { close(f); inblk = 0; next }
+      tag = substr($0, 4); inblk = 1; k++
+      f = dir "/lang" sprintf("%03d", k) "." (tag == "" ? "any" : tag)
+      printf "" > f; next
+    }
+    inblk { print > f }' "$root/docs/LANGUAGE.md"
+  for f in "$tmp"/lang*; do
+    [ -f "$f" ] || continue
+    b=$(basename "$f")
+    case "$b" in
+      *.scoperule|*.scoperule-error) add_rule 0 "LANGUAGE.md__${b%%.*}" < "$f" ;;
+      *.opmap|*.opmap-error) add_rule 1 "LANGUAGE.md__${b%%.*}" < "$f" ;;
+      *.any) add_rule 0 "LANGUAGE.md__${b%%.*}_s" < "$f"; add_rule 1 "LANGUAGE.md__${b%%.*}_o" < "$f" ;;
+    esac
+    rm -f "$f"
+  done
+fi
+while IFS= read -r -d '' f; do
+  rel=${f#"$root"/}
+  case "$f" in *.scoperule) k=0 ;; *) k=1 ;; esac
+  add_rule "$k" "${rel//\//__}" < "$f"
+done < <(find "$golden/rule-errors" "$golden/cases" "$root/stdlib" \
+           \( -name '*.scoperule' -o -name '*.opmap' \) -type f -print0 2>/dev/null | LC_ALL=C sort -z)
+# Hand-written: the smallest sources of each kind, and every expression form in one map.
+printf '0' > "$out/fuzz_rules/empty_scoperule"
+printf '1' > "$out/fuzz_rules/empty_opmap"
+printf '0pass P { group { layer { pattern p { count Add == 1; } } } fuse s in p { type T; } }\n' \
+  > "$out/fuzz_rules/tiny_pass"
+printf '%s\n' '1op A, B -> C priority 2 { auto; attr x = [1, 2.5, "s", true, none][1:3];' \
+  '  attr y = len(l) > 1 and not (n_inputs == 0 or op == "A") ? in 0 : -1 ?? 0;' \
+  '  attr z = dtype_of(in 0) != none ? str(int(float("1")) % 3 * 2 / 1 - 1) : "x";' \
+  '  format output 0 = format_of(in 1) ?? "ND"; drop l; }' \
+  'op D -> graph { node a: Add(in 0, in 1) { attr T = dtype_of(in 0); } out 0 = a:0; }' \
+  > "$out/fuzz_rules/tiny_map"
+
+if [ -n "$tfxc" ]; then
+  for f in "$out"/fuzz_rules/*; do
+    b=$(basename "$f")
+    case "$(head -c 1 "$f")" in 0) ext=scoperule ;; *) ext=opmap ;; esac
+    tail -c +2 "$f" > "$tmp/src.$ext"
+    if "$tfxc" compile -q --no-stdlib "$tmp/src.$ext" -o "$tmp/p.tfxb" >/dev/null 2>&1; then
+      mv "$tmp/p.tfxb" "$out/fuzz_pack/$b.tfxb"
+    fi
+    rm -f "$tmp/src.$ext" "$tmp/p.tfxb"
+  done
+  if "$tfxc" compile -q -o "$tmp/p.tfxb" >/dev/null 2>&1; then
+    mv "$tmp/p.tfxb" "$out/fuzz_pack/stdlib.tfxb"
+  fi
+  # Damaged headers of one small pack: the loader must refuse each one cleanly.
+  small=$(ls -S "$out"/fuzz_pack/*.tfxb 2>/dev/null | tail -n 1 || true)
+  if [ -n "$small" ]; then
+    head -c 31 "$small" > "$out/fuzz_pack/hdr_truncated"
+    { printf 'TFXC'; tail -c +5 "$small"; } > "$out/fuzz_pack/hdr_magic"
+    { head -c 4 "$small"; printf '\002\000\000\000'; tail -c +9 "$small"; } > "$out/fuzz_pack/hdr_version"
+    { head -c 16 "$small"; printf '\000\000\000\000\000\000\000\000'; tail -c +25 "$small"; } > "$out/fuzz_pack/hdr_hash"
+    { head -c 24 "$small"; printf '\011\000\000\000'; tail -c +29 "$small"; } > "$out/fuzz_pack/hdr_sections"
+    { cat "$small"; printf '\000\000\000\000'; } > "$out/fuzz_pack/hdr_trailing"
+  fi
+fi
+printf 'TFXB' > "$out/fuzz_pack/magic_only"
+
+# ---- fuzz_convert: the binary GraphDefs, plus graphs the target's extra passes fuse ----
+cp "$out"/fuzz_graph_binary/* "$out/fuzz_convert/" 2>/dev/null || true
+if [ -n "$tfxc" ]; then
+  cat > "$tmp/fuse.pbtxt" <<'PBTXT'
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+node { name: "am/Add" op: "Add" input: "x" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "am/Mul" op: "Mul" input: "am/Add" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "r/while/cell/MatMul" op: "MatMul" input: "am/Mul" input: "x" }
+node { name: "r/while/cell/split/dim" op: "Const" attr { key: "value" value { tensor { dtype: DT_INT32 int_val: 1 } } } }
+node { name: "r/while/cell/split" op: "Split" input: "r/while/cell/split/dim" input: "r/while/cell/MatMul" attr { key: "num_split" value { i: 4 } } }
+node { name: "r/while/Merge" op: "Merge" input: "r/while/cell/split" input: "r/while/Next" }
+node { name: "r/while/Next" op: "NextIteration" input: "r/while/Merge" }
+node { name: "r/while/Exit" op: "Exit" input: "r/while/Merge" }
+node { name: "ln/grad/Mul" op: "Mul" input: "r/while/Exit" input: "x" }
+node { name: "ln/grad/Mul_1" op: "Mul" input: "ln/grad/Mul" input: "x" }
+node { name: "fuse/x" op: "Relu" input: "ln/grad/Mul_1" }
+node { name: "y" op: "Identity" input: "fuse/x" input: "^am/Mul" }
+library { function { signature { name: "f" } node_def { name: "am/Add" op: "Add" } node_def { name: "am/Mul" op: "Mul" input: "am/Add:z:0" } } }
+PBTXT
+  "$tfxc" fmt -q "$tmp/fuse.pbtxt" --to pb -o "$out/fuzz_convert/fuse.pb" 2>/dev/null || true
+  sed -e '/^library/d' "$tmp/fuse.pbtxt" > "$tmp/fuse2.pbtxt"
+  "$tfxc" fmt -q "$tmp/fuse2.pbtxt" --to pb -o "$out/fuzz_convert/fuse_nolib.pb" 2>/dev/null || true
+fi
 
 for t in "$out"/*/; do
   echo "make-seeds.sh: $(basename "$t"): $(find "$t" -type f | wc -l) seeds"
