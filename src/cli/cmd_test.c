@@ -8,8 +8,13 @@
  * UPDATED), a unified diff under a failing one, then `N passed, N failed`. Exit 0 when all
  * passed, 1 when any failed, 2 usage, 3 a PATH that is missing or holds no case.
  * Expectations: expected.exit (default 0), expected.stderr (the temporary directory written
- * as <tmp>), expected.tf.pbtxt; expected.ge.pbtxt and expected.explain are reported as not
- * checked yet. --update rewrites the expectations from the actual run. */
+ * as <tmp>), expected.tf.pbtxt; expected.ge.pbtxt is reported as not checked yet.
+ * A case with an `explain` file (explain options, same syntax as `args`) is also run as
+ *   tfxc explain MODEL [-r rules] ARGS... EXPLAIN-OPTIONS
+ * (the `args` pass through: explain accepts the rule/pipeline options; a convert-only option
+ * makes explain exit 2, failing the case), which must exit 0; its stdout is compared with
+ * expected.explain. expected.explain without `explain` fails the case.
+ * --update rewrites the expectations from the actual run. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
@@ -363,7 +368,8 @@ typedef struct run_result {
   int exit_code;        /* 0..255, or 128 + signal */
   char *err;            /* normalised stderr */
   size_t err_len;
-  char *out;            /* the tf-pbtxt output, NULL when none was written */
+  char *out;            /* convert: the tf-pbtxt output, NULL when none was written;
+                           explain: stdout */
   size_t out_len;
 } run_result;
 
@@ -373,8 +379,9 @@ static void run_result_free(run_result *r) {
   memset(r, 0, sizeof *r);
 }
 
-static int run_case(const char *exe, const char *dir, const strvec *args, run_result *res,
-                    tfx_diag *d) {
+/* Runs the conversion, or with explain != NULL `tfxc explain MODEL [-r rules] ARGS EXPLAIN`. */
+static int run_case(const char *exe, const char *dir, const strvec *args, const strvec *explain,
+                    run_result *res, tfx_diag *d) {
   memset(res, 0, sizeof *res);
   const char *tmpbase = getenv("TMPDIR");
   if (!tmpbase || !*tmpbase) tmpbase = "/tmp";
@@ -388,19 +395,23 @@ static int run_case(const char *exe, const char *dir, const strvec *args, run_re
   char *outp = join(tmpl, "out.tf.pbtxt"), *errp = join(tmpl, "stderr"),
        *stdp = join(tmpl, "stdout");
   const char *model = exists_in(dir, "model.pbtxt", 0) ? "model.pbtxt" : "model.pb";
-  const char *argv[MAX_ARGS + 16];
+  const char *argv[2 * MAX_ARGS + 16];
   size_t n = 0;
   argv[n++] = "tfxc";
+  if (explain) argv[n++] = "explain";
   argv[n++] = model;
-  argv[n++] = "--emit";
-  argv[n++] = "tf-pbtxt";
-  argv[n++] = "-o";
-  argv[n++] = outp;
+  if (!explain) {
+    argv[n++] = "--emit";
+    argv[n++] = "tf-pbtxt";
+    argv[n++] = "-o";
+    argv[n++] = outp;
+  }
   if (exists_in(dir, "rules", 1)) {
     argv[n++] = "-r";
     argv[n++] = "rules";
   }
   for (size_t i = 0; i < args->n; i++) argv[n++] = args->v[i];
+  for (size_t i = 0; explain && i < explain->n; i++) argv[n++] = explain->v[i];
   argv[n] = NULL;
   int rc = -1;
   if (!outp || !errp || !stdp) {
@@ -435,8 +446,9 @@ static int run_case(const char *exe, const char *dir, const strvec *args, run_re
   char *raw = read_opt(tmpl, "stderr", &len);
   res->err = replace_all(raw ? raw : "", raw ? len : 0, tmpl, "<tmp>", &res->err_len);
   free(raw);
-  res->out = read_opt(tmpl, "out.tf.pbtxt", &res->out_len);
-  rc = res->err ? 0 : -1;
+  res->out = read_opt(tmpl, explain ? "stdout" : "out.tf.pbtxt", &res->out_len);
+  if (explain && !res->out) res->out = strdup(""); /* empty stdout */
+  rc = res->err && (res->out || !explain) ? 0 : -1;
   if (rc) tfx_error(d, NULL, 0, 0, "out of memory");
 cleanup:
   if (outp) unlink(outp);
@@ -468,30 +480,55 @@ typedef enum { R_PASS, R_FAIL, R_UPDATED } case_status;
 /* Runs one case; appends its report (after the status line) to rep. */
 static case_status test_case(const char *exe, const char *dir, int update, tfx_strbuf *rep,
                              tfx_diag *d) {
-  strvec args = {0};
-  size_t alen;
+  strvec args = {0}, xargs = {0};
+  size_t alen, xlen;
   char *atext = read_opt(dir, "args", &alen);
-  char *where = join(dir, "args");
+  char *xtext = read_opt(dir, "explain", &xlen);
+  char *where = join(dir, "args"), *xwhere = join(dir, "explain");
   case_status status = R_FAIL;
-  run_result r;
+  run_result r, x;
   memset(&r, 0, sizeof r);
+  memset(&x, 0, sizeof x);
   tfx_diag local;
   tfx_diag_init(&local);
   if (atext && split_args(atext, &args, where, &local) != 0) {
     tfx_sb_printf(rep, "    bad args file: %s\n", local.n ? local.items[0].msg : "?");
     goto done;
   }
-  if (run_case(exe, dir, &args, &r, &local) != 0) {
+  if (xtext && split_args(xtext, &xargs, xwhere, &local) != 0) {
+    tfx_sb_printf(rep, "    bad explain file: %s\n", local.n ? local.items[0].msg : "?");
+    goto done;
+  }
+  if (!xtext && exists_in(dir, "expected.explain", 0)) {
+    tfx_sb_puts(rep, "    expected.explain without an explain file (the explain options, e.g. "
+                "--scope NAME or --rule PASS)\n");
+    goto done;
+  }
+  if (run_case(exe, dir, &args, NULL, &r, &local) != 0) {
     tfx_sb_printf(rep, "    cannot run the case: %s\n", local.n ? local.items[0].msg : "?");
     goto done;
   }
-  size_t n_exit, n_err, n_tf;
+  if (xtext && run_case(exe, dir, &args, &xargs, &x, &local) != 0) {
+    tfx_sb_printf(rep, "    cannot run explain: %s\n", local.n ? local.items[0].msg : "?");
+    goto done;
+  }
+  size_t n_exit, n_err, n_tf, n_x;
   char *e_exit = read_opt(dir, "expected.exit", &n_exit);
   char *e_err = read_opt(dir, "expected.stderr", &n_err);
   char *e_tf = read_opt(dir, "expected.tf.pbtxt", &n_tf);
+  char *e_x = read_opt(dir, "expected.explain", &n_x);
   int want_exit = 0, bad = 0, changed = 0;
   if (e_exit && parse_exit(e_exit, n_exit, &want_exit) != 0) {
     tfx_sb_puts(rep, "    expected.exit: not an exit code (0..255)\n");
+    bad = 1;
+  }
+  if (xtext && x.exit_code != 0) { /* explain must succeed, in both modes */
+    size_t tl, el = x.err_len;
+    while (el && x.err[el - 1] == '\n') el--;
+    char *t = replace_all(x.err, el, "\n", "\n      ", &tl);
+    tfx_sb_printf(rep, "    explain exited %d, expected 0 (tfxc explain MODEL [-r rules] ARGS "
+                  "EXPLAIN-OPTIONS)\n    explain stderr:\n      %s\n", x.exit_code, t ? t : "");
+    free(t);
     bad = 1;
   }
   if (update) {
@@ -513,6 +550,11 @@ static case_status test_case(const char *exe, const char *dir, int update, tfx_s
       changed = 1;
     } else if (!r.out && e_tf) {
       remove_in(dir, "expected.tf.pbtxt");
+      changed = 1;
+    }
+    if (xtext && x.exit_code == 0 &&
+        (!e_x || n_x != x.out_len || memcmp(e_x, x.out, x.out_len) != 0)) {
+      bad |= write_in(dir, "expected.explain", x.out, x.out_len, d) != 0;
       changed = 1;
     }
     if (bad) tfx_sb_puts(rep, "    could not update the expectations\n");
@@ -541,21 +583,34 @@ static case_status test_case(const char *exe, const char *dir, int update, tfx_s
         bad = 1;
       }
     }
+    if (xtext && x.exit_code == 0) {
+      if (!e_x) {
+        tfx_sb_puts(rep, "    an explain file but no expected.explain (tfxc test --update "
+                    "creates it)\n");
+        bad = 1;
+      } else if (n_x != x.out_len || memcmp(e_x, x.out, x.out_len) != 0) {
+        unified_diff(e_x, n_x, x.out, x.out_len, "expected.explain", "explain", rep);
+        bad = 1;
+      }
+    }
     status = bad ? R_FAIL : R_PASS;
   }
   if (exists_in(dir, "expected.ge.pbtxt", 0))
     tfx_sb_puts(rep, "    note: expected.ge.pbtxt not checked yet (lowering is not implemented)\n");
-  if (exists_in(dir, "expected.explain", 0))
-    tfx_sb_puts(rep, "    note: expected.explain not checked yet (explain goldens: tests/cli/explain.sh)\n");
   free(e_exit);
   free(e_err);
   free(e_tf);
+  free(e_x);
 done:
   tfx_diag_free(&local);
   run_result_free(&r);
+  run_result_free(&x);
   sv_free(&args);
+  sv_free(&xargs);
   free(atext);
+  free(xtext);
   free(where);
+  free(xwhere);
   return status;
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Golden tests: `tfxc test tests/golden/cases` passes; `-r pack.tfxb` (tfxc compile of a case's
 # rules) gives byte-identical --emit tf-pbtxt output to `-r rules/`; the runner reports a
-# broken expectation with a diff and `--update` repairs it (in a temporary copy).
+# broken expectation (also expected.explain) with a diff and `--update` repairs it (in a
+# temporary copy); explain cases with missing/orphan/failing explain expectations.
 # Env: TFXC, TFXC_SRC.
 set -u
 : "${TFXC:?set TFXC to the tfxc binary}"
@@ -46,14 +47,19 @@ done
 cp -r "$CASES" "$T/copy"
 sed -i 's/name: "out"/name: "renamed"/' "$T/copy/identity/expected.tf.pbtxt"
 echo 0 >"$T/copy/rule-error/expected.exit"
+sed -i 's/^  require: true$/  require: false/' "$T/copy/explain-rule/expected.explain"
 "$TFXC" test "$T/copy" >"$T/broken.txt" 2>&1 && { echo "FAIL: broken expectations passed"; fail=1; }
 grep -q "^FAIL $T/copy/identity$" "$T/broken.txt" || { echo "FAIL: no FAIL line"; cat "$T/broken.txt"; fail=1; }
 grep -q '^    -  name: "renamed"$' "$T/broken.txt" && grep -q '^    +  name: "out"$' "$T/broken.txt" ||
   { echo "FAIL: no diff for the broken case"; cat "$T/broken.txt"; fail=1; }
 grep -q "exit code 4, expected 0" "$T/broken.txt" || { echo "FAIL: exit mismatch not shown"; cat "$T/broken.txt"; fail=1; }
-grep -Eq '^[0-9]+ passed, 2 failed$' "$T/broken.txt" || { echo "FAIL: counts"; tail -1 "$T/broken.txt"; fail=1; }
+grep -q "^FAIL $T/copy/explain-rule$" "$T/broken.txt" && grep -q '^    --- expected.explain$' "$T/broken.txt" &&
+  grep -q '^    -  require: false$' "$T/broken.txt" && grep -q '^    +  require: true$' "$T/broken.txt" ||
+  { echo "FAIL: no expected.explain diff for the broken explain case"; cat "$T/broken.txt"; fail=1; }
+grep -Eq '^[0-9]+ passed, 3 failed$' "$T/broken.txt" || { echo "FAIL: counts"; tail -1 "$T/broken.txt"; fail=1; }
 "$TFXC" test --update "$T/copy" >"$T/upd.txt" 2>&1 || { echo "FAIL: --update"; cat "$T/upd.txt"; fail=1; }
-grep -q "^UPDATED $T/copy/identity$" "$T/upd.txt" || { echo "FAIL: --update did not report UPDATED"; cat "$T/upd.txt"; fail=1; }
+grep -q "^UPDATED $T/copy/identity$" "$T/upd.txt" && grep -q "^UPDATED $T/copy/explain-rule$" "$T/upd.txt" ||
+  { echo "FAIL: --update did not report UPDATED"; cat "$T/upd.txt"; fail=1; }
 diff -r "$CASES" "$T/copy" >/dev/null || { echo "FAIL: --update did not restore the expectations"; diff -r "$CASES" "$T/copy" | head; fail=1; }
 "$TFXC" test "$T/copy" >/dev/null 2>&1 || { echo "FAIL: cases fail after --update"; fail=1; }
 # A new case without expectations: --update creates them.
@@ -66,6 +72,26 @@ printf 'op Add => Add { auto; }\n' >"$T/new/err/rules/x.opmap"
 [ "$(cat "$T/new/err/expected.exit" 2>/dev/null)" = 4 ] || { echo "FAIL: expected.exit not created"; fail=1; }
 grep -q "^rules/x.opmap:1:8: error" "$T/new/err/expected.stderr" 2>/dev/null || { echo "FAIL: expected.stderr"; fail=1; }
 "$TFXC" test "$T/new" >/dev/null 2>&1 || { echo "FAIL: new cases fail after --update"; fail=1; }
+# explain: an explain file without expected.explain fails until --update creates it;
+# expected.explain without an explain file fails (also under --update); a failing explain run
+# (unknown scope) fails the case with explain's stderr.
+mkdir -p "$T/ex/new" "$T/ex/orphan" "$T/ex/bad"
+for c in new orphan bad; do cp "$CASES/explain-rule/model.pbtxt" "$CASES/explain-rule/expected.tf.pbtxt" "$T/ex/$c/"; done
+cp "$CASES/explain-rule/explain" "$T/ex/new/"
+"$TFXC" test "$T/ex/new" | grep -q "an explain file but no expected.explain" || { echo "FAIL: missing expected.explain passed"; fail=1; }
+"$TFXC" test --update "$T/ex/new" >/dev/null 2>&1 && cmp -s "$T/ex/new/expected.explain" "$CASES/explain-rule/expected.explain" ||
+  { echo "FAIL: --update did not create expected.explain"; fail=1; }
+cp "$CASES/explain-rule/expected.explain" "$T/ex/orphan/"
+for u in "" --update; do
+  "$TFXC" test $u "$T/ex/orphan" >"$T/orphan.txt" 2>&1 && { echo "FAIL: expected.explain without explain passed ($u)"; fail=1; }
+  grep -q "expected.explain without an explain file" "$T/orphan.txt" || { echo "FAIL: orphan message ($u)"; cat "$T/orphan.txt"; fail=1; }
+done
+[ -f "$T/ex/orphan/expected.explain" ] || { echo "FAIL: --update removed the orphan expected.explain"; fail=1; }
+echo '--scope nope/' >"$T/ex/bad/explain"
+cp "$CASES/explain-rule/expected.explain" "$T/ex/bad/"
+"$TFXC" test "$T/ex/bad" >"$T/bad.txt" 2>&1 && { echo "FAIL: failing explain passed"; fail=1; }
+grep -q "explain exited 2, expected 0" "$T/bad.txt" && grep -q "no scope 'nope/' in the main graph" "$T/bad.txt" ||
+  { echo "FAIL: failing explain not reported"; cat "$T/bad.txt"; fail=1; }
 # Not-yet-checked expectations are reported, not ignored.
 echo x >"$T/new/ok/expected.ge.pbtxt"
 "$TFXC" test "$T/new/ok" | grep -q "expected.ge.pbtxt not checked yet" || { echo "FAIL: expected.ge.pbtxt silently ignored"; fail=1; }
