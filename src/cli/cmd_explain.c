@@ -6,7 +6,12 @@
  * the VM's explain mode; printed: matched or not, the first failing feature with its
  * expected and found values and its rule source line, and the results holding the scope.
  * --rule: the pass's fusion report (layers, require, sub_type changes, results, final map).
- * Output on stdout, deterministic (no addresses or times). Main graph only. */
+ * --function NAME: --scope names a scope of that library function's body (its own ScopeTree)
+ * instead of the main graph; with --rule, only that graph is reported.
+ * --rule on a model with library functions: a heading per graph that has anything for the
+ * pass (`graph <main>`, then `function NAME` in library order), then one line naming the
+ * graphs where nothing matched. Without library functions the output has no headings.
+ * Output on stdout, deterministic (no addresses or times). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,19 +20,21 @@
 #include "cli/cli.h"
 #include "fusion/engine.h"
 #include "passes/passes.h"
+#include "scope/scope.h"
 #include "tfxc/tfxc.h"
 #include "util/hash.h"
 #include "util/strbuf.h"
 #include "vm/vm.h"
 
 enum {
-  E_SCOPE, E_RULE, E_RULES, E_NO_STDLIB, E_WARN, E_ENABLE_SCOPE, E_DISABLE_PASS, E_VM_BUDGET,
+  E_SCOPE, E_RULE, E_FUNCTION, E_RULES, E_NO_STDLIB, E_WARN, E_ENABLE_SCOPE, E_DISABLE_PASS, E_VM_BUDGET,
   E_TAG, E_INPUT_SHAPE, E_OUT_NODES, E_MAX_FILE, E_VERBOSE, E_QUIET, E_HELP
 };
 
 static const tfx_cli_opt explain_opts[] = {
   {E_SCOPE, "scope", 0, "NAME"},
   {E_RULE, "rule", 0, "PASS"},
+  {E_FUNCTION, "function", 0, "NAME"},
   {E_RULES, "rules", 'r', "PATH"},
   {E_NO_STDLIB, "no-stdlib", 0, NULL},
   {E_WARN, NULL, 'W', "WARNING"},
@@ -55,7 +62,8 @@ typedef struct eval {
 typedef struct explain {
   const tfx_ctx *ctx;
   const char *scope;    /* full name with the trailing '/' */
-  int seen;             /* the scope existed in the main graph when a pattern ran */
+  const char *graph;    /* "" the main graph, else the function name */
+  int seen;             /* the scope existed in that graph when a pattern ran */
   eval *ev;
   size_t n, cap;
   int oom;
@@ -73,7 +81,7 @@ static char *value_str(const tfx_value *v) {
 static void on_pattern(void *user, tfx_fusion_engine *e, const tfx_scope_tree *t, uint32_t rule,
                        uint32_t group, uint32_t layer, uint32_t k, uint32_t pattern) {
   explain *x = user;
-  if (x->oom || t->graph != &x->ctx->module.main) return;
+  if (x->oom || !t->graph || strcmp(t->graph->name ? t->graph->name : "", x->graph) != 0) return;
   uint32_t s = tfx_hmap_get(&t->by_name, x->scope, strlen(x->scope));
   if (s == TFX_HASH_NONE) return;
   x->seen = 1;
@@ -119,11 +127,12 @@ static const char *site_file(const tfx_pack *p, uint32_t file) {
   return file < p->n_files ? tfx_pack_str(p, p->files[file]) : "?";
 }
 
-static const tfx_fusion_graph_report *main_report(const tfx_ctx *ctx) {
+/* The report entry of graph name ("" main), or NULL. */
+static const tfx_fusion_graph_report *graph_report(const tfx_ctx *ctx, const char *name) {
   const tfx_fusion_report *r = ctx->fusion_report;
   if (!r) return NULL;
   for (uint32_t i = 0; i < r->n_graphs; i++)
-    if (!*r->graphs[i].graph) return &r->graphs[i];
+    if (strcmp(r->graphs[i].graph, name) == 0) return &r->graphs[i];
   return NULL;
 }
 
@@ -199,7 +208,8 @@ static int listed(const tfx_fusion_pass_report *pr, uint32_t group, uint32_t lay
 static void explain_scope(tfx_strbuf *b, const explain *x) {
   const tfx_ctx *ctx = x->ctx;
   const tfx_pack *p = &ctx->pack;
-  const tfx_fusion_graph_report *g = main_report(ctx);
+  const tfx_fusion_graph_report *g = graph_report(ctx, x->graph);
+  if (*x->graph) tfx_sb_printf(b, "function %s\n", x->graph);
   tfx_sb_printf(b, "scope %s\n", x->scope);
   for (uint32_t ri = 0; ri < p->n_rules; ri++) {
     const tfx_vm_rule *ru = &p->rules[ri];
@@ -270,16 +280,9 @@ static void explain_scope(tfx_strbuf *b, const explain *x) {
   }
 }
 
-static void explain_rule(tfx_strbuf *b, const tfx_ctx *ctx, uint32_t ri) {
-  const tfx_pack *p = &ctx->pack;
-  const tfx_fusion_graph_report *g = main_report(ctx);
-  const tfx_fusion_pass_report *pr = pass_report(g, tfx_pack_str(p, p->rules[ri].name));
-  pass_head(b, p, ri);
-  if (!pr) {
-    not_enabled(b, p, ri);
-    return;
-  }
-  tfx_sb_printf(b, ": %s\n", status_str(pr->status));
+/* The pass's report on graph g (the lines after its status line). */
+static void rule_body(tfx_strbuf *b, const tfx_fusion_graph_report *g,
+                      const tfx_fusion_pass_report *pr) {
   for (uint32_t i = 0; i < pr->n_layers; i++) {
     const tfx_fusion_layer_report *l = &pr->layers[i];
     tfx_sb_printf(b, "  group %u layer %u: %u scope%s\n", l->group, l->layer, l->n,
@@ -302,6 +305,79 @@ static void explain_rule(tfx_strbuf *b, const tfx_ctx *ctx, uint32_t ri) {
     if (strcmp(g->final[i]->pass, pr->name) == 0) print_result(b, g->final[i], 0);
 }
 
+/* 1 if the pass did anything on graph g: a matched scope, a sub_type change, a result (kept
+ * or dropped) or an entry in the final result map. */
+static int rule_any(const tfx_fusion_graph_report *g, const tfx_fusion_pass_report *pr) {
+  if (pr->n_set || pr->n_cleared || pr->n_results || pr->n_dropped) return 1;
+  for (uint32_t i = 0; i < pr->n_layers; i++)
+    if (pr->layers[i].n) return 1;
+  for (uint32_t i = 0; i < g->n_final; i++)
+    if (strcmp(g->final[i]->pass, pr->name) == 0) return 1;
+  return 0;
+}
+
+static void graph_heading(tfx_strbuf *b, const char *graph) {
+  if (*graph) tfx_sb_printf(b, "function %s", graph);
+  else tfx_sb_puts(b, "graph <main>");
+}
+
+#define EXPLAIN_LIST_MAX 20 /* names listed in one summary or error line */
+
+/* only: NULL (every graph) or the one graph to report ("" main). */
+static void explain_rule(tfx_strbuf *b, const tfx_ctx *ctx, uint32_t ri, const char *only) {
+  const tfx_pack *p = &ctx->pack;
+  const char *name = tfx_pack_str(p, p->rules[ri].name);
+  const tfx_fusion_report *rep = ctx->fusion_report;
+  if (!only && ctx->module.n_funcs == 0) { /* main graph only: no headings */
+    const tfx_fusion_graph_report *g = graph_report(ctx, "");
+    const tfx_fusion_pass_report *pr = pass_report(g, name);
+    pass_head(b, p, ri);
+    if (!pr) {
+      not_enabled(b, p, ri);
+      return;
+    }
+    tfx_sb_printf(b, ": %s\n", status_str(pr->status));
+    rule_body(b, g, pr);
+    return;
+  }
+  /* the pass is enabled for every graph or for none */
+  const tfx_fusion_pass_report *any_pr = NULL;
+  for (uint32_t i = 0; rep && i < rep->n_graphs && !any_pr; i++)
+    any_pr = pass_report(&rep->graphs[i], name);
+  pass_head(b, p, ri);
+  if (!any_pr) {
+    not_enabled(b, p, ri);
+    return;
+  }
+  tfx_sb_putc(b, '\n');
+  uint32_t n_quiet = 0;
+  for (uint32_t i = 0; i < rep->n_graphs; i++) {
+    const tfx_fusion_graph_report *g = &rep->graphs[i];
+    if (only && strcmp(g->graph, only) != 0) continue;
+    const tfx_fusion_pass_report *pr = pass_report(g, name);
+    if (!pr) continue;
+    if (!only && !rule_any(g, pr)) {
+      n_quiet++;
+      continue;
+    }
+    graph_heading(b, g->graph);
+    tfx_sb_printf(b, ": %s\n", status_str(pr->status));
+    rule_body(b, g, pr);
+  }
+  if (!n_quiet) return;
+  tfx_sb_printf(b, "nothing matched in %u graph%s:", n_quiet, n_quiet == 1 ? "" : "s");
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < rep->n_graphs && k < EXPLAIN_LIST_MAX; i++) {
+    const tfx_fusion_graph_report *g = &rep->graphs[i];
+    const tfx_fusion_pass_report *pr = pass_report(g, name);
+    if (!pr || rule_any(g, pr)) continue;
+    tfx_sb_puts(b, k++ ? ", " : " ");
+    graph_heading(b, g->graph);
+  }
+  if (n_quiet > k) tfx_sb_printf(b, " and %u more", n_quiet - k);
+  tfx_sb_putc(b, '\n');
+}
+
 static uint32_t find_pass(const tfx_pack *p, const char *name) {
   for (uint32_t i = 0; i < p->n_rules; i++)
     if (p->rules[i].kind == TFX_RULE_PASS && strcmp(tfx_pack_str(p, p->rules[i].name), name) == 0)
@@ -317,7 +393,7 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
   tfx_cli_args a;
   tfx_cli_args_init(&a, argc, argv, first, "tfxc explain", explain_opts,
                     sizeof explain_opts / sizeof explain_opts[0]);
-  const char *scope = NULL, *rule = NULL, *v;
+  const char *scope = NULL, *rule = NULL, *function = NULL, *v;
   int help = 0, usage = 0, id, rc = 0;
   while ((id = tfx_cli_next(&a, &v, d)) != TFX_CLI_END) {
     switch (id) {
@@ -332,6 +408,7 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
       break;
     case E_SCOPE: scope = v; break;
     case E_RULE: rule = v; break;
+    case E_FUNCTION: function = v; break;
     case E_RULES:
       if (tfx_cli_rules_add_path(&rules, v, d) != 0) {
         tfx_cli_rules_free(&rules);
@@ -380,6 +457,10 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
     tfx_cli_usage_error(d, "tfxc explain", "give exactly one of --scope NAME and --rule PASS");
     usage = 1;
   }
+  if (!usage && function && !*function) {
+    tfx_cli_usage_error(d, "tfxc explain", "--function: empty function name");
+    usage = 1;
+  }
   if (!usage && tfx_cli_check_prune_options(o.input_shape, o.out_nodes, d) != 0) usage = 1;
   if (usage) {
     tfx_cli_rules_free(&rules);
@@ -395,6 +476,7 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
 
   explain x;
   memset(&x, 0, sizeof x);
+  x.graph = function ? function : "";
   char *sname = NULL;
   if (scope) {
     size_t n = strlen(scope);
@@ -436,6 +518,28 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
     rc = TFX_EXIT_USAGE;
     goto done;
   }
+  uint32_t fi = 0; /* index of --function in the module */
+  if (function) {
+    while (fi < ctx.module.n_funcs && strcmp(ctx.module.funcs[fi].name, function) != 0) fi++;
+    if (fi == ctx.module.n_funcs) {
+      for (uint32_t i = 0; i < ctx.module.n_funcs && i < EXPLAIN_LIST_MAX; i++)
+        tfx_sb_printf(&b, "%s%s", i ? ", " : "", ctx.module.funcs[i].name);
+      if (ctx.module.n_funcs > EXPLAIN_LIST_MAX)
+        tfx_sb_printf(&b, " and %u more", ctx.module.n_funcs - EXPLAIN_LIST_MAX);
+      if (ctx.module.n_funcs)
+        tfx_cli_usage_error(d, "tfxc explain", "--function: no function '%s' (%u function%s: %s)",
+                            function, ctx.module.n_funcs, ctx.module.n_funcs == 1 ? "" : "s",
+                            tfx_sb_cstr(&b));
+      else
+        tfx_cli_usage_error(d, "tfxc explain",
+                            "--function: no function '%s' (the model has no library functions)",
+                            function);
+      tfx_sb_free(&b);
+      tfx_sb_init(&b);
+      rc = TFX_EXIT_USAGE;
+      goto done;
+    }
+  }
   if (rule) {
     uint32_t ri = find_pass(&ctx.pack, rule);
     if (ri == TFX_PACK_NONE) {
@@ -450,14 +554,30 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
       rc = TFX_EXIT_USAGE;
       goto done;
     }
-    explain_rule(&b, &ctx, ri);
+    explain_rule(&b, &ctx, ri, function);
   } else {
-    int exists = x.seen ||
-                 (ctx.have_scopes &&
-                  tfx_hmap_get(&ctx.scopes.by_name, x.scope, strlen(x.scope)) != TFX_HASH_NONE);
+    int exists = x.seen;
+    if (!exists && !function)
+      exists = ctx.have_scopes &&
+               tfx_hmap_get(&ctx.scopes.by_name, x.scope, strlen(x.scope)) != TFX_HASH_NONE;
+    else if (!exists) { /* no pattern ran: look in the function body's own tree */
+      tfx_scope_tree t;
+      memset(&t, 0, sizeof t);
+      if (tfx_scope_tree_build(&t, &ctx.module.funcs[fi], d) != 0) {
+        tfx_scope_tree_free(&t);
+        rc = TFX_EXIT_FAIL;
+        goto done;
+      }
+      exists = tfx_hmap_get(&t.by_name, x.scope, strlen(x.scope)) != TFX_HASH_NONE;
+      tfx_scope_tree_free(&t);
+    }
     if (!exists) {
-      tfx_cli_usage_error(d, "tfxc explain", "--scope: no scope '%s' in the main graph "
-                          "(tfxc inspect lists them)", x.scope);
+      if (function)
+        tfx_cli_usage_error(d, "tfxc explain", "--scope: no scope '%s' in function '%s'",
+                            x.scope, function);
+      else
+        tfx_cli_usage_error(d, "tfxc explain", "--scope: no scope '%s' in the main graph "
+                            "(tfxc inspect lists them)", x.scope);
       rc = TFX_EXIT_USAGE;
       goto done;
     }

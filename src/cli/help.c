@@ -164,19 +164,26 @@ void tfx_cli_help_disasm(FILE *f) {
 
 void tfx_cli_help_explain(FILE *f) {
   fputs(
-    "Usage: tfxc explain MODEL (--scope NAME | --rule PASS) [OPTIONS]\n"
+    "Usage: tfxc explain MODEL (--scope NAME | --rule PASS) [--function NAME] [OPTIONS]\n"
     "\n"
-    "Runs the conversion through scope fusion and explains it, on stdout (main graph).\n"
+    "Runs the conversion through scope fusion and explains it, on stdout.\n"
     "--scope NAME: for every scope pass (disabled ones say so) and every pattern, whether the\n"
     "scope matched (evaluated with the sub_types that pattern saw) and, if not, the first\n"
     "failing feature with its expected and found values and its rule source line; then the\n"
     "results of the pass that hold the scope. --rule PASS: the scopes each layer of the pass\n"
     "matched, its require verdict, sub_type changes, results with their index maps, and its\n"
-    "entries in the final result map.\n"
+    "entries in the final result map. Scope fusion also runs on every library function body\n"
+    "(each with its own scope tree): --scope names a scope of the main graph, or of function\n"
+    "NAME with --function NAME. On a model with library functions, --rule prints a heading\n"
+    "per graph where the pass matched or changed anything ('graph <main>', then 'function\n"
+    "NAME' in library order) and one line 'nothing matched in N graphs: ...' for the rest;\n"
+    "--function NAME reports that function only.\n"
     "\n"
     "Options:\n"
     "      --scope NAME            a scope name (the trailing '/' may be left out)\n"
     "      --rule PASS             a scope pass name\n"
+    "      --function NAME         a library function: --scope is one of its scopes; --rule\n"
+    "                              reports on it only (default: the main graph / every graph)\n"
     "  -r, --rules PATH            rule directory or file (repeatable), or one pack (.tfxb)\n"
     "      --no-stdlib             do not load the built-in rules\n"
     "  -W NAME, -Wno-NAME          rule warnings on/off\n"
@@ -189,8 +196,8 @@ void tfx_cli_help_explain(FILE *f) {
     "  -q, --quiet                 print errors only\n"
     "  -h, --help                  this help\n"
     "\n"
-    "Exit codes: 0 ok; 2 no or both of --scope/--rule, an unknown scope or pass; else as for\n"
-    "the conversion.\n",
+    "Exit codes: 0 ok; 2 no or both of --scope/--rule, an unknown scope, pass or function;\n"
+    "else as for the conversion.\n",
     f);
 }
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # `tfxc explain`: golden outputs (tests/cli/explain/*.txt) for a matching scope, a near miss
-# (one failing feature), disabled passes (opt-in and --disable-pass) and --rule; usage errors.
+# (one failing feature), disabled passes (opt-in and --disable-pass), --rule, and a scope pass
+# fusing inside a library function body (--rule per graph, --scope/--rule with --function);
+# usage errors.
 # The rules are the stdlib's LayerNorm and InstanceNorm files given with -r (relative to the
 # repo root, so sites are stable). TFXC_UPDATE=1 rewrites the goldens. Env: TFXC, TFXC_SRC.
 set -u
@@ -29,6 +31,15 @@ golden scope-disabled "$EX" --scope dense/LayerNorm/moments "${R[@]}" --disable-
 golden scope-layered "$C/ScopeInstanceNormPass-pos/model.pbtxt" --scope style/InstanceNorm/moments/ "${R[@]}" --enable-scope-fusion-passes ScopeInstanceNormPass
 golden rule "$EX" --rule ScopeLayerNormPass "${R[@]}"
 golden rule-disabled "$EX" --rule ScopeInstanceNormPass "${R[@]}"
+# a model whose LayerNorm sits in a library function body (TF2 Keras): --rule reports every
+# graph with a match (here only the function; the main graph is summarised in one line),
+# --scope --function explains a scope of the function's own tree
+K=$C/keras-layernorm-pos/model.pbtxt
+KR=(--no-stdlib -r rules/keras --enable-scope-fusion-passes KerasLayerNormalizationPass)
+KF=__inference_layer_norm_layer_call_and_return_conditional_losses_10
+golden rule-function "$K" --rule KerasLayerNormalizationPass "${KR[@]}"
+golden rule-function-only "$K" --rule KerasLayerNormalizationPass --function "$KF" "${KR[@]}"
+golden scope-function "$K" --scope moments --function "$KF" "${KR[@]}"
 
 expect_usage() { # message args...
   local msg=$1; shift
@@ -43,6 +54,11 @@ expect_usage "no scope pass 'Nope' (passes: ScopeLayerNormPass, ScopeInstanceNor
 expect_usage "give exactly one of --scope NAME and --rule PASS" "$EX" "${R[@]}"
 expect_usage "give exactly one of --scope NAME and --rule PASS" "$EX" --scope a --rule b "${R[@]}"
 expect_usage "no MODEL given" --scope a
+expect_usage "--function: no function 'nope' (1 function: $KF)" "$K" --scope moments --function nope "${KR[@]}"
+expect_usage "--function: no function 'f' (the model has no library functions)" "$EX" --rule ScopeLayerNormPass --function f "${R[@]}"
+expect_usage "--function: empty function name" "$K" --scope moments --function "" "${KR[@]}"
+expect_usage "no scope 'moments/' in the main graph" "$K" --scope moments "${KR[@]}"
+expect_usage "no scope 'nope/' in function '$KF'" "$K" --scope nope --function "$KF" "${KR[@]}"
 "$TFXC" explain --help | grep -q "^Usage: tfxc explain MODEL" || { echo "FAIL: explain --help"; fail=1; }
 # with the stdlib (default): the example's LayerNorm matches
 "$TFXC" explain "$EX" --rule ScopeLayerNormPass | grep -q "^    dense/LayerNorm/ (LayerNorm)" ||
