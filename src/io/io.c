@@ -37,6 +37,14 @@ static const ProtobufCMessageDescriptor *tfx_io_kind_desc(tfx_msg_kind k) {
 
 /* ---- binary messages ---- */
 
+/* Unpacks after the wire walk has accepted the bytes (protobuf-c itself has no depth limit). */
+static ProtobufCMessage *tfx_io_unpack_walked(const ProtobufCMessageDescriptor *desc, const uint8_t *data,
+                                              size_t len, const char *fname, tfx_arena *arena, tfx_diag *d) {
+  ProtobufCMessage *m = protobuf_c_message_unpack(desc, tfx_arena_pb(arena), len, data);
+  if (!m) tfx_error(d, fname, 0, 0, "malformed protobuf: cannot decode as %s (or out of memory)", desc->name);
+  return m;
+}
+
 static ProtobufCMessage *tfx_io_unpack_depth(const ProtobufCMessageDescriptor *desc, const uint8_t *data,
                                              size_t len, const char *fname, unsigned max_depth,
                                              tfx_arena *arena, tfx_diag *d) {
@@ -54,9 +62,7 @@ static ProtobufCMessage *tfx_io_unpack_depth(const ProtobufCMessageDescriptor *d
               st.err, st.err_off);
     return NULL;
   }
-  ProtobufCMessage *m = protobuf_c_message_unpack(desc, tfx_arena_pb(arena), len, data);
-  if (!m) tfx_error(d, fname, 0, 0, "malformed protobuf: cannot decode as %s (or out of memory)", desc->name);
-  return m;
+  return tfx_io_unpack_walked(desc, data, len, fname, arena, d);
 }
 
 ProtobufCMessage *tfx_io_unpack(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t len,
@@ -181,8 +187,10 @@ static tfx_msg_kind tfx_io_name_hint(const char *path) {
 }
 
 /* Kind of a binary model (rule in io.h). Returns -1 after reporting. */
+/* *depth receives the nesting depth the chosen kind's walk found, so the caller can skip a
+ * second walk when it is within the user's limit. */
 static int tfx_io_sniff_binary(const uint8_t *data, size_t len, const char *fname, tfx_msg_kind hint,
-                               unsigned max_depth, tfx_msg_kind *kind, tfx_diag *d) {
+                               unsigned max_depth, tfx_msg_kind *kind, unsigned *depth, tfx_diag *d) {
   static const tfx_msg_kind kinds[3] = {TFX_MSG_GRAPHDEF, TFX_MSG_METAGRAPHDEF, TFX_MSG_SAVEDMODEL};
   /* The field whose presence marks each kind: GraphDef node/library, MetaGraphDef graph_def,
    * SavedModel meta_graphs. */
@@ -218,6 +226,7 @@ static int tfx_io_sniff_binary(const uint8_t *data, size_t len, const char *fnam
                  st[2].status == TFX_WIRE_TOO_DEEP;
   if (best >= 0 && !too_deep) {
     *kind = kinds[best];
+    *depth = st[best].depth;
     return 0;
   }
   int h = hint == TFX_MSG_GRAPHDEF ? 0 : hint == TFX_MSG_METAGRAPHDEF ? 1 : 2;
@@ -340,9 +349,16 @@ int tfx_io_load_model(const char *path, const tfx_load_opts *opts, tfx_model *ou
     out->root = tfx_pbtxt_parse(tfx_io_kind_desc(kind), buf, len, file, &out->arena, &lim, d);
   } else {
     out->wire = TFX_WIRE_BINARY;
-    if (tfx_io_sniff_binary((const uint8_t *)buf, len, file, hint, max_depth, &kind, d)) goto out;
-    out->root = tfx_io_unpack_depth(tfx_io_kind_desc(kind), (const uint8_t *)buf, len, file, max_depth,
-                                    &out->arena, d);
+    unsigned depth = 0, limit = max_depth ? max_depth : 100;
+    if (limit > TFX_WIRE_DEPTH_CAP) limit = TFX_WIRE_DEPTH_CAP;
+    if (tfx_io_sniff_binary((const uint8_t *)buf, len, file, hint, max_depth, &kind, &depth, d)) goto out;
+    /* The sniffing walk already validated these bytes as this kind; walk again only when the
+     * nesting exceeds the user's limit (to report it with the right offset). */
+    if (depth <= limit)
+      out->root = tfx_io_unpack_walked(tfx_io_kind_desc(kind), (const uint8_t *)buf, len, file, &out->arena, d);
+    else
+      out->root = tfx_io_unpack_depth(tfx_io_kind_desc(kind), (const uint8_t *)buf, len, file, max_depth,
+                                      &out->arena, d);
   }
   if (!out->root) goto out;
   out->kind = kind;
