@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "fusion/engine.h"
+#include "opmap/opmap.h"
 #include "passes/passes.h"
 #include "util/fileio.h"
 #include "tfxc/tfxc.h"
@@ -17,7 +18,7 @@ enum {
   O_RULES, O_NO_STDLIB, O_OUTPUT, O_EMIT, O_INPUT_SHAPE, O_INPUT_FORMAT, O_OUT_NODES,
   O_ENABLE_SCOPE, O_DISABLE_PASS, O_CHECK, O_REPORT, O_TIME_PASSES, O_DUMP_AFTER, O_DUMP_DIR,
   O_TRACE, O_VERBOSE, O_QUIET, O_TAG, O_MAX_FILE, O_LIST_PASSES, O_HELP, O_VERSION,
-  O_WARN, O_VM_BUDGET
+  O_WARN, O_VM_BUDGET, O_PASSTHROUGH
 };
 
 static const tfx_cli_opt convert_opts[] = {
@@ -45,6 +46,7 @@ static const tfx_cli_opt convert_opts[] = {
   {O_VERSION, "version", 0, NULL},
   {O_WARN, NULL, 'W', "WARNING"},
   {O_VM_BUDGET, "vm-budget", 0, "N"},
+  {O_PASSTHROUGH, "passthrough-unknown", 0, NULL},
 };
 
 typedef struct emit_kind {
@@ -96,13 +98,7 @@ typedef struct convert_args {
   const char *emit;
   const char *report;  /* --report FILE */
   int list_passes, help, version;
-  int unimplemented;  /* count of options rejected as not implemented yet */
 } convert_args;
-
-static void not_yet(convert_args *ca, tfx_diag *d, const char *opt, const char *why) {
-  tfx_error(d, NULL, 0, 0, "%s: not implemented yet (%s)", opt, why);
-  ca->unimplemented++;
-}
 
 /* Returns 0, or an exit code (reported). */
 static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx_diag *d) {
@@ -146,7 +142,8 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx
       else ca->o.vm_budget = n;
       break;
     }
-    case O_CHECK: not_yet(ca, d, "--check", "the precheck arrives with op mapping"); break;
+    case O_CHECK: ca->o.check_only = 1; break;
+    case O_PASSTHROUGH: ca->o.passthrough_unknown = 1; break;
     case O_REPORT:
       if (!*v) {
         tfx_cli_usage_error(d, "tfxc", "--report: empty file name");
@@ -197,9 +194,14 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx
   ca->o.emit = mask;
   unsigned kinds = 0;
   for (int k = 0; k < TFX_EMIT__COUNT; k++) kinds += (mask >> k) & 1u;
-  if (ca->output && kinds > 1) {
-    tfx_cli_usage_error(d, "tfxc", "-o/--output needs a single --emit kind (%u given); each kind "
-                        "then goes to its default file name", kinds);
+  if (ca->output && strcmp(ca->output, "-") == 0 && kinds > 1) {
+    tfx_cli_usage_error(d, "tfxc", "-o -: standard output takes a single --emit kind (%u given)",
+                        kinds);
+    usage = 1;
+  }
+  if (ca->o.check_only && (ca->emit || ca->output)) {
+    tfx_cli_usage_error(d, "tfxc", "--check writes only the precheck report (--report FILE, "
+                        "default standard output); drop %s", ca->emit ? "--emit" : "-o/--output");
     usage = 1;
   }
   if (ca->output && !*ca->output) {
@@ -215,13 +217,8 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx
   if (!usage && tfx_cli_check_prune_options(ca->o.input_shape, ca->o.out_nodes, d) != 0)
     usage = 1;
   if (usage) return TFX_EXIT_USAGE;
-  for (int k = 0; k < TFX_EMIT__COUNT; k++)
-    if ((mask & (1u << k)) && k != TFX_EMIT_TF_PBTXT)
-      not_yet(ca, d, k == TFX_EMIT_AIR && !ca->emit ? "--emit air (the default)" : "--emit",
-              k == TFX_EMIT_AIR ? "GE IR (.air) output arrives with the lowering stage; "
-                                  "use --emit tf-pbtxt for the TF graph"
-                                : "GE IR output arrives with the lowering stage");
-  return ca->unimplemented ? TFX_EXIT_FAIL : 0;
+  if (ca->o.check_only) ca->o.emit = 0;
+  return 0;
 }
 
 /* Splits --disable-pass: names of pipeline passes (or close to one: they get the pipeline's
@@ -275,7 +272,13 @@ static int write_report(const char *path, const tfx_ctx *ctx, const char *model,
   tfx_sb_init(&fj);
   tfx_sb_puts(&sb, "{\n \"tfxc_report\": 1,\n \"model\": ");
   tfx_sb_json_str(&sb, model, strlen(model));
-  tfx_sb_printf(&sb, ",\n \"exit_code\": %d,\n \"scope_fusion\": ", run_rc);
+  tfx_sb_printf(&sb, ",\n \"exit_code\": %d,\n ", run_rc);
+  uint32_t n_fail = 0;
+  if (ctx->opmap) { /* ATC's check_result.json members */
+    if (tfx_precheck_json(ctx, model, &sb, &n_fail) != 0) sb.oom = 1;
+    tfx_sb_puts(&sb, ",\n ");
+  }
+  tfx_sb_puts(&sb, "\"scope_fusion\": ");
   if (!ctx->fusion_report) tfx_sb_puts(&sb, "null");
   else if (tfx_fusion_report_json(ctx->fusion_report, &fj) == 0 && !fj.oom) {
     /* re-indent: JSON strings hold no raw newline, so every '\n' is a line break */
@@ -291,7 +294,8 @@ static int write_report(const char *path, const tfx_ctx *ctx, const char *model,
   if (sb.oom) {
     tfx_error(d, NULL, 0, 0, "out of memory writing the report");
     rc = TFX_EXIT_FAIL;
-  } else if (tfx_write_file_atomic(path, sb.data, sb.len, d) != 0) rc = TFX_EXIT_INPUT;
+  } else if (!path) rc = tfx_cli_write_stdout(sb.data, sb.len, d);
+  else if (tfx_write_file_atomic(path, sb.data, sb.len, d) != 0) rc = TFX_EXIT_INPUT;
   else if (ctx->opts && ctx->opts->verbose > 0)
     tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "wrote %s (report)", path);
   tfx_sb_free(&fj);
@@ -353,13 +357,21 @@ int tfx_cli_convert(int argc, char **argv, int first, tfx_diag *d) {
     tfx_sb_free(&sb);
     goto done;
   }
+  unsigned kinds = 0;
+  for (int k = 0; k < TFX_EMIT__COUNT; k++) kinds += (ca.o.emit >> k) & 1u;
   for (int k = 0; k < TFX_EMIT__COUNT; k++) {
     if (!(ca.o.emit & (1u << k))) continue;
-    if (ca.output) {
+    if (ca.output && kinds == 1) { /* one kind: -o is the file */
       ca.o.out_path[k] = ca.output;
       continue;
     }
-    outs[k] = tfx_ctx_default_output(ca.o.model_path, emit_kinds[k].suffix);
+    /* several kinds: -o is a stem, each kind adds its extension */
+    if (ca.output) {
+      size_t n = strlen(ca.output) + strlen(emit_kinds[k].suffix) + 1;
+      outs[k] = malloc(n);
+      if (outs[k]) snprintf(outs[k], n, "%s%s", ca.output, emit_kinds[k].suffix);
+    } else
+      outs[k] = tfx_ctx_default_output(ca.o.model_path, emit_kinds[k].suffix);
     if (!outs[k]) {
       tfx_error(d, NULL, 0, 0, "out of memory");
       rc = TFX_EXIT_FAIL;
@@ -376,10 +388,21 @@ int tfx_cli_convert(int argc, char **argv, int first, tfx_diag *d) {
     rc = TFX_EXIT_USAGE;
     goto done;
   }
-  rc = tfx_pipeline_run(&p, &ctx, TFX_GROUP_EMIT);
+  rc = tfx_pipeline_run(&p, &ctx, ca.o.check_only ? TFX_GROUP_OP_MAPPING : TFX_GROUP_EMIT);
+  if (ca.o.check_only && rc == 0) {
+    const tfx_pass *om = tfx_pipeline_find(&p, "op-mapping");
+    if (!ctx.opmap) {
+      tfx_error(d, NULL, 0, 0, "--check: the op mapping did not run%s",
+                om && !om->enabled ? " (pass 'op-mapping' is disabled)" : "");
+      rc = TFX_EXIT_FAIL;
+    } else if (ctx.opmap->n_failed)
+      rc = TFX_EXIT_FAIL; /* the report lists them */
+  }
   /* the report is written after a failed run too (its exit_code says so), unless nothing
-   * was read (usage and input errors before any pass produced data stay report-less) */
-  if (ca.report && (rc == 0 || ctx.fusion_report)) {
+   * was read (usage and input errors before any pass produced data stay report-less). The
+   * precheck writes it to standard output unless --report names a file. */
+  if ((ca.report || (ca.o.check_only && ctx.opmap)) &&
+      (rc == 0 || ctx.fusion_report || ctx.opmap)) {
     int r2 = write_report(ca.report, &ctx, ca.o.model_path, rc, d);
     if (rc == 0) rc = r2;
   }
@@ -392,7 +415,7 @@ int tfx_cli_convert(int argc, char **argv, int first, tfx_diag *d) {
     tfx_sb_free(&sb);
   }
   const tfx_pass *emit = tfx_pipeline_find(&p, "emit-tf");
-  if (rc == 0 && ca.o.verbose > 0 && emit && emit->ran)
+  if (rc == 0 && ca.o.verbose > 0 && emit && emit->ran && !ca.o.check_only)
     for (int k = 0; k < TFX_EMIT__COUNT; k++)
       if (ca.o.out_path[k])
         tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "wrote %s (%s)", ca.o.out_path[k],

@@ -3,12 +3,14 @@
  * directories searched recursively for them (byte order of paths). Each case is run by
  * re-executing this tfxc binary (/proc/self/exe) in the case directory:
  *   tfxc MODEL --emit tf-pbtxt -o <tmp>/out.tf.pbtxt [-r rules] ARGS...
+ * or, for a case with an expected.ge.pbtxt (an empty one is filled by --update),
+ *   tfxc MODEL --emit tf-pbtxt,ge-pbtxt -o <tmp>/out [-r rules] ARGS...
  * where ARGS come from the case's `args` file (whitespace-separated, '...'/"..." quoting,
  * lines starting with '#' are comments). Output on stdout: one line per case (PASS / FAIL /
  * UPDATED), a unified diff under a failing one, then `N passed, N failed`. Exit 0 when all
  * passed, 1 when any failed, 2 usage, 3 a PATH that is missing or holds no case.
  * Expectations: expected.exit (default 0), expected.stderr (the temporary directory written
- * as <tmp>), expected.tf.pbtxt; expected.ge.pbtxt is reported as not checked yet.
+ * as <tmp>), expected.tf.pbtxt, expected.ge.pbtxt (the GE IR text).
  * A case with an `explain` file (explain options, same syntax as `args`) is also run as
  *   tfxc explain MODEL [-r rules] ARGS... EXPLAIN-OPTIONS
  * (the `args` pass through: explain accepts the rule/pipeline options; a convert-only option
@@ -371,17 +373,20 @@ typedef struct run_result {
   char *out;            /* convert: the tf-pbtxt output, NULL when none was written;
                            explain: stdout */
   size_t out_len;
+  char *ge;             /* convert of a GE case: the ge-pbtxt output, NULL when none */
+  size_t ge_len;
 } run_result;
 
 static void run_result_free(run_result *r) {
   free(r->err);
+  free(r->ge);
   free(r->out);
   memset(r, 0, sizeof *r);
 }
 
 /* Runs the conversion, or with explain != NULL `tfxc explain MODEL [-r rules] ARGS EXPLAIN`. */
 static int run_case(const char *exe, const char *dir, const strvec *args, const strvec *explain,
-                    run_result *res, tfx_diag *d) {
+                    int ge, run_result *res, tfx_diag *d) {
   memset(res, 0, sizeof *res);
   const char *tmpbase = getenv("TMPDIR");
   if (!tmpbase || !*tmpbase) tmpbase = "/tmp";
@@ -393,7 +398,7 @@ static int run_case(const char *exe, const char *dir, const strvec *args, const 
     return -1;
   }
   char *outp = join(tmpl, "out.tf.pbtxt"), *errp = join(tmpl, "stderr"),
-       *stdp = join(tmpl, "stdout");
+       *stdp = join(tmpl, "stdout"), *stem = join(tmpl, "out"), *gep = join(tmpl, "out.ge.pbtxt");
   const char *model = exists_in(dir, "model.pbtxt", 0) ? "model.pbtxt" : "model.pb";
   const char *argv[2 * MAX_ARGS + 16];
   size_t n = 0;
@@ -402,9 +407,9 @@ static int run_case(const char *exe, const char *dir, const strvec *args, const 
   argv[n++] = model;
   if (!explain) {
     argv[n++] = "--emit";
-    argv[n++] = "tf-pbtxt";
+    argv[n++] = ge ? "tf-pbtxt,ge-pbtxt" : "tf-pbtxt";
     argv[n++] = "-o";
-    argv[n++] = outp;
+    argv[n++] = ge ? stem : outp;
   }
   if (exists_in(dir, "rules", 1)) {
     argv[n++] = "-r";
@@ -414,7 +419,7 @@ static int run_case(const char *exe, const char *dir, const strvec *args, const 
   for (size_t i = 0; explain && i < explain->n; i++) argv[n++] = explain->v[i];
   argv[n] = NULL;
   int rc = -1;
-  if (!outp || !errp || !stdp) {
+  if (!outp || !errp || !stdp || !stem || !gep) {
     tfx_error(d, NULL, 0, 0, "out of memory");
     goto cleanup;
   }
@@ -448,13 +453,17 @@ static int run_case(const char *exe, const char *dir, const strvec *args, const 
   free(raw);
   res->out = read_opt(tmpl, explain ? "stdout" : "out.tf.pbtxt", &res->out_len);
   if (explain && !res->out) res->out = strdup(""); /* empty stdout */
+  if (ge && !explain) res->ge = read_opt(tmpl, "out.ge.pbtxt", &res->ge_len);
   rc = res->err && (res->out || !explain) ? 0 : -1;
   if (rc) tfx_error(d, NULL, 0, 0, "out of memory");
 cleanup:
   if (outp) unlink(outp);
   if (errp) unlink(errp);
   if (stdp) unlink(stdp);
+  if (gep) unlink(gep);
   rmdir(tmpl);
+  free(gep);
+  free(stem);
   free(outp);
   free(errp);
   free(stdp);
@@ -504,19 +513,21 @@ static case_status test_case(const char *exe, const char *dir, int update, tfx_s
                 "--scope NAME or --rule PASS)\n");
     goto done;
   }
-  if (run_case(exe, dir, &args, NULL, &r, &local) != 0) {
+  int ge = exists_in(dir, "expected.ge.pbtxt", 0);
+  if (run_case(exe, dir, &args, NULL, ge, &r, &local) != 0) {
     tfx_sb_printf(rep, "    cannot run the case: %s\n", local.n ? local.items[0].msg : "?");
     goto done;
   }
-  if (xtext && run_case(exe, dir, &args, &xargs, &x, &local) != 0) {
+  if (xtext && run_case(exe, dir, &args, &xargs, 0, &x, &local) != 0) {
     tfx_sb_printf(rep, "    cannot run explain: %s\n", local.n ? local.items[0].msg : "?");
     goto done;
   }
-  size_t n_exit, n_err, n_tf, n_x;
+  size_t n_exit, n_err, n_tf, n_x, n_ge = 0;
   char *e_exit = read_opt(dir, "expected.exit", &n_exit);
   char *e_err = read_opt(dir, "expected.stderr", &n_err);
   char *e_tf = read_opt(dir, "expected.tf.pbtxt", &n_tf);
   char *e_x = read_opt(dir, "expected.explain", &n_x);
+  char *e_ge = ge ? read_opt(dir, "expected.ge.pbtxt", &n_ge) : NULL;
   int want_exit = 0, bad = 0, changed = 0;
   if (e_exit && parse_exit(e_exit, n_exit, &want_exit) != 0) {
     tfx_sb_puts(rep, "    expected.exit: not an exit code (0..255)\n");
@@ -552,6 +563,10 @@ static case_status test_case(const char *exe, const char *dir, int update, tfx_s
       remove_in(dir, "expected.tf.pbtxt");
       changed = 1;
     }
+    if (ge && r.ge && (n_ge != r.ge_len || memcmp(e_ge, r.ge, r.ge_len) != 0)) {
+      bad |= write_in(dir, "expected.ge.pbtxt", r.ge, r.ge_len, d) != 0;
+      changed = 1;
+    }
     if (xtext && x.exit_code == 0 &&
         (!e_x || n_x != x.out_len || memcmp(e_x, x.out, x.out_len) != 0)) {
       bad |= write_in(dir, "expected.explain", x.out, x.out_len, d) != 0;
@@ -583,6 +598,15 @@ static case_status test_case(const char *exe, const char *dir, int update, tfx_s
         bad = 1;
       }
     }
+    if (ge && r.exit_code == 0) {
+      if (!r.ge) {
+        tfx_sb_puts(rep, "    no ge-pbtxt output was written (expected.ge.pbtxt exists)\n");
+        bad = 1;
+      } else if (n_ge != r.ge_len || memcmp(e_ge, r.ge, r.ge_len) != 0) {
+        unified_diff(e_ge ? e_ge : "", n_ge, r.ge, r.ge_len, "expected.ge.pbtxt", "output", rep);
+        bad = 1;
+      }
+    }
     if (xtext && x.exit_code == 0) {
       if (!e_x) {
         tfx_sb_puts(rep, "    an explain file but no expected.explain (tfxc test --update "
@@ -595,8 +619,7 @@ static case_status test_case(const char *exe, const char *dir, int update, tfx_s
     }
     status = bad ? R_FAIL : R_PASS;
   }
-  if (exists_in(dir, "expected.ge.pbtxt", 0))
-    tfx_sb_puts(rep, "    note: expected.ge.pbtxt not checked yet (lowering is not implemented)\n");
+  free(e_ge);
   free(e_exit);
   free(e_err);
   free(e_tf);

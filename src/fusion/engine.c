@@ -311,8 +311,13 @@ static int compute_children(run *r, tfx_fusion_result *res) {
   if (!res->children) goto fail_oom;
   res->child_names = tfx_arena_alloc(r->A, (n ? n : 1) * sizeof *res->child_names);
   if (!res->child_names) goto fail_oom;
+  res->child_types = tfx_arena_alloc(r->A, (n ? n : 1) * sizeof *res->child_types);
+  if (!res->child_types) goto fail_oom;
   if (n) memcpy(res->children, v, (size_t)n * sizeof *v);
-  for (uint32_t i = 0; i < n; i++) res->child_names[i] = node_name(r, v[i]);
+  for (uint32_t i = 0; i < n; i++) {
+    res->child_names[i] = node_name(r, v[i]);
+    res->child_types[i] = adup(r, r->g->nodes[v[i]].op, strlen(r->g->nodes[v[i]].op));
+  }
   if (r->oom) goto fail;
   res->n_children = n;
   free(v);

@@ -136,6 +136,7 @@ typedef struct tfx_fusion_result {
   int inner_check;                /* CheckInnerNodesInfo (1 ok; meaningful with inner nodes) */
   uint32_t *children;             /* node ids of the run's graph, graph order */
   const char **child_names;       /* their names (copies), same order */
+  const char **child_types;       /* their op types (copies), same order (precheck report) */
   uint32_t n_children;
 } tfx_fusion_result;
 

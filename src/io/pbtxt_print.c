@@ -67,6 +67,13 @@ static int tfx_pbtxt_present(const ProtobufCMessage *m, const ProtobufCFieldDesc
   }
 }
 
+/* Map entries: two fields, key = 1 and value = 2, in a message named ...Entry. */
+static int tfx_pbtxt_is_map_entry(const ProtobufCMessageDescriptor *d) {
+  size_t n = strlen(d->name);
+  return d->n_fields == 2 && n > 5 && strcmp(d->name + n - 5, "Entry") == 0 && d->fields[0].id == 1 &&
+         strcmp(d->fields[0].name, "key") == 0 && d->fields[1].id == 2 && strcmp(d->fields[1].name, "value") == 0;
+}
+
 /* CEscape: \n \r \t \" \' \\, other bytes outside 0x20..0x7e as 3-digit octal. */
 static void tfx_pbtxt_escaped(tfx_strbuf *out, const uint8_t *s, size_t n) {
   tfx_sb_putc(out, '"');
@@ -190,7 +197,8 @@ int tfx_pbtxt_print(const ProtobufCMessage *msg, tfx_strbuf *out) {
       fr->ei++;
     } else {
       fr->fi++;
-      if (!tfx_pbtxt_present(fr->msg, f)) continue;
+      /* map entries always show key and value, as C++ writes and protoc prints them */
+      if (!tfx_pbtxt_is_map_entry(fr->msg->descriptor) && !tfx_pbtxt_present(fr->msg, f)) continue;
       elem = base + f->offset;
     }
     tfx_sb_indent(out, 2 * (int)(n - 1));
@@ -203,7 +211,7 @@ int tfx_pbtxt_print(const ProtobufCMessage *msg, tfx_strbuf *out) {
     }
     const ProtobufCMessage *sub = *(const ProtobufCMessage *const *)elem;
     tfx_sb_puts(out, " {\n");
-    if (!sub) { /* a NULL element in a repeated message field: print it empty */
+    if (!sub) { /* a NULL element in a repeated message field or map value: print it empty */
       tfx_sb_indent(out, 2 * (int)(n - 1));
       tfx_sb_puts(out, "}\n");
       continue;

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "fusion/engine.h"
+#include "ge/ge.h"
+#include "opmap/opmap.h"
 #include "tfxc/tfxc.h"
 #include "util/arena.h"
 #include "util/fileio.h"
@@ -17,6 +19,7 @@ void tfx_ctx_init(tfx_ctx *ctx, const tfx_options *opts, tfx_diag *d) {
 }
 
 void tfx_ctx_free(tfx_ctx *ctx) {
+  tfx_ctx_drop_mapping(ctx); /* refers to the module */
   if (ctx->have_scopes) tfx_scope_tree_free(&ctx->scopes);
   if (ctx->have_module) tfx_module_free(&ctx->module);
   if (ctx->have_model) tfx_model_free(&ctx->model);
@@ -29,7 +32,17 @@ void tfx_ctx_free(tfx_ctx *ctx) {
   memset(&ctx->prune, 0, sizeof ctx->prune); /* it lived in the model's arena */
 }
 
+void tfx_ctx_drop_mapping(tfx_ctx *ctx) {
+  if (ctx->ge) tfx_ge_model_free(ctx->ge); /* lowering: borrows nothing from the opmap */
+  free(ctx->ge);
+  ctx->ge = NULL;
+  if (ctx->opmap) tfx_opmap_free(ctx->opmap); /* op mapping: points into the module */
+  free(ctx->opmap);
+  ctx->opmap = NULL;
+}
+
 int tfx_ctx_reindex(tfx_ctx *ctx) {
+  tfx_ctx_drop_mapping(ctx); /* decisions refer to node ids of the old index */
   if (!ctx->have_module) return 0; /* not indexed yet: the index pass will do it */
   int want_scopes = ctx->have_scopes;
   if (ctx->have_scopes) tfx_scope_tree_free(&ctx->scopes);

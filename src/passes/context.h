@@ -18,6 +18,8 @@
 #include "vm/pack.h"
 
 struct tfx_fusion_engine; /* fusion/engine.h */
+struct tfx_opmap;         /* opmap/opmap.h */
+struct tfx_ge_model;      /* ge/ge.h */
 
 /* Output kinds of --emit. Bit flags so a run can ask for several. */
 typedef enum {
@@ -60,6 +62,8 @@ typedef struct tfx_options {
   void *trace_user;
   const char *enable_scope_passes; /* --enable-scope-fusion-passes, raw "A,B"; the rules pass
                                   checks every name is a scope pass of ctx->pack (exit 2) */
+  int passthrough_unknown;     /* --passthrough-unknown: keep unsupported ops under their TF type */
+  int check_only;              /* --check: stop after OP_MAPPING (the precheck report) */
   const char *disable_rules;   /* the --disable-pass names that are no pipeline pass, "A,B": the
                                   rules pass checks they are scope passes of ctx->pack (exit 2);
                                   the scope-fusion engine switches them off */
@@ -89,11 +93,17 @@ typedef struct tfx_ctx {
                             uint32_t rule, uint32_t group, uint32_t layer, uint32_t k,
                             uint32_t pattern);
   void *fusion_on_pattern_user;
+  /* ---- op mapping (pass "op-mapping") and lowering (pass "lowering") ---- */
+  struct tfx_opmap *opmap;     /* per-node mapping decisions; owned, NULL until the pass ran */
+  struct tfx_ge_model *ge;     /* the GE IR model; owned, NULL until lowering ran */
 } tfx_ctx;
 
 void tfx_ctx_init(tfx_ctx *ctx, const tfx_options *opts, tfx_diag *d);
 /* Releases model, module and scope tree. ctx stays usable (as after init). */
 void tfx_ctx_free(tfx_ctx *ctx);
+
+/* Releases the op-mapping result and the GE model (they refer to the current index). */
+void tfx_ctx_drop_mapping(tfx_ctx *ctx);
 
 /* Rebuilds the graph index (and the ScopeTree when one was built) after the GraphDef in
  * ctx->model was edited. Returns 0 or an exit code (reported). */

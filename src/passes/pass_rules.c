@@ -9,13 +9,16 @@
  * byte order of their paths), then the stdlib files (`<stdlib>/...`, byte order of names). The
  * first rule registered under a name wins; -v turns on -Woverride so every override is
  * reported. A -r path ending in .tfxb is a compiled pack: it is a complete rule set (the stdlib
- * it was compiled with included), so it must be the only -r path and no stdlib is added. */
+ * it was compiled with included), so it must be the only -r path and no stdlib is added.
+ * Op maps (and inner-node / fusion result types) are checked against the embedded CANN
+ * prototype table (src/cann, <stdlib>/ops/cann-ops.tsv), with or without --no-stdlib. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cann/cann.h"
 #include "passes/passes.h"
 #include "rules/compile.h"
 #include "rules/load.h"
@@ -85,6 +88,7 @@ int tfx_rules_build_pack(const tfx_rules_spec *s, tfx_pack *out, tfx_diag *d) {
 
   tfx_rules_options ro;
   tfx_rules_options_init(&ro);
+  if (!(ro.protos = tfx_cann_stdlib_protos(d))) return TFX_EXIT_FAIL;
   if (s->verbose > 0) tfx_rules_warning_set(&ro.warnings, "override", 1);
   for (size_t i = 0; i < s->n_warn_opts; i++)
     if (tfx_rules_warning_option(&ro.warnings, s->warn_opts[i]) != 0) {

@@ -22,8 +22,19 @@ int tfx_pass_rules(tfx_ctx *ctx, void *user);       /* "rules": -r paths + stdli
 int tfx_pass_prune(tfx_ctx *ctx, void *user);       /* "prune": --input-shape / --out-nodes */
 /* SCOPE_FUSION */
 int tfx_pass_scope_fusion(tfx_ctx *ctx, void *user); /* "scope-fusion": rule scope passes */
+/* OP_MAPPING */
+int tfx_pass_opmap(tfx_ctx *ctx, void *user);       /* "op-mapping": TF op -> CANN op */
+/* LOWERING */
+int tfx_pass_lower(tfx_ctx *ctx, void *user);       /* "lowering": GE IR model */
 /* EMIT */
 int tfx_pass_emit_tf(tfx_ctx *ctx, void *user);     /* "emit-tf": --emit tf-pbtxt */
+int tfx_pass_emit_ge(tfx_ctx *ctx, void *user);     /* "emit-ge": air, ge-pbtxt, ge-json, dot */
+/* Appends the precheck members (precheck.c: ATC check_result.json fields plus per-node rule,
+ * mapping and hints) for ctx->opmap; *n_fail = failed nodes. Returns 0, or -1 when there is
+ * no op mapping or out of memory. */
+int tfx_precheck_json(const tfx_ctx *ctx, const char *model, tfx_strbuf *b, uint32_t *n_fail);
+/* 1 when the run asks for a GE output or the precheck (op mapping and lowering run only then). */
+int tfx_ctx_wants_mapping(const tfx_ctx *ctx);
 
 /* ---- rules (pass_rules.c) ---- */
 /* Which rules a run uses: -r paths (directories, rule files, or exactly one .tfxb pack),

@@ -983,7 +983,7 @@ static void check_opmap(sema *s, const tfx_ast_opmap *m) {
                 at(s, p->loc, w, sizeof w));
           else tf_in[ix->u.i] = st;
         }
-        if (proto) check_port_proto(s, m, proto, st);
+        if (proto && !dup) check_port_proto(s, m, proto, st); /* one error per statement */
         break;
       }
       case TFX_AST_S_DELETE: {

@@ -92,9 +92,13 @@ cp "$CASES/explain-rule/expected.explain" "$T/ex/bad/"
 "$TFXC" test "$T/ex/bad" >"$T/bad.txt" 2>&1 && { echo "FAIL: failing explain passed"; fail=1; }
 grep -q "explain exited 2, expected 0" "$T/bad.txt" && grep -q "no scope 'nope/' in the main graph" "$T/bad.txt" ||
   { echo "FAIL: failing explain not reported"; cat "$T/bad.txt"; fail=1; }
-# Not-yet-checked expectations are reported, not ignored.
+# expected.ge.pbtxt: a wrong one fails with a diff, --update rewrites it, then it passes.
 echo x >"$T/new/ok/expected.ge.pbtxt"
-"$TFXC" test "$T/new/ok" | grep -q "expected.ge.pbtxt not checked yet" || { echo "FAIL: expected.ge.pbtxt silently ignored"; fail=1; }
+"$TFXC" test "$T/new/ok" >"$T/ge.txt" 2>&1 && { echo "FAIL: a wrong expected.ge.pbtxt passed"; fail=1; }
+grep -q -- "--- expected.ge.pbtxt" "$T/ge.txt" || { echo "FAIL: no GE diff"; cat "$T/ge.txt"; fail=1; }
+"$TFXC" test --update "$T/new/ok" >/dev/null 2>&1
+grep -q 'type: "NetOutput"' "$T/new/ok/expected.ge.pbtxt" || { echo "FAIL: --update did not write the GE text"; fail=1; }
+"$TFXC" test "$T/new/ok" >/dev/null 2>&1 || { echo "FAIL: GE case fails after --update"; fail=1; }
 # Usage and input errors.
 "$TFXC" test >/dev/null 2>&1; [ $? -eq 2 ] || { echo "FAIL: test without PATH is not exit 2"; fail=1; }
 "$TFXC" test "$T/nosuch" >/dev/null 2>&1; [ $? -eq 3 ] || { echo "FAIL: missing PATH is not exit 3"; fail=1; }

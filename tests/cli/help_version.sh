@@ -31,7 +31,8 @@ ok "Usage: tfxc test" test -h
 ok "Usage: tfxc explain" help explain
 ok "Exit codes" --help
 ok "--input-format" --help
-ok "checked now" --help   # --input-format is validated but not used yet; the help says so
+ok "layout of 4-D/5-D Data" --help   # what --input-format does
+ok "--passthrough-unknown" --help
 ver=$("$TFXC" --version)
 src_ver=$(sed -n 's/^#define TFXC_VERSION "\(.*\)"/\1/p' "${TFXC_SRC:-/nonexistent}/include/tfxc/tfxc.h" 2>/dev/null)
 if [ -n "$src_ver" ] && [ "$ver" != "tfxc $src_ver" ]; then

@@ -52,5 +52,6 @@ grep -q 'name: "z"' d/nested/03-prune.pbtxt 2>/dev/null && { echo "FAIL: 03-prun
   { echo "FAIL: --dump-after all"; cat err; fail=1; }
 got=$(ls all 2>/dev/null | grep -E -- '-(load|rules|prune|index|scope-tree)\.pbtxt$' | tr '\n' ' ')
 [ "$got" = "01-load.pbtxt 02-prune.pbtxt 03-index.pbtxt " ] || { echo "FAIL: dump-after all wrote '$got'"; fail=1; }
-[ -f "all/$(ls all | wc -l | xargs printf '%02d')-emit-tf.pbtxt" ] || { echo "FAIL: emit-tf is not the last dump: $(ls all)"; fail=1; }
+[ -f "all/$(ls all | wc -l | xargs printf '%02d')-emit-ge.pbtxt" ] || { echo "FAIL: emit-ge is not the last dump: $(ls all)"; fail=1; }
+ls all | grep -q -- '-emit-tf\.pbtxt$' || { echo "FAIL: no emit-tf dump: $(ls all)"; fail=1; }
 exit $fail

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# CLI test: usage errors exit 2 (with hints), options whose feature does not exist yet exit 1,
-# (rule options themselves: tests/cli/rules.sh)
-# and neither leaves files behind. Env: TFXC (binary).
+# CLI test: usage errors exit 2 (with hints) and leave no files behind; the GE outputs, -o as
+# a stem with several kinds, and --check on a tiny model (rule options themselves:
+# tests/cli/rules.sh). Env: TFXC (binary).
 set -u
 : "${TFXC:?set TFXC to the tfxc binary}"
 T=$(mktemp -d) || exit 1
@@ -36,7 +36,6 @@ expect 2 "takes no value" -- --time-passes=1 m.pbtxt
 expect 2 "more than one MODEL" -- m.pbtxt m.pbtxt
 expect 2 "not one of NCHW" -- --input-format NWHC --emit tf-pbtxt m.pbtxt
 expect 2 "unknown kind 'tf-pbtx'; did you mean 'tf-pbtxt'" -- --emit tf-pbtx m.pbtxt
-expect 2 "single --emit kind" -- --emit tf-pbtxt,dot -o x m.pbtxt
 expect 2 "is not a size" -- --max-file-size lots --emit tf-pbtxt m.pbtxt
 expect 2 "did you mean 'tfxc inspect'" -- inspekt m.pbtxt
 expect 2 "unknown pass 'prun'; did you mean 'prune'" -- --dump-after prun --emit tf-pbtxt m.pbtxt
@@ -64,12 +63,11 @@ wait "$reader"
 grep -q 'node' fifo.out || { echo "FAIL: nothing came through the FIFO"; fail=1; }
 rm -f fifo fifo.out; rmdir adir
 
-# Features that do not exist yet: exit 1 with a clear message, before the model is read.
-expect 1 "--emit air (the default): not implemented yet" -- m.pbtxt
-expect 1 "not implemented yet" -- --emit air nosuch.pb
-expect 1 "--emit: not implemented yet" -- --emit ge-pbtxt m.pbtxt
-expect 1 "--check: not implemented yet" -- --check --emit tf-pbtxt m.pbtxt
-expect 1 "--check: not implemented yet" -- --check -r rules --trace --emit tf-pbtxt m.pbtxt
+# --check takes no output options; -o - takes one kind.
+expect 2 "--check writes only the precheck report" -- --check --emit tf-pbtxt m.pbtxt
+expect 2 "drop -o/--output" -- --check -o x.air m.pbtxt
+expect 2 "standard output takes a single --emit kind" -- --emit air,dot -o - m.pbtxt
+expect 3 "" -- --emit air nosuch.pb
 expect 2 "--report: empty file name" -- --report "" --emit tf-pbtxt m.pbtxt
 expect 2 "give exactly one of --scope NAME and --rule PASS" -- explain m.pbtxt
 # Rule options are usage-checked before the model is read.
@@ -81,4 +79,28 @@ expect 2 "unknown option '--rule'; did you mean '--rules'" -- --rule x --emit tf
 # Nothing but the model was written by any of the above.
 left=$(ls -A "$T" | grep -v -x -e m.pbtxt -e out -e err)
 if [ -n "$left" ]; then echo "FAIL: files left behind: $left"; fail=1; fi
+
+# The default output is <stem>.air; several kinds with -o STEM write STEM.<ext> each.
+cat >g.pbtxt <<'PB'
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+node { name: "r" op: "Relu" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+PB
+expect 0 "" -- g.pbtxt
+[ -s g.air ] || { echo "FAIL: g.air not written by default"; fail=1; }
+mkdir o && expect 0 "" -- g.pbtxt --emit air,ge-pbtxt,ge-json,dot,tf-pbtxt -o o/s
+for e in air ge.pbtxt ge.json dot tf.pbtxt; do
+  [ -s "o/s.$e" ] || { echo "FAIL: -o o/s did not write o/s.$e"; fail=1; }
+done
+expect 0 "" -- g.pbtxt --emit ge-pbtxt -o -
+grep -q 'type: "Relu"' out || { echo "FAIL: -o - did not print the GE text"; fail=1; }
+# --check: report on stdout, exit 0 when everything maps, 1 (and "failed") when not.
+expect 0 "" -- --check g.pbtxt
+grep -q '"result": "success"' out || { echo "FAIL: --check report"; cat out; fail=1; }
+sed 's/"Relu"/"NoSuchOpAnywhere"/' g.pbtxt >u.pbtxt
+expect 1 "" -- --check u.pbtxt
+grep -q '"code": 1, "message": "The type is not supported."' out || { echo "FAIL: --check cause"; cat out; fail=1; }
+expect 1 "op type 'NoSuchOpAnywhere' is not supported" -- u.pbtxt -o u.air
+[ -e u.air ] && { echo "FAIL: u.air written for an unsupported op"; fail=1; }
+expect 0 "has no CANN mapping; kept as 'NoSuchOpAnywhere'" -- u.pbtxt --passthrough-unknown -o u.air
+[ -s u.air ] || { echo "FAIL: --passthrough-unknown wrote no file"; fail=1; }
 exit $fail

@@ -1,0 +1,98 @@
+/* GE IR: lowering of a mapped TensorFlow module to a ge.proto.ModelDef, and its emitters.
+ * Stage: ge (after opmap; the last stage before output). Schema: src/proto/ge/ge_ir.proto
+ * (package ge.proto, wire-compatible with GE's own; facts/ascend.md §6, facts/air.md).
+ * Ownership: a tfx_ge_model owns its arena; the ModelDef and everything it points to live
+ * there. Output is deterministic: same inputs, same bytes. */
+#ifndef TFX_GE_GE_H
+#define TFX_GE_GE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ge/ge_ir.pb-c.h"
+#include "graph/graph.h"
+#include "graph/prune.h"
+#include "opmap/opmap.h"
+#include "tensorflow/attr_value.pb-c.h"
+#include "tensorflow/tensor.pb-c.h"
+#include "util/arena.h"
+#include "util/diag.h"
+#include "util/strbuf.h"
+#include "vm/value.h"
+
+/* ---------------------------------------------------------------- data types (dtype.c) */
+
+/* TF DataType (proto numbering, *_REF folded) -> GE proto DataType (TensorDescriptor.dtype),
+ * with Ascend's collapses (facts/ascend.md §4.2: quantized -> plain ints, BFLOAT16_REF ->
+ * FLOAT16); unknown -> GE__PROTO__DATA_TYPE__DT_UNDEFINED. */
+int tfx_ge_dtype_from_tf(int tf_dtype);
+/* GE proto DataType -> C++ ge::DataType (for `dt` attrs; fact 24); unknown -> 28 (UNDEFINED). */
+int64_t tfx_ge_cpp_dtype(int ge_proto_dtype);
+/* Bytes per element of a GE proto DataType, 0 when variable or unknown (string, resource...). */
+size_t tfx_ge_dtype_size(int ge_proto_dtype);
+/* C++ ge::Format number of a format name ("NCHW" -> 0, "NHWC" -> 1, "ND" -> 2, "HWCN" -> 16,
+ * ...; facts/ascend.md §6.3), or -1 when unknown. */
+int tfx_ge_format_num(const char *name);
+
+/* ---------------------------------------------------------------- attributes (attr.c) */
+
+/* Builds GE AttrDefs in arena A. All return NULL on out of memory or when the value cannot
+ * be expressed (the caller reports). Every list gets its val_type (air.md item 5). */
+Ge__Proto__AttrDef *tfx_ge_attr_from_tf(tfx_arena *A, const Tensorflow__AttrValue *v);
+/* From a rule value; cann_type (tfx_cann_attr_type, or -1 when unknown) picks the GE form
+ * when the value alone is ambiguous (an empty list, an int for a Float attr, ...). */
+Ge__Proto__AttrDef *tfx_ge_attr_from_value(tfx_arena *A, const tfx_value *v, int cann_type);
+Ge__Proto__AttrDef *tfx_ge_attr_int(tfx_arena *A, int64_t i);
+Ge__Proto__AttrDef *tfx_ge_attr_str(tfx_arena *A, const char *s);
+Ge__Proto__AttrDef *tfx_ge_attr_bool(tfx_arena *A, int b);
+Ge__Proto__AttrDef *tfx_ge_attr_list_str(tfx_arena *A, const char *const *s, size_t n);
+Ge__Proto__AttrDef *tfx_ge_attr_list_int(tfx_arena *A, const int64_t *i, size_t n);
+/* A TensorDef from a TF TensorProto (tensor_content or typed *_val fields, splats expanded to
+ * the full element count). Returns NULL after reporting into d (node names the Const). */
+Ge__Proto__TensorDef *tfx_ge_tensor_from_tf(tfx_arena *A, const Tensorflow__TensorProto *t,
+                                            const char *node, tfx_diag *d);
+/* Sorts every map field (attr of ModelDef, GraphDef, OpDef, TensorDescriptor, NamedAttrs,
+ * nested in lists and tensors too) by key, bytewise. Lowering calls it last, so emitters
+ * write maps in stored order and the output is deterministic. */
+void tfx_ge_sort_maps(Ge__Proto__ModelDef *m);
+
+/* ---------------------------------------------------------------- lowering (lower.c) */
+
+typedef struct tfx_ge_lower_opts {
+  const char *model_name;        /* ModelDef.name (the model file stem) */
+  const char *input_format;      /* --input-format: layout of 4-D/5-D Data nodes; NULL = from
+                                    the consumers' data_format, else ND */
+  const tfx_prune_opts *prune;   /* --input-shape (Data shapes) and --out-nodes (NetOutput
+                                    order); may be NULL */
+} tfx_ge_lower_opts;
+
+typedef struct tfx_ge_model {
+  tfx_arena arena;
+  Ge__Proto__ModelDef *model;    /* graph[0] = main graph, then subgraphs (flattened) */
+} tfx_ge_model;
+
+/* Lowers m (every node mapped in om: no UNSUPPORTED left) to GE IR. Returns 0 or an exit code
+ * (reported). gm needs no init; call tfx_ge_model_free afterwards whatever the result. */
+int tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *om,
+                 const tfx_cann_table *protos, const tfx_ge_lower_opts *o, tfx_diag *d);
+void tfx_ge_model_free(tfx_ge_model *gm);
+
+/* ---------------------------------------------------------------- emitters (emit.c) */
+
+/* Binary ModelDef (the .air file). Map entries are written sorted by key. Refuses (error,
+ * nothing appended) a serialized size of 2 GiB or more (air.md item 2). Returns 0 or an
+ * exit code. */
+int tfx_ge_emit_air(const Ge__Proto__ModelDef *m, tfx_strbuf *out, tfx_diag *d);
+/* Text ModelDef in the style of GE's ge_proto_*.txt dumps (protobuf text format, 2-space
+ * indent, map entries as `attr { key: "k" value { ... } }`, sorted by key); decodes with
+ * protoc --encode=ge.proto.ModelDef. */
+int tfx_ge_emit_pbtxt(const Ge__Proto__ModelDef *m, tfx_strbuf *out, tfx_diag *d);
+/* JSON (protobuf's JSON mapping: lowerCamelCase field names, int64 as strings, bytes base64,
+ * enums by name, maps as objects with sorted keys). */
+int tfx_ge_emit_json(const Ge__Proto__ModelDef *m, tfx_strbuf *out, tfx_diag *d);
+/* Graphviz: one cluster per GE graph, one cluster per TF name scope; fused nodes (those with
+ * _fusionop_original_type / _datadump_original_op_names) drawn distinctly and labelled with
+ * the ops they replace; edges labelled "out->in", control edges dashed. */
+int tfx_ge_emit_dot(const Ge__Proto__ModelDef *m, tfx_strbuf *out, tfx_diag *d);
+
+#endif

@@ -1,0 +1,754 @@
+/* LOWERING: the mapped TF module -> one ge.proto.ModelDef (an .air file's content).
+ * Stage: ge (after opmap, before the emitters). Input: the indexed module, the per-node mapping
+ * decisions (opmap.h), the CANN prototype table, --input-format / --input-shape / --out-nodes.
+ * Output: tfx_ge_model (its own arena; every string and payload is copied there).
+ * Invariants of the result (facts/air.md checklist): graph[0] is the main graph, named after
+ * the model; subgraphs follow, flattened in pre-order; every op name is unique in the whole
+ * model; every edge names an op of the same graph and an in-range output; every port has a
+ * TensorDescriptor; every list attr has its val_type; maps are sorted by key (deterministic).
+ *
+ * Decisions (each also noted where it is implemented):
+ *  - Ops: one OpDef per mapped TF node, in NodeDef order, named like the node; `-> graph` maps
+ *    give one OpDef per inner node (the opmap's full names) preceded by a Const per constant
+ *    input (`<inner>/const_<k>`). TF node names are reserved first, so a generated name that
+ *    clashes gets a `_<n>` suffix (warned), never a TF node.
+ *  - Edges: data inputs in CANN port order ("" for an unfed optional), then control inputs
+ *    "src:-1" (deduplicated). tfx_map_port.tf_port and tfx_mapped_op.deleted are TF data-input
+ *    positions (NodeDef order); a deleted input, and a TF data input no port takes (warned),
+ *    become control inputs. A TF output k is the GE output whose tf_port is k.
+ *  - Data (CANN type "Data"): attr index = 0.. in node order; input_desc "x" = output_desc
+ *    "y"; dtype from attr dtype; shape from --input-shape, else attr shape, else
+ *    _output_shapes; layout: --input-format for 4-D/5-D shapes it fits, else the data_format
+ *    the consumers agree on (ATC's InferInputFormats walk, bounded; disagreement gives ND where
+ *    ATC picks NHWC), else ND. Data ops carry no other attrs (TorchAir and ATC write none).
+ *  - Const/Constant: attr value = the TensorDef (byte size checked), output_desc = value.desc.
+ *  - NetOutput (air.md item 25c: both forms are safe): an op "NetOutput" whose data inputs are
+ *    the outputs, plus GraphDef.output "src:idx" listing the same (GE's serializer writes
+ *    both, ascend.md §6.2). Outputs = --out-nodes in order (ATC ignores --out_nodes for .air
+ *    input, air.md item 26, so they must be in the file), else every output of each leaf op
+ *    (no output feeds a data edge), in op order, except Data and Const ops (ATC's
+ *    RemoveIsolateNode drops unconsumed Consts; an unused input is not an output). A model
+ *    left with no output is a warning (GE would add an empty NetOutput).
+ *    Input descs are named input0.. (TorchAir; GE ignores them) and copy the producers'.
+ *    GraphDef.input lists "data:0" for the main graph's Data ops.
+ *  - Descriptors: see lower_desc.c. Output dtype from the TF op def / attrs, else DT_FLOAT
+ *    (TorchAir's rule, air.md item 35); shape from _output_shapes, else unknown rank [-2];
+ *    input descs copy the producer's output desc with this port's name and format.
+ *  - Provenance: a fused node (attrs _fusion_nodes from src/fusion/apply.c) gets
+ *    _datadump_original_op_names = the absorbed names and _fusionop_original_type = its TF
+ *    type (ascend.md §2.7); inner nodes of a `-> graph` map get [the TF node name]; nodes in a
+ *    subgraph get ["<parent op>/<function>/<node>"] (the TF parser's PostOpProcessForSubgraph,
+ *    ascend.md §5 step 5). Other main-graph nodes get none: the parser sets none on them.
+ *  - Subgraphs (If, While, Case, PartitionedCall...: the prototype's GRAPH / DYNAMIC_GRAPH
+ *    attrs in declaration order, or a built-in list when the op has no prototype): each
+ *    function instance becomes a GraphDef named "<parent op>_<attr>" ("<parent op>_<attr><k>"
+ *    for list(func), AutoMapping's instance numbering), made unique with `_<n>`; its nodes are
+ *    renamed "<graph>/<node>" like the TF parser does, so names stay unique model-wide. Data
+ *    per signature arg: index = arg position, _parent_node_index = the parent's GE input
+ *    index of TF input (arg + offset), offset = parent data inputs - args (1 for If/Case's
+ *    condition); dtype and shape from the parent's input desc (the arg's declared type wins).
+ *    NetOutput inputs from FunctionDef.ret, in signature output order, each input desc with
+ *    _parent_node_index = the parent's GE output of that TF output; control_ret entries are
+ *    control inputs. A function used twice gives one graph per instance. Subgraphs get no
+ *    GraphDef.input/output (their Data are registered automatically, air.md item 10).
+ *    Limits: `node:out_arg:idx` references (body inputs and ret values) are flattened with
+ *    the TF op table (an op it does not know: idx is taken as the flat index, exact for
+ *    single-output-arg ops); polymorphic functions are not instantiated (an attr placeholder
+ *    stays a string); recursion is an error; nesting is limited to 32 levels.
+ *  - Size: nothing here limits the model to 2 GiB except single tensors; the air emitter
+ *    refuses a serialized model of 2 GiB or more (ge.h). External weights (air.md item 41) are
+ *    not implemented.
+ * Files: this one drives (graphs, subgraphs, outputs, checks); lower_node.c lowers each node
+ * (attributes, Data layout, ops, edges); lower_desc.c makes descriptors; attr.c converts
+ * values. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ge/lower_int.h"
+#include "tfxc/tfxc.h"
+
+#define MAX_SUBGRAPH_DEPTH 32
+
+typedef tfx_lower_ctx lw;
+typedef tfx_lower_graph lg;
+typedef tfx_lower_node nrec;
+typedef tfx_lower_sub subctx;
+typedef tfx_lower_ctl ctl;
+
+/* ---------------------------------------------------------------- diagnostics */
+
+void tfx_lower_msg(lg *G, tfx_severity sev, const char *fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  if (G->fn)
+    tfx_diag_add(G->w->d, sev, G->w->file, 0, 0, "function '%s': %s", G->fn, buf);
+  else
+    tfx_diag_add(G->w->d, sev, G->w->file, 0, 0, "%s", buf);
+  if (sev == TFX_SEV_ERROR) G->w->failed = 1;
+}
+
+int tfx_lower_oom(lw *w) {
+  if (!w->oom) tfx_error(w->d, w->file, 0, 0, "out of memory (lowering to GE IR)");
+  w->oom = w->failed = 1;
+  return -1;
+}
+
+/* ---------------------------------------------------------------- small helpers */
+
+char *tfx_lower_cat(lw *w, const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  char *s = tfx_arena_alloc(w->A, la + lb + 1);
+  if (!s) {
+    tfx_lower_oom(w);
+    return NULL;
+  }
+  memcpy(s, a, la);
+  memcpy(s + la, b, lb + 1);
+  return s;
+}
+
+char *tfx_lower_fmt(lw *w, const char *f, ...) {
+  va_list ap;
+  va_start(ap, f);
+  int n = vsnprintf(NULL, 0, f, ap);
+  va_end(ap);
+  if (n < 0) {
+    tfx_lower_oom(w);
+    return NULL;
+  }
+  char *s = tfx_arena_alloc(w->A, (size_t)n + 1);
+  if (!s) {
+    tfx_lower_oom(w);
+    return NULL;
+  }
+  va_start(ap, f);
+  vsnprintf(s, (size_t)n + 1, f, ap);
+  va_end(ap);
+  return s;
+}
+
+/* key: static or in the model's arena (borrowed) */
+int tfx_lower_set_attr(lw *w, Ge__Proto__OpDef *op, const char *key, Ge__Proto__AttrDef *v) {
+  if (!v || tfx_ge_op_attr_put(w->A, op, key, v)) return tfx_lower_oom(w);
+  return 0;
+}
+
+int tfx_lower_push_str(lw *w, char ***arr, size_t *n, const char *s) {
+  char *c = tfx_arena_strdup(w->A, s);
+  if (!c || tfx_ge_push_ptr(w->A, (void ***)arr, n, c)) return tfx_lower_oom(w);
+  return 0;
+}
+
+int tfx_lower_push_desc(lw *w, Ge__Proto__TensorDescriptor ***arr, size_t *n,
+                        Ge__Proto__TensorDescriptor *td) {
+  if (!td || tfx_ge_push_ptr(w->A, (void ***)arr, n, td)) return tfx_lower_oom(w);
+  return 0;
+}
+
+/* ---------------------------------------------------------------- op names */
+
+static int slot_new(lg *G, uint32_t op_index, uint32_t *slot) {
+  if (G->n_slots == G->cap_slots) {
+    uint32_t nc = G->cap_slots ? G->cap_slots * 2 : 64;
+    uint32_t *v = tfx_realloc(G->slot_op, (size_t)nc * sizeof *v);
+    if (!v) return tfx_lower_oom(G->w);
+    G->slot_op = v;
+    G->cap_slots = nc;
+  }
+  G->slot_op[G->n_slots] = op_index;
+  *slot = G->n_slots++;
+  return 0;
+}
+
+/* Reserves name for a TF node's op (pass 0). */
+static int reserve_name(lg *G, const char *name) {
+  uint32_t slot, existing;
+  if (slot_new(G, TFX_LOWER_NAME_RESERVED, &slot)) return -1;
+  int r = tfx_hmap_put(&G->names, name, strlen(name), slot, &existing);
+  if (r < 0) return tfx_lower_oom(G->w);
+  if (r == 0) G->n_slots--; /* duplicate TF names cannot happen (the index rejects them) */
+  return 0;
+}
+
+/* Appends a new op called name (arena or static string; reserved: the TF node's name reserved
+ * in pass 0) of type to the graph. A generated name that is taken gets a `_<n>` suffix
+ * (warned). */
+Ge__Proto__OpDef *tfx_lower_op_new(lg *G, const char *name, const char *type, int reserved) {
+  lw *w = G->w;
+  Ge__Proto__OpDef *op = tfx_arena_alloc(w->A, sizeof *op);
+  if (!op) {
+    tfx_lower_oom(w);
+    return NULL;
+  }
+  ge__proto__op_def__init(op);
+  uint32_t index = (uint32_t)G->gd->n_op;
+  uint32_t slot = tfx_hmap_get(&G->names, name, strlen(name));
+  const char *final = name;
+  if (reserved && slot != TFX_HASH_NONE && G->slot_op[slot] == TFX_LOWER_NAME_RESERVED) {
+    G->slot_op[slot] = index;
+  } else {
+    if (slot != TFX_HASH_NONE) {
+      for (unsigned k = 1;; k++) {
+        char *cand = tfx_lower_fmt(w, "%s_%u", name, k);
+        if (!cand) return NULL;
+        if (tfx_hmap_get(&G->names, cand, strlen(cand)) == TFX_HASH_NONE) {
+          GWARN(G, "GE op name '%s' is taken; the generated op is called '%s'", name, cand);
+          final = cand;
+          break;
+        }
+      }
+    }
+    uint32_t existing;
+    if (slot_new(G, index, &slot)) return NULL;
+    if (tfx_hmap_put(&G->names, final, strlen(final), slot, &existing) < 0) {
+      tfx_lower_oom(w);
+      return NULL;
+    }
+  }
+  op->name = (char *) final;
+  if (!(op->type = tfx_arena_strdup(w->A, type ? type : ""))) {
+    tfx_lower_oom(w);
+    return NULL;
+  }
+  if (tfx_ge_push_ptr(w->A, (void ***)&G->gd->op, &G->gd->n_op, op)) {
+    tfx_lower_oom(w);
+    return NULL;
+  }
+  return op;
+}
+
+/* Index in gd->op of the op called name, or TFX_LOWER_NAME_RESERVED. */
+static uint32_t op_index(const lg *G, const char *name, size_t len) {
+  uint32_t slot = tfx_hmap_get(&G->names, name, len);
+  return slot == TFX_HASH_NONE ? TFX_LOWER_NAME_RESERVED : G->slot_op[slot];
+}
+
+/* ---------------------------------------------------------------- subgraphs */
+
+static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, const char *gname,
+                       const subctx *sub);
+
+static const Tensorflow__AttrValue *func_attr(const tfx_mapped_op *mop, const tfx_node *nd,
+                                              const char *name) {
+  for (uint32_t k = 0; k < mop->n_attrs; k++)
+    if (mop->attrs[k].name && mop->attrs[k].tf && strcmp(mop->attrs[k].name, name) == 0)
+      return mop->attrs[k].tf;
+  return tfx_ge_tf_attr(nd->def, name);
+}
+
+/* A unique GraphDef name from base. */
+static const char *graph_name(lw *w, const char *base) {
+  const char *name = base;
+  for (unsigned k = 1; tfx_hmap_get(&w->graph_names, name, strlen(name)) != TFX_HASH_NONE; k++)
+    if (!(name = tfx_lower_fmt(w, "%s_%u", base, k))) return NULL;
+  uint32_t existing;
+  if (tfx_hmap_put(&w->graph_names, name, strlen(name), 1, &existing) < 0) {
+    tfx_lower_oom(w);
+    return NULL;
+  }
+  return name;
+}
+
+static int lower_subgraphs(lg *G, uint32_t id) {
+  lw *w = G->w;
+  const tfx_node *nd = &G->g->nodes[id];
+  const tfx_mapped_op *mop = &G->mg->ops[id];
+  Ge__Proto__OpDef *op = G->nr[id].op;
+  if (!op || G->nr[id].special) return 0;
+  const char *names[8];
+  uint32_t n = tfx_lower_subgraph_attrs(mop, nd, names, 8);
+  for (uint32_t a = 0; a < n; a++) {
+    const Tensorflow__AttrValue *v = func_attr(mop, nd, names[a]);
+    const Tensorflow__NameAttrList *one = NULL;
+    Tensorflow__NameAttrList *const *many = NULL;
+    size_t count = 0;
+    int is_list = 0;
+    if (v && v->value_case == TENSORFLOW__ATTR_VALUE__VALUE_FUNC && v->func) {
+      one = v->func;
+      count = 1;
+    } else if (v && v->value_case == TENSORFLOW__ATTR_VALUE__VALUE_LIST) {
+      is_list = 1;
+      if (v->list) {
+        many = v->list->func;
+        count = v->list->n_func;
+      }
+    } else {
+      GERR(G, "node '%s' (op %s): subgraph attribute '%s' is missing or not a function", nd->name,
+           tfx_lower_node_op(nd), names[a]);
+      continue;
+    }
+    for (size_t k = 0; k < count; k++) {
+      const Tensorflow__NameAttrList *f = one ? one : many[k];
+      const char *fname = f && f->name ? f->name : "";
+      uint32_t fi = tfx_hmap_get(&w->fn_index, fname, strlen(fname));
+      if (fi == TFX_HASH_NONE) {
+        GERR(G,
+             "node '%s' (op %s): attribute '%s' names function '%s', which is not in the library",
+             nd->name, tfx_lower_node_op(nd), names[a], fname);
+        continue;
+      }
+      if (w->fn_busy[fi]) {
+        GERR(G, "node '%s' (op %s): function '%s' calls itself; recursion cannot be lowered",
+             nd->name, tfx_lower_node_op(nd), fname);
+        continue;
+      }
+      if (w->depth >= MAX_SUBGRAPH_DEPTH) {
+        GERR(G, "node '%s' (op %s): subgraphs nest deeper than %d levels", nd->name,
+             tfx_lower_node_op(nd), MAX_SUBGRAPH_DEPTH);
+        continue;
+      }
+      const tfx_graph *fg = &w->m->funcs[fi];
+      int64_t offset = (int64_t)nd->n_data_in - (int64_t)fg->n_args;
+      if (offset < 0) {
+        GERR(G,
+             "node '%s' (op %s): function '%s' takes %u argument(s), the node has %u data input(s)",
+             nd->name, tfx_lower_node_op(nd), fname, fg->n_args, nd->n_data_in);
+        continue;
+      }
+      char *base = is_list ? tfx_lower_fmt(w, "%s_%s%zu", op->name, names[a], k)
+                           : tfx_lower_fmt(w, "%s_%s", op->name, names[a]);
+      const char *gname = base ? graph_name(w, base) : NULL;
+      if (!gname) return -1;
+      subctx sc = {op, mop, nd, (int32_t)offset, fname};
+      w->fn_busy[fi] = 1;
+      w->depth++;
+      int rc = lower_graph(w, fg, &w->om->funcs[fi], gname, &sc);
+      w->depth--;
+      w->fn_busy[fi] = 0;
+      if (rc) return -1;
+      if (tfx_lower_push_str(w, &op->subgraph_name, &op->n_subgraph_name, gname)) return -1;
+    }
+  }
+  return 0;
+}
+
+/* Data per signature arg of a subgraph. */
+static int build_args(lg *G) {
+  lw *w = G->w;
+  const subctx *sc = G->sub;
+  const Tensorflow__OpDef *sig = G->g->func ? G->g->func->signature : NULL;
+  for (uint32_t i = 0; i < G->g->n_args; i++) {
+    const char *aname = G->g->args[i] ? G->g->args[i] : "arg";
+    char *name = tfx_lower_cat(w, G->prefix, aname);
+    Ge__Proto__OpDef *op = name ? tfx_lower_op_new(G, name, "Data", 0) : NULL;
+    if (!op) return -1;
+    G->args[i] = op;
+    int32_t tf_in = sc->offset + (int32_t)i;
+    int64_t pidx = -1;
+    for (uint32_t k = 0; k < sc->pmop->n_in; k++)
+      if (sc->pmop->in[k].tf_port == tf_in) pidx = k;
+    if (pidx < 0 || (size_t)pidx >= sc->parent->n_input_desc)
+      GERR(G, "argument '%s': input %d of the parent node '%s' is not one of its GE inputs", aname,
+           (int)tf_in, sc->pnode->name);
+    const Ge__Proto__TensorDescriptor *pd =
+        pidx >= 0 && (size_t)pidx < sc->parent->n_input_desc ? sc->parent->input_desc[pidx] : NULL;
+    int ge = GE__PROTO__DATA_TYPE__DT_UNDEFINED;
+    if (sig && i < sig->n_input_arg && sig->input_arg[i] && sig->input_arg[i]->type)
+      ge = tfx_ge_dtype_from_tf((int)sig->input_arg[i]->type);
+    if (ge == GE__PROTO__DATA_TYPE__DT_UNDEFINED && pd) ge = pd->dtype;
+    if (ge == GE__PROTO__DATA_TYPE__DT_UNDEFINED) ge = GE__PROTO__DATA_TYPE__DT_FLOAT;
+    int64_t unk = -2;
+    const int64_t *dims = &unk;
+    size_t n = 1;
+    int known = 0;
+    if (pd && pd->shape) {
+      dims = pd->shape->dim;
+      n = pd->shape->n_dim;
+      known = tfx_ge_td_attr_get(pd, "origin_shape") != NULL;
+    }
+    Ge__Proto__TensorDescriptor *x = tfx_ge_desc_new(w->A, "x", ge, dims, n, known, "ND");
+    Ge__Proto__TensorDescriptor *y = x ? tfx_ge_desc_copy(w->A, x, "y", NULL) : NULL;
+    if (tfx_lower_push_desc(w, &op->input_desc, &op->n_input_desc, x) ||
+        tfx_lower_push_desc(w, &op->output_desc, &op->n_output_desc, y) ||
+        tfx_lower_set_attr(w, op, "index", tfx_ge_attr_int(w->A, i)) ||
+        tfx_lower_set_attr(w, op, "_parent_node_index",
+                           tfx_ge_attr_int(w->A, pidx < 0 ? 0 : pidx)) ||
+        tfx_lower_port_names(w, op))
+      return -1;
+  }
+  return 0;
+}
+
+/* ---------------------------------------------------------------- outputs */
+
+static int netoutput_input(lg *G, Ge__Proto__OpDef *no, Ge__Proto__OpDef *src, uint32_t port,
+                           int64_t parent_index) {
+  lw *w = G->w;
+  char *name = tfx_lower_fmt(w, "input%zu", no->n_input_desc);
+  if (!name || tfx_lower_add_input(w, no, src, port, name, NULL)) return -1; /* producer's layout */
+  Ge__Proto__TensorDescriptor *td = no->input_desc[no->n_input_desc - 1];
+  Ge__Proto__AttrDef *pi = parent_index >= 0 ? tfx_ge_attr_int(w->A, parent_index) : NULL;
+  if (parent_index >= 0 && (!pi || tfx_ge_td_attr_put(w->A, td, "_parent_node_index", pi)))
+    return tfx_lower_oom(w);
+  if (!G->sub) {
+    char *s = tfx_lower_fmt(w, "%s:%u", src->name, port);
+    if (!s || tfx_ge_push_ptr(w->A, (void ***)&G->gd->output, &G->gd->n_output, s))
+      return tfx_lower_oom(w);
+  }
+  return 0;
+}
+
+/* Subgraph outputs: FunctionDef.ret in signature output order. */
+static int sub_outputs(lg *G, Ge__Proto__OpDef *no) {
+  lw *w = G->w;
+  const Tensorflow__FunctionDef *f = G->g->func;
+  const Tensorflow__OpDef *sig = f ? f->signature : NULL;
+  for (size_t k = 0; sig && k < sig->n_output_arg; k++) {
+    const char *oname =
+        sig->output_arg[k] && sig->output_arg[k]->name ? sig->output_arg[k]->name : "";
+    const char *val = NULL;
+    for (size_t j = 0; j < f->n_ret; j++)
+      if (f->ret[j] && f->ret[j]->key && strcmp(f->ret[j]->key, oname) == 0) val = f->ret[j]->value;
+    if (!val) {
+      GERR(G, "output '%s' has no entry in the function's ret map", oname);
+      continue;
+    }
+    const char *name, *out_arg;
+    size_t nlen, alen;
+    int32_t port;
+    if (tfx_parse_func_input(val, &name, &nlen, &out_arg, &alen, &port) || port < 0) {
+      GERR(G, "output '%s': cannot read ret value '%s'", oname, val);
+      continue;
+    }
+    Ge__Proto__OpDef *src = NULL;
+    uint32_t sp = 0;
+    char *nm = tfx_arena_strndup(w->A, name, nlen);
+    if (!nm) return tfx_lower_oom(w);
+    uint32_t id = tfx_graph_find(G->g, nm);
+    if (!out_arg) /* a bare name is an input arg (nodes are written node:out_arg:idx) */
+      for (uint32_t i = 0; i < G->g->n_args && !src; i++)
+        if (G->g->args[i] && strcmp(G->g->args[i], nm) == 0) src = G->args[i];
+    if (!src && id != TFX_NO_ID) {
+      if (out_arg) {
+        char *oa = tfx_arena_strndup(w->A, out_arg, alen);
+        if (!oa) return tfx_lower_oom(w);
+        tfx_ge_tf_flat_port(w->tt, G->g->nodes[id].def, oa, port, &port);
+      }
+      char *who = tfx_lower_fmt(w, "output '%s'", oname);
+      if (!who) return -1;
+      src = tfx_lower_resolve_out(G, id, port, &sp, who);
+      if (!src) continue;
+    }
+    if (!src) {
+      GERR(G, "output '%s': ret value '%s' names no node or argument", oname, val);
+      continue;
+    }
+    int64_t pidx = -1;
+    for (uint32_t q = 0; q < G->sub->pmop->n_out; q++)
+      if (G->sub->pmop->out[q].tf_port == (int32_t)k) pidx = q;
+    if (pidx < 0)
+      GWARN(G,
+            "output '%s': the parent node '%s' has no GE output for TF output %zu; no "
+            "_parent_node_index",
+            oname, G->sub->pnode->name, k);
+    if (netoutput_input(G, no, src, sp, pidx)) return -1;
+  }
+  /* control outputs */
+  ctl c = {0};
+  int rc = 0;
+  for (size_t j = 0; f && j < f->n_control_ret && rc == 0; j++) {
+    const char *v = f->control_ret[j] ? f->control_ret[j]->value : NULL;
+    uint32_t id = v ? tfx_graph_find(G->g, v) : TFX_NO_ID;
+    if (id == TFX_NO_ID) continue;
+    tfx_input in = {id, -1, TFX_IN_NODE, NULL};
+    rc = tfx_lower_ctl_add_input(G, &c, &in);
+  }
+  if (rc == 0) rc = tfx_lower_ctl_flush(w, no, &c);
+  free(c.v);
+  return rc;
+}
+
+/* Parses "name:idx" of an input string; -1 when malformed. */
+static int split_input(const char *s, size_t *name_len, long long *idx) {
+  const char *colon = strrchr(s, ':');
+  if (!colon || colon == s) return -1;
+  char *end;
+  *idx = strtoll(colon + 1, &end, 10);
+  if (end == colon + 1 || *end) return -1;
+  *name_len = (size_t)(colon - s);
+  return 0;
+}
+
+/* Checks the edges of ops from.. of the graph (air.md item 5) and marks consumed ops
+ * (consumed may be NULL). An inconsistency is an internal error: reported, never written. */
+static int check_edges(lg *G, size_t from, uint8_t *consumed) {
+  Ge__Proto__GraphDef *gd = G->gd;
+  size_t from_n = gd->n_op; /* consumed has one flag per op existing now */
+  int bad = 0;
+  for (size_t i = from; i < gd->n_op; i++) {
+    const Ge__Proto__OpDef *op = gd->op[i];
+    size_t n_data = 0;
+    for (size_t k = 0; k < op->n_input; k++) {
+      const char *s = op->input[k];
+      if (!*s) {
+        n_data++;
+        continue;
+      }
+      size_t nl;
+      long long idx;
+      const Ge__Proto__OpDef *src = NULL;
+      uint32_t si = TFX_LOWER_NAME_RESERVED;
+      if (split_input(s, &nl, &idx) == 0 && (si = op_index(G, s, nl)) != TFX_LOWER_NAME_RESERVED)
+        src = gd->op[si];
+      if (!src || idx < -1 || (idx >= 0 && (size_t)idx >= src->n_output_desc)) {
+        GERR(G, "internal error: op '%s' has input '%s', which names no op or output of graph '%s'",
+             op->name, s, gd->name);
+        bad = 1;
+        continue;
+      }
+      if (idx >= 0) {
+        n_data++;
+        if (consumed && si < from_n) consumed[si] = 1;
+      }
+    }
+    if (n_data > op->n_input_desc) {
+      GERR(G, "internal error: op '%s' has %zu data inputs but %zu input descriptors", op->name,
+           n_data, op->n_input_desc);
+      bad = 1;
+    }
+  }
+  return bad;
+}
+
+static int main_outputs(lg *G, Ge__Proto__OpDef *no, const uint8_t *consumed, size_t n_ops) {
+  lw *w = G->w;
+  const tfx_prune_opts *po = w->o->prune;
+  if (po && po->n_outs) {
+    for (uint32_t k = 0; k < po->n_outs; k++) {
+      const tfx_prune_out *o = &po->outs[k];
+      uint32_t id = o->name ? tfx_graph_find(G->g, o->name) : TFX_NO_ID;
+      if (id == TFX_NO_ID) {
+        GERR(G, "--out-nodes: node '%s' is not in the graph", o->name ? o->name : "");
+        continue;
+      }
+      uint32_t sp = 0;
+      Ge__Proto__OpDef *src = tfx_lower_resolve_out(G, id, o->port, &sp, "--out-nodes");
+      if (src && netoutput_input(G, no, src, sp, -1)) return -1;
+    }
+    return 0;
+  }
+  for (size_t i = 0; i < n_ops; i++) {
+    Ge__Proto__OpDef *op = G->gd->op[i];
+    if (consumed[i] || !op->n_output_desc || tfx_lower_is_type(op->type, "Data") ||
+        tfx_lower_is_type(op->type, "Const") || tfx_lower_is_type(op->type, "Constant"))
+      continue;
+    for (size_t k = 0; k < op->n_output_desc; k++)
+      if (netoutput_input(G, no, op, (uint32_t)k, -1)) return -1;
+  }
+  if (!no->n_input_desc)
+    GWARN(G,
+          "the model has no outputs: no --out-nodes, and no op but Data and Const ones has an "
+          "unconsumed output");
+  return 0;
+}
+
+/* ---------------------------------------------------------------- one graph */
+
+static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, const char *gname,
+                       const subctx *sub) {
+  lg G;
+  memset(&G, 0, sizeof G);
+  G.w = w;
+  G.g = g;
+  G.mg = mg;
+  G.sub = sub;
+  G.fn = sub ? sub->fn : NULL;
+  tfx_hmap_init(&G.names);
+  int rc = 0;
+  uint8_t *consumed = NULL;
+  if (!mg || !mg->ops) {
+    GERR(&G, "internal error: graph '%s' has no mapping", gname);
+    return 0;
+  }
+  Ge__Proto__GraphDef *gd = tfx_arena_alloc(w->A, sizeof *gd);
+  if (!gd) return tfx_lower_oom(w);
+  ge__proto__graph_def__init(gd);
+  gd->name = (char *)gname;
+  G.gd = gd;
+  if (tfx_ge_push_ptr(w->A, (void ***)&w->model->graph, &w->model->n_graph, gd))
+    return tfx_lower_oom(w);
+  G.prefix = sub ? tfx_lower_cat(w, gname, "/") : "";
+  G.nr = tfx_calloc(g->n_nodes ? g->n_nodes : 1, sizeof *G.nr);
+  G.args = tfx_calloc(g->n_args ? g->n_args : 1, sizeof *G.args);
+  if (!G.prefix || !G.nr || !G.args) {
+    rc = tfx_lower_oom(w);
+    goto out;
+  }
+  if (tfx_hmap_reserve(&G.names, (size_t)g->n_nodes + 16)) {
+    rc = tfx_lower_oom(w);
+    goto out;
+  }
+  /* pass 0: TF node names are reserved, so generated names never take them */
+  for (uint32_t id = 0; id < g->n_nodes && rc == 0; id++) {
+    uint8_t how = mg->ops[id].how;
+    if (how == TFX_MAP_RULE || how == TFX_MAP_AUTO || how == TFX_MAP_PASSTHROUGH) {
+      char *name = tfx_lower_cat(w, G.prefix, g->nodes[id].name);
+      rc = name ? reserve_name(&G, name) : -1;
+      G.nr[id].gname = name;
+    }
+  }
+  if (rc == 0 && sub) rc = build_args(&G);
+  /* phase 1: ops, attributes, output descs */
+  for (uint32_t id = 0; id < g->n_nodes && rc == 0; id++) {
+    const tfx_node *nd = &g->nodes[id];
+    const tfx_mapped_op *mop = &mg->ops[id];
+    switch (mop->how) {
+    case TFX_MAP_RULE:
+    case TFX_MAP_AUTO:
+    case TFX_MAP_PASSTHROUGH: rc = tfx_lower_build_op(&G, id); break;
+    case TFX_MAP_GRAPH: rc = tfx_lower_build_graph_node(&G, id); break;
+    default:
+      GERR(&G, "node '%s' (op %s): %s%s%s", nd->name, tfx_lower_node_op(nd),
+           mop->message ? mop->message : "not mapped to a CANN op; it cannot be lowered",
+           mop->hint ? "; " : "", mop->hint ? mop->hint : "");
+      break;
+    }
+  }
+  /* phase 2: edges and input descs */
+  ctl c = {0};
+  for (uint32_t id = 0; id < g->n_nodes && rc == 0; id++) {
+    if (G.nr[id].op)
+      rc = tfx_lower_wire_op(&G, id, &c);
+    else if (G.nr[id].inner)
+      rc = tfx_lower_wire_graph_node(&G, id, &c);
+  }
+  free(c.v);
+  /* phase 3: subgraphs (the parents' input descs are ready) */
+  for (uint32_t id = 0; id < g->n_nodes && rc == 0; id++) rc = lower_subgraphs(&G, id);
+  if (rc) goto out;
+  /* outputs and checks */
+  size_t n_ops = gd->n_op;
+  consumed = tfx_calloc(n_ops ? n_ops : 1, 1);
+  if (!consumed) {
+    rc = tfx_lower_oom(w);
+    goto out;
+  }
+  check_edges(&G, 0, consumed);
+  const char *no_name = sub ? tfx_lower_cat(w, G.prefix, "NetOutput") : "NetOutput";
+  Ge__Proto__OpDef *no = no_name ? tfx_lower_op_new(&G, no_name, "NetOutput", 0) : NULL;
+  if (!no) {
+    rc = -1;
+    goto out;
+  }
+  rc = sub ? sub_outputs(&G, no) : main_outputs(&G, no, consumed, n_ops);
+  if (rc == 0) rc = tfx_lower_port_names(w, no);
+  if (rc == 0 && !sub) {
+    /* GraphDef.input: the Data ops, by index (= op order) */
+    for (size_t i = 0; i < gd->n_op && rc == 0; i++) {
+      if (!tfx_lower_is_type(gd->op[i]->type, "Data")) continue;
+      char *s = tfx_lower_fmt(w, "%s:0", gd->op[i]->name);
+      if (!s || tfx_ge_push_ptr(w->A, (void ***)&gd->input, &gd->n_input, s)) rc = tfx_lower_oom(w);
+    }
+  }
+  if (rc == 0) {
+    /* Data indices: 0..n-1, each once (air.md item 22) */
+    size_t n_data = 0;
+    for (size_t i = 0; i < gd->n_op; i++) n_data += tfx_lower_is_type(gd->op[i]->type, "Data");
+    uint8_t *seen = tfx_calloc(n_data ? n_data : 1, 1);
+    if (!seen) {
+      rc = tfx_lower_oom(w);
+      goto out;
+    }
+    for (size_t i = 0; i < gd->n_op; i++) {
+      if (!tfx_lower_is_type(gd->op[i]->type, "Data")) continue;
+      const Ge__Proto__AttrDef *ix = tfx_ge_op_attr_get(gd->op[i], "index");
+      if (!ix || ix->value_case != GE__PROTO__ATTR_DEF__VALUE_I || ix->i < 0 ||
+          (uint64_t)ix->i >= n_data || seen[ix->i]) {
+        GERR(&G,
+             "internal error: Data op '%s' of graph '%s' has a missing, repeated or "
+             "out-of-range index",
+             gd->op[i]->name, gd->name);
+        continue;
+      }
+      seen[ix->i] = 1;
+    }
+    free(seen);
+    /* the NetOutput's own edges */
+    check_edges(&G, n_ops, NULL);
+  }
+out:
+  free(consumed);
+  free(G.nr);
+  free(G.args);
+  free(G.slot_op);
+  free(G.stamp);
+  free(G.queue);
+  tfx_hmap_free(&G.names);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- entry */
+
+int tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *om,
+                 const tfx_cann_table *protos, const tfx_ge_lower_opts *o, tfx_diag *d) {
+  tfx_arena_init(&gm->arena);
+  gm->model = NULL;
+  if (!m || !om || !o || !om->main.ops || (m->n_funcs && !om->funcs) || om->n_funcs != m->n_funcs) {
+    tfx_error(d, m ? m->fname : NULL, 0, 0,
+              "internal error: lowering needs the module and its full op mapping");
+    return TFX_EXIT_FAIL;
+  }
+  lw w;
+  memset(&w, 0, sizeof w);
+  w.A = &gm->arena;
+  w.m = m;
+  w.om = om;
+  w.protos = protos;
+  w.o = o;
+  w.d = d;
+  w.file = m->fname;
+  /* the TF op table types outputs; without it the attr rules apply (not an error) */
+  tfx_diag scratch;
+  tfx_diag_init(&scratch);
+  w.tt = tfx_tf_ops_stdlib(&scratch);
+  tfx_diag_free(&scratch);
+  tfx_hmap_init(&w.graph_names);
+  tfx_hmap_init(&w.fn_index);
+  w.fn_busy = tfx_calloc(m->n_funcs ? m->n_funcs : 1, 1);
+  Ge__Proto__ModelDef *model = tfx_arena_alloc(w.A, sizeof *model);
+  if (!w.fn_busy || !model) {
+    tfx_lower_oom(&w);
+    goto done;
+  }
+  ge__proto__model_def__init(model);
+  w.model = model;
+  model->version = 1;
+  model->name = tfx_arena_strdup(w.A, o->model_name && *o->model_name ? o->model_name : "model");
+  if (!model->name) {
+    tfx_lower_oom(&w);
+    goto done;
+  }
+  for (uint32_t i = 0; i < m->n_funcs; i++) {
+    uint32_t existing;
+    const char *fn = m->funcs[i].name ? m->funcs[i].name : "";
+    if (tfx_hmap_put(&w.fn_index, fn, strlen(fn), i, &existing) < 0) {
+      tfx_lower_oom(&w);
+      goto done;
+    }
+  }
+  const char *gname = graph_name(&w, model->name);
+  if (!gname || lower_graph(&w, &m->main, &om->main, gname, NULL)) goto done;
+  /* sequential ids over the model (air.md item 16) */
+  int64_t id = 0;
+  for (size_t i = 0; i < model->n_graph; i++)
+    for (size_t k = 0; k < model->graph[i]->n_op; k++) model->graph[i]->op[k]->id = id++;
+  tfx_ge_sort_maps(model);
+done:
+  free(w.fn_busy);
+  tfx_hmap_free(&w.graph_names);
+  tfx_hmap_free(&w.fn_index);
+  if (w.failed || w.oom) return TFX_EXIT_FAIL;
+  gm->model = model;
+  return 0;
+}
+
+void tfx_ge_model_free(tfx_ge_model *gm) {
+  if (!gm) return;
+  tfx_arena_free(&gm->arena);
+  gm->model = NULL;
+}

@@ -1,0 +1,253 @@
+/* GE tensor descriptors and what lowering knows about TF outputs: their dtypes (from the TF
+ * OpDef table, else from the usual attrs), their shapes (`_output_shapes`) and the flat index
+ * of a function-body output reference `node:out_arg:idx`.
+ * Stage: ge (used by lower.c). Input: NodeDefs (borrowed), the stdlib TF op table (may be NULL).
+ * Output: descriptors in the caller's arena.
+ * Descriptor rules (air.md items 13, 15, 30-35): name = the port name, dtype in proto
+ * numbering, layout always written ("ND" unless the port has a format), attr origin_format =
+ * layout (a string: readable by every GE version; origin_format_for_int / format_for_int are
+ * not written, item 31-32), origin_shape (VT_LIST_INT) + origin_shape_initialized when the rank
+ * is known. Unknown rank is [-2], an unknown dim -1. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ge/lower_int.h"
+
+/* ---------------------------------------------------------------- descriptors */
+
+static Ge__Proto__TensorDescriptor *desc_alloc(tfx_arena *A, const char *name) {
+  Ge__Proto__TensorDescriptor *td = tfx_arena_alloc(A, sizeof *td);
+  if (!td) return NULL;
+  ge__proto__tensor_descriptor__init(td);
+  td->name = tfx_arena_strdup(A, name ? name : "");
+  return td->name ? td : NULL;
+}
+
+/* attr origin_format = layout, its bytes shared with the (arena) layout string */
+static Ge__Proto__AttrDef *origin_format(tfx_arena *A, char *layout) {
+  Ge__Proto__AttrDef *a = tfx_arena_alloc(A, sizeof *a);
+  if (!a) return NULL;
+  ge__proto__attr_def__init(a);
+  a->value_case = GE__PROTO__ATTR_DEF__VALUE_S;
+  a->s.data = (uint8_t *)layout;
+  a->s.len = strlen(layout);
+  return a;
+}
+
+Ge__Proto__TensorDescriptor *tfx_ge_desc_new(tfx_arena *A, const char *name, int dtype,
+                                             const int64_t *dims, size_t n_dims, int shape_known,
+                                             const char *layout) {
+  Ge__Proto__TensorDescriptor *td = desc_alloc(A, name);
+  Ge__Proto__ShapeDef *sh = tfx_arena_alloc(A, sizeof *sh);
+  if (!td || !sh) return NULL;
+  ge__proto__shape_def__init(sh);
+  if (n_dims) {
+    if (!(sh->dim = tfx_arena_calloc(A, n_dims, sizeof *sh->dim))) return NULL;
+    memcpy(sh->dim, dims, n_dims * sizeof *dims);
+  }
+  sh->n_dim = n_dims;
+  td->shape = sh;
+  td->dtype = (Ge__Proto__DataType)dtype;
+  if (!layout || !*layout) layout = "ND";
+  if (!(td->layout = tfx_arena_strdup(A, layout))) return NULL;
+  Ge__Proto__AttrDef *of = origin_format(A, td->layout);
+  if (!of || tfx_ge_td_attr_put(A, td, "origin_format", of)) return NULL;
+  int unknown_rank = n_dims == 1 && dims[0] == -2;
+  if (shape_known && !unknown_rank) {
+    Ge__Proto__AttrDef *os = tfx_ge_attr_list_int(A, dims, n_dims);
+    Ge__Proto__AttrDef *oi = tfx_ge_attr_bool(A, 1);
+    if (!os || !oi || tfx_ge_td_attr_put(A, td, "origin_shape", os) ||
+        tfx_ge_td_attr_put(A, td, "origin_shape_initialized", oi))
+      return NULL;
+  }
+  return td;
+}
+
+Ge__Proto__TensorDescriptor *tfx_ge_desc_unfed(tfx_arena *A, const char *name) {
+  Ge__Proto__TensorDescriptor *td = desc_alloc(A, name);
+  if (!td) return NULL;
+  td->dtype = GE__PROTO__DATA_TYPE__DT_UNDEFINED;
+  td->layout = (char *)""; /* empty: FORMAT_RESERVED, "not present" (air.md item 15) */
+  Ge__Proto__AttrDef *u = tfx_ge_attr_int(A, 1);
+  if (!u || tfx_ge_td_attr_put(A, td, "_is_unfed_optional", u)) return NULL;
+  return td;
+}
+
+Ge__Proto__TensorDescriptor *tfx_ge_desc_copy(tfx_arena *A, const Ge__Proto__TensorDescriptor *src,
+                                              const char *name, const char *layout) {
+  Ge__Proto__TensorDescriptor *td = tfx_arena_alloc(A, sizeof *td);
+  if (!td) return NULL;
+  *td = *src;
+  td->name = tfx_arena_strdup(A, name ? name : "");
+  if (!td->name) return NULL;
+  /* own entry array and entries: keys and values are shared (never mutated once built) */
+  td->attr = NULL;
+  td->n_attr = 0;
+  for (size_t k = 0; k < src->n_attr; k++)
+    if (tfx_ge_td_attr_put(A, td, src->attr[k]->key, src->attr[k]->value)) return NULL;
+  if (layout && strcmp(layout, src->layout ? src->layout : "") != 0) {
+    if (!*layout) layout = "ND";
+    Ge__Proto__AttrDef *of = NULL;
+    if (!(td->layout = tfx_arena_strdup(A, layout)) || !(of = origin_format(A, td->layout)) ||
+        tfx_ge_td_attr_put(A, td, "origin_format", of))
+      return NULL;
+  }
+  return td;
+}
+
+/* ---------------------------------------------------------------- TF node facts */
+
+const Tensorflow__AttrValue *tfx_ge_tf_attr(const Tensorflow__NodeDef *nd, const char *key) {
+  for (size_t k = 0; nd && k < nd->n_attr; k++)
+    if (nd->attr[k] && nd->attr[k]->key && strcmp(nd->attr[k]->key, key) == 0)
+      return nd->attr[k]->value;
+  return NULL;
+}
+
+/* DT_* name -> TF DataType number; 0 when unknown. */
+static int tf_dtype_by_name(const char *s, size_t n) {
+  char buf[48];
+  if (n == 0 || n >= sizeof buf) return 0;
+  memcpy(buf, s, n);
+  buf[n] = '\0';
+  const ProtobufCEnumValue *ev =
+      protobuf_c_enum_descriptor_get_value_by_name(&tensorflow__data_type__descriptor, buf);
+  return ev ? ev->value : 0;
+}
+
+/* The op def's attr called name, or NULL. */
+static const tfx_tf_attr *opdef_attr(const tfx_tf_op *op, const char *name) {
+  for (uint32_t k = 0; k < op->n_attrs; k++)
+    if (strcmp(op->attrs[k].name, name) == 0) return &op->attrs[k];
+  return NULL;
+}
+
+/* Value of int attr name on nd, else its op-def default; -1 when unknown. */
+static int64_t int_attr(const tfx_tf_op *op, const Tensorflow__NodeDef *nd, const char *name) {
+  const Tensorflow__AttrValue *v = tfx_ge_tf_attr(nd, name);
+  if (v && v->value_case == TENSORFLOW__ATTR_VALUE__VALUE_I) return v->i;
+  const tfx_tf_attr *a = opdef_attr(op, name);
+  if (a && a->def) {
+    char *end;
+    long long x = strtoll(a->def, &end, 10);
+    if (end != a->def && !*end) return x;
+  }
+  return -1;
+}
+
+/* dtype held by type attr name on nd, else its default; 0 when unknown. */
+static int type_attr(const tfx_tf_op *op, const Tensorflow__NodeDef *nd, const char *name) {
+  const Tensorflow__AttrValue *v = tfx_ge_tf_attr(nd, name);
+  if (v && v->value_case == TENSORFLOW__ATTR_VALUE__VALUE_TYPE) return (int)v->type;
+  const tfx_tf_attr *a = opdef_attr(op, name);
+  return a && a->def ? tf_dtype_by_name(a->def, strlen(a->def)) : 0;
+}
+
+/* How many flat outputs output arg a of op has on nd (-1 when unknown), and the dtype of its
+ * element k (0 when unknown or k < 0). */
+static int64_t arg_count(const tfx_tf_op *op, const tfx_tf_arg *a, const Tensorflow__NodeDef *nd) {
+  if (a->number_attr) return int_attr(op, nd, a->number_attr);
+  if (a->list_attr) {
+    const Tensorflow__AttrValue *v = tfx_ge_tf_attr(nd, a->list_attr);
+    if (v && v->value_case == TENSORFLOW__ATTR_VALUE__VALUE_LIST)
+      return v->list ? (int64_t)v->list->n_type : 0;
+    return -1;
+  }
+  return 1;
+}
+
+static int arg_dtype(const tfx_tf_op *op, const tfx_tf_arg *a, const Tensorflow__NodeDef *nd,
+                     int64_t k) {
+  if (a->list_attr) {
+    const Tensorflow__AttrValue *v = tfx_ge_tf_attr(nd, a->list_attr);
+    if (v && v->value_case == TENSORFLOW__ATTR_VALUE__VALUE_LIST && v->list && k >= 0 &&
+        (size_t)k < v->list->n_type)
+      return (int)v->list->type[k];
+    return 0;
+  }
+  if (!a->type) return 0;
+  if (strncmp(a->type, "DT_", 3) == 0) return tf_dtype_by_name(a->type, strlen(a->type));
+  return type_attr(op, nd, a->type);
+}
+
+/* Attr-based guess of the dtype of output port (ops the table does not know: fused types,
+ * custom ops). The first of these that is set: a type, or a list(type) long enough. */
+static int guess_dtype(const Tensorflow__NodeDef *nd, int32_t port) {
+  static const char *const keys[] = {"DstT",  "out_type", "output_type", "Tout", "output_types",
+                                     "dtype", "T"};
+  for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+    const Tensorflow__AttrValue *v = tfx_ge_tf_attr(nd, keys[i]);
+    if (!v) continue;
+    if (v->value_case == TENSORFLOW__ATTR_VALUE__VALUE_TYPE) return (int)v->type;
+    if (v->value_case == TENSORFLOW__ATTR_VALUE__VALUE_LIST && v->list && port >= 0 &&
+        (size_t)port < v->list->n_type)
+      return (int)v->list->type[port];
+  }
+  return 0;
+}
+
+int tfx_ge_tf_out_dtype(const tfx_tf_table *tt, const Tensorflow__NodeDef *nd, int32_t port) {
+  const tfx_tf_op *op = tt && nd && nd->op ? tfx_tf_op_find(tt, nd->op) : NULL;
+  if (op && port >= 0) {
+    int64_t base = 0;
+    for (uint32_t i = 0; i < op->n_out; i++) {
+      int64_t n = arg_count(op, &op->out[i], nd);
+      if (n < 0) break; /* unknown count: later ports cannot be placed */
+      if (port < base + n) {
+        int dt = arg_dtype(op, &op->out[i], nd, port - base);
+        if (dt) return dt;
+        break;
+      }
+      base += n;
+    }
+  }
+  return guess_dtype(nd, port);
+}
+
+int tfx_ge_tf_flat_port(const tfx_tf_table *tt, const Tensorflow__NodeDef *nd, const char *out_arg,
+                        int32_t idx, int32_t *port) {
+  *port = idx;
+  const tfx_tf_op *op = tt && nd && nd->op ? tfx_tf_op_find(tt, nd->op) : NULL;
+  if (!op || !out_arg) return -1;
+  int64_t base = 0;
+  for (uint32_t i = 0; i < op->n_out; i++) {
+    int64_t n = arg_count(op, &op->out[i], nd);
+    if (strcmp(op->out[i].name, out_arg) == 0) {
+      if (n >= 0 && idx >= n) return -1;
+      if (base + idx > INT32_MAX) return -1;
+      *port = (int32_t)(base + idx);
+      return 0;
+    }
+    if (n < 0) return -1;
+    base += n;
+  }
+  return -1;
+}
+
+int tfx_ge_tf_out_shape(tfx_arena *A, const Tensorflow__NodeDef *nd, int32_t port, int64_t **dims,
+                        size_t *n) {
+  const Tensorflow__AttrValue *v = tfx_ge_tf_attr(nd, "_output_shapes");
+  if (!v || v->value_case != TENSORFLOW__ATTR_VALUE__VALUE_LIST || !v->list || port < 0 ||
+      (size_t)port >= v->list->n_shape)
+    return 0;
+  return tfx_ge_tf_shape(A, v->list->shape[port], dims, n);
+}
+
+int tfx_ge_tf_shape(tfx_arena *A, const Tensorflow__TensorShapeProto *s, int64_t **dims,
+                    size_t *n) {
+  if (!s) return 0;
+  size_t nd = s->unknown_rank ? 1 : s->n_dim;
+  int64_t *v = tfx_arena_calloc(A, nd ? nd : 1, sizeof *v);
+  if (!v) return -1;
+  if (s->unknown_rank) {
+    v[0] = -2;
+  } else {
+    for (size_t k = 0; k < nd; k++) {
+      int64_t x = s->dim[k] ? s->dim[k]->size : -1;
+      v[k] = x < 0 ? -1 : x;
+    }
+  }
+  *dims = v;
+  *n = nd;
+  return 1;
+}

@@ -1,0 +1,220 @@
+/* Internal interface of the ge lowering files (attr.c, lower.c, lower_node.c, lower_desc.c):
+ * arena-grown repeated fields, map setters, attribute conversions that say why they failed,
+ * tensor descriptors, TF node facts, and the lowering state shared by lower.c / lower_node.c.
+ * Stage: ge. Everything allocates in the caller's arena; nothing is freed. */
+#ifndef TFX_GE_LOWER_INT_H
+#define TFX_GE_LOWER_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cann/cann.h"
+#include "ge/ge.h"
+
+/* Why a conversion returned NULL. */
+enum {
+  TFX_GE_OK = 0,
+  TFX_GE_E_OOM = 1,     /* out of memory (not reported) */
+  TFX_GE_E_KIND = 2,    /* the value cannot be written in that form (not reported) */
+  TFX_GE_E_REPORTED = 3 /* an error was reported into the diag (bad tensor...) */
+};
+
+/* Nesting limit for NamedAttrs / nested lists met while converting (TF func attrs can nest
+ * without bound; a deeper value is TFX_GE_E_KIND). Keeps tfx_ge_sort_maps' recursion bounded. */
+#define TFX_GE_MAX_NEST 48
+
+/* Room for one more element in an arena array of n elements that has only ever been grown by
+ * this function (capacity is implied: 4, then powers of two). Returns the (possibly moved)
+ * array, or NULL on out of memory (the old array stays valid). */
+void *tfx_ge_grow(tfx_arena *A, void *arr, size_t n, size_t elem);
+
+/* Appends p to a pointer array (arr, *n) grown with tfx_ge_grow. Returns 0 or -1 (OOM). */
+#define TFX_GE_PUSH(A, arr, n, p)                                                                  \
+  (tfx_ge_push_ptr((A), (void ***)(void *)&(arr), &(n), (void *)(p)))
+int tfx_ge_push_ptr(tfx_arena *A, void ***arr, size_t *n, void *p);
+
+/* Map setters: replace the value of an existing key, else append. Return 0 or -1 (OOM).
+ * key is copied. */
+int tfx_ge_op_attr_set(tfx_arena *A, Ge__Proto__OpDef *op, const char *key, Ge__Proto__AttrDef *v);
+int tfx_ge_td_attr_set(tfx_arena *A, Ge__Proto__TensorDescriptor *td, const char *key,
+                       Ge__Proto__AttrDef *v);
+/* The same, borrowing key: it must be static or live in the model's arena. */
+int tfx_ge_op_attr_put(tfx_arena *A, Ge__Proto__OpDef *op, const char *key, Ge__Proto__AttrDef *v);
+int tfx_ge_td_attr_put(tfx_arena *A, Ge__Proto__TensorDescriptor *td, const char *key,
+                       Ge__Proto__AttrDef *v);
+Ge__Proto__AttrDef *tfx_ge_op_attr_get(const Ge__Proto__OpDef *op, const char *key);
+Ge__Proto__AttrDef *tfx_ge_td_attr_get(const Ge__Proto__TensorDescriptor *td, const char *key);
+
+/* tfx_ge_attr_from_tf with the prototype attr type (tfx_cann_attr_type or -1: picks the form
+ * of empty lists and coerces type->Int, int->Float, list(int)->ListFloat, list(type)->ListInt)
+ * and the node name for tensor errors (reported into d when d is non-NULL). *err says why
+ * NULL was returned. */
+Ge__Proto__AttrDef *tfx_ge_attr_from_tf_ex(tfx_arena *A, const Tensorflow__AttrValue *v,
+                                           int cann_type, const char *node, tfx_diag *d, int *err);
+/* tfx_ge_attr_from_value with *err; dtype_is_cpp: DTYPE values already hold C++ ge::DataType
+ * numbers (prototype defaults, cann.h) instead of TF numbers (rule values). */
+Ge__Proto__AttrDef *tfx_ge_attr_from_value_ex(tfx_arena *A, const tfx_value *v, int cann_type,
+                                              int dtype_is_cpp, int *err);
+/* A TensorDef from a rule value: a scalar or a rectangular nested list of ints, floats, bools
+ * or strings. ge_dtype picks the element type (GE proto numbering); DT_UNDEFINED means the
+ * value's own: int -> DT_INT32 (DT_INT64 when a value does not fit), float -> DT_FLOAT, bool
+ * -> DT_BOOL, string -> DT_STRING. */
+Ge__Proto__TensorDef *tfx_ge_tensor_from_value(tfx_arena *A, const tfx_value *v, int ge_dtype,
+                                               int *err);
+/* tfx_ge_tensor_from_tf with *err (d may be NULL: nothing reported, err = E_KIND). */
+Ge__Proto__TensorDef *tfx_ge_tensor_from_tf_ex(tfx_arena *A, const Tensorflow__TensorProto *t,
+                                               const char *node, tfx_diag *d, const char *file,
+                                               int *err);
+
+/* A TensorDescriptor: name, dtype (GE proto), shape (dims; n_dims == 1 && dims[0] == -2 means
+ * unknown rank; shape_known = 0 leaves origin_shape out), layout, and the attrs origin_format
+ * (= layout) and, when shape_known, origin_shape + origin_shape_initialized. dims copied. */
+Ge__Proto__TensorDescriptor *tfx_ge_desc_new(tfx_arena *A, const char *name, int dtype,
+                                             const int64_t *dims, size_t n_dims, int shape_known,
+                                             const char *layout);
+/* The descriptor of an optional input left unfed (air.md item 15, TorchAir's convention):
+ * dtype DT_UNDEFINED, empty layout (FORMAT_RESERVED), no shape, attr _is_unfed_optional = 1. */
+Ge__Proto__TensorDescriptor *tfx_ge_desc_unfed(tfx_arena *A, const char *name);
+/* A copy of src (attrs shared, they are never mutated after creation) with another name and,
+ * when layout is non-NULL, another layout and origin_format. */
+Ge__Proto__TensorDescriptor *tfx_ge_desc_copy(tfx_arena *A, const Ge__Proto__TensorDescriptor *src,
+                                              const char *name, const char *layout);
+
+/* ---- TF node facts (lower_desc.c) ---- */
+
+/* The attr called key of nd, or NULL. */
+const Tensorflow__AttrValue *tfx_ge_tf_attr(const Tensorflow__NodeDef *nd, const char *key);
+/* TF dtype of flat output port of nd: from the TF OpDef table tt (fixed types, type attrs and
+ * their defaults, T*N and list(type) args), else the first of the attrs DstT, out_type,
+ * output_type, Tout, output_types, dtype, T (a list(type) indexed by port); 0 when unknown. */
+int tfx_ge_tf_out_dtype(const tfx_tf_table *tt, const Tensorflow__NodeDef *nd, int32_t port);
+/* Flat output index of `node:out_arg:idx` (function bodies): the output args before out_arg
+ * counted with their lengths. Returns 0, or -1 when the op or arg is unknown (then *port =
+ * idx, exact for single-output-arg ops). */
+int tfx_ge_tf_flat_port(const tfx_tf_table *tt, const Tensorflow__NodeDef *nd, const char *out_arg,
+                        int32_t idx, int32_t *port);
+/* Shape of output port from nd's `_output_shapes` (unknown rank [-2], unknown dims -1): 1 and
+ * *dims / *n set; 0 when absent; -1 on out of memory. */
+int tfx_ge_tf_out_shape(tfx_arena *A, const Tensorflow__NodeDef *nd, int32_t port, int64_t **dims,
+                        size_t *n);
+/* The same for one TensorShapeProto (0 when s is NULL). */
+int tfx_ge_tf_shape(tfx_arena *A, const Tensorflow__TensorShapeProto *s, int64_t **dims, size_t *n);
+
+/* ---- lowering state, shared by lower.c and lower_node.c (prefix tfx_lower_) ---- */
+
+#define TFX_LOWER_NAME_RESERVED UINT32_MAX
+#define TFX_LOWER_FORMAT_WALK_MAX 4096 /* nodes visited per Data when inferring its layout */
+
+typedef struct tfx_lower_ctx tfx_lower_ctx;
+
+/* Per TF node: what lowering made of it. */
+typedef struct tfx_lower_node {
+  Ge__Proto__OpDef *op;       /* RULE / AUTO / PASSTHROUGH */
+  Ge__Proto__OpDef **inner;   /* GRAPH: one per inner node */
+  Ge__Proto__OpDef ***consts; /* GRAPH: per inner node, per input: the Const or NULL */
+  const char *gname;          /* its GE name (reserved in pass 0) */
+  uint8_t special;            /* TFX_LOWER_SP_* */
+} tfx_lower_node;
+
+enum { TFX_LOWER_SP_NONE = 0, TFX_LOWER_SP_DATA, TFX_LOWER_SP_CONST };
+
+/* Parent of a subgraph being lowered. */
+typedef struct tfx_lower_sub {
+  Ge__Proto__OpDef *parent;
+  const tfx_mapped_op *pmop;
+  const tfx_node *pnode;
+  int32_t offset; /* TF data input of arg 0 */
+  const char *fn; /* function name */
+} tfx_lower_sub;
+
+typedef struct tfx_lower_graph {
+  tfx_lower_ctx *w;
+  const tfx_graph *g;
+  const tfx_mapped_graph *mg;
+  Ge__Proto__GraphDef *gd;
+  const char *prefix; /* "" for the main graph, "<graph>/" for subgraphs */
+  const char *fn;     /* function name for messages; NULL for the main graph */
+  const tfx_lower_sub *sub;
+  tfx_lower_node *nr;      /* per node (malloc) */
+  Ge__Proto__OpDef **args; /* subgraphs: Data per signature input arg (malloc) */
+  tfx_hmap names;          /* op name -> slot */
+  uint32_t *slot_op;       /* slot -> index in gd->op, TFX_LOWER_NAME_RESERVED until created */
+  uint32_t n_slots, cap_slots;
+  uint32_t n_data;
+  uint32_t *stamp; /* layout walk: visit generation per node (malloc, lazy) */
+  uint32_t *queue;
+  uint32_t gen;
+} tfx_lower_graph;
+
+struct tfx_lower_ctx {
+  tfx_arena *A;
+  const tfx_module *m;
+  const tfx_opmap *om;
+  const tfx_cann_table *protos;
+  const tfx_tf_table *tt;
+  const tfx_ge_lower_opts *o;
+  tfx_diag *d;
+  const char *file;
+  Ge__Proto__ModelDef *model;
+  tfx_hmap graph_names;
+  tfx_hmap fn_index; /* function name -> module index */
+  uint8_t *fn_busy;
+  unsigned depth;
+  int oom, failed;
+};
+
+/* Control inputs being collected for one op (deduplicated by op; malloc'ed). */
+typedef struct tfx_lower_ctl {
+  Ge__Proto__OpDef **v;
+  uint32_t n, cap;
+} tfx_lower_ctl;
+
+/* Reports into the run's diag ("function 'f': " prefixed in subgraphs); an error marks the
+ * run failed. */
+void tfx_lower_msg(tfx_lower_graph *G, tfx_severity sev, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#define GERR(G, ...) tfx_lower_msg((G), TFX_SEV_ERROR, __VA_ARGS__)
+#define GWARN(G, ...) tfx_lower_msg((G), TFX_SEV_WARNING, __VA_ARGS__)
+/* Reports out of memory once; returns -1. */
+int tfx_lower_oom(tfx_lower_ctx *w);
+/* Arena strings: a + b, printf. NULL after reporting out of memory. */
+char *tfx_lower_cat(tfx_lower_ctx *w, const char *a, const char *b);
+char *tfx_lower_fmt(tfx_lower_ctx *w, const char *f, ...) __attribute__((format(printf, 2, 3)));
+/* op attr key (static or arena: borrowed) = v; a NULL v is out of memory. 0 or -1. */
+int tfx_lower_set_attr(tfx_lower_ctx *w, Ge__Proto__OpDef *op, const char *key,
+                       Ge__Proto__AttrDef *v);
+int tfx_lower_push_str(tfx_lower_ctx *w, char ***arr, size_t *n, const char *s);
+int tfx_lower_push_desc(tfx_lower_ctx *w, Ge__Proto__TensorDescriptor ***arr, size_t *n,
+                        Ge__Proto__TensorDescriptor *td);
+/* A new op appended to the graph (see lower.c for the naming rule). NULL on out of memory. */
+Ge__Proto__OpDef *tfx_lower_op_new(tfx_lower_graph *G, const char *name, const char *type,
+                                   int reserved);
+/* Names of the subgraph attrs of a mapped op, in IR order; returns how many (<= max). */
+uint32_t tfx_lower_subgraph_attrs(const tfx_mapped_op *mop, const tfx_node *nd, const char **out,
+                                  uint32_t max);
+/* _input_name_key/_value, _output_name_key/_value from op's descriptors. 0 or -1. */
+int tfx_lower_port_names(tfx_lower_ctx *w, Ge__Proto__OpDef *op);
+/* Phase 1 (ops, attrs, output descs) and phase 2 (edges, input descs) of node id. Return 0,
+ * or -1 on out of memory; mapping problems are reported and mark the run failed. */
+int tfx_lower_build_op(tfx_lower_graph *G, uint32_t id);
+int tfx_lower_build_graph_node(tfx_lower_graph *G, uint32_t id);
+int tfx_lower_wire_op(tfx_lower_graph *G, uint32_t id, tfx_lower_ctl *c);
+int tfx_lower_wire_graph_node(tfx_lower_graph *G, uint32_t id, tfx_lower_ctl *c);
+/* The GE op and output standing for TF output port of node src; NULL after reporting (naming
+ * consumer), or silently when src itself failed. */
+Ge__Proto__OpDef *tfx_lower_resolve_out(tfx_lower_graph *G, uint32_t src, int32_t port,
+                                        uint32_t *ge_port, const char *consumer);
+/* Control inputs: collect the ops standing for a TF input's producer; flush as "src:-1". */
+int tfx_lower_ctl_add_input(tfx_lower_graph *G, tfx_lower_ctl *c, const tfx_input *in);
+int tfx_lower_ctl_flush(tfx_lower_ctx *w, Ge__Proto__OpDef *op, tfx_lower_ctl *c);
+/* A data input "src:port" with an input desc copied from src's output desc (name; layout, NULL
+ * keeps the producer's); an unfed optional input "" with the unfed desc. 0 or -1. */
+int tfx_lower_add_input(tfx_lower_ctx *w, Ge__Proto__OpDef *op, Ge__Proto__OpDef *src,
+                        uint32_t port, const char *name, const char *layout);
+int tfx_lower_add_unfed(tfx_lower_ctx *w, Ge__Proto__OpDef *op, const char *name);
+
+static inline const char *tfx_lower_node_op(const tfx_node *nd) { return nd->op ? nd->op : "?"; }
+static inline int tfx_lower_is_type(const char *t, const char *a) { return t && strcmp(t, a) == 0; }
+
+#endif

@@ -1,0 +1,45 @@
+/* LOWERING group, pass "lowering": builds the GE IR model (ge/ge.h) from the mapped module.
+ * Stage: passes/LOWERING. Input: ctx->module, ctx->opmap (pass "op-mapping"), --input-format,
+ * the parsed --input-shape / --out-nodes (ctx->prune). Output: ctx->ge. Skipped when no GE
+ * output is asked for or for the precheck (--check). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cann/cann.h"
+#include "ge/ge.h"
+#include "passes/passes.h"
+#include "tfxc/tfxc.h"
+
+int tfx_pass_lower(tfx_ctx *ctx, void *user) {
+  (void)user;
+  if (!tfx_ctx_wants_mapping(ctx) || ctx->opts->check_only) return 0;
+  if (!ctx->opmap) {
+    tfx_error(ctx->diag, NULL, 0, 0, "pass 'lowering' needs the op mapping (pass 'op-mapping')");
+    return TFX_EXIT_FAIL;
+  }
+  const tfx_cann_table *protos = tfx_cann_stdlib(ctx->diag);
+  if (!protos) return TFX_EXIT_FAIL;
+  char *stem = tfx_ctx_default_output(ctx->opts->model_path, "");
+  if (!stem) {
+    tfx_error(ctx->diag, NULL, 0, 0, "out of memory (lowering)");
+    return TFX_EXIT_FAIL;
+  }
+  if (ctx->ge) {
+    tfx_ge_model_free(ctx->ge);
+    free(ctx->ge);
+  }
+  ctx->ge = tfx_malloc(sizeof *ctx->ge);
+  if (!ctx->ge) {
+    free(stem);
+    tfx_error(ctx->diag, NULL, 0, 0, "out of memory (lowering)");
+    return TFX_EXIT_FAIL;
+  }
+  tfx_ge_lower_opts lo;
+  memset(&lo, 0, sizeof lo);
+  lo.model_name = stem;
+  lo.input_format = ctx->opts->input_format;
+  lo.prune = &ctx->prune;
+  int rc = tfx_ge_lower(ctx->ge, &ctx->module, ctx->opmap, protos, &lo, ctx->diag);
+  free(stem);
+  return rc;
+}

@@ -1,0 +1,100 @@
+/* OP_MAPPING group, pass "op-mapping": decides the CANN op of every node (opmap/opmap.h) and,
+ * unless this is a precheck (--check), turns every unsupported node into an error.
+ * Stage: passes/OP_MAPPING. Input: ctx->module (after scope fusion), ctx->pack (op maps; none
+ * when the rules pass is off: then only ATC's auto mapping by prototype name applies), the
+ * embedded CANN prototypes. Output: ctx->opmap. Runs only when a GE output (--emit air,
+ * ge-pbtxt, ge-json, dot) or the precheck is asked for: `--emit tf-pbtxt` alone never maps. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cann/cann.h"
+#include "opmap/opmap.h"
+#include "passes/passes.h"
+#include "tfxc/tfxc.h"
+
+/* 1 when the run asks for anything the op mapping feeds. */
+int tfx_ctx_wants_mapping(const tfx_ctx *ctx) {
+  const tfx_options *o = ctx->opts;
+  if (!o) return 0;
+  return o->check_only || (o->emit & ~(1u << TFX_EMIT_TF_PBTXT)) != 0;
+}
+
+/* "node 'n'" or "node 'n' in function 'f'". */
+static void where(char *buf, size_t n, const tfx_graph *g, const tfx_node *nd) {
+  if (g->func) snprintf(buf, n, "node '%s' in function '%s'", nd->name, g->name);
+  else snprintf(buf, n, "node '%s'", nd->name);
+}
+
+/* Reports the unsupported and invalid nodes of one graph; passthrough nodes get a warning.
+ * Returns the number of errors. */
+static uint32_t report_graph(tfx_ctx *ctx, const tfx_mapped_graph *mg) {
+  const tfx_graph *g = mg->g;
+  const char *file = ctx->model.path;
+  uint32_t errors = 0;
+  for (uint32_t i = 0; i < g->n_nodes; i++) {
+    const tfx_mapped_op *op = &mg->ops[i];
+    const tfx_node *nd = &g->nodes[i];
+    char w[512];
+    where(w, sizeof w, g, nd);
+    if (op->how == TFX_MAP_UNSUPPORTED || op->cause != TFX_CAUSE_OK) {
+      errors++;
+      if (op->how == TFX_MAP_UNSUPPORTED)
+        tfx_error(ctx->diag, file, 0, 0, "%s: op type '%s' is not supported: no op map and no "
+                  "CANN prototype of that name%s%s", w, nd->op, op->hint ? "; " : "",
+                  op->hint ? op->hint : "");
+      else
+        tfx_error(ctx->diag, file, 0, 0, "%s (op '%s' -> '%s'): %s%s%s", w, nd->op,
+                  op->type ? op->type : "?", op->message ? op->message : "invalid mapping",
+                  op->hint ? "; " : "", op->hint ? op->hint : "");
+    } else if (op->how == TFX_MAP_PASSTHROUGH) {
+      tfx_warning(ctx->diag, file, 0, 0, "%s: op type '%s' has no CANN mapping; kept as '%s' "
+                  "(--passthrough-unknown)", w, nd->op, op->type);
+    } else if (op->how == TFX_MAP_AUTO && ctx->opts && ctx->opts->verbose > 1) {
+      tfx_diag_add(ctx->diag, TFX_SEV_NOTE, file, 0, 0, "%s: op type '%s' auto-mapped to the "
+                   "CANN prototype of the same name (no op map)", w, nd->op);
+    }
+  }
+  return errors;
+}
+
+int tfx_pass_opmap(tfx_ctx *ctx, void *user) {
+  (void)user;
+  if (!tfx_ctx_wants_mapping(ctx)) return 0;
+  if (!ctx->have_module) {
+    tfx_error(ctx->diag, NULL, 0, 0, "pass 'op-mapping' needs the graph index (pass 'index')");
+    return TFX_EXIT_FAIL;
+  }
+  const tfx_cann_table *protos = tfx_cann_stdlib(ctx->diag);
+  if (!protos) return TFX_EXIT_FAIL;
+  tfx_ctx_drop_mapping(ctx);
+  ctx->opmap = tfx_malloc(sizeof *ctx->opmap);
+  if (!ctx->opmap) {
+    tfx_error(ctx->diag, NULL, 0, 0, "out of memory (op mapping)");
+    return TFX_EXIT_FAIL;
+  }
+  const tfx_options *o = ctx->opts;
+  tfx_opmap_opts mo;
+  memset(&mo, 0, sizeof mo);
+  mo.passthrough_unknown = o->passthrough_unknown;
+  mo.vm_budget = o->vm_budget;
+  if (o->trace) {
+    mo.trace_fn = o->trace_fn;
+    mo.trace_user = o->trace_user;
+  }
+  tfx_pack empty;
+  tfx_pack_init(&empty);
+  int rc = tfx_opmap_run(ctx->opmap, &ctx->module, ctx->have_pack ? &ctx->pack : &empty, protos,
+                         &mo, ctx->diag);
+  tfx_pack_free(&empty);
+  if (rc != 0) return rc;
+  if (o->check_only) return 0; /* the precheck report says what failed; the CLI sets the exit */
+  uint32_t errors = report_graph(ctx, &ctx->opmap->main);
+  for (uint32_t i = 0; i < ctx->opmap->n_funcs; i++) errors += report_graph(ctx, &ctx->opmap->funcs[i]);
+  if (errors) {
+    tfx_diag_add(ctx->diag, TFX_SEV_NOTE, NULL, 0, 0, "%u node%s cannot be converted; `tfxc --check "
+                 "MODEL` lists every node with the rule that handled it, --passthrough-unknown "
+                 "keeps unknown types as they are", errors, errors == 1 ? "" : "s");
+    return TFX_EXIT_FAIL;
+  }
+  return 0;
+}
