@@ -9,6 +9,7 @@
 #include "vm/pack.h"
 
 struct tfx_vm;
+struct tfx_cann_table; /* cann/cann.h */
 
 /* Registers the built-in passes. Returns 0 or -1 (out of memory / duplicate name). */
 int tfx_pass_register_builtin(tfx_pipeline *p);
@@ -23,6 +24,7 @@ int tfx_pass_prune(tfx_ctx *ctx, void *user);       /* "prune": --input-shape / 
 /* SCOPE_FUSION */
 int tfx_pass_scope_fusion(tfx_ctx *ctx, void *user); /* "scope-fusion": rule scope passes */
 /* OP_MAPPING */
+int tfx_pass_op_defaults(tfx_ctx *ctx, void *user); /* "op-defaults": missing TF default attrs */
 int tfx_pass_opmap(tfx_ctx *ctx, void *user);       /* "op-mapping": TF op -> CANN op */
 /* LOWERING */
 int tfx_pass_lower(tfx_ctx *ctx, void *user);       /* "lowering": GE IR model */
@@ -46,15 +48,31 @@ typedef struct tfx_rules_spec {
   const char *const *warn_opts; /* "-Wname", "-Wno-name", "-Werror", "-Werror=name", "-Wall" */
   size_t n_warn_opts;
   int verbose;                  /* > 0: -Woverride on (every override is reported) */
+  unsigned max_rule_depth;      /* rule-depth limit of the -r sources (not the stdlib); 0 = 256 */
 } tfx_rules_spec;
 
 /* Loads, checks and compiles the rules of s into out (initialized here; empty on failure).
- * A pack path is loaded with the verifier instead. Returns 0, TFX_EXIT_USAGE (a path that is
- * no rule file/dir/pack, a pack mixed with other paths, a bad -W option), TFX_EXIT_INPUT (a
- * missing path, a corrupt pack), TFX_EXIT_RULES (rule errors) or TFX_EXIT_FAIL (OOM). */
+ * A pack path is loaded with the verifier instead. CANN prototype files (*.cannops.tsv, given
+ * as -r paths or found under -r directories) are loaded first, in -r order, over the stdlib's
+ * prototypes (first wins; overrides reported like rule overrides) and the rules are checked
+ * against that merged table. Returns 0, TFX_EXIT_USAGE (a path that is no rule file/dir/
+ * prototype file/pack, a pack mixed with paths other than prototype files, a bad -W option),
+ * TFX_EXIT_INPUT (a missing path, a corrupt pack), TFX_EXIT_RULES (rule errors, malformed or
+ * unreadable prototype files) or TFX_EXIT_FAIL (OOM). */
 int tfx_rules_build_pack(const tfx_rules_spec *s, tfx_pack *out, tfx_diag *d);
+/* The same; on success *protos (when protos is not NULL) gets the prototype table of the run:
+ * NULL when no -r path gives a prototype file (the run uses tfx_cann_stdlib()), else a new
+ * merged table (the user files over the stdlib's) to free with tfx_rules_protos_free. A pack
+ * does not hold prototypes: prototype files may be given next to it (-r p.tfxb -r
+ * x.cannops.tsv) and only make this table (the pack's rules were checked when compiled). */
+int tfx_rules_build(const tfx_rules_spec *s, tfx_pack *out, struct tfx_cann_table **protos,
+                    tfx_diag *d);
+void tfx_rules_protos_free(struct tfx_cann_table *t); /* NULL is fine */
 /* 1 if a -r path names a pack (by its .tfxb extension). */
 int tfx_rules_path_is_pack(const char *path);
+/* 1 if a path names a CANN prototype file (by its .cannops.tsv ending). */
+#define TFX_RULES_PROTOS_SUFFIX ".cannops.tsv"
+int tfx_rules_path_is_protos(const char *path);
 /* 0 if opt ("-Wno-shadow", ...) is a valid rule-warning option, else -1. */
 int tfx_rules_check_warn_option(const char *opt);
 /* Applies the VM options of the run (--vm-budget, --trace) to a VM: engines call this on
