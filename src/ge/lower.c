@@ -314,7 +314,15 @@ static int lower_subgraphs(lg *G, uint32_t id) {
                            : tfx_lower_fmt(w, "%s_%s", op->name, names[a]);
       const char *gname = base ? graph_name(w, base) : NULL;
       if (!gname) return -1;
-      subctx sc = {op, mop, nd, (int32_t)offset, fname};
+      /* Ascend's subgraph post functions: a While's cond output is the loop condition, no
+       * output of the While (retval index -1); For's body takes (i, args...) where the For
+       * node takes (start, limit, delta, args...). */
+      const char *pt = tfx_lower_node_op(nd);
+      int is_while = strcmp(pt, "While") == 0 || strcmp(pt, "StatelessWhile") == 0 ||
+                     strcmp(pt, "_While") == 0;
+      int is_for = strcmp(pt, "For") == 0;
+      subctx sc = {op, mop, nd, (int32_t)(is_for ? 0 : offset), fname, (uint8_t)is_for,
+                   (uint8_t)(is_while && strcmp(names[a], "cond") == 0)};
       w->fn_busy[fi] = 1;
       w->depth++;
       int rc = lower_graph(w, fg, &w->om->funcs[fi], gname, &sc);
@@ -338,7 +346,7 @@ static int build_args(lg *G) {
     Ge__Proto__OpDef *op = name ? tfx_lower_op_new(G, name, "Data", 0) : NULL;
     if (!op) return -1;
     G->args[i] = op;
-    int32_t tf_in = sc->offset + (int32_t)i;
+    int32_t tf_in = sc->is_for ? (i == 0 ? 0 : (int32_t)i + 2) : sc->offset + (int32_t)i;
     int64_t pidx = -1;
     for (uint32_t k = 0; k < sc->pmop->n_in; k++)
       if (sc->pmop->in[k].tf_port == tf_in) pidx = k;
@@ -439,9 +447,9 @@ static int sub_outputs(lg *G, Ge__Proto__OpDef *no) {
       continue;
     }
     int64_t pidx = -1;
-    for (uint32_t q = 0; q < G->sub->pmop->n_out; q++)
+    for (uint32_t q = 0; q < G->sub->pmop->n_out && !G->sub->no_out_index; q++)
       if (G->sub->pmop->out[q].tf_port == (int32_t)k) pidx = q;
-    if (pidx < 0)
+    if (pidx < 0 && !G->sub->no_out_index)
       GWARN(G,
             "output '%s': the parent node '%s' has no GE output for TF output %zu; no "
             "_parent_node_index",
@@ -709,6 +717,7 @@ int tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *om,
   tfx_diag_free(&scratch);
   tfx_hmap_init(&w.graph_names);
   tfx_hmap_init(&w.fn_index);
+  tfx_hmap_init(&w.port_lists);
   w.fn_busy = tfx_calloc(m->n_funcs ? m->n_funcs : 1, 1);
   Ge__Proto__ModelDef *model = tfx_arena_alloc(w.A, sizeof *model);
   if (!w.fn_busy || !model) {
@@ -742,6 +751,7 @@ done:
   free(w.fn_busy);
   tfx_hmap_free(&w.graph_names);
   tfx_hmap_free(&w.fn_index);
+  tfx_hmap_free(&w.port_lists);
   if (w.failed || w.oom) return TFX_EXIT_FAIL;
   gm->model = model;
   return 0;

@@ -126,6 +126,8 @@ typedef struct tfx_lower_sub {
   const tfx_node *pnode;
   int32_t offset; /* TF data input of arg 0 */
   const char *fn; /* function name */
+  uint8_t is_for;       /* parent is For: arg 0 is input 0 (start), arg k > 0 is input k + 2 */
+  uint8_t no_out_index; /* a While's cond graph: its output maps to no parent output */
 } tfx_lower_sub;
 
 typedef struct tfx_lower_graph {
@@ -162,6 +164,11 @@ struct tfx_lower_ctx {
   uint8_t *fn_busy;
   unsigned depth;
   int oom, failed;
+  /* port-name lists shared by every op with the same ports (tfx_lower_port_names) */
+  tfx_hmap port_lists;                 /* names joined by NULs -> index into port_list */
+  Ge__Proto__AttrDef **port_list;      /* tfx_ge_grow'n array in A */
+  size_t n_port_list;
+  Ge__Proto__AttrDef *port_index[32];  /* [0, 1, .., n-1] by n */
 };
 
 /* Control inputs being collected for one op (deduplicated by op; malloc'ed). */

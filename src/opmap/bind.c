@@ -12,7 +12,8 @@
  *    `deleted`, ascending;
  *  - explicit `input NAME = N` / connected `optional input NAME = N` bind NAME to TF input N
  *    and take N out of the sequential pool; a not-connected optional port is present with
- *    tf_port -1 and takes nothing;
+ *    tf_port -1 and takes nothing; if the node has TF input N anyway and no other statement
+ *    takes it, that is the node's PARAM_INVALID (it would otherwise shift onto the next port);
  *  - the other prototype ports, in declaration order, take the pool's inputs in order: a
  *    required port one; a dynamic port `count` of them (its `dynamic` statement), or, with no
  *    statement, whatever is left after the ports declared after it are served (one for each
@@ -252,6 +253,19 @@ static int bind_inputs_proto(om_run *r, const tfx_node *nd, const tfx_cann_op *p
     if (!ps->connected) continue;
     if (ps->index >= T || r->mark[ps->index] == 1) too_few = 1; /* missing or deleted */
     else r->mark[ps->index] = 2;
+  }
+  /* an optional input switched off by its `when` although the node has that TF input (and no
+   * other statement takes it): binding it to the next port in order would silently rewire the
+   * node, so it is the node's error */
+  for (uint32_t i = 0; i < b->n_ports; i++) {
+    const om_port_stmt *ps = &b->ports[i];
+    if (ps->dir || ps->connected || !ps->optional || ps->index < 0 || ps->index >= T ||
+        r->mark[ps->index] != 0 || tfx_cann_input(pr, ps->name) < 0)
+      continue;
+    if (param_invalid(r, op, "optional input '%s' is not connected (its condition is false), but "
+                      "the node has TF input %lld; map that input or delete it",
+                      ps->name, (long long)ps->index))
+      return -1;
   }
   for (uint32_t i = 0; i < b->n_dyns; i++) {
     if (b->dyns[i].dir) continue;

@@ -160,7 +160,7 @@ static void trace(om_run *r, const char *fmt, ...) {
 
 /* ---------------------------------------------------------------- one node */
 
-/* "did you mean A, B, C?" (similar CANN names) and the first candidate map whose `when`
+/* "did you mean the CANN type 'A', 'B' or 'C'?" (similar CANN names) and the first candidate map whose `when`
  * failed; NULL when there is nothing to say. */
 static int make_hint(om_run *r, const char *tf, uint32_t almost, const char **out) {
   char *b = r->msg;
@@ -169,9 +169,10 @@ static int make_hint(om_run *r, const char *tf, uint32_t almost, const char **ou
   size_t ns = tfx_cann_similar(r->protos, tf, sim, 3);
   b[0] = '\0';
   if (ns) {
-    len += (size_t)snprintf(b + len, cap - len, "did you mean ");
+    len += (size_t)snprintf(b + len, cap - len, "did you mean the CANN type ");
     for (size_t i = 0; i < ns && len < cap; i++)
-      len += (size_t)snprintf(b + len, cap - len, "%s%s", i ? ", " : "", sim[i]);
+      len += (size_t)snprintf(b + len, cap - len, "%s'%s'", i == 0 ? "" : i + 1 == ns ? " or " : ", ",
+                              sim[i]);
     if (len < cap) len += (size_t)snprintf(b + len, cap - len, "?");
   }
   if (almost != TFX_PACK_NONE && len < cap) {
