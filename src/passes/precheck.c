@@ -45,16 +45,24 @@ static void op_entry(tfx_strbuf *b, const tfx_ctx *ctx, const tfx_mapped_graph *
                      int *first) {
   const tfx_node *nd = &mg->g->nodes[i];
   const tfx_mapped_op *op = &mg->ops[i];
-  int failed = op->how == TFX_MAP_UNSUPPORTED || op->cause != TFX_CAUSE_OK;
+  /* NONE: the mapping stopped at a rule run-time error before this node was decided */
+  int failed = op->how == TFX_MAP_UNSUPPORTED || op->how == TFX_MAP_NONE ||
+               op->cause != TFX_CAUSE_OK;
   tfx_sb_puts(b, *first ? "\n  {\"name\": " : ",\n  {\"name\": ");
   *first = 0;
   tfx_sb_json_str(b, nd->name, strlen(nd->name));
   str_member(b, "type", nd->op);
   tfx_sb_puts(b, failed ? ", \"result\": \"failed\"" : ", \"result\": \"success\"");
   if (failed) {
-    int code = op->how == TFX_MAP_UNSUPPORTED ? TFX_CAUSE_TYPE_UNSUPPORTED : op->cause;
+    int code = op->how == TFX_MAP_UNSUPPORTED ? TFX_CAUSE_TYPE_UNSUPPORTED
+               : op->how == TFX_MAP_NONE       ? TFX_CAUSE_PARAM_INVALID
+                                               : op->cause;
     const char *msg = op->message ? op->message
-                      : op->how == TFX_MAP_UNSUPPORTED ? "The type is not supported." : "";
+                      : op->how == TFX_MAP_UNSUPPORTED ? "The type is not supported."
+                      : op->how == TFX_MAP_NONE
+                          ? "not mapped: the op mapping stopped at a rule run-time error (see "
+                            "the diagnostics)"
+                          : "";
     tfx_sb_printf(b, ", \"cause\": [{\"code\": %d, \"message\": ", code);
     tfx_sb_json_str(b, msg, strlen(msg));
     tfx_sb_puts(b, "}]");
@@ -113,10 +121,12 @@ int tfx_precheck_json(const tfx_ctx *ctx, const char *model, tfx_strbuf *b, uint
   int first = 1;
   for (uint32_t gi = 0; gi <= om->n_funcs; gi++) {
     const tfx_mapped_graph *mg = gi == 0 ? &om->main : &om->funcs[gi - 1];
+    if (!mg->g || !mg->ops) continue; /* not reached: the mapping stopped at an error */
     for (uint32_t i = 0; i < mg->g->n_nodes; i++) {
       const tfx_mapped_op *op = &mg->ops[i];
       total++;
-      if (op->how == TFX_MAP_UNSUPPORTED || op->cause != TFX_CAUSE_OK) fail++;
+      if (op->how == TFX_MAP_UNSUPPORTED || op->how == TFX_MAP_NONE || op->cause != TFX_CAUSE_OK)
+        fail++;
       op_entry(&ops, ctx, mg, i, &first);
     }
     const tfx_fusion_graph_report *gr = graph_report(ctx, mg->g);

@@ -38,7 +38,8 @@ What is checked (air.md item numbers in brackets) and what is not:
   dtype (attrs included) is a proto DataType 0..40;
 - subgraphs [37, 38]: subgraph_name entries name graphs in ModelDef.graph (not the root); Data in
   subgraphs carry int `index` and `_parent_node_index` (< the parent op's data inputs); subgraph
-  NetOutput input descs carry int `_parent_node_index` (< the parent's output_desc count);
+  NetOutput input descs carry int `_parent_node_index` (< the parent's output_desc count),
+  except in a While's cond graph;
 - no attr_groups field anywhere [40]; graph attr _graph_has_been_added not true [6].
 Not checked: op types and attrs against the CANN IR, acyclicity, dtype/shape propagation, the
 external weight files of separated Consts, DT_STRING tensor layout.
@@ -795,7 +796,13 @@ class Checker:
                     self.fail('subgraph-data', '%s: _parent_node_index %d, but the parent op '
                               '%r has %d data input(s)' % (ow, pni, parent[1].get('name', ''),
                                                             pin))
-            if typ == 'NetOutput':
+            # a While's cond graph (its first subgraph, IR order cond, body) returns the loop
+            # condition, which is no output of the While: GE's ParseSubgraphPostFnWhile maps it
+            # to no parent output, so its NetOutput carries no _parent_node_index
+            is_cond = (parent is not None and
+                       parent[1].get('type') in ('While', 'StatelessWhile', '_While') and
+                       (parent[1].get('subgraph_name') or [None])[0] == gname)
+            if typ == 'NetOutput' and not is_cond:
                 for i, d in enumerate(in_desc):
                     pni = attr_int(attrs(d), '_parent_node_index')
                     if pni is None:
