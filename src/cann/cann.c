@@ -1,8 +1,11 @@
 /* CANN op prototypes: the cann-ops TSV reader, lookups, "did you mean" and the embedded table.
  * Stage: cann (data only). Input: the text of a cann-ops TSV (facts/README-ops.md: columns
  * name, inputs, outputs, attrs, source). Output: a tfx_cann_table whose ops, ports, attrs and
- * parsed defaults all live in the table's arena, with a name -> index hash map. */
+ * parsed defaults all live in the table's arena, with a name -> index hash map. Merged tables
+ * (user prototype files over the stdlib's, tfx_cann_add / tfx_cann_add_base) register ops
+ * first-wins and report overrides like rules do (-Woverride). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -406,19 +409,50 @@ static size_t count_lines(const char *text, size_t len) {
   return n;
 }
 
-int tfx_cann_load(tfx_cann_table *t, const char *text, size_t len, const char *fname, tfx_diag *d) {
+/* Makes room for extra more ops (array and hash map). Returns 0 or -1 (out of memory). */
+static int reserve_ops(tfx_cann_table *t, size_t extra) {
+  size_t need = (size_t)t->n_ops + extra;
+  if (need > UINT32_MAX) return -1;
+  if (need > t->cap_ops) {
+    tfx_cann_op *ops = tfx_arena_calloc(&t->arena, need, sizeof *ops);
+    if (!ops) return -1;
+    if (t->n_ops) memcpy(ops, t->ops, (size_t)t->n_ops * sizeof *ops);
+    t->ops = ops;
+    t->cap_ops = (uint32_t)need;
+  }
+  return need && tfx_hmap_reserve(&t->by_name, need) != 0 ? -1 : 0;
+}
+
+/* Reports that the op called name at file:line is ignored for first. Returns 1 when the
+ * report is an error. */
+static int report_override(tfx_diag *d, tfx_cann_override ov, const char *name, const char *file,
+                           unsigned line, const tfx_cann_op *first) {
+  if (ov == TFX_CANN_OV_QUIET) return 0;
+  int err = ov == TFX_CANN_OV_ERROR;
+  tfx_diag_add(d, err ? TFX_SEV_ERROR : TFX_SEV_WARNING, file, line, 1,
+               "CANN prototype '%s' is ignored: the one at %s:%u:1 was registered first [-W%soverride]",
+               name, first->file ? first->file : "?", (unsigned)first->line, err ? "error=" : "");
+  return err || d->werror;
+}
+
+void tfx_cann_init(tfx_cann_table *t) {
   memset(t, 0, sizeof *t);
   tfx_arena_init(&t->arena);
   tfx_hmap_init(&t->by_name);
+}
+
+int tfx_cann_add(tfx_cann_table *t, const char *text, size_t len, const char *fname,
+                 tfx_cann_override ov, tfx_diag *d) {
   if (!text) len = 0;
   tfx_tsv r;
   tfx_tsv_init(&r, text, len, fname, d);
-  size_t cap = len ? count_lines(text, len) : 0;
-  if (cap > UINT32_MAX || (cap && !(t->ops = tfx_arena_calloc(&t->arena, cap, sizeof *t->ops))) ||
-      tfx_hmap_reserve(&t->by_name, cap) != 0) {
+  const char *file = tfx_arena_strdup(&t->arena, r.fname);
+  if (!file || reserve_ops(t, len ? count_lines(text, len) : 0) != 0) {
     tfx_tsv_oom(&r);
     return TFX_EXIT_FAIL;
   }
+  const uint32_t first = t->n_ops; /* ops of this text are first.. */
+  size_t ov_errors = 0;
   tfx_span line, col[TFX_TSV_MAX_COLS];
   int oom = 0;
   while (!oom && tfx_tsv_next(&r, &line)) {
@@ -428,12 +462,14 @@ int tfx_cann_load(tfx_cann_table *t, const char *text, size_t len, const char *f
       continue;
     }
     uint32_t prev = tfx_hmap_get(&t->by_name, col[0].s, col[0].n);
-    if (prev != TFX_HASH_NONE) {
+    if (prev != TFX_HASH_NONE && prev >= first) {
       tfx_tsv_error(&r, col[0].s, "op '%.*s' already defined at line %u", (int)col[0].n, col[0].s,
                     (unsigned)t->ops[prev].line);
       continue;
     }
+    /* parsed into the free slot even when overridden, so a malformed line is reported */
     tfx_cann_op *op = &t->ops[t->n_ops];
+    memset(op, 0, sizeof *op);
     tfx_cann_port *in, *out;
     tfx_cann_attr *attrs;
     int rc = read_ports(&r, &t->arena, col[1], 0, &in, &op->n_in);
@@ -441,10 +477,18 @@ int tfx_cann_load(tfx_cann_table *t, const char *text, size_t len, const char *f
     if (rc == 0) rc = read_attrs(&r, &t->arena, col[3], &attrs, &op->n_attrs);
     if (rc == -2) oom = 1;
     if (rc != 0) continue;
+    if (prev != TFX_HASH_NONE) { /* an earlier text registered the name: first wins */
+      char name[256];
+      snprintf(name, sizeof name, "%.*s", (int)(col[0].n < 255 ? col[0].n : 255), col[0].s);
+      ov_errors += (size_t)report_override(d, ov, name, file, r.line, &t->ops[prev]);
+      memset(op, 0, sizeof *op);
+      continue;
+    }
     op->in = in;
     op->out = out;
     op->attrs = attrs;
     op->line = r.line;
+    op->file = file;
     op->name = keep(&t->arena, col[0]);
     op->source = keep(&t->arena, col[4]);
     if (!op->name || !op->source || tfx_hmap_put(&t->by_name, op->name, col[0].n, t->n_ops, NULL) < 0) {
@@ -457,7 +501,37 @@ int tfx_cann_load(tfx_cann_table *t, const char *text, size_t len, const char *f
     tfx_tsv_oom(&r);
     return TFX_EXIT_FAIL;
   }
-  return r.errors ? TFX_EXIT_INPUT : 0;
+  return r.errors || ov_errors ? TFX_EXIT_INPUT : 0;
+}
+
+int tfx_cann_load(tfx_cann_table *t, const char *text, size_t len, const char *fname, tfx_diag *d) {
+  tfx_cann_init(t);
+  return tfx_cann_add(t, text, len, fname, TFX_CANN_OV_QUIET, d);
+}
+
+int tfx_cann_add_base(tfx_cann_table *t, const tfx_cann_table *base, tfx_cann_override ov,
+                      tfx_diag *d) {
+  if (!base || !base->n_ops) return 0;
+  if (reserve_ops(t, base->n_ops) != 0) {
+    tfx_error(d, NULL, 0, 0, "out of memory merging CANN prototype tables");
+    return TFX_EXIT_FAIL;
+  }
+  size_t ov_errors = 0;
+  for (uint32_t i = 0; i < base->n_ops; i++) {
+    const tfx_cann_op *op = &base->ops[i];
+    size_t n = strlen(op->name);
+    uint32_t prev = tfx_hmap_get(&t->by_name, op->name, n);
+    if (prev != TFX_HASH_NONE) {
+      ov_errors += (size_t)report_override(d, ov, op->name, op->file, op->line, &t->ops[prev]);
+      continue;
+    }
+    if (tfx_hmap_put(&t->by_name, op->name, n, t->n_ops, NULL) < 0) {
+      tfx_error(d, NULL, 0, 0, "out of memory merging CANN prototype tables");
+      return TFX_EXIT_FAIL;
+    }
+    t->ops[t->n_ops++] = *op;
+  }
+  return ov_errors ? TFX_EXIT_INPUT : 0;
 }
 
 void tfx_cann_free(tfx_cann_table *t) {
@@ -465,7 +539,7 @@ void tfx_cann_free(tfx_cann_table *t) {
   tfx_hmap_free(&t->by_name);
   tfx_arena_free(&t->arena);
   t->ops = NULL;
-  t->n_ops = 0;
+  t->n_ops = t->cap_ops = 0;
 }
 
 const tfx_cann_op *tfx_cann_find(const tfx_cann_table *t, const char *name) {

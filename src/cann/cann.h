@@ -63,12 +63,15 @@ typedef struct tfx_cann_op {
   const tfx_cann_port *out;  uint32_t n_out;
   const tfx_cann_attr *attrs; uint32_t n_attrs; /* declaration order; GRAPH pseudo attrs too */
   const char *source;        /* the TSV source column ("owner/repo:path") */
+  const char *file;          /* the TSV it was read from (the fname given to the load) */
   uint32_t line;             /* line of the TSV it was read from */
 } tfx_cann_op;
 
 typedef struct tfx_cann_table {
   tfx_arena arena;
-  tfx_cann_op *ops;  uint32_t n_ops;   /* file order (sorted by name) */
+  tfx_cann_op *ops;  uint32_t n_ops;   /* registration order: file order for one TSV (the
+                                          stdlib's is sorted by name); see tfx_cann_add */
+  uint32_t cap_ops;                    /* capacity of ops (internal) */
   tfx_hmap by_name;                    /* name -> index */
 } tfx_cann_table;
 
@@ -82,6 +85,38 @@ int tfx_cann_load(tfx_cann_table *t, const char *text, size_t len, const char *f
  * or malformed. */
 const tfx_cann_table *tfx_cann_stdlib(tfx_diag *d);
 void tfx_cann_free(tfx_cann_table *t);
+
+/* ---------------------------------------------------------------- merged tables
+ *
+ * User prototype files (`-r` paths named *.cannops.tsv, passes/pass_rules.c) layered over a
+ * base table (the stdlib's): build an empty table with tfx_cann_init, add each user file with
+ * tfx_cann_add in load order, then the base with tfx_cann_add_base. The first op registered
+ * under a name wins, like rules: a later op of that name is an override, skipped and reported
+ * according to `ov` (a tfx_cann_override). Ops are kept in registration order; pointers into
+ * t->ops are valid until the next add. */
+
+typedef enum {
+  TFX_CANN_OV_QUIET = 0, /* overrides are not reported (-Woverride off, the default) */
+  TFX_CANN_OV_WARN,      /* `warning: ... [-Woverride]` (-v, -Woverride) */
+  TFX_CANN_OV_ERROR      /* `error: ... [-Werror=override]` (-Werror, -Werror=override) */
+} tfx_cann_override;
+
+/* An empty table (free with tfx_cann_free). */
+void tfx_cann_init(tfx_cann_table *t);
+/* Parses one more cann-ops TSV into t (same format and checks as tfx_cann_load; fname is
+ * copied). An op whose name an earlier add registered is validated, then skipped as an
+ * override, reported at its own line: `CANN prototype 'X' is ignored: the one at F:L:1 was
+ * registered first [-Woverride]`; two ops of one name in one text are an error. Returns 0,
+ * TFX_EXIT_INPUT (malformed lines, override errors; all reported, the good lines are added)
+ * or TFX_EXIT_FAIL (out of memory, reported). */
+int tfx_cann_add(tfx_cann_table *t, const char *text, size_t len, const char *fname,
+                 tfx_cann_override ov, tfx_diag *d);
+/* Adds every op of base that t does not have (shallow copies: base must outlive t; the stdlib
+ * table always does). Each base op t already has is an override, reported at the base op's
+ * file:line. Returns 0, TFX_EXIT_INPUT (override errors) or TFX_EXIT_FAIL (out of memory). */
+int tfx_cann_add_base(tfx_cann_table *t, const tfx_cann_table *base, tfx_cann_override ov,
+                      tfx_diag *d);
+
 const tfx_cann_op *tfx_cann_find(const tfx_cann_table *t, const char *name);
 /* Index of the input / output / attr called name in op, or -1. */
 int tfx_cann_input(const tfx_cann_op *op, const char *name);
@@ -118,6 +153,12 @@ int tfx_cann_protos_add_known(tfx_cann_protos *p, const char *text, size_t len, 
                               tfx_diag *d);
 /* The hook to put in tfx_rules_options.protos (lives as long as p). */
 const struct tfx_rules_protos *tfx_cann_protos_hook(const tfx_cann_protos *p);
+/* A new view of t, a table holding the stdlib's ops (user prototypes added over
+ * tfx_cann_stdlib() with tfx_cann_add_base), plus the stdlib's types known without a
+ * prototype (<stdlib>/ops/cann-ops-noir.tsv) except those t has a prototype for (a user
+ * prototype gives such a type its ports). NULL after reporting (out of memory, a stdlib list
+ * that cannot be loaded). Free with tfx_cann_protos_free. */
+tfx_cann_protos *tfx_cann_protos_merged(const tfx_cann_table *t, tfx_diag *d);
 /* The hook over tfx_cann_stdlib() and <stdlib>/ops/cann-ops-noir.tsv, built on first use and
  * shared (never freed; not thread-safe on first use). NULL after reporting when a table
  * cannot be loaded. */

@@ -35,7 +35,8 @@ void tfx_tsv_init(tfx_tsv *t, const char *text, size_t len, const char *fname, t
 /* The next data line (without its '\n' and a trailing '\r'), skipping blank lines and lines
  * starting with '#'. Returns 0 at the end of the text. */
 int tfx_tsv_next(tfx_tsv *t, tfx_span *line);
-/* Splits line at tabs into exactly want columns; reports and returns -1 otherwise. */
+/* Splits line at tabs into exactly want columns; reports and returns -1 otherwise (the column
+ * reported is the end of the line when a column is missing, the first extra tab otherwise). */
 int tfx_tsv_columns(tfx_tsv *t, tfx_span line, tfx_span *cols, size_t want);
 /* Reports an error at the byte at of the current line (NULL: the line start). */
 void tfx_tsv_error(tfx_tsv *t, const char *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

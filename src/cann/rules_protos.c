@@ -6,7 +6,9 @@
  * kinds, arrays in the view's arena) and a lookup by name through the table's hash map; a
  * known type without a prototype gets an empty prototype (no ports), so an `auto` map to it
  * is accepted without -Wunknown-op while a port statement naming one of its ports is an
- * error (there is no IR to check it against). Only rules/load.h's types are used, so
+ * error (there is no IR to check it against). For a merged table (user prototypes over the
+ * stdlib's, tfx_cann_protos_merged) a listed type the table has a prototype for is skipped: the
+ * user's prototype gives it ports. Only rules/load.h's types are used, so
  * tfxc_cann does not link the rules library. */
 #include <stdlib.h>
 #include <string.h>
@@ -83,8 +85,10 @@ void tfx_cann_protos_free(tfx_cann_protos *p) {
   free(p);
 }
 
-int tfx_cann_protos_add_known(tfx_cann_protos *p, const char *text, size_t len, const char *fname,
-                              tfx_diag *d) {
+/* skip_defined: a listed name t has a prototype for is skipped silently (a merged table whose
+ * user prototype gives the type its ports) instead of being an error. */
+static int add_known(tfx_cann_protos *p, const char *text, size_t len, const char *fname,
+                     int skip_defined, tfx_diag *d) {
   tfx_tsv r;
   tfx_tsv_init(&r, text, text ? len : 0, fname, d);
   tfx_span line, col[2];
@@ -101,6 +105,7 @@ int tfx_cann_protos_add_known(tfx_cann_protos *p, const char *text, size_t len, 
     char *name = tfx_arena_strndup(&p->arena, col[0].s, col[0].n);
     if (!name) goto oom;
     if (tfx_cann_find(p->t, name)) {
+      if (skip_defined) continue;
       tfx_tsv_error(&r, col[0].s, "'%s' has a prototype; remove it from this list", name);
       continue;
     }
@@ -122,6 +127,25 @@ int tfx_cann_protos_add_known(tfx_cann_protos *p, const char *text, size_t len, 
 oom:
   tfx_tsv_oom(&r);
   return TFX_EXIT_FAIL;
+}
+
+int tfx_cann_protos_add_known(tfx_cann_protos *p, const char *text, size_t len, const char *fname,
+                              tfx_diag *d) {
+  return add_known(p, text, len, fname, 0, d);
+}
+
+tfx_cann_protos *tfx_cann_protos_merged(const tfx_cann_table *t, tfx_diag *d) {
+  tfx_cann_protos *p = tfx_cann_protos_new(t);
+  if (!p) {
+    tfx_error(d, NULL, 0, 0, "out of memory building the CANN prototype table");
+    return NULL;
+  }
+  const tfx_embedded_file *f = tfx_cann_embedded("<stdlib>/ops/cann-ops-noir.tsv", d);
+  if (!f || add_known(p, f->data, (size_t)f->len, f->name, 1, d) != 0) {
+    tfx_cann_protos_free(p);
+    return NULL;
+  }
+  return p;
 }
 
 const struct tfx_rules_protos *tfx_cann_protos_hook(const tfx_cann_protos *p) { return p ? &p->hook : NULL; }

@@ -47,17 +47,18 @@ void tfx_tsv_oom(tfx_tsv *t) { tfx_tsv_error(t, NULL, "out of memory reading the
 
 int tfx_tsv_columns(tfx_tsv *t, tfx_span line, tfx_span *cols, size_t want) {
   size_t n = 0;
-  const char *s = line.s, *end = line.s + line.n;
+  const char *s = line.s, *end = line.s + line.n, *extra = NULL;
   for (;;) {
     const char *tab = memchr(s, '\t', (size_t)(end - s));
     const char *e = tab ? tab : end;
     if (n < want) cols[n] = (tfx_span){s, (size_t)(e - s)};
     n++;
     if (!tab) break;
+    if (n == want) extra = tab; /* the tab that starts the first extra column */
     s = tab + 1;
   }
-  if (n != want) {
-    tfx_tsv_error(t, NULL, "expected %zu tab-separated columns, found %zu", want, n);
+  if (n != want) { /* at the end of the line (a column is missing) or at the first extra tab */
+    tfx_tsv_error(t, n < want ? end : extra, "expected %zu tab-separated columns, found %zu", want, n);
     return -1;
   }
   return 0;

@@ -12,6 +12,9 @@
 #include "passes/pipeline.h"
 #include "vm/pack.h"
 #include "util/diag.h"
+#include "util/limits.h"
+
+struct tfx_cann_table; /* cann/cann.h */
 
 typedef struct tfx_cli_opt {
   int id;                 /* returned by tfx_cli_next (>= 0) */
@@ -51,6 +54,16 @@ void tfx_cli_usage_error(tfx_diag *d, const char *cmd, const char *fmt, ...)
 int tfx_cli_parse_size(const char *s, size_t *out);
 /* Parses a non-negative decimal int. Returns 0 or -1. */
 int tfx_cli_parse_uint(const char *s, unsigned *out);
+/* --limit NAME=N[,NAME=N...] (repeatable; docs/CLI.md "Limits"): sets lim->v[...] for the
+ * limits of util/limits.h, and *file_size / *vm_steps for the aliases file-size and vm-steps
+ * (either pointer may be NULL: the command does not use that limit and the value is checked
+ * and ignored). Every command takes every name, so one --limit value fits every command.
+ * Returns 0 or -1 (a usage error of cmd, reported: unknown name, bad or out-of-range value). */
+int tfx_cli_parse_limit(const char *spec, const char *cmd, tfx_limits *lim, size_t *file_size,
+                        uint64_t *vm_steps, tfx_diag *d);
+/* One --help line per limit name ("  depth  message nesting ... (default 100)"), for the
+ * commands' help texts. */
+void tfx_cli_help_limits(FILE *f);
 /* Writes len bytes to stdout and flushes. Returns 0, or TFX_EXIT_INPUT (reported). */
 int tfx_cli_write_stdout(const char *data, size_t len, tfx_diag *d);
 /* Refuses an output path that exists and is not a regular file (a directory, /dev/null, a
@@ -71,6 +84,7 @@ typedef struct tfx_cli_rules {
   char **warns;         /* owned "-W..." strings */
   size_t n_warns, cap_warns;
   int no_stdlib;
+  unsigned max_rule_depth; /* --limit rule-depth; 0 = default */
 } tfx_cli_rules;
 
 void tfx_cli_rules_free(tfx_cli_rules *r);
@@ -80,6 +94,13 @@ int tfx_cli_rules_add_path(tfx_cli_rules *r, const char *path, tfx_diag *d);
 int tfx_cli_rules_add_warn(tfx_cli_rules *r, const char *value, const char *cmd, tfx_diag *d);
 /* Loads, checks and compiles the rules (see tfx_rules_build_pack). Returns 0 or an exit code. */
 int tfx_cli_rules_build(const tfx_cli_rules *r, int verbose, tfx_pack *out, tfx_diag *d);
+/* The same, with the run's CANN prototype table (see tfx_rules_build: NULL when no prototype
+ * file was given, else free with tfx_rules_protos_free). */
+int tfx_cli_rules_build_protos(const tfx_cli_rules *r, int verbose, tfx_pack *out,
+                               struct tfx_cann_table **protos, tfx_diag *d);
+/* --limit for the commands that only compile rules (compile, list-rules, disasm): every name
+ * is checked, only rule-depth is kept (in r). Returns 0 or -1 (usage error, reported). */
+int tfx_cli_rules_limit(tfx_cli_rules *r, const char *spec, const char *cmd, tfx_diag *d);
 /* Prints VM trace lines to stderr (the --trace sink). */
 void tfx_cli_trace_stderr(void *user, const char *line);
 

@@ -2,22 +2,25 @@
  * Stage: cli. Input: -r paths (directories, rule files, or one pack) and the stdlib (unless
  * --no-stdlib), loaded in the documented order (passes/pass_rules.c). Output: the pack,
  * written atomically (default rules.tfxb); nothing on stdout. Exit 4 on rule errors, with
- * every error of every file printed (file:line:col, source line, caret). */
+ * every error of every file printed (file:line:col, source line, caret). CANN prototype files
+ * (*.cannops.tsv) among the paths are used to check the rules but not stored in the pack
+ * (-v says so): conversions pass them next to the pack. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "passes/passes.h"
 #include "tfxc/tfxc.h"
 #include "util/fileio.h"
 #include "util/strbuf.h"
 
-enum { O_RULES, O_NO_STDLIB, O_OUTPUT, O_WARN, O_VERBOSE, O_QUIET, O_HELP };
+enum { O_RULES, O_NO_STDLIB, O_OUTPUT, O_WARN, O_VERBOSE, O_QUIET, O_HELP, O_LIMIT };
 
 static const tfx_cli_opt compile_opts[] = {
   {O_RULES, "rules", 'r', "PATH"},  {O_NO_STDLIB, "no-stdlib", 0, NULL},
   {O_OUTPUT, "output", 'o', "FILE"}, {O_WARN, NULL, 'W', "WARNING"},
   {O_VERBOSE, "verbose", 'v', NULL}, {O_QUIET, "quiet", 'q', NULL},
-  {O_HELP, "help", 'h', NULL},
+  {O_HELP, "help", 'h', NULL},       {O_LIMIT, "limit", 0, "NAME=N"},
 };
 
 #define DEFAULT_PACK "rules.tfxb"
@@ -43,6 +46,9 @@ int tfx_cli_compile(int argc, char **argv, int first, tfx_diag *d) {
     case O_WARN:
       if (tfx_cli_rules_add_warn(&r, v, cmd, d) != 0) rc = TFX_EXIT_USAGE;
       break;
+    case O_LIMIT:
+      if (tfx_cli_rules_limit(&r, v, cmd, d) != 0) rc = TFX_EXIT_USAGE;
+      break;
     case O_VERBOSE: verbose = verbose < 0 ? 1 : verbose + 1; break;
     case O_QUIET: verbose = -1; break;
     case O_HELP: help = 1; break;
@@ -66,8 +72,14 @@ int tfx_cli_compile(int argc, char **argv, int first, tfx_diag *d) {
     goto done;
   }
   tfx_pack pack;
-  rc = tfx_cli_rules_build(&r, verbose, &pack, d);
+  struct tfx_cann_table *protos = NULL;
+  rc = tfx_cli_rules_build_protos(&r, verbose, &pack, &protos, d);
   if (rc != 0) goto done;
+  if (protos && verbose > 0)
+    tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "the rules were checked against the CANN prototype "
+                 "files (" TFX_RULES_PROTOS_SUFFIX ") given with -r; a pack does not hold them: pass "
+                 "them again next to it (-r %s -r FILE" TFX_RULES_PROTOS_SUFFIX ")", output);
+  tfx_rules_protos_free(protos);
   tfx_strbuf sb;
   tfx_sb_init(&sb);
   if (tfx_pack_write(&pack, &sb) != 0 || sb.oom) {

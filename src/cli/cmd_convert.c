@@ -18,7 +18,7 @@ enum {
   O_RULES, O_NO_STDLIB, O_OUTPUT, O_EMIT, O_INPUT_SHAPE, O_INPUT_FORMAT, O_OUT_NODES,
   O_ENABLE_SCOPE, O_DISABLE_PASS, O_CHECK, O_REPORT, O_TIME_PASSES, O_DUMP_AFTER, O_DUMP_DIR,
   O_TRACE, O_VERBOSE, O_QUIET, O_TAG, O_MAX_FILE, O_LIST_PASSES, O_HELP, O_VERSION,
-  O_WARN, O_VM_BUDGET, O_PASSTHROUGH
+  O_WARN, O_VM_BUDGET, O_PASSTHROUGH, O_LIMIT
 };
 
 static const tfx_cli_opt convert_opts[] = {
@@ -47,6 +47,7 @@ static const tfx_cli_opt convert_opts[] = {
   {O_WARN, NULL, 'W', "WARNING"},
   {O_VM_BUDGET, "vm-budget", 0, "N"},
   {O_PASSTHROUGH, "passthrough-unknown", 0, NULL},
+  {O_LIMIT, "limit", 0, "NAME=N"},
 };
 
 typedef struct emit_kind {
@@ -173,6 +174,11 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx
         usage = 1;
       }
       break;
+    case O_LIMIT:
+      if (tfx_cli_parse_limit(v, "tfxc", &ca->o.limits, &ca->o.max_file_size, &ca->o.vm_budget,
+                              d) != 0)
+        usage = 1;
+      break;
     case O_LIST_PASSES: ca->list_passes = 1; break;
     case O_HELP: ca->help = 1; break;
     case O_VERSION: ca->version = 1; break;
@@ -293,6 +299,11 @@ static int write_report(const char *path, const tfx_ctx *ctx, const char *model,
   int rc = 0;
   if (sb.oom) {
     tfx_error(d, NULL, 0, 0, "out of memory writing the report");
+    rc = TFX_EXIT_FAIL;
+  } else if (tfx_check_output_size(
+                 path ? path : "-", sb.len,
+                 tfx_limit_size(ctx->opts ? &ctx->opts->limits : NULL, TFX_LIMIT_OUTPUT_SIZE),
+                 d) != 0) {
     rc = TFX_EXIT_FAIL;
   } else if (!path) rc = tfx_cli_write_stdout(sb.data, sb.len, d);
   else if (tfx_write_file_atomic(path, sb.data, sb.len, d) != 0) rc = TFX_EXIT_INPUT;

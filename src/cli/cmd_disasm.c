@@ -11,13 +11,14 @@
 #include "util/strbuf.h"
 #include "vm/vm.h"
 
-enum { O_WARN, O_VERBOSE, O_QUIET, O_HELP };
+enum { O_WARN, O_VERBOSE, O_QUIET, O_HELP, O_LIMIT };
 
 static const tfx_cli_opt disasm_opts[] = {
   {O_WARN, NULL, 'W', "WARNING"},
   {O_VERBOSE, "verbose", 'v', NULL},
   {O_QUIET, "quiet", 'q', NULL},
   {O_HELP, "help", 'h', NULL},
+  {O_LIMIT, "limit", 0, "NAME=N"},
 };
 
 int tfx_cli_disasm(int argc, char **argv, int first, tfx_diag *d) {
@@ -38,6 +39,9 @@ int tfx_cli_disasm(int argc, char **argv, int first, tfx_diag *d) {
       break;
     case O_WARN:
       if (tfx_cli_rules_add_warn(&r, v, cmd, d) != 0) rc = TFX_EXIT_USAGE;
+      break;
+    case O_LIMIT:
+      if (tfx_cli_rules_limit(&r, v, cmd, d) != 0) rc = TFX_EXIT_USAGE;
       break;
     case O_VERBOSE: verbose = verbose < 0 ? 1 : verbose + 1; break;
     case O_QUIET: verbose = -1; break;

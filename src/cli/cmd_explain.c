@@ -28,7 +28,7 @@
 
 enum {
   E_SCOPE, E_RULE, E_FUNCTION, E_RULES, E_NO_STDLIB, E_WARN, E_ENABLE_SCOPE, E_DISABLE_PASS, E_VM_BUDGET,
-  E_TAG, E_INPUT_SHAPE, E_OUT_NODES, E_MAX_FILE, E_VERBOSE, E_QUIET, E_HELP
+  E_TAG, E_INPUT_SHAPE, E_OUT_NODES, E_MAX_FILE, E_VERBOSE, E_QUIET, E_HELP, E_LIMIT
 };
 
 static const tfx_cli_opt explain_opts[] = {
@@ -48,6 +48,7 @@ static const tfx_cli_opt explain_opts[] = {
   {E_VERBOSE, "verbose", 'v', NULL},
   {E_QUIET, "quiet", 'q', NULL},
   {E_HELP, "help", 'h', NULL},
+  {E_LIMIT, "limit", 0, "NAME=N"},
 };
 
 /* One evaluation of the scope by one pattern. */
@@ -437,6 +438,10 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
         tfx_cli_usage_error(d, "tfxc explain", "--max-file-size: '%s' is not a size", v);
         usage = 1;
       }
+      break;
+    case E_LIMIT:
+      if (tfx_cli_parse_limit(v, "tfxc explain", &o.limits, &o.max_file_size, &o.vm_budget, d) != 0)
+        usage = 1;
       break;
     case E_VERBOSE: o.verbose = o.verbose < 0 ? 1 : o.verbose + 1; break;
     case E_QUIET: o.verbose = -1; break;

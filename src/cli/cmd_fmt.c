@@ -9,7 +9,7 @@
 #include "io/io.h"
 #include "tfxc/tfxc.h"
 
-enum { F_OUTPUT, F_TO, F_TAG, F_MAX_FILE, F_VERBOSE, F_QUIET, F_HELP };
+enum { F_OUTPUT, F_TO, F_TAG, F_MAX_FILE, F_VERBOSE, F_QUIET, F_HELP, F_LIMIT };
 
 static const tfx_cli_opt fmt_opts[] = {
   {F_OUTPUT, "output", 'o', "OUT"},
@@ -19,6 +19,7 @@ static const tfx_cli_opt fmt_opts[] = {
   {F_VERBOSE, "verbose", 'v', NULL},
   {F_QUIET, "quiet", 'q', NULL},
   {F_HELP, "help", 'h', NULL},
+  {F_LIMIT, "limit", 0, "NAME=N"},
 };
 
 static int ends_with(const char *s, const char *suffix) {
@@ -57,6 +58,8 @@ int tfx_cli_fmt(int argc, char **argv, int first, tfx_diag *d) {
   tfx_cli_args_init(&a, argc, argv, first, "tfxc fmt", fmt_opts, sizeof fmt_opts / sizeof fmt_opts[0]);
   const char *in = NULL, *out = NULL, *to = NULL, *v;
   tfx_load_opts lo = {0};
+  tfx_limits lim;
+  memset(&lim, 0, sizeof lim);
   int help = 0, usage = 0, verbose = 0, id;
   while ((id = tfx_cli_next(&a, &v, d)) != TFX_CLI_END) {
     switch (id) {
@@ -77,6 +80,9 @@ int tfx_cli_fmt(int argc, char **argv, int first, tfx_diag *d) {
         tfx_cli_usage_error(d, "tfxc fmt", "--max-file-size: '%s' is not a size (e.g. 512M)", v);
         usage = 1;
       }
+      break;
+    case F_LIMIT:
+      if (tfx_cli_parse_limit(v, "tfxc fmt", &lim, &lo.max_file_size, NULL, d) != 0) usage = 1;
       break;
     case F_VERBOSE: verbose = verbose < 0 ? 1 : verbose + 1; break;
     case F_QUIET: verbose = -1; break;
@@ -101,10 +107,15 @@ int tfx_cli_fmt(int argc, char **argv, int first, tfx_diag *d) {
   if (!usage && tfx_cli_check_output_path(out, "tfxc fmt", d) != 0) usage = 1;
   if (usage) return TFX_EXIT_USAGE;
 
+  lo.max_depth = tfx_limit_uint(&lim, TFX_LIMIT_DEPTH);
+  lo.max_string = tfx_limit_size(&lim, TFX_LIMIT_STRING);
+  lo.max_list = tfx_limit_size(&lim, TFX_LIMIT_LIST);
   tfx_model m;
   int rc = tfx_io_load_model(in, &lo, &m, d);
   if (rc == 0) {
-    if (tfx_io_write_message(out, &m.graph->base, wire, d) != 0) rc = TFX_EXIT_INPUT;
+    int wr = tfx_io_write_message_max(out, &m.graph->base, wire,
+                                      tfx_limit_size(&lim, TFX_LIMIT_OUTPUT_SIZE), d);
+    if (wr != 0) rc = wr == -2 ? TFX_EXIT_FAIL : TFX_EXIT_INPUT;
     else if (verbose > 0)
       tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "wrote %s (%s GraphDef, %zu nodes)", out,
                    wire == TFX_WIRE_TEXT ? "text" : "binary", m.graph->n_node);

@@ -14,7 +14,8 @@
 #include "util/arena.h"
 #include "util/strbuf.h"
 
-enum { I_JSON, I_DEPTH, I_TAG, I_INPUT_SHAPE, I_OUT_NODES, I_MAX_FILE, I_VERBOSE, I_QUIET, I_HELP };
+enum { I_JSON, I_DEPTH, I_TAG, I_INPUT_SHAPE, I_OUT_NODES, I_MAX_FILE, I_VERBOSE, I_QUIET, I_HELP,
+       I_LIMIT };
 
 static const tfx_cli_opt inspect_opts[] = {
   {I_JSON, "json", 0, NULL},
@@ -26,6 +27,7 @@ static const tfx_cli_opt inspect_opts[] = {
   {I_VERBOSE, "verbose", 'v', NULL},
   {I_QUIET, "quiet", 'q', NULL},
   {I_HELP, "help", 'h', NULL},
+  {I_LIMIT, "limit", 0, "NAME=N"},
 };
 
 #define DEFAULT_DEPTH 3u
@@ -225,6 +227,10 @@ int tfx_cli_inspect(int argc, char **argv, int first, tfx_diag *d) {
         tfx_cli_usage_error(d, "tfxc inspect", "--max-file-size: '%s' is not a size (e.g. 512M)", v);
         usage = 1;
       }
+      break;
+    case I_LIMIT:
+      if (tfx_cli_parse_limit(v, "tfxc inspect", &o.limits, &o.max_file_size, NULL, d) != 0)
+        usage = 1;
       break;
     case I_VERBOSE: o.verbose = o.verbose < 0 ? 1 : o.verbose + 1; break;
     case I_QUIET: o.verbose = -1; break;

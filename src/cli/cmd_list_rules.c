@@ -5,23 +5,27 @@
  * order (scope passes, then op maps): a table, or a JSON array of objects with `name`,
  * `kind` ("scope"/"map"), `general` (scope rules), `source` ("file:line"), `from` (maps:
  * list of TF types) and `to` (maps: the CANN type, or the list of inner node types of a
- * graph map). */
+ * graph map). The CANN prototypes of the user's prototype files (-r *.cannops.tsv) that the
+ * run uses follow the rules, kind "proto" (their inputs -> outputs; JSON `inputs`, `outputs`);
+ * an overridden one is not listed. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "cann/cann.h"
 #include "cli/cli.h"
+#include "passes/passes.h"
 #include "tfxc/tfxc.h"
 #include "util/strbuf.h"
 #include "vm/bytecode.h"
 #include "vm/pack.h"
 
-enum { O_RULES, O_NO_STDLIB, O_JSON, O_WARN, O_VERBOSE, O_QUIET, O_HELP };
+enum { O_RULES, O_NO_STDLIB, O_JSON, O_WARN, O_VERBOSE, O_QUIET, O_HELP, O_LIMIT };
 
 static const tfx_cli_opt list_opts[] = {
   {O_RULES, "rules", 'r', "PATH"},   {O_NO_STDLIB, "no-stdlib", 0, NULL},
   {O_JSON, "json", 0, NULL},         {O_WARN, NULL, 'W', "WARNING"},
   {O_VERBOSE, "verbose", 'v', NULL}, {O_QUIET, "quiet", 'q', NULL},
-  {O_HELP, "help", 'h', NULL},
+  {O_HELP, "help", 'h', NULL},       {O_LIMIT, "limit", 0, "NAME=N"},
 };
 
 /* The string elements of list constant k (at most cap) into out; returns how many. */
@@ -116,8 +120,29 @@ static void json_strs(tfx_strbuf *b, const char *const *v, uint32_t n) {
   tfx_sb_putc(b, ']');
 }
 
-static void render_json(const tfx_pack *p, entry *e, tfx_strbuf *b) {
-  if (p->n_rules == 0) {
+/* The ops of a merged prototype table that come from the user's files: a prefix of its ops
+ * (tfx_cann_add registers them before tfx_cann_add_base appends the stdlib's). */
+static uint32_t n_user_protos(const tfx_cann_table *t, tfx_diag *d) {
+  if (!t) return 0;
+  const tfx_cann_table *std = tfx_cann_stdlib(d);
+  const char *std_file = std && std->n_ops ? std->ops[0].file : NULL;
+  uint32_t n = 0;
+  while (n < t->n_ops && t->ops[n].file != std_file) n++;
+  return n;
+}
+
+static void json_ports(tfx_strbuf *b, const tfx_cann_port *v, uint32_t n) {
+  tfx_sb_putc(b, '[');
+  for (uint32_t i = 0; i < n; i++) {
+    if (i) tfx_sb_puts(b, ", ");
+    tfx_sb_json_str(b, v[i].name, strlen(v[i].name));
+  }
+  tfx_sb_putc(b, ']');
+}
+
+static void render_json(const tfx_pack *p, const tfx_cann_table *t, uint32_t n_protos, entry *e,
+                        tfx_strbuf *b) {
+  if (p->n_rules == 0 && n_protos == 0) {
     tfx_sb_puts(b, "[]\n");
     return;
   }
@@ -144,7 +169,23 @@ static void render_json(const tfx_pack *p, entry *e, tfx_strbuf *b) {
       if (e->to_is_list) json_strs(b, e->to, e->n_to);
       else tfx_sb_json_str(b, e->to[0], strlen(e->to[0]));
     }
-    tfx_sb_puts(b, i + 1 < p->n_rules ? "},\n" : "}\n");
+    tfx_sb_puts(b, i + 1 < p->n_rules || n_protos ? "},\n" : "}\n");
+  }
+  for (uint32_t i = 0; i < n_protos; i++) {
+    const tfx_cann_op *op = &t->ops[i];
+    tfx_sb_puts(b, "  {\"name\": ");
+    tfx_sb_json_str(b, op->name, strlen(op->name));
+    tfx_sb_puts(b, ", \"kind\": \"proto\", \"source\": ");
+    tfx_strbuf s;
+    tfx_sb_init(&s);
+    tfx_sb_printf(&s, "%s:%u", op->file, (unsigned)op->line);
+    tfx_sb_json_str(b, tfx_sb_cstr(&s), s.len);
+    tfx_sb_free(&s);
+    tfx_sb_puts(b, ", \"inputs\": ");
+    json_ports(b, op->in, op->n_in);
+    tfx_sb_puts(b, ", \"outputs\": ");
+    json_ports(b, op->out, op->n_out);
+    tfx_sb_puts(b, i + 1 < n_protos ? "},\n" : "}\n");
   }
   tfx_sb_puts(b, "]\n");
 }
@@ -156,13 +197,27 @@ static void join(tfx_strbuf *b, const char *const *v, uint32_t n) {
   }
 }
 
-static void render_text(const tfx_pack *p, entry *e, tfx_strbuf *b) {
+static void join_ports(tfx_strbuf *b, const tfx_cann_port *v, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    if (i) tfx_sb_puts(b, ", ");
+    tfx_sb_puts(b, v[i].name);
+  }
+}
+
+static void render_text(const tfx_pack *p, const tfx_cann_table *t, uint32_t n_protos, entry *e,
+                        tfx_strbuf *b) {
   size_t wname = 4, wsrc = 6;
   for (uint32_t i = 0; i < p->n_rules; i++) {
     fill(p, i, e);
     char src[32];
     size_t ls = strlen(e->file) + (size_t)snprintf(src, sizeof src, ":%u", e->line);
     if (strlen(e->name) > wname) wname = strlen(e->name);
+    if (ls > wsrc) wsrc = ls;
+  }
+  for (uint32_t i = 0; i < n_protos; i++) {
+    char src[32];
+    size_t ls = strlen(t->ops[i].file) + (size_t)snprintf(src, sizeof src, ":%u", (unsigned)t->ops[i].line);
+    if (strlen(t->ops[i].name) > wname) wname = strlen(t->ops[i].name);
     if (ls > wsrc) wsrc = ls;
   }
   tfx_sb_printf(b, "%-5s  %-*s  %-7s  %-*s  %s\n", "kind", (int)wname, "name", "general", (int)wsrc,
@@ -186,7 +241,22 @@ static void render_text(const tfx_pack *p, entry *e, tfx_strbuf *b) {
     tfx_sb_putc(b, '\n');
     tfx_sb_free(&src);
   }
-  tfx_sb_printf(b, "%u rule%s\n", p->n_rules, p->n_rules == 1 ? "" : "s");
+  for (uint32_t i = 0; i < n_protos; i++) {
+    const tfx_cann_op *op = &t->ops[i];
+    tfx_strbuf src;
+    tfx_sb_init(&src);
+    tfx_sb_printf(&src, "%s:%u", op->file, (unsigned)op->line);
+    tfx_sb_printf(b, "%-5s  %-*s  %-7s  %-*s  ", "proto", (int)wname, op->name, "-", (int)wsrc,
+                  tfx_sb_cstr(&src));
+    join_ports(b, op->in, op->n_in);
+    tfx_sb_puts(b, op->n_in ? " -> " : "-> ");
+    join_ports(b, op->out, op->n_out);
+    tfx_sb_putc(b, '\n');
+    tfx_sb_free(&src);
+  }
+  tfx_sb_printf(b, "%u rule%s", p->n_rules, p->n_rules == 1 ? "" : "s");
+  if (n_protos) tfx_sb_printf(b, ", %u CANN prototype%s", n_protos, n_protos == 1 ? "" : "s");
+  tfx_sb_putc(b, '\n');
 }
 
 int tfx_cli_list_rules(int argc, char **argv, int first, tfx_diag *d) {
@@ -210,6 +280,9 @@ int tfx_cli_list_rules(int argc, char **argv, int first, tfx_diag *d) {
     case O_WARN:
       if (tfx_cli_rules_add_warn(&r, v, cmd, d) != 0) rc = TFX_EXIT_USAGE;
       break;
+    case O_LIMIT:
+      if (tfx_cli_rules_limit(&r, v, cmd, d) != 0) rc = TFX_EXIT_USAGE;
+      break;
     case O_VERBOSE: verbose = verbose < 0 ? 1 : verbose + 1; break;
     case O_QUIET: verbose = -1; break;
     case O_HELP: help = 1; break;
@@ -229,12 +302,14 @@ int tfx_cli_list_rules(int argc, char **argv, int first, tfx_diag *d) {
     goto done;
   }
   tfx_pack pack;
-  rc = tfx_cli_rules_build(&r, verbose, &pack, d);
+  tfx_cann_table *protos = NULL;
+  rc = tfx_cli_rules_build_protos(&r, verbose, &pack, &protos, d);
   if (rc != 0) goto done;
+  uint32_t n_protos = n_user_protos(protos, d);
   tfx_strbuf sb;
   tfx_sb_init(&sb);
-  if (json) render_json(&pack, e, &sb);
-  else render_text(&pack, e, &sb);
+  if (json) render_json(&pack, protos, n_protos, e, &sb);
+  else render_text(&pack, protos, n_protos, e, &sb);
   if (sb.oom) {
     tfx_error(d, NULL, 0, 0, "out of memory");
     rc = TFX_EXIT_FAIL;
@@ -243,6 +318,7 @@ int tfx_cli_list_rules(int argc, char **argv, int first, tfx_diag *d) {
   }
   tfx_sb_free(&sb);
   tfx_pack_free(&pack);
+  tfx_rules_protos_free(protos);
 done:
   free(e);
   tfx_cli_rules_free(&r);

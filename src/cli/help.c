@@ -34,12 +34,18 @@ void tfx_cli_help_main(FILE *f) {
     "                              nodes (default: their consumers' data_format, else ND)\n"
     "      --tag TAG               SavedModel meta graph tag (default \"serve\")\n"
     "      --max-file-size SIZE    largest model file to read (default 4G; K, M, G suffixes)\n"
+    "\n",
+    f);
+  fputs("Limits (an input over one is exit 3, a rule file exit 4, an output or a rule run exit 1):\n", f);
+  tfx_cli_help_limits(f);
+  fputs(
     "\n"
     "Rules:\n"
     "  -r, --rules PATH            rule directory (searched recursively), rule file (.scoperule,\n"
-    "                              .opmap) or compiled pack (.tfxb, then the only -r); repeatable.\n"
-    "                              Loaded in command-line order, then the stdlib; the first rule\n"
-    "                              registered under a name wins\n"
+    "                              .opmap), CANN prototype file (.cannops.tsv, for custom ops)\n"
+    "                              or compiled pack (.tfxb, then the only -r but prototype\n"
+    "                              files); repeatable. Loaded in command-line order, then the\n"
+    "                              stdlib; the first rule (prototype) registered under a name wins\n"
     "      --no-stdlib             do not load the built-in rules\n"
     "  -W NAME, -Wno-NAME          turn a rule warning on/off (unused-binding, shadow,\n"
     "                              invalid-result, override, unknown-op); -Wall; -Werror makes\n"
@@ -102,6 +108,7 @@ void tfx_cli_help_inspect(FILE *f) {
     "      --input-shape SPEC      inspect the graph after --input-shape trimming (as in convert)\n"
     "      --out-nodes SPEC        inspect the graph after --out-nodes trimming (as in convert)\n"
     "      --max-file-size SIZE    largest model file to read (default 4G)\n"
+    "      --limit NAME=N[,...]    resource limits, as for the conversion (tfxc --help)\n"
     "  -v, --verbose               more messages\n"
     "  -q, --quiet                 print errors only\n"
     "  -h, --help                  this help\n",
@@ -122,6 +129,7 @@ void tfx_cli_help_fmt(FILE *f) {
     "      --to pb|pbtxt           output format (overrides the extension)\n"
     "      --tag TAG               SavedModel meta graph tag (default \"serve\")\n"
     "      --max-file-size SIZE    largest model file to read (default 4G)\n"
+    "      --limit NAME=N[,...]    resource limits, as for the conversion (tfxc --help)\n"
     "  -v, --verbose               more messages\n"
     "  -q, --quiet                 print errors only\n"
     "  -h, --help                  this help\n",
@@ -137,13 +145,16 @@ void tfx_cli_help_compile(FILE *f) {
     "then the stdlib, checks them and compiles them into one verified bytecode pack. Every\n"
     "error of every file is printed (file:line:col, the line and a caret); rule errors are\n"
     "exit 4 and write nothing. The same rules give a byte-identical pack, and 'tfxc -r\n"
-    "FILE.tfxb' converts exactly as 'tfxc -r PATH' does. Nothing is printed on success.\n"
+    "FILE.tfxb' converts exactly as 'tfxc -r PATH' does. CANN prototype files (.cannops.tsv)\n"
+    "check the rules but are not stored: convert with 'tfxc -r FILE.tfxb -r X.cannops.tsv'.\n"
+    "Nothing is printed on success.\n"
     "\n"
     "Options:\n"
     "  -r, --rules PATH            rule directory or file (repeatable), or one pack (.tfxb)\n"
     "  -o, --output FILE           the pack (default rules.tfxb; '-' = stdout); written atomically\n"
     "      --no-stdlib             do not include the built-in rules\n"
     "  -W NAME, -Wno-NAME          rule warnings on/off; -Wall; -Werror, -Werror=NAME\n"
+    "      --limit rule-depth=N    nesting limit of the rules (default 256, at most 1024)\n"
     "  -v, --verbose               report rule overrides and the pack written\n"
     "  -q, --quiet                 print errors only\n"
     "  -h, --help                  this help\n",
@@ -162,6 +173,7 @@ void tfx_cli_help_disasm(FILE *f) {
     "\n"
     "Options:\n"
     "  -W NAME, -Wno-NAME          rule warnings on/off when compiling sources\n"
+    "      --limit rule-depth=N    nesting limit of the rules (default 256, at most 1024)\n"
     "  -v, --verbose               more messages\n"
     "  -q, --quiet                 print errors only\n"
     "  -h, --help                  this help\n",
@@ -196,8 +208,8 @@ void tfx_cli_help_explain(FILE *f) {
     "      --enable-scope-fusion-passes A,B   switch on opt-in scope passes\n"
     "      --disable-pass A,B      switch scope passes off\n"
     "      --vm-budget N           steps per rule VM run (default 1000000)\n"
-    "      --input-shape SPEC, --out-nodes SPEC, --tag TAG, --max-file-size SIZE\n"
-    "                              as for the conversion\n"
+    "      --input-shape SPEC, --out-nodes SPEC, --tag TAG, --max-file-size SIZE,\n"
+    "      --limit NAME=N[,...]    as for the conversion\n"
     "  -v, --verbose               more messages\n"
     "  -q, --quiet                 print errors only\n"
     "  -h, --help                  this help\n"
@@ -221,6 +233,7 @@ void tfx_cli_help_list_rules(FILE *f) {
     "      --no-stdlib             do not load the built-in rules\n"
     "      --json                  a JSON array of objects instead of the table\n"
     "  -W NAME, -Wno-NAME          rule warnings on/off\n"
+    "      --limit rule-depth=N    nesting limit of the rules (default 256, at most 1024)\n"
     "  -v, --verbose               report rule overrides\n"
     "  -q, --quiet                 print errors only\n"
     "  -h, --help                  this help\n",

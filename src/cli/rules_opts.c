@@ -72,6 +72,11 @@ int tfx_cli_rules_add_warn(tfx_cli_rules *r, const char *value, const char *cmd,
 }
 
 int tfx_cli_rules_build(const tfx_cli_rules *r, int verbose, tfx_pack *out, tfx_diag *d) {
+  return tfx_cli_rules_build_protos(r, verbose, out, NULL, d);
+}
+
+int tfx_cli_rules_build_protos(const tfx_cli_rules *r, int verbose, tfx_pack *out,
+                               struct tfx_cann_table **protos, tfx_diag *d) {
   tfx_rules_spec s;
   memset(&s, 0, sizeof s);
   s.paths = r->paths;
@@ -80,7 +85,8 @@ int tfx_cli_rules_build(const tfx_cli_rules *r, int verbose, tfx_pack *out, tfx_
   s.warn_opts = (const char *const *)r->warns;
   s.n_warn_opts = r->n_warns;
   s.verbose = verbose;
-  return tfx_rules_build_pack(&s, out, d);
+  s.max_rule_depth = r->max_rule_depth;
+  return tfx_rules_build(&s, out, protos, d);
 }
 
 void tfx_cli_trace_stderr(void *user, const char *line) {

@@ -264,6 +264,7 @@ static Tensorflow__AttrValue *add_attr(ap *a, Tensorflow__NodeDef *nd, const cha
   tensorflow__node_def__attr_entry__init(e);
   tensorflow__attr_value__init(val);
   e->key = adup(a, key);
+  if (!e->key) return NULL; /* oom reported; never append an entry without its key */
   e->value = val;
   v[nd->n_attr] = e;
   nd->attr = v;

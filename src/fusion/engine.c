@@ -97,6 +97,18 @@ typedef struct run {
   uint32_t n_final, cap_final;
   tfx_hmap final_ix;
   char why[200];                   /* CheckInnerNodesInfo failure text */
+  /* pattern index (see pattern_req): what each pattern requires, and scopes by LastName */
+  int use_index;                   /* 0 when the VM is observed (--trace, explain) */
+  struct pat_req *reqs;            /* per pack pattern, computed on first use */
+  tfx_hmap ln_ix;                  /* LastName -> group in ln_start */
+  uint32_t *ln_start, *ln_list;    /* group g: ln_list[ln_start[g] .. ln_start[g + 1]) */
+  int ln_built;
+  struct op_ix **by_op;            /* per module op id: scopes whose subtree has it (lazy) */
+  uint32_t n_by_op;
+  uint32_t max_direct;             /* most direct nodes of any scope (ATTR's step charge) */
+  int max_direct_known;
+  int snapped;                     /* snap holds the sub_types from before this pass's writes */
+  uint32_t *snap;
 } run;
 
 static int oom(run *r) {
@@ -796,6 +808,234 @@ static uint32_t pattern_subtype(run *r, const tfx_vm_pattern *pat, const tfx_vm_
   return id;
 }
 
+/* ---------------------------------------------------------------- pattern index
+ * With R passes, trying every pattern on every scope costs R x scopes VM runs although a
+ * rule set's patterns almost never match. A pattern's SCOPE program starts with its scope
+ * tests (compile.h: op-type tests, attribute tests, scope tests, then SC_NORETVAL), and the
+ * first failing test ends the run with no match and no effect. From the leading run of tests
+ * (SC_COUNT/STEP/PRESENT/ABSENT/NORETVAL/NAME/MASK/SUBTYPES/ATTR, up to the first other
+ * instruction) the engine reads conditions every matching scope must meet:
+ *   - op types its subtree must have (`count T == n` with n >= 1: exactly n; `count T % k
+ *     == m`, `present T`, `attr T.a == v`: at least one); a type the graph lacks makes the
+ *     pattern match nowhere;
+ *   - a LastName (`name == "x"`).
+ * Each condition names a set of scopes, found through an index built on first use in a run:
+ * scopes by LastName, and per op type the scopes whose subtree has it, by count. The pattern
+ * runs only on the smallest of its sets (depth-first order, skipping scopes inside one it
+ * matched, as the full sweep does) and only where the other conditions hold too.
+ * A skipped run is one that would have failed on one of those tests, so matches, sub_types and
+ * reports are unchanged. The tests cannot fail with an error except by running out of steps:
+ * one step per instruction, plus (dfs_end - dfs_index) / 8 for a MASK or SUBTYPES test and one
+ * per direct node of the type for an ATTR test. A pattern is indexed only when the worst case
+ * of those charges, over every scope, fits in the step budget, so a skipped run could not have
+ * ended in a budget error either. The index is off while runs are observable (--trace,
+ * explain's EXPLAIN_ALL), where every run must happen. */
+#define PAT_REQ_OPS 4
+
+typedef struct pat_req {
+  int done;                        /* computed */
+  int usable;                      /* the conditions may be used */
+  int never;                       /* a required op type is not in the graph */
+  uint32_t n_ops;
+  uint32_t ops[PAT_REQ_OPS];       /* linked op ids that must be present */
+  int64_t want[PAT_REQ_OPS];       /* their exact subtree count (`count T == n`), or -1 */
+  const char *name;                /* required LastName, or NULL */
+  uint32_t name_len;
+} pat_req;
+
+static const pat_req *pattern_req(run *r, uint32_t pattern) {
+  pat_req *q = &r->reqs[pattern];
+  if (q->done) return q;
+  q->done = 1;
+  const tfx_pack *p = r->p;
+  const tfx_vm_prog *pg = &p->progs[p->patterns[pattern].prog];
+  uint64_t steps = 0, worst = 0; /* the budget; the most steps the tests read can take */
+  tfx_vm_get_budget(r->e->vm, &steps, NULL);
+  const tfx_scope_tree *t = r->t;
+  if (!r->max_direct_known) {
+    r->max_direct_known = 1;
+    for (uint32_t i = 0; i < t->n_scopes; i++)
+      if (t->scopes[i].n_nodes > r->max_direct) r->max_direct = t->scopes[i].n_nodes;
+  }
+  for (uint32_t pc = pg->start; pc < pg->end; worst++) {
+    const uint32_t *ins = &p->code[pc];
+    tfx_opcode op = TFX_INS_OP(ins);
+    uint32_t k = TFX_PACK_NONE;
+    int64_t want = -1;
+    if (op == TFX_OP_SC_COUNT) {
+      if (TFX_INS_IMM(ins, 2) >= 1) k = TFX_INS_KO(ins, 1), want = TFX_INS_IMM(ins, 2);
+    } else if (op == TFX_OP_SC_STEP || op == TFX_OP_SC_PRESENT) {
+      k = TFX_INS_KO(ins, 1);
+    } else if (op == TFX_OP_SC_NAME) {
+      const tfx_value *v = &p->consts[TFX_INS_KS(ins, 1)];
+      if (v->tag == TFX_V_STR && v->n > 0 && !q->name) {
+        q->name = v->u.s;
+        q->name_len = v->n;
+      }
+    } else if (op == TFX_OP_SC_MASK || op == TFX_OP_SC_SUBTYPES) {
+      worst += t->n_scopes / 8;
+    } else if (op == TFX_OP_SC_ATTR) { /* needs a direct node of the type */
+      worst += r->max_direct;
+      k = TFX_INS_KO(ins, 1);
+    } else if (op != TFX_OP_SC_ABSENT && op != TFX_OP_SC_NORETVAL) {
+      break;
+    }
+    if (k != TFX_PACK_NONE) {
+      uint32_t id = tfx_vm_const_op(r->e->vm, k);
+      if (id == TFX_NO_ID) q->never = 1;
+      else if (q->n_ops < PAT_REQ_OPS) {
+        q->ops[q->n_ops] = id;
+        q->want[q->n_ops++] = want;
+      }
+    }
+    pc += TFX_INS_LEN(op);
+  }
+  q->usable = worst <= steps && (q->never || q->n_ops || q->name);
+  return q;
+}
+
+/* 1 if scope s meets q's op-type conditions. */
+static int req_ops(const tfx_scope *s, const pat_req *q) {
+  for (uint32_t i = 0; i < q->n_ops; i++) {
+    int64_t c = tfx_scope_op_count(s, q->ops[i]);
+    if (c < 0 || (q->want[i] >= 0 && c != q->want[i])) return 0;
+  }
+  return 1;
+}
+
+/* The scopes whose subtree has one op type: ids in depth-first order, and the same sorted by
+ * (count, depth-first position) so that the scopes with count n are one contiguous run. */
+typedef struct op_ix {
+  uint32_t n;
+  uint32_t *dfs_order;
+  uint32_t *by_count;
+  uint32_t *count;       /* count of by_count[i] */
+} op_ix;
+
+static int cmp_cnt(const void *a, const void *b) {
+  const uint32_t *x = a, *y = b; /* {count, dfs position, scope} */
+  if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+  return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+static const op_ix *op_index(run *r, uint32_t op) {
+  if (op >= r->n_by_op) return NULL;
+  if (r->by_op[op]) return r->by_op[op];
+  const tfx_scope_tree *t = r->t;
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < t->n_scopes; k++) n += tfx_scope_op_count(&t->scopes[t->dfs[k]], op) > 0;
+  op_ix *x = tfx_calloc(1, sizeof *x);
+  uint32_t *tmp = tfx_malloc((size_t)(n ? n : 1) * 3 * sizeof *tmp);
+  if (x) {
+    x->dfs_order = tfx_malloc((size_t)(n ? n : 1) * sizeof *x->dfs_order);
+    x->by_count = tfx_malloc((size_t)(n ? n : 1) * sizeof *x->by_count);
+    x->count = tfx_malloc((size_t)(n ? n : 1) * sizeof *x->count);
+  }
+  if (!x || !tmp || !x->dfs_order || !x->by_count || !x->count) {
+    if (x) {
+      free(x->dfs_order);
+      free(x->by_count);
+      free(x->count);
+    }
+    free(x);
+    free(tmp);
+    oom(r);
+    return NULL;
+  }
+  for (uint32_t k = 0; k < t->n_scopes; k++) {
+    uint32_t s = t->dfs[k];
+    int64_t c = tfx_scope_op_count(&t->scopes[s], op);
+    if (c <= 0) continue;
+    tmp[3 * x->n] = (uint32_t)c;
+    tmp[3 * x->n + 1] = k;
+    tmp[3 * x->n + 2] = s;
+    x->dfs_order[x->n++] = s;
+  }
+  qsort(tmp, x->n, 3 * sizeof *tmp, cmp_cnt);
+  for (uint32_t i = 0; i < x->n; i++) {
+    x->count[i] = tmp[3 * i];
+    x->by_count[i] = tmp[3 * i + 2];
+  }
+  free(tmp);
+  r->by_op[op] = x;
+  return x;
+}
+
+/* The scopes of x with count want: *first and the number of them. */
+static uint32_t op_bucket(const op_ix *x, int64_t want, const uint32_t **first) {
+  uint32_t lo = 0, hi = x->n;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if ((int64_t)x->count[mid] < want) lo = mid + 1;
+    else hi = mid;
+  }
+  uint32_t end = lo;
+  while (end < x->n && (int64_t)x->count[end] == want) end++;
+  *first = x->by_count + lo;
+  return end - lo;
+}
+
+/* Scopes grouped by LastName, each group in depth-first order. */
+static int build_ln_index(run *r) {
+  const tfx_scope_tree *t = r->t;
+  uint32_t n = t->n_scopes, groups = 0;
+  r->ln_built = 1;
+  uint32_t *gid = tfx_malloc((size_t)(n ? n : 1) * sizeof *gid);
+  if (!gid || tfx_hmap_reserve(&r->ln_ix, n) < 0) {
+    free(gid);
+    return oom(r);
+  }
+  for (uint32_t k = 0; k < n; k++) {
+    const char *ln = t->scopes[t->dfs[k]].last_name;
+    uint32_t old;
+    int put = tfx_hmap_put(&r->ln_ix, ln, strlen(ln), groups, &old);
+    if (put < 0) {
+      free(gid);
+      return oom(r);
+    }
+    gid[k] = put ? groups++ : old;
+  }
+  r->ln_start = tfx_calloc((size_t)groups + 1, sizeof *r->ln_start);
+  r->ln_list = tfx_malloc((size_t)(n ? n : 1) * sizeof *r->ln_list);
+  if (!r->ln_start || !r->ln_list) {
+    free(gid);
+    return oom(r);
+  }
+  for (uint32_t k = 0; k < n; k++) r->ln_start[gid[k] + 1]++;
+  for (uint32_t g = 0; g < groups; g++) r->ln_start[g + 1] += r->ln_start[g];
+  for (uint32_t k = 0; k < n; k++) r->ln_list[r->ln_start[gid[k]]++] = t->dfs[k];
+  for (uint32_t g = groups; g > 0; g--) r->ln_start[g] = r->ln_start[g - 1]; /* undo the fill */
+  r->ln_start[0] = 0;
+  free(gid);
+  return 0;
+}
+
+/* Before the first sub_type write of a pass: remember every sub_type (the pass's changes are
+ * reported against this). A pass that writes nothing never copies. */
+static void snapshot(run *r) {
+  if (r->snapped) return;
+  r->snapped = 1;
+  const tfx_scope_tree *t = r->t;
+  for (uint32_t i = 0; i < t->n_scopes; i++) r->snap[i] = t->scopes[i].sub_type;
+}
+
+/* One matching scope: sets its sub_type and records it in the layer report. */
+static int record_match(run *r, const tfx_vm_pattern *pat, const tfx_vm_result *res, uint32_t s,
+                        uint32_t k, tfx_fusion_layer_report *lr, uint32_t *cap_m, uint32_t **out,
+                        uint32_t *n_out, uint32_t *cap_out) {
+  uint32_t st = pattern_subtype(r, pat, res);
+  snapshot(r);
+  r->t->scopes[s].sub_type = st;
+  if (MGROW(r, *out, *n_out, *cap_out)) return -1;
+  (*out)[(*n_out)++] = s;
+  if (AGROW(r, lr->m, lr->n, *cap_m)) return -1;
+  lr->m[lr->n].scope = scope_name(r, s);
+  lr->m[lr->n].sub_type = st_name(r, st);
+  lr->m[lr->n].pattern = k;
+  lr->n++;
+  return 0;
+}
+
 /* One layer (MatchOneBatch): every pattern over the tree. Appends matched scopes to *out.
  * Returns 1 matched, 0 not, -1 error. */
 static int match_layer(run *r, uint32_t group, uint32_t layer, uint32_t **out, uint32_t *n_out,
@@ -816,6 +1056,43 @@ static int match_layer(run *r, uint32_t group, uint32_t layer, uint32_t **out, u
     if (r->e->on_pattern)
       r->e->on_pattern(r->e->on_pattern_user, r->e, t, r->rule, group, lr->layer, k,
                        ly->pattern_first + k);
+    const pat_req *q = r->use_index ? pattern_req(r, ly->pattern_first + k) : NULL;
+    if (q && !q->usable) q = NULL;
+    if (q && q->never) continue;
+    if (q) {
+      /* the smallest set of scopes one condition allows (depth-first order) */
+      const uint32_t *list = NULL;
+      uint32_t n = UINT32_MAX;
+      if (q->name) {
+        if (!r->ln_built && build_ln_index(r)) return -1;
+        uint32_t g = tfx_hmap_get(&r->ln_ix, q->name, q->name_len);
+        n = 0;
+        if (g != TFX_HASH_NONE) {
+          list = r->ln_list + r->ln_start[g];
+          n = r->ln_start[g + 1] - r->ln_start[g];
+        }
+      }
+      for (uint32_t i = 0; i < q->n_ops && n; i++) {
+        if (q->ops[i] >= r->n_by_op) continue; /* not a module op id: no index, req_ops decides */
+        const op_ix *x = op_index(r, q->ops[i]);
+        if (!x) return -1;
+        const uint32_t *l = x->dfs_order;
+        uint32_t c = q->want[i] >= 0 ? op_bucket(x, q->want[i], &l) : x->n;
+        if (c < n) list = l, n = c;
+      }
+      uint32_t skip_end = 1; /* dfs[0] is the root: never tested */
+      for (uint32_t j = 0; j < n; j++) {
+        uint32_t s = list[j];
+        if (t->scopes[s].dfs_index < skip_end || !req_ops(&t->scopes[s], q)) continue;
+        tfx_vm_result res;
+        if (tfx_vm_run_scope(r->e->vm, pat->prog, s, &res, r->d)) return -1;
+        if (!res.matched) continue;
+        found = 1;
+        if (record_match(r, pat, &res, s, k, lr, &cap_m, out, n_out, cap_out)) return -1;
+        skip_end = t->scopes[s].dfs_end; /* do not descend into a matched scope */
+      }
+      continue;
+    }
     uint32_t i = 1; /* dfs[0] is the root: never tested */
     while (i < t->n_scopes) {
       uint32_t s = t->dfs[i];
@@ -825,16 +1102,8 @@ static int match_layer(run *r, uint32_t group, uint32_t layer, uint32_t **out, u
         i++;
         continue;
       }
-      uint32_t st = pattern_subtype(r, pat, &res);
-      t->scopes[s].sub_type = st;
       found = 1;
-      if (MGROW(r, *out, *n_out, *cap_out)) return -1;
-      (*out)[(*n_out)++] = s;
-      if (AGROW(r, lr->m, lr->n, cap_m)) return -1;
-      lr->m[lr->n].scope = scope_name(r, s);
-      lr->m[lr->n].sub_type = st_name(r, st);
-      lr->m[lr->n].pattern = k;
-      lr->n++;
+      if (record_match(r, pat, &res, s, k, lr, &cap_m, out, n_out, cap_out)) return -1;
       i = t->scopes[s].dfs_end; /* do not descend into a matched scope */
     }
   }
@@ -917,7 +1186,7 @@ static int cmp_result(const void *a, const void *b) {
 
 /* ---------------------------------------------------------------- one pass */
 
-static int run_pass(run *r, uint32_t rule, uint32_t *snap) {
+static int run_pass(run *r, uint32_t rule) {
   const tfx_pack *p = r->p;
   const tfx_vm_rule *ru = &p->rules[rule];
   tfx_scope_tree *t = r->t;
@@ -927,7 +1196,8 @@ static int run_pass(run *r, uint32_t rule, uint32_t *snap) {
   r->stopped = 0;
   r->n_pending = 0;
   r->cap_results = r->cap_dropped = 0;
-  for (uint32_t i = 0; i < t->n_scopes; i++) snap[i] = t->scopes[i].sub_type;
+  r->snapped = 0; /* taken before the first sub_type write (snapshot) */
+  const uint32_t *snap = r->snap;
 
   uint32_t *results = NULL, n_results = 0, cap_results = 0;
   int rc = match_all(r, &results, &n_results, &cap_results);
@@ -978,9 +1248,10 @@ static int run_pass(run *r, uint32_t rule, uint32_t *snap) {
   free(results);
   if (rc) pr->status = TFX_FUSION_FAILED;
 
-  /* Sub_type changes (dfs order = byte order of scope names). */
+  /* Sub_type changes (dfs order = byte order of scope names). Every write follows a match,
+   * and the first one took the snapshot: no snapshot, no change. */
   uint32_t cap_set = 0, cap_cl = 0;
-  for (uint32_t k = 0; k < t->n_scopes && !r->oom; k++) {
+  for (uint32_t k = 0; k < t->n_scopes && !r->oom && r->snapped; k++) {
     uint32_t s = t->dfs[k];
     uint32_t now = t->scopes[s].sub_type, was = snap[s];
     if (now == was) continue;
@@ -1012,8 +1283,8 @@ int tfx_fusion_run(tfx_fusion_engine *e, const tfx_fusion_enables *en, const tfx
   r.A = &rep->arena;
   r.d = d;
   tfx_hmap_init(&r.final_ix);
+  tfx_hmap_init(&r.ln_ix);
   int rc = 0;
-  uint32_t *snap = NULL;
 
   if (rep->n_graphs == rep->cap_graphs) {
     uint32_t nc = rep->cap_graphs ? rep->cap_graphs * 2 : 4;
@@ -1031,14 +1302,18 @@ int tfx_fusion_run(tfx_fusion_engine *e, const tfx_fusion_enables *en, const tfx
   gr->scope_count = t->n_scopes;
   r.scope_names = tfx_calloc(t->n_scopes ? t->n_scopes : 1, sizeof *r.scope_names);
   r.node_names = tfx_calloc(g->n_nodes ? g->n_nodes : 1, sizeof *r.node_names);
-  snap = tfx_malloc((t->n_scopes ? t->n_scopes : 1) * sizeof *snap);
-  if (!gr->graph || !r.scope_names || !r.node_names || !snap) goto nomem;
+  r.snap = tfx_malloc((t->n_scopes ? t->n_scopes : 1) * sizeof *r.snap);
+  r.reqs = tfx_calloc(p->n_patterns ? p->n_patterns : 1, sizeof *r.reqs);
+  r.n_by_op = m->ops.n;
+  r.by_op = tfx_calloc(r.n_by_op ? r.n_by_op : 1, sizeof *r.by_op);
+  if (!gr->graph || !r.scope_names || !r.node_names || !r.snap || !r.reqs || !r.by_op) goto nomem;
 
   if (tfx_vm_link(e->vm, g, &m->ops, t, &e->subtypes, d)) {
     rc = TFX_EXIT_FAIL;
     goto out;
   }
   tfx_vm_set_host(e->vm, &fusion_host, &r);
+  r.use_index = !tfx_vm_observed(e->vm);
 
   uint32_t n_on = 0;
   for (uint32_t i = 0; i < p->n_rules; i++)
@@ -1056,7 +1331,7 @@ int tfx_fusion_run(tfx_fusion_engine *e, const tfx_fusion_enables *en, const tfx
     pr->site = adup(&r, site, strlen(site));
     if (!pr->name || !pr->site) goto nomem;
     r.pr = pr;
-    if (run_pass(&r, i, snap)) {
+    if (run_pass(&r, i)) {
       rc = TFX_EXIT_FAIL; /* reported (VM error or out of memory); ATC aborts the parse */
       break;
     }
@@ -1094,6 +1369,18 @@ out:
   free(r.scope_names);
   free(r.node_names);
   free(r.st_names);
-  free(snap);
+  free(r.snap);
+  free(r.reqs);
+  tfx_hmap_free(&r.ln_ix);
+  free(r.ln_start);
+  free(r.ln_list);
+  for (uint32_t i = 0; r.by_op && i < r.n_by_op; i++)
+    if (r.by_op[i]) {
+      free(r.by_op[i]->dfs_order);
+      free(r.by_op[i]->by_count);
+      free(r.by_op[i]->count);
+      free(r.by_op[i]);
+    }
+  free(r.by_op);
   return rc;
 }

@@ -146,22 +146,54 @@ static int map_attrs(lg *G, Ge__Proto__OpDef *op, const char *tfname, const char
  * to it; tfxc sets it anyway (VT_LIST_STRING / VT_LIST_INT), as the checklist asks of every
  * list attr, which is harmless there and keeps them readable should a GE version stop
  * extracting them. Empty lists are not written. */
+/* The list of port names n descriptors have. Ops with the same ports (every Mul: x1, x2) share
+ * one AttrDef, as attrs are never mutated once built (tfx_ge_desc_copy shares them too): a
+ * ListValue per op was a third of the GE model's memory. NULL on out of memory. */
+static Ge__Proto__AttrDef *port_name_list(lw *w, Ge__Proto__TensorDescriptor **v, size_t n) {
+  size_t len = 0;
+  for (size_t k = 0; k < n; k++) len += strlen(v[k]->name) + 1;
+  char buf[512];
+  char *key = len <= sizeof buf ? buf : tfx_arena_alloc(w->A, len);
+  if (!key) return NULL;
+  for (size_t k = 0, at = 0; k < n; k++) { /* "name\0name\0..." */
+    size_t l = strlen(v[k]->name) + 1;
+    memcpy(key + at, v[k]->name, l);
+    at += l;
+  }
+  uint32_t ix = tfx_hmap_get(&w->port_lists, key, len);
+  if (ix != TFX_HASH_NONE) return w->port_list[ix];
+  const char **names = tfx_arena_calloc(w->A, n, sizeof *names);
+  if (!names) return NULL;
+  for (size_t k = 0; k < n; k++) names[k] = v[k]->name;
+  Ge__Proto__AttrDef *a = tfx_ge_attr_list_str(w->A, names, n);
+  if (key == buf && (key = tfx_arena_alloc(w->A, len))) memcpy(key, buf, len);
+  if (!a || !key || TFX_GE_PUSH(w->A, w->port_list, w->n_port_list, a) ||
+      tfx_hmap_put(&w->port_lists, key, len, (uint32_t)(w->n_port_list - 1), NULL) < 0)
+    return NULL;
+  return a;
+}
+
+/* The list [0, 1, .., n - 1], shared by n for small n. NULL on out of memory. */
+static Ge__Proto__AttrDef *port_index_list(lw *w, size_t n) {
+  size_t cached = sizeof w->port_index / sizeof w->port_index[0];
+  if (n < cached && w->port_index[n]) return w->port_index[n];
+  int64_t *idx = tfx_arena_calloc(w->A, n, sizeof *idx);
+  if (!idx) return NULL;
+  for (size_t k = 0; k < n; k++) idx[k] = (int64_t)k;
+  Ge__Proto__AttrDef *a = tfx_ge_attr_list_int(w->A, idx, n);
+  if (a && n < cached) w->port_index[n] = a;
+  return a;
+}
+
 int tfx_lower_port_names(lw *w, Ge__Proto__OpDef *op) {
   for (int dir = 0; dir < 2; dir++) {
     size_t n = dir ? op->n_output_desc : op->n_input_desc;
     if (!n) continue;
     Ge__Proto__TensorDescriptor **v = dir ? op->output_desc : op->input_desc;
-    const char **names = tfx_arena_calloc(w->A, n, sizeof *names);
-    int64_t *idx = tfx_arena_calloc(w->A, n, sizeof *idx);
-    if (!names || !idx) return tfx_lower_oom(w);
-    for (size_t k = 0; k < n; k++) {
-      names[k] = v[k]->name;
-      idx[k] = (int64_t)k;
-    }
     if (tfx_lower_set_attr(w, op, dir ? "_output_name_key" : "_input_name_key",
-                           tfx_ge_attr_list_str(w->A, names, n)) ||
+                           port_name_list(w, v, n)) ||
         tfx_lower_set_attr(w, op, dir ? "_output_name_value" : "_input_name_value",
-                           tfx_ge_attr_list_int(w->A, idx, n)))
+                           port_index_list(w, n)))
       return -1;
   }
   return 0;

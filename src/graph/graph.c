@@ -490,6 +490,33 @@ int tfx_module_build(tfx_module *m, Tensorflow__GraphDef *gd, const char *fname,
 
 int tfx_module_build_ex(tfx_module *m, Tensorflow__GraphDef *gd, const char *fname,
                         unsigned flags, tfx_diag *d) {
+  return tfx_module_build_lim(m, gd, fname, flags, 0, d);
+}
+
+/* The nodes limit, checked on every graph before anything is built. Returns 0 or -1. */
+static int check_node_limit(const Tensorflow__GraphDef *gd, const char *fname, size_t max_nodes,
+                            tfx_diag *d) {
+  if (!max_nodes || !gd) return 0;
+  int bad = 0;
+  if (gd->n_node > max_nodes) {
+    tfx_error(d, fname, 0, 0, "the graph has %zu nodes, more than the limit of %zu (raise the "
+              "nodes limit with --limit nodes=N)", gd->n_node, max_nodes);
+    bad = 1;
+  }
+  const Tensorflow__FunctionDefLibrary *lib = gd->library;
+  for (size_t i = 0; lib && i < lib->n_function; i++) {
+    const Tensorflow__FunctionDef *f = lib->function[i];
+    if (!f || f->n_node_def <= max_nodes) continue;
+    tfx_error(d, fname, 0, 0, "function '%s': the body has %zu nodes, more than the limit of %zu "
+              "(raise the nodes limit with --limit nodes=N)",
+              f->signature && f->signature->name ? f->signature->name : "", f->n_node_def, max_nodes);
+    bad = 1;
+  }
+  return bad ? -1 : 0;
+}
+
+int tfx_module_build_lim(tfx_module *m, Tensorflow__GraphDef *gd, const char *fname,
+                         unsigned flags, size_t max_nodes, tfx_diag *d) {
   memset(m, 0, sizeof *m);
   tfx_arena_init(&m->arena);
   tfx_intern_init(&m->ops);
@@ -502,6 +529,7 @@ int tfx_module_build_ex(tfx_module *m, Tensorflow__GraphDef *gd, const char *fna
     tfx_error(d, fname, 0, 0, "no GraphDef to index");
     return TFX_EXIT_INPUT;
   }
+  if (check_node_limit(gd, fname, max_nodes, d) != 0) return TFX_EXIT_INPUT;
   /* Intern the loop back-edge op types first, so their ids are known during every build. */
   c.next_iter_id = tfx_intern_id(&m->ops, "NextIteration", strlen("NextIteration"));
   c.ref_next_iter_id = tfx_intern_id(&m->ops, "RefNextIteration", strlen("RefNextIteration"));

@@ -95,6 +95,11 @@ typedef struct tfx_module {
 int tfx_module_build(tfx_module *m, Tensorflow__GraphDef *gd, const char *fname, tfx_diag *d);
 int tfx_module_build_ex(tfx_module *m, Tensorflow__GraphDef *gd, const char *fname,
                         unsigned flags, tfx_diag *d);
+/* The same with the nodes limit (util/limits.h): a graph (the main graph or a function body)
+ * with more than max_nodes nodes is an error, lenient or not, reported before anything is
+ * indexed (TFX_EXIT_INPUT). max_nodes 0 = no limit (what the two functions above use). */
+int tfx_module_build_lim(tfx_module *m, Tensorflow__GraphDef *gd, const char *fname,
+                         unsigned flags, size_t max_nodes, tfx_diag *d);
 void tfx_module_free(tfx_module *m);
 
 /* Node id by name, or TFX_NO_ID. */

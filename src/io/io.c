@@ -45,17 +45,18 @@ static ProtobufCMessage *tfx_io_unpack_walked(const ProtobufCMessageDescriptor *
   return m;
 }
 
-static ProtobufCMessage *tfx_io_unpack_depth(const ProtobufCMessageDescriptor *desc, const uint8_t *data,
-                                             size_t len, const char *fname, unsigned max_depth,
-                                             tfx_arena *arena, tfx_diag *d) {
+static ProtobufCMessage *tfx_io_unpack_lim(const ProtobufCMessageDescriptor *desc, const uint8_t *data,
+                                           size_t len, const char *fname, const tfx_wire_limits *lim,
+                                           tfx_arena *arena, tfx_diag *d) {
   tfx_wire_stats st;
-  switch (tfx_io_wire_walk(desc, data, len, max_depth, &st)) {
+  switch (tfx_io_wire_walk_lim(desc, data, len, lim, &st)) {
   case TFX_WIRE_OK: break;
   case TFX_WIRE_NOMEM:
     tfx_error(d, fname, 0, 0, "out of memory");
     return NULL;
   case TFX_WIRE_TOO_DEEP:
-    tfx_error(d, fname, 0, 0, "cannot decode as %s: %s (at byte offset %zu)", desc->name, st.err, st.err_off);
+  case TFX_WIRE_LIMIT:
+    tfx_error(d, fname, 0, 0, "cannot decode as %s at byte offset %zu: %s", desc->name, st.err_off, st.err);
     return NULL;
   case TFX_WIRE_MALFORMED:
     tfx_error(d, fname, 0, 0, "malformed protobuf: cannot decode as %s: %s at byte offset %zu", desc->name,
@@ -67,10 +68,11 @@ static ProtobufCMessage *tfx_io_unpack_depth(const ProtobufCMessageDescriptor *d
 
 ProtobufCMessage *tfx_io_unpack(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t len,
                                 const char *fname, tfx_arena *arena, tfx_diag *d) {
-  return tfx_io_unpack_depth(desc, data, len, fname, 0, arena, d);
+  return tfx_io_unpack_lim(desc, data, len, fname, NULL, arena, d);
 }
 
-int tfx_io_write_message(const char *path, const ProtobufCMessage *msg, tfx_wire wire, tfx_diag *d) {
+int tfx_io_write_message_max(const char *path, const ProtobufCMessage *msg, tfx_wire wire,
+                             size_t max_size, tfx_diag *d) {
   tfx_strbuf sb;
   tfx_sb_init(&sb);
   int rc = wire == TFX_WIRE_TEXT ? tfx_pbtxt_print(msg, &sb) : tfx_io_pack(msg, &sb);
@@ -79,9 +81,14 @@ int tfx_io_write_message(const char *path, const ProtobufCMessage *msg, tfx_wire
     tfx_sb_free(&sb);
     return -1;
   }
-  rc = tfx_write_file_atomic(path, sb.data ? sb.data : "", sb.len, d);
+  if (tfx_check_output_size(path, sb.len, max_size, d) != 0) rc = -2;
+  else rc = tfx_write_file_atomic(path, sb.data ? sb.data : "", sb.len, d);
   tfx_sb_free(&sb);
   return rc;
+}
+
+int tfx_io_write_message(const char *path, const ProtobufCMessage *msg, tfx_wire wire, tfx_diag *d) {
+  return tfx_io_write_message_max(path, msg, wire, 0, d);
 }
 
 /* ---- sniffing ---- */
@@ -190,7 +197,14 @@ static tfx_msg_kind tfx_io_name_hint(const char *path) {
 /* *depth receives the nesting depth the chosen kind's walk found, so the caller can skip a
  * second walk when it is within the user's limit. */
 static int tfx_io_sniff_binary(const uint8_t *data, size_t len, const char *fname, tfx_msg_kind hint,
-                               unsigned max_depth, tfx_msg_kind *kind, unsigned *depth, tfx_diag *d) {
+                               const tfx_wire_limits *lim, tfx_msg_kind *kind, unsigned *depth,
+                               tfx_diag *d) {
+  unsigned max_depth = lim->max_depth;
+  /* Score with the hard depth cap, not the user's limit: a model that is merely too deep must
+   * still be recognised so the depth error names the right type (unpack checks the limit). The
+   * string and list limits apply as given: a walk that stops on one reports it for that type. */
+  tfx_wire_limits sniff = *lim;
+  sniff.max_depth = TFX_WIRE_DEPTH_CAP;
   static const tfx_msg_kind kinds[3] = {TFX_MSG_GRAPHDEF, TFX_MSG_METAGRAPHDEF, TFX_MSG_SAVEDMODEL};
   /* The field whose presence marks each kind: GraphDef node/library, MetaGraphDef graph_def,
    * SavedModel meta_graphs. */
@@ -199,11 +213,14 @@ static int tfx_io_sniff_binary(const uint8_t *data, size_t len, const char *fnam
   for (int i = 0; i < 3; i++) st[i].status = TFX_WIRE_MALFORMED, st[i].err[0] = 0, st[i].err_off = 0;
   int best = -1;
   for (int i = 0; i < 3; i++) {
-    /* Score with the hard cap, not the user's limit: a model that is merely too deep must
-     * still be recognised so the depth error names the right type (unpack checks the limit). */
-    tfx_io_wire_walk(tfx_io_kind_desc(kinds[i]), data, len, TFX_WIRE_DEPTH_CAP, &st[i]);
+    tfx_io_wire_walk_lim(tfx_io_kind_desc(kinds[i]), data, len, &sniff, &st[i]);
     if (st[i].status == TFX_WIRE_NOMEM) {
       tfx_error(d, fname, 0, 0, "out of memory");
+      return -1;
+    }
+    if (st[i].status == TFX_WIRE_LIMIT) { /* over a string or list limit (as this type) */
+      tfx_error(d, fname, 0, 0, "cannot decode as %s at byte offset %zu: %s",
+                tfx_msg_kind_name(kinds[i]), st[i].err_off, st[i].err);
       return -1;
     }
     if (st[i].status == TFX_WIRE_TOO_DEEP) break; /* deeper than the hard cap as any type */
@@ -232,10 +249,13 @@ static int tfx_io_sniff_binary(const uint8_t *data, size_t len, const char *fnam
   int h = hint == TFX_MSG_GRAPHDEF ? 0 : hint == TFX_MSG_METAGRAPHDEF ? 1 : 2;
   for (int i = 0; i < 3; i++) /* a depth problem is the more useful message */
     if (st[i].status == TFX_WIRE_TOO_DEEP) h = i;
-  if (st[h].status == TFX_WIRE_TOO_DEEP)
-    tfx_error(d, fname, 0, 0, "cannot decode as %s: message nesting is deeper than the limit of %u (at byte offset %zu)",
-              tfx_msg_kind_name(kinds[h]), max_depth < TFX_WIRE_DEPTH_CAP ? max_depth : TFX_WIRE_DEPTH_CAP,
-              st[h].err_off);
+  if (st[h].status == TFX_WIRE_TOO_DEEP) {
+    unsigned lim_depth = max_depth && max_depth < TFX_WIRE_DEPTH_CAP ? max_depth : TFX_WIRE_DEPTH_CAP;
+    tfx_error(d, fname, 0, 0, "cannot decode as %s at byte offset %zu: message nesting is deeper "
+              "than the limit of %u (%s)", tfx_msg_kind_name(kinds[h]), st[h].err_off, lim_depth,
+              lim_depth < TFX_WIRE_DEPTH_CAP ? "raise the depth limit with --limit depth=N, at most 1000"
+                                             : "1000 is the largest depth limit");
+  }
   else
     tfx_error(d, fname, 0, 0, "malformed protobuf: not a binary tensorflow.GraphDef, MetaGraphDef or SavedModel "
               "(as %s: %s at byte offset %zu)", tfx_msg_kind_name(kinds[h]), st[h].err, st[h].err_off);
@@ -334,7 +354,9 @@ int tfx_io_load_model(const char *path, const tfx_load_opts *opts, tfx_model *ou
   }
   int rc = TFX_EXIT_INPUT;
   size_t len = 0;
-  char *buf = tfx_read_file(file, max_size, &len, d);
+  char *buf = tfx_read_file_hint(file, max_size,
+                                 "raise the file-size limit with --limit file-size=SIZE or --max-file-size SIZE",
+                                 &len, d);
   if (!buf) goto out;
   out->path = tfx_arena_strdup(&out->arena, file);
   if (!out->path) {
@@ -345,20 +367,22 @@ int tfx_io_load_model(const char *path, const tfx_load_opts *opts, tfx_model *ou
   if (len > 0 && tfx_io_looks_text(buf, len)) {
     out->wire = TFX_WIRE_TEXT;
     if (tfx_io_sniff_text(buf, len, file, hint, &kind, d)) goto out;
-    tfx_pbtxt_limits lim = {max_depth, 0};
+    tfx_pbtxt_limits lim = {max_depth, opts ? opts->max_string : 0, opts ? opts->max_list : 0};
     out->root = tfx_pbtxt_parse(tfx_io_kind_desc(kind), buf, len, file, &out->arena, &lim, d);
   } else {
     out->wire = TFX_WIRE_BINARY;
     unsigned depth = 0, limit = max_depth ? max_depth : 100;
     if (limit > TFX_WIRE_DEPTH_CAP) limit = TFX_WIRE_DEPTH_CAP;
-    if (tfx_io_sniff_binary((const uint8_t *)buf, len, file, hint, max_depth, &kind, &depth, d)) goto out;
-    /* The sniffing walk already validated these bytes as this kind; walk again only when the
-     * nesting exceeds the user's limit (to report it with the right offset). */
+    tfx_wire_limits wl = {max_depth, opts ? opts->max_string : 0, opts ? opts->max_list : 0};
+    if (tfx_io_sniff_binary((const uint8_t *)buf, len, file, hint, &wl, &kind, &depth, d)) goto out;
+    /* The sniffing walk already validated these bytes as this kind (string and list limits
+     * included); walk again only when the nesting exceeds the user's limit (to report it with
+     * the right offset). */
     if (depth <= limit)
       out->root = tfx_io_unpack_walked(tfx_io_kind_desc(kind), (const uint8_t *)buf, len, file, &out->arena, d);
     else
-      out->root = tfx_io_unpack_depth(tfx_io_kind_desc(kind), (const uint8_t *)buf, len, file, max_depth,
-                                      &out->arena, d);
+      out->root = tfx_io_unpack_lim(tfx_io_kind_desc(kind), (const uint8_t *)buf, len, file, &wl,
+                                    &out->arena, d);
   }
   if (!out->root) goto out;
   out->kind = kind;

@@ -26,8 +26,10 @@
  * - SavedModel: the meta graph tagged opts->tag (default "serve"); with no tag given and exactly
  *   one meta graph, that one; otherwise an error listing the tag sets. No graph_def -> error.
  * - Limits: max_file_size (default 4 GiB); max_depth (default 100, as protoc; capped at 1000 so
- *   the recursive text parser and protobuf-c's recursive unpack stay within the C stack). Binary
- *   input is walked iteratively before protobuf-c ever sees it, so deep input is refused cleanly.
+ *   the recursive text parser and protobuf-c's recursive unpack stay within the C stack);
+ *   max_string and max_list (util/limits.h; none by default here, the CLI always sets them).
+ *   Binary input is walked iteratively before protobuf-c ever sees it, so deep or oversized
+ *   input is refused cleanly. Each limit error names the limit and the option that raises it.
  * - Strings: protobuf-c keeps `string` fields as C strings, so a value with an embedded NUL is
  *   truncated there (text input gets a warning). `bytes` fields keep every byte.
  * A loaded tfx_model must not be copied by value: its arena's protobuf-c adapter points at it. */
@@ -53,6 +55,8 @@ typedef struct tfx_load_opts {
                               only meta graph when there is exactly one) */
   size_t max_file_size;    /* 0 = default (4 GiB) */
   unsigned max_depth;      /* message nesting limit; 0 = 100 */
+  size_t max_string;       /* bytes of one string/bytes value; 0 = no limit */
+  size_t max_list;         /* values of one field in one message (wire.h); 0 = no limit */
 } tfx_load_opts;
 
 typedef struct tfx_model {
@@ -77,8 +81,18 @@ ProtobufCMessage *tfx_io_unpack(const ProtobufCMessageDescriptor *desc, const ui
  * Returns 0, -1 on out of memory or nesting deeper than 1000. */
 int tfx_io_pack(const ProtobufCMessage *msg, tfx_strbuf *out);
 
+/* tfx_io_pack with a size limit: returns -2, appending nothing, when the encoding is longer
+ * than max bytes (it stops writing then: at most max plus one 64 MiB chunk is allocated).
+ * *size (when size is not NULL) gets the exact encoded size on success and on -2. Out of
+ * memory sets out->oom. */
+int tfx_io_pack_max(const ProtobufCMessage *msg, tfx_strbuf *out, size_t max, size_t *size);
+
 /* Writes msg to path atomically, binary or text. Returns 0 or -1 (reported). */
 int tfx_io_write_message(const char *path, const ProtobufCMessage *msg, tfx_wire wire, tfx_diag *d);
+/* The same, refusing (reported, nothing written) more than max_size bytes; 0 = no limit.
+ * Returns 0, -1 (out of memory, write error) or -2 (over the limit). */
+int tfx_io_write_message_max(const char *path, const ProtobufCMessage *msg, tfx_wire wire,
+                             size_t max_size, tfx_diag *d);
 
 const char *tfx_msg_kind_name(tfx_msg_kind k);
 

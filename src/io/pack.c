@@ -3,16 +3,26 @@
  * Same rules as protobuf_c_message_pack (field-number order, proto3 packed repeated scalars,
  * oneof members written when set, unknown fields last) except where C++ protobuf differs:
  * map entries (XxxEntry {key=1; value=2}) always carry both key and value, and proto3 floats are
- * "set" when their bits are non-zero (-0.0 is written). Recursion is capped at TFX_PACK_DEPTH. */
+ * "set" when their bits are non-zero (-0.0 is written). Recursion is capped at TFX_PACK_DEPTH.
+ *
+ * One pass over the tree, back to front: fields in reverse order, repeated elements in reverse,
+ * and a message's length prefix written after (i.e. in front of) its content, when the length
+ * is known. The bytes go into a chain of chunks (64 KiB doubling to 64 MiB; a larger bytes
+ * value gets a chunk of its own) which are then copied, first bytes first, into the strbuf and
+ * freed one by one, so the peak is the output plus one chunk. The bytes are exactly those of
+ * writing front to back; no size is ever computed before writing (computing a nested message's
+ * size before writing it, at every level, made the first writer O(size x depth), and even one
+ * separate size pass costs a second walk over a tree much larger than the caches).
+ * Per message type the field facts the loops need (tag bytes, wire kind, presence rule, map
+ * entry or not) are computed once per call ("plans"), not per message. */
 #include "io/io.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define TFX_PACK_DEPTH 1000
-
-typedef struct tfx_pack_w {
-  uint8_t *p;
-} tfx_pack_w;
+#define TFX_PACK_CHUNK_MIN ((size_t)64 << 10)
+#define TFX_PACK_CHUNK_MAX ((size_t)64 << 20)
 
 static size_t tfx_pack_vsize(uint64_t v) {
   size_t n = 1;
@@ -20,17 +30,54 @@ static size_t tfx_pack_vsize(uint64_t v) {
   return n;
 }
 
-static void tfx_pack_varint(tfx_pack_w *w, uint64_t v) {
-  while (v >= 0x80) {
-    *w->p++ = (uint8_t)(v | 0x80);
-    v >>= 7;
-  }
-  *w->p++ = (uint8_t)v;
-}
+/* ---------------------------------------------------------------- plans */
 
-static void tfx_pack_fixed(tfx_pack_w *w, uint64_t v, int n) {
-  for (int i = 0; i < n; i++) *w->p++ = (uint8_t)(v >> (8 * i));
-}
+enum { /* how a value is encoded */
+  PK_I32,   /* int32, enum: varint of the sign-extended value */
+  PK_U32,   /* uint32 */
+  PK_S32,   /* sint32: zigzag */
+  PK_S64,   /* sint64: zigzag */
+  PK_BOOL,  /* protobuf_c_boolean: 0 or 1 */
+  PK_U64,   /* int64, uint64: the raw 64 bits */
+  PK_F32,   /* fixed32, sfixed32, float: 4 bytes */
+  PK_F64,   /* fixed64, sfixed64, double: 8 bytes */
+  PK_STR,
+  PK_BYTES,
+  PK_MSG
+};
+
+typedef struct pk_field {
+  const void *defval;     /* default_value (optional strings) */
+  uint32_t offset, qoffset, id;
+  uint8_t kind, label, oneof, packed, esize;
+  uint8_t tag_len, ptag_len;
+  uint8_t tag[5], ptag[5]; /* varint of (id << 3 | wire type); packed: (id << 3 | 2) */
+} pk_field;
+
+typedef struct pk_plan {
+  const ProtobufCMessageDescriptor *d;
+  int map_entry;
+  unsigned n;
+  pk_field *f;
+} pk_plan;
+
+typedef struct pk_chunk {
+  struct pk_chunk *next;  /* older chunk (later bytes of the output) */
+  size_t cap, used;       /* used bytes are the last `used` of data */
+  uint8_t data[];
+} pk_chunk;
+
+typedef struct pk_ctx {
+  pk_plan **plans;        /* open addressing by descriptor pointer */
+  size_t cap, n;
+  int err;                /* 1 too deep, 2 out of memory, 3 over the size limit */
+  /* the writer */
+  uint8_t *p, *lim;       /* bytes go to p - 1 downwards, never below lim */
+  pk_chunk *head;         /* newest chunk: the first bytes of the output */
+  size_t done;            /* bytes in the chunks after head */
+  size_t next_cap;
+  size_t max;
+} pk_ctx;
 
 static size_t tfx_pack_esize(ProtobufCType t) {
   switch (t) {
@@ -45,31 +92,39 @@ static size_t tfx_pack_esize(ProtobufCType t) {
   }
 }
 
-static int tfx_pack_wiretype(ProtobufCType t) {
+static int pk_kind(ProtobufCType t) {
   switch (t) {
-  case PROTOBUF_C_TYPE_FIXED64: case PROTOBUF_C_TYPE_SFIXED64: case PROTOBUF_C_TYPE_DOUBLE: return 1;
-  case PROTOBUF_C_TYPE_FIXED32: case PROTOBUF_C_TYPE_SFIXED32: case PROTOBUF_C_TYPE_FLOAT: return 5;
-  case PROTOBUF_C_TYPE_STRING: case PROTOBUF_C_TYPE_BYTES: case PROTOBUF_C_TYPE_MESSAGE: return 2;
+  case PROTOBUF_C_TYPE_INT32: case PROTOBUF_C_TYPE_ENUM: return PK_I32;
+  case PROTOBUF_C_TYPE_UINT32: return PK_U32;
+  case PROTOBUF_C_TYPE_SINT32: return PK_S32;
+  case PROTOBUF_C_TYPE_SINT64: return PK_S64;
+  case PROTOBUF_C_TYPE_BOOL: return PK_BOOL;
+  case PROTOBUF_C_TYPE_FIXED32: case PROTOBUF_C_TYPE_SFIXED32: case PROTOBUF_C_TYPE_FLOAT: return PK_F32;
+  case PROTOBUF_C_TYPE_FIXED64: case PROTOBUF_C_TYPE_SFIXED64: case PROTOBUF_C_TYPE_DOUBLE: return PK_F64;
+  case PROTOBUF_C_TYPE_STRING: return PK_STR;
+  case PROTOBUF_C_TYPE_BYTES: return PK_BYTES;
+  case PROTOBUF_C_TYPE_MESSAGE: return PK_MSG;
+  default: return PK_U64; /* INT64, UINT64 */
+  }
+}
+
+static int pk_wiretype(int kind) {
+  switch (kind) {
+  case PK_F64: return 1;
+  case PK_F32: return 5;
+  case PK_STR: case PK_BYTES: case PK_MSG: return 2;
   default: return 0;
   }
 }
 
-/* The varint payload of a scalar of varint wire type. */
-static uint64_t tfx_pack_vval(ProtobufCType t, const void *v) {
-  switch (t) {
-  case PROTOBUF_C_TYPE_INT32: case PROTOBUF_C_TYPE_ENUM: return (uint64_t)(int64_t)*(const int32_t *)v;
-  case PROTOBUF_C_TYPE_UINT32: return *(const uint32_t *)v;
-  case PROTOBUF_C_TYPE_SINT32: {
-    int32_t x = *(const int32_t *)v;
-    return (uint32_t)(((uint32_t)x << 1) ^ (uint32_t)(x >> 31));
+static uint8_t pk_put_varint(uint8_t *q, uint64_t v) {
+  uint8_t n = 0;
+  while (v >= 0x80) {
+    q[n++] = (uint8_t)(v | 0x80);
+    v >>= 7;
   }
-  case PROTOBUF_C_TYPE_SINT64: {
-    int64_t x = *(const int64_t *)v;
-    return ((uint64_t)x << 1) ^ (uint64_t)(x >> 63);
-  }
-  case PROTOBUF_C_TYPE_BOOL: return *(const protobuf_c_boolean *)v ? 1 : 0;
-  default: return *(const uint64_t *)v; /* INT64, UINT64 */
-  }
+  q[n++] = (uint8_t)v;
+  return n;
 }
 
 /* Map entries: two fields, key = 1 and value = 2, in a message named ...Entry. */
@@ -79,28 +134,117 @@ static int tfx_pack_is_map_entry(const ProtobufCMessageDescriptor *d) {
          strcmp(d->fields[0].name, "key") == 0 && d->fields[1].id == 2 && strcmp(d->fields[1].name, "value") == 0;
 }
 
-static int tfx_pack_present(const ProtobufCMessage *m, const ProtobufCFieldDescriptor *f, int force) {
-  const char *base = (const char *)m;
+static pk_plan *pk_make_plan(const ProtobufCMessageDescriptor *d) {
+  pk_plan *pl = tfx_malloc(sizeof *pl);
+  pk_field *f = tfx_calloc(d->n_fields ? d->n_fields : 1, sizeof *f);
+  if (!pl || !f) {
+    free(pl);
+    free(f);
+    return NULL;
+  }
+  pl->d = d;
+  pl->map_entry = tfx_pack_is_map_entry(d);
+  pl->n = d->n_fields;
+  pl->f = f;
+  for (unsigned i = 0; i < d->n_fields; i++) {
+    const ProtobufCFieldDescriptor *fd = &d->fields[i];
+    f[i].defval = fd->default_value;
+    f[i].offset = fd->offset;
+    f[i].qoffset = fd->quantifier_offset;
+    f[i].id = fd->id;
+    f[i].kind = (uint8_t)pk_kind(fd->type);
+    f[i].label = (uint8_t)fd->label;
+    f[i].oneof = (fd->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) != 0;
+    f[i].packed = fd->label == PROTOBUF_C_LABEL_REPEATED && (fd->flags & PROTOBUF_C_FIELD_FLAG_PACKED) &&
+                  pk_wiretype(f[i].kind) != 2;
+    f[i].esize = (uint8_t)tfx_pack_esize(fd->type);
+    f[i].tag_len = pk_put_varint(f[i].tag, ((uint64_t)fd->id << 3) | (uint64_t)pk_wiretype(f[i].kind));
+    f[i].ptag_len = pk_put_varint(f[i].ptag, ((uint64_t)fd->id << 3) | 2);
+  }
+  return pl;
+}
+
+static size_t pk_slot(const ProtobufCMessageDescriptor *d, size_t cap) {
+  return (size_t)(((uintptr_t)d >> 4) * 0x9e3779b97f4a7c15ull >> 32) & (cap - 1);
+}
+
+/* The plan of d (made on first use), or NULL after setting err (out of memory). */
+static const pk_plan *pk_plan_of(pk_ctx *c, const ProtobufCMessageDescriptor *d) {
+  if (c->cap) {
+    for (size_t h = pk_slot(d, c->cap);; h = (h + 1) & (c->cap - 1)) {
+      if (!c->plans[h]) break;
+      if (c->plans[h]->d == d) return c->plans[h];
+    }
+  }
+  if (2 * (c->n + 1) > c->cap) { /* grow (and rehash) */
+    size_t nc = c->cap ? 2 * c->cap : 64;
+    pk_plan **nv = tfx_calloc(nc, sizeof *nv);
+    if (!nv) {
+      c->err = 2;
+      return NULL;
+    }
+    for (size_t i = 0; i < c->cap; i++)
+      if (c->plans[i]) {
+        size_t h = pk_slot(c->plans[i]->d, nc);
+        while (nv[h]) h = (h + 1) & (nc - 1);
+        nv[h] = c->plans[i];
+      }
+    free(c->plans);
+    c->plans = nv;
+    c->cap = nc;
+  }
+  pk_plan *pl = pk_make_plan(d);
+  if (!pl) {
+    c->err = 2;
+    return NULL;
+  }
+  size_t h = pk_slot(d, c->cap);
+  while (c->plans[h]) h = (h + 1) & (c->cap - 1);
+  c->plans[h] = pl;
+  c->n++;
+  return pl;
+}
+
+/* The varint payload of a scalar of varint wire type. */
+static inline uint64_t pk_vval(int kind, const void *v) {
+  switch (kind) {
+  case PK_I32: return (uint64_t)(int64_t)*(const int32_t *)v;
+  case PK_U32: return *(const uint32_t *)v;
+  case PK_S32: {
+    int32_t x = *(const int32_t *)v;
+    return (uint32_t)(((uint32_t)x << 1) ^ (uint32_t)(x >> 31));
+  }
+  case PK_S64: {
+    int64_t x = *(const int64_t *)v;
+    return ((uint64_t)x << 1) ^ (uint64_t)(x >> 63);
+  }
+  case PK_BOOL: return *(const protobuf_c_boolean *)v ? 1 : 0;
+  default: return *(const uint64_t *)v; /* PK_U64 */
+  }
+}
+
+/* Whether a non-repeated field is written (force: map entries write key and value always). */
+static inline int pk_present(const char *base, const pk_field *f, int force) {
   const void *v = base + f->offset;
-  if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) {
-    if (*(const uint32_t *)(base + f->quantifier_offset) != f->id) return 0;
-    return (f->type == PROTOBUF_C_TYPE_MESSAGE || f->type == PROTOBUF_C_TYPE_STRING) ? *(void *const *)v != NULL : 1;
+  if (f->oneof) {
+    if (*(const uint32_t *)(base + f->qoffset) != f->id) return 0;
+    return (f->kind == PK_MSG || f->kind == PK_STR) ? *(void *const *)v != NULL : 1;
   }
-  if (f->type == PROTOBUF_C_TYPE_MESSAGE) return force || *(void *const *)v != NULL;
+  if (f->kind == PK_MSG) return force || *(void *const *)v != NULL;
   if (force || f->label == PROTOBUF_C_LABEL_REQUIRED)
-    return f->type != PROTOBUF_C_TYPE_STRING || *(void *const *)v != NULL || force;
+    return f->kind != PK_STR || *(void *const *)v != NULL || force;
   if (f->label == PROTOBUF_C_LABEL_OPTIONAL) {
-    if (f->type == PROTOBUF_C_TYPE_STRING) return *(void *const *)v != NULL && *(void *const *)v != f->default_value;
-    return *(const protobuf_c_boolean *)(base + f->quantifier_offset) != 0;
+    if (f->kind == PK_STR) return *(void *const *)v != NULL && *(void *const *)v != f->defval;
+    return *(const protobuf_c_boolean *)(base + f->qoffset) != 0;
   }
-  switch (f->type) {
-  case PROTOBUF_C_TYPE_STRING: {
+  switch (f->kind) {
+  case PK_STR: {
     const char *s = *(char *const *)v;
     return s && *s;
   }
-  case PROTOBUF_C_TYPE_BYTES: return ((const ProtobufCBinaryData *)v)->len != 0;
+  case PK_BYTES: return ((const ProtobufCBinaryData *)v)->len != 0;
   default:
-    if (tfx_pack_esize(f->type) == 8) {
+    if (f->esize == 8) {
       uint64_t u;
       memcpy(&u, v, 8);
       return u != 0;
@@ -112,58 +256,53 @@ static int tfx_pack_present(const ProtobufCMessage *m, const ProtobufCFieldDescr
   }
 }
 
-static size_t tfx_pack_msg_size(const ProtobufCMessage *m, int depth, int *err);
+/* ---------------------------------------------------------------- size (over the limit only) */
 
-/* Size of one value without its tag (message/string/bytes include their length prefix). */
-static size_t tfx_pack_value_size(const ProtobufCFieldDescriptor *f, const void *v, int depth, int *err) {
-  switch (f->type) {
-  case PROTOBUF_C_TYPE_STRING: {
+static size_t pk_msg_size(pk_ctx *c, const ProtobufCMessage *m, int depth);
+
+static size_t pk_value_size(pk_ctx *c, const pk_field *f, const void *v, int depth) {
+  switch (f->kind) {
+  case PK_STR: {
     const char *s = *(char *const *)v;
     size_t n = s ? strlen(s) : 0;
     return tfx_pack_vsize(n) + n;
   }
-  case PROTOBUF_C_TYPE_BYTES: {
+  case PK_BYTES: {
     size_t n = ((const ProtobufCBinaryData *)v)->len;
     return tfx_pack_vsize(n) + n;
   }
-  case PROTOBUF_C_TYPE_MESSAGE: {
+  case PK_MSG: {
     const ProtobufCMessage *sub = *(const ProtobufCMessage *const *)v;
-    size_t n = sub ? tfx_pack_msg_size(sub, depth + 1, err) : 0;
+    size_t n = sub ? pk_msg_size(c, sub, depth + 1) : 0;
     return tfx_pack_vsize(n) + n;
   }
-  default:
-    switch (tfx_pack_wiretype(f->type)) {
-    case 1: return 8;
-    case 5: return 4;
-    default: return tfx_pack_vsize(tfx_pack_vval(f->type, v));
-    }
+  case PK_F64: return 8;
+  case PK_F32: return 4;
+  default: return tfx_pack_vsize(pk_vval(f->kind, v));
   }
 }
 
-static size_t tfx_pack_msg_size(const ProtobufCMessage *m, int depth, int *err) {
+/* The encoded size of m; used only to report the exact size of a message over the limit. */
+static size_t pk_msg_size(pk_ctx *c, const ProtobufCMessage *m, int depth) {
   if (depth > TFX_PACK_DEPTH) {
-    *err = 1;
+    c->err = 1;
     return 0;
   }
-  const ProtobufCMessageDescriptor *d = m->descriptor;
-  int force = tfx_pack_is_map_entry(d);
+  const pk_plan *pl = pk_plan_of(c, m->descriptor);
+  if (!pl) return 0;
   const char *base = (const char *)m;
   size_t total = 0;
-  for (unsigned i = 0; i < d->n_fields; i++) {
-    const ProtobufCFieldDescriptor *f = &d->fields[i];
-    size_t tag = tfx_pack_vsize((uint64_t)f->id << 3);
+  for (unsigned i = 0; i < pl->n; i++) {
+    const pk_field *f = &pl->f[i];
     if (f->label == PROTOBUF_C_LABEL_REPEATED) {
-      size_t cnt = *(const size_t *)(base + f->quantifier_offset);
+      size_t cnt = *(const size_t *)(base + f->qoffset);
       if (!cnt) continue;
       const char *arr = *(const char *const *)(base + f->offset);
-      size_t es = tfx_pack_esize(f->type), sum = 0;
-      for (size_t k = 0; k < cnt; k++) sum += tfx_pack_value_size(f, arr + k * es, depth, err);
-      if ((f->flags & PROTOBUF_C_FIELD_FLAG_PACKED) && tfx_pack_wiretype(f->type) != 2)
-        total += tag + tfx_pack_vsize(sum) + sum;
-      else
-        total += cnt * tag + sum;
-    } else if (tfx_pack_present(m, f, force)) {
-      total += tag + tfx_pack_value_size(f, base + f->offset, depth, err);
+      size_t sum = 0;
+      for (size_t k = 0; k < cnt; k++) sum += pk_value_size(c, f, arr + k * f->esize, depth);
+      total += f->packed ? f->ptag_len + tfx_pack_vsize(sum) + sum : cnt * f->tag_len + sum;
+    } else if (pk_present(base, f, pl->map_entry)) {
+      total += f->tag_len + pk_value_size(c, f, base + f->offset, depth);
     }
   }
   for (unsigned i = 0; i < m->n_unknown_fields; i++)
@@ -171,104 +310,224 @@ static size_t tfx_pack_msg_size(const ProtobufCMessage *m, int depth, int *err) 
   return total;
 }
 
-static void tfx_pack_msg(tfx_pack_w *w, const ProtobufCMessage *m, int depth, int *err);
+/* ---------------------------------------------------------------- the back-to-front writer */
 
-static void tfx_pack_value(tfx_pack_w *w, const ProtobufCFieldDescriptor *f, const void *v, int depth, int *err) {
-  switch (f->type) {
-  case PROTOBUF_C_TYPE_STRING: {
+/* Bytes written so far. */
+static inline size_t pk_pos(const pk_ctx *c) {
+  return c->head ? c->done + (size_t)(c->head->data + c->head->cap - c->p) : 0;
+}
+
+/* Room for n more bytes below p: a new chunk when the current one is full. */
+static int pk_room_slow(pk_ctx *c, size_t n) {
+  if (c->err) return 0;
+  size_t pos = pk_pos(c);
+  if (n > c->max - pos) { /* the output would pass the limit */
+    c->err = 3;
+    return 0;
+  }
+  if (c->head) {
+    c->head->used = (size_t)(c->head->data + c->head->cap - c->p);
+    c->done += c->head->used;
+  }
+  size_t cap = c->next_cap;
+  if (cap < n) cap = n;
+  pk_chunk *k = tfx_malloc(sizeof *k + cap);
+  if (!k) {
+    c->err = 2;
+    return 0;
+  }
+  if (c->next_cap < TFX_PACK_CHUNK_MAX) c->next_cap *= 2;
+  k->next = c->head;
+  k->cap = cap;
+  k->used = 0;
+  c->head = k;
+  c->lim = k->data;
+  c->p = k->data + cap;
+  return 1;
+}
+
+static inline int pk_room(pk_ctx *c, size_t n) {
+  return (size_t)(c->p - c->lim) >= n || pk_room_slow(c, n);
+}
+
+static inline void pk_rvarint(pk_ctx *c, uint64_t v) {
+  if (v < 0x80) {
+    if (pk_room(c, 1)) *--c->p = (uint8_t)v;
+    return;
+  }
+  size_t n = tfx_pack_vsize(v);
+  if (!pk_room(c, n)) return;
+  uint8_t *q = c->p -= n;
+  while (v >= 0x80) {
+    *q++ = (uint8_t)(v | 0x80);
+    v >>= 7;
+  }
+  *q = (uint8_t)v;
+}
+
+static inline void pk_rbytes(pk_ctx *c, const void *src, size_t n) {
+  if (!n || !pk_room(c, n)) return;
+  c->p -= n;
+  memcpy(c->p, src, n);
+}
+
+static inline void pk_rfixed(pk_ctx *c, uint64_t v, int n) {
+  if (!pk_room(c, (size_t)n)) return;
+  c->p -= n;
+  for (int i = 0; i < n; i++) c->p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void pk_rmsg(pk_ctx *c, const ProtobufCMessage *m, int depth);
+
+/* One value without its tag (message/string/bytes with their length prefix). */
+static inline void pk_rvalue(pk_ctx *c, const pk_field *f, const void *v, int depth) {
+  switch (f->kind) {
+  case PK_STR: {
     const char *s = *(char *const *)v;
     size_t n = s ? strlen(s) : 0;
-    tfx_pack_varint(w, n);
-    if (n) memcpy(w->p, s, n);
-    w->p += n;
+    pk_rbytes(c, s, n);
+    pk_rvarint(c, n);
     return;
   }
-  case PROTOBUF_C_TYPE_BYTES: {
+  case PK_BYTES: {
     const ProtobufCBinaryData *bd = v;
-    tfx_pack_varint(w, bd->len);
-    if (bd->len) memcpy(w->p, bd->data, bd->len);
-    w->p += bd->len;
+    pk_rbytes(c, bd->data, bd->len);
+    pk_rvarint(c, bd->len);
     return;
   }
-  case PROTOBUF_C_TYPE_MESSAGE: {
+  case PK_MSG: {
     const ProtobufCMessage *sub = *(const ProtobufCMessage *const *)v;
-    if (!sub) {
-      tfx_pack_varint(w, 0);
-      return;
-    }
-    tfx_pack_varint(w, tfx_pack_msg_size(sub, depth + 1, err));
-    tfx_pack_msg(w, sub, depth + 1, err);
+    size_t end = pk_pos(c);
+    if (sub) pk_rmsg(c, sub, depth + 1);
+    pk_rvarint(c, pk_pos(c) - end);
     return;
   }
-  default:
-    switch (tfx_pack_wiretype(f->type)) {
-    case 1: {
-      uint64_t u;
-      memcpy(&u, v, 8);
-      tfx_pack_fixed(w, u, 8);
-      return;
-    }
-    case 5: {
-      uint32_t u;
-      memcpy(&u, v, 4);
-      tfx_pack_fixed(w, u, 4);
-      return;
-    }
-    default: tfx_pack_varint(w, tfx_pack_vval(f->type, v)); return;
-    }
+  case PK_F64: {
+    uint64_t u;
+    memcpy(&u, v, 8);
+    pk_rfixed(c, u, 8);
+    return;
+  }
+  case PK_F32: {
+    uint32_t u;
+    memcpy(&u, v, 4);
+    pk_rfixed(c, u, 4);
+    return;
+  }
+  default: pk_rvarint(c, pk_vval(f->kind, v)); return;
   }
 }
 
-static void tfx_pack_msg(tfx_pack_w *w, const ProtobufCMessage *m, int depth, int *err) {
+static inline void pk_rtag(pk_ctx *c, const uint8_t *tag, size_t n) {
+  if (n == 1) {
+    if (pk_room(c, 1)) *--c->p = tag[0];
+  } else {
+    pk_rbytes(c, tag, n);
+  }
+}
+
+static void pk_rmsg(pk_ctx *c, const ProtobufCMessage *m, int depth) {
+  if (c->err) return;
   if (depth > TFX_PACK_DEPTH) {
-    *err = 1;
+    c->err = 1;
     return;
   }
-  const ProtobufCMessageDescriptor *d = m->descriptor;
-  int force = tfx_pack_is_map_entry(d);
+  const pk_plan *pl = pk_plan_of(c, m->descriptor);
+  if (!pl) return;
   const char *base = (const char *)m;
-  for (unsigned i = 0; i < d->n_fields; i++) {
-    const ProtobufCFieldDescriptor *f = &d->fields[i];
-    int wt = tfx_pack_wiretype(f->type);
+  for (unsigned i = m->n_unknown_fields; i-- > 0;) {
+    const ProtobufCMessageUnknownField *u = &m->unknown_fields[i];
+    pk_rbytes(c, u->data, u->len);
+    pk_rvarint(c, ((uint64_t)u->tag << 3) | (uint64_t)u->wire_type);
+  }
+  for (unsigned i = pl->n; i-- > 0;) {
+    const pk_field *f = &pl->f[i];
     if (f->label == PROTOBUF_C_LABEL_REPEATED) {
-      size_t cnt = *(const size_t *)(base + f->quantifier_offset);
+      size_t cnt = *(const size_t *)(base + f->qoffset);
       if (!cnt) continue;
       const char *arr = *(const char *const *)(base + f->offset);
-      size_t es = tfx_pack_esize(f->type);
-      if ((f->flags & PROTOBUF_C_FIELD_FLAG_PACKED) && wt != 2) {
-        size_t sum = 0;
-        for (size_t k = 0; k < cnt; k++) sum += tfx_pack_value_size(f, arr + k * es, depth, err);
-        tfx_pack_varint(w, ((uint64_t)f->id << 3) | 2);
-        tfx_pack_varint(w, sum);
-        for (size_t k = 0; k < cnt; k++) tfx_pack_value(w, f, arr + k * es, depth, err);
+      size_t es = f->esize;
+      if (f->packed) {
+        size_t end = pk_pos(c);
+        for (size_t k = cnt; k-- > 0;) pk_rvalue(c, f, arr + k * es, depth);
+        pk_rvarint(c, pk_pos(c) - end);
+        pk_rtag(c, f->ptag, f->ptag_len);
       } else {
-        for (size_t k = 0; k < cnt; k++) {
-          tfx_pack_varint(w, ((uint64_t)f->id << 3) | (uint64_t)wt);
-          tfx_pack_value(w, f, arr + k * es, depth, err);
+        int msgs = f->kind == PK_MSG;
+        for (size_t k = cnt; k-- > 0;) {
+          /* Backwards is against the order messages were allocated in: fetch the next one early. */
+          if (msgs && k) __builtin_prefetch(*(void *const *)(arr + (k - 1) * es));
+          pk_rvalue(c, f, arr + k * es, depth);
+          pk_rtag(c, f->tag, f->tag_len);
         }
       }
-    } else if (tfx_pack_present(m, f, force)) {
-      tfx_pack_varint(w, ((uint64_t)f->id << 3) | (uint64_t)wt);
-      tfx_pack_value(w, f, base + f->offset, depth, err);
+    } else if (pk_present(base, f, pl->map_entry)) {
+      pk_rvalue(c, f, base + f->offset, depth);
+      pk_rtag(c, f->tag, f->tag_len);
     }
-  }
-  for (unsigned i = 0; i < m->n_unknown_fields; i++) {
-    const ProtobufCMessageUnknownField *u = &m->unknown_fields[i];
-    tfx_pack_varint(w, ((uint64_t)u->tag << 3) | (uint64_t)u->wire_type);
-    if (u->len) memcpy(w->p, u->data, u->len);
-    w->p += u->len;
+    if (c->err) return;
   }
 }
 
-int tfx_io_pack(const ProtobufCMessage *msg, tfx_strbuf *out) {
-  int err = 0;
-  size_t n = tfx_pack_msg_size(msg, 0, &err);
-  if (err) return -1;
-  if (!tfx_sb_reserve(out, n)) return -1;
-  tfx_pack_w w = {(uint8_t *)out->data + out->len};
-  tfx_pack_msg(&w, msg, 0, &err);
-  if (err || (size_t)(w.p - ((uint8_t *)out->data + out->len)) != n) return -1;
+static void pk_free(pk_ctx *c) {
+  for (pk_chunk *k = c->head, *nx; k; k = nx) {
+    nx = k->next;
+    free(k);
+  }
+  c->head = NULL;
+  for (size_t i = 0; i < c->cap; i++)
+    if (c->plans[i]) {
+      free(c->plans[i]->f);
+      free(c->plans[i]);
+    }
+  free(c->plans);
+  c->plans = NULL;
+  c->cap = c->n = 0;
+}
+
+int tfx_io_pack_max(const ProtobufCMessage *msg, tfx_strbuf *out, size_t max, size_t *size) {
+  pk_ctx c;
+  memset(&c, 0, sizeof c);
+  c.next_cap = TFX_PACK_CHUNK_MIN;
+  c.max = max;
+  pk_rmsg(&c, msg, 0);
+  if (!c.err && pk_pos(&c) > max) c.err = 3; /* the limit is checked per chunk while writing */
+  if (c.err == 3) { /* over the limit: report the exact size, written nowhere */
+    for (pk_chunk *k = c.head, *nx; k; k = nx) {
+      nx = k->next;
+      free(k);
+    }
+    c.head = NULL;
+    c.err = 0;
+    size_t n = pk_msg_size(&c, msg, 0);
+    if (size) *size = n;
+    int rc = c.err ? -1 : -2;
+    pk_free(&c);
+    return rc;
+  }
+  size_t n = pk_pos(&c);
+  if (size) *size = n;
+  if (c.err == 2) out->oom = 1; /* as tfx_sb_reserve does: the caller sees out of memory */
+  if (c.err || !tfx_sb_reserve(out, n)) {
+    pk_free(&c);
+    return -1;
+  }
+  /* head holds the first bytes; free each chunk once copied */
+  uint8_t *dst = (uint8_t *)out->data + out->len;
+  if (c.head) c.head->used = (size_t)(c.head->data + c.head->cap - c.p);
+  while (c.head) {
+    pk_chunk *k = c.head;
+    memcpy(dst, k->data + k->cap - k->used, k->used);
+    dst += k->used;
+    c.head = k->next;
+    free(k);
+  }
+  pk_free(&c);
   out->len += n;
   out->data[out->len] = 0;
   return 0;
+}
+
+int tfx_io_pack(const ProtobufCMessage *msg, tfx_strbuf *out) {
+  return tfx_io_pack_max(msg, out, SIZE_MAX, NULL) == 0 ? 0 : -1;
 }

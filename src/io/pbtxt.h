@@ -20,6 +20,7 @@
 typedef struct tfx_pbtxt_limits {
   unsigned max_depth;      /* message nesting; 0 = 100 (protoc's default) */
   size_t max_string;       /* bytes in one string/bytes value; 0 = no limit */
+  size_t max_list;         /* elements of one repeated field in one message; 0 = no limit */
 } tfx_pbtxt_limits;
 
 /* Parses text (len bytes, need not be NUL-terminated; NUL bytes are an error) as message type

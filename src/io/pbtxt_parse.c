@@ -111,6 +111,7 @@ typedef struct tfx_pbtxt_parser {
   tfx_diag *d;
   unsigned max_depth;
   size_t max_string;
+  size_t max_list;
   yyscan_t yy;
   tfx_pbtxt_scan scan;
   tfx_pbtxt_tok cur; /* one token of lookahead */
@@ -245,6 +246,12 @@ static int tfx_pbtxt_is_nocase(const tfx_pbtxt_parser *p, const char *word) {
   return p->cur.type == TFX_PBTXT_T_IDENT && p->cur.len == n && strncasecmp(p->text + p->cur.off, word, n) == 0;
 }
 
+/* How to raise the depth limit (for the nesting error). */
+static const char *tfx_pbtxt_depth_hint(const tfx_pbtxt_parser *p) {
+  return p->max_depth < TFX_PBTXT_DEPTH_CAP ? "raise the depth limit with --limit depth=N, at most 1000"
+                                            : "1000 is the largest depth limit";
+}
+
 /* ---- field storage ---- */
 
 static size_t tfx_pbtxt_elem_size(ProtobufCType t) {
@@ -303,6 +310,11 @@ static void *tfx_pbtxt_slot(tfx_pbtxt_parser *p, tfx_pbtxt_frame *fr, const Prot
   if (f->label == PROTOBUF_C_LABEL_REPEATED) {
     tfx_pbtxt_rep *r = &fr->reps[idx];
     size_t esz = tfx_pbtxt_elem_size(f->type);
+    if (p->max_list && r->n >= p->max_list) {
+      tfx_pbtxt_err(p, &p->cur, "repeated field \"%s\" has more than %zu elements (raise the list "
+                    "limit with --limit list=N)", f->name, p->max_list);
+      return NULL;
+    }
     if (r->n == r->cap) {
       size_t ncap = r->cap ? r->cap * 2 : 4;
       if (ncap > SIZE_MAX / esz) ncap = 0;
@@ -574,7 +586,9 @@ static int tfx_pbtxt_string_value(tfx_pbtxt_parser *p, const ProtobufCFieldDescr
   while (p->cur.type == TFX_PBTXT_T_STRING) {
     if (tfx_pbtxt_unescape(p)) return -1;
     if (p->max_string && p->sb.len > p->max_string) {
-      tfx_pbtxt_err(p, &first, "string value longer than the limit of %zu bytes", p->max_string);
+      tfx_pbtxt_err(p, &first, "%s value of field \"%s\" longer than the limit of %zu bytes (raise "
+                    "the string limit with --limit string=SIZE)",
+                    f->type == PROTOBUF_C_TYPE_BYTES ? "bytes" : "string", f->name, p->max_string);
       return -1;
     }
     if (tfx_pbtxt_advance(p)) return -1;
@@ -749,7 +763,8 @@ static int tfx_pbtxt_skip(tfx_pbtxt_parser *p, const tfx_pbtxt_tok *open, unsign
     }
     if (t == '{' || t == '<' || t == '[') {
       if (t != '[' && depth + n + (open ? 0 : 1) > p->max_depth) {
-        tfx_pbtxt_err(p, &p->cur, "message nesting is deeper than the limit of %u", p->max_depth);
+        tfx_pbtxt_err(p, &p->cur, "message nesting is deeper than the limit of %u (%s)", p->max_depth,
+                      tfx_pbtxt_depth_hint(p));
         goto out;
       }
       if (n >= MAXSTK) {
@@ -788,7 +803,8 @@ static int tfx_pbtxt_submessage(tfx_pbtxt_parser *p, tfx_pbtxt_frame *fr, const 
     return -1;
   }
   if (depth + 1 > p->max_depth) {
-    tfx_pbtxt_err(p, &p->cur, "message nesting is deeper than the limit of %u", p->max_depth);
+    tfx_pbtxt_err(p, &p->cur, "message nesting is deeper than the limit of %u (%s)", p->max_depth,
+                      tfx_pbtxt_depth_hint(p));
     return -1;
   }
   tfx_pbtxt_tok open = p->cur;
@@ -974,6 +990,7 @@ ProtobufCMessage *tfx_pbtxt_parse(const ProtobufCMessageDescriptor *desc, const 
   p.max_depth = limits && limits->max_depth ? limits->max_depth : 100;
   if (p.max_depth > TFX_PBTXT_DEPTH_CAP) p.max_depth = TFX_PBTXT_DEPTH_CAP;
   p.max_string = limits ? limits->max_string : 0;
+  p.max_list = limits ? limits->max_list : 0;
   tfx_sb_init(&p.sb);
   if (p.len > (size_t)INT32_MAX) { /* flex token lengths are ints */
     tfx_error(d, p.fname, 0, 0, "text input of %zu bytes is larger than the 2 GiB text-format limit", p.len);

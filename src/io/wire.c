@@ -16,7 +16,49 @@ typedef struct tfx_wire_frame {
   const ProtobufCMessageDescriptor *desc;
   size_t end;
   uint64_t seen; /* singular fields seen (field index < 64) */
+  size_t cbase;  /* with a list limit: this message's counters are cnt[cbase .. cbase +
+                    n_fields] (the last one counts unknown fields) */
 } tfx_wire_frame;
+
+/* Per-message value counters for the list limit, a stack parallel to the frames. */
+typedef struct tfx_wire_counts {
+  uint32_t *c;
+  size_t n, cap;
+} tfx_wire_counts;
+
+/* Reserves and zeroes n_fields + 1 counters for a new frame. Returns the base or SIZE_MAX. */
+static size_t tfx_wire_counts_push(tfx_wire_counts *k, const ProtobufCMessageDescriptor *desc) {
+  size_t need = (size_t)desc->n_fields + 1, base = k->n;
+  if (k->cap - k->n < need) {
+    size_t cap = k->cap ? k->cap * 2 : 256;
+    while (cap - k->n < need) cap *= 2;
+    uint32_t *c = tfx_realloc(k->c, cap * sizeof *c);
+    if (!c) return SIZE_MAX;
+    k->c = c;
+    k->cap = cap;
+  }
+  memset(k->c + base, 0, need * sizeof *k->c);
+  k->n += need;
+  return base;
+}
+
+/* Counts n more values of counter *c against max (0 = no limit). 0 when within it. */
+static int tfx_wire_count(uint32_t *c, uint64_t n, size_t max) {
+  uint64_t v = (uint64_t)*c + n;
+  *c = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+  return max && v > max;
+}
+
+__attribute__((format(printf, 3, 4)))
+static tfx_wire_status tfx_wire_limit(tfx_wire_stats *st, size_t off, const char *fmt, ...) {
+  st->status = TFX_WIRE_LIMIT;
+  st->err_off = off;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(st->err, sizeof st->err, fmt, ap);
+  va_end(ap);
+  return st->status;
+}
 
 __attribute__((format(printf, 3, 4)))
 static tfx_wire_status tfx_wire_fail(tfx_wire_stats *st, size_t off, const char *fmt, ...) {
@@ -66,20 +108,36 @@ static int has_oneof(const ProtobufCMessageDescriptor *d) {
 
 tfx_wire_status tfx_io_wire_walk(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t len,
                                  unsigned max_depth, tfx_wire_stats *st) {
+  tfx_wire_limits lim = {max_depth, 0, 0};
+  return tfx_io_wire_walk_lim(desc, data, len, &lim, st);
+}
+
+static tfx_wire_status tfx_wire_nomem(tfx_wire_stats *st) {
+  st->status = TFX_WIRE_NOMEM;
+  snprintf(st->err, sizeof st->err, "out of memory");
+  return st->status;
+}
+
+tfx_wire_status tfx_io_wire_walk_lim(const ProtobufCMessageDescriptor *desc, const uint8_t *data,
+                                     size_t len, const tfx_wire_limits *lim, tfx_wire_stats *st) {
   memset(st, 0, sizeof *st);
+  unsigned max_depth = lim ? lim->max_depth : 0;
+  size_t max_string = lim ? lim->max_string : 0, max_list = lim ? lim->max_list : 0;
   if (max_depth == 0) max_depth = 100;
   if (max_depth > TFX_WIRE_DEPTH_CAP) max_depth = TFX_WIRE_DEPTH_CAP;
   tfx_wire_frame *stk = tfx_malloc(((size_t)max_depth + 1) * sizeof *stk);
-  if (!stk) {
-    st->status = TFX_WIRE_NOMEM;
-    snprintf(st->err, sizeof st->err, "out of memory");
-    return st->status;
+  if (!stk) return tfx_wire_nomem(st);
+  tfx_wire_counts cnt = {NULL, 0, 0};
+  size_t n = 0, pos = 0, base = 0;
+  if (max_list && (base = tfx_wire_counts_push(&cnt, desc)) == SIZE_MAX) {
+    free(stk);
+    return tfx_wire_nomem(st);
   }
-  size_t n = 0, pos = 0;
-  stk[n++] = (tfx_wire_frame){desc, len, 0};
+  stk[n++] = (tfx_wire_frame){desc, len, 0, base};
   while (n) {
     tfx_wire_frame *fr = &stk[n - 1];
     if (pos == fr->end) {
+      if (max_list) cnt.n = fr->cbase;
       n--;
       continue;
     }
@@ -129,9 +187,22 @@ tfx_wire_status tfx_io_wire_walk(const ProtobufCMessageDescriptor *desc, const u
     const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field(fr->desc, (unsigned)num);
     if (!f) {
       if (fr->desc->n_fields) st->anomalies++;
+      if (max_list && tfx_wire_count(&cnt.c[fr->cbase + fr->desc->n_fields], 1, max_list)) {
+        tfx_wire_limit(st, tag_off, "message %s has more than %zu unknown fields (raise the list "
+                       "limit with --limit list=N)", fr->desc->name, max_list);
+        break;
+      }
       continue;
     }
     size_t idx = (size_t)(f - fr->desc->fields);
+    if (max_string && wt == 2 && v > max_string &&
+        (f->type == PROTOBUF_C_TYPE_STRING || f->type == PROTOBUF_C_TYPE_BYTES)) {
+      tfx_wire_limit(st, val_off, "%s field %s.%s holds %llu bytes, longer than the limit of %zu "
+                     "bytes (raise the string limit with --limit string=SIZE)",
+                     f->type == PROTOBUF_C_TYPE_STRING ? "string" : "bytes", fr->desc->name,
+                     f->name, (unsigned long long)v, max_string);
+      break;
+    }
     if (f->label != PROTOBUF_C_LABEL_REPEATED && idx < 64) {
       if (fr->seen & ((uint64_t)1 << idx)) {
         st->anomalies++;
@@ -149,6 +220,8 @@ tfx_wire_status tfx_io_wire_walk(const ProtobufCMessageDescriptor *desc, const u
       fr->seen |= (uint64_t)1 << idx;
     }
     int native = tfx_wire_native(f->type);
+    /* values of this field in this message: one, or every value of a packed run (below) */
+    uint64_t nvals = 1;
     if (wt != native) {
       if (!(f->label == PROTOBUF_C_LABEL_REPEATED && wt == 2)) {
         tfx_wire_fail(st, tag_off, "field %s.%s has wire type %d, expected %d", fr->desc->name, f->name, wt,
@@ -162,33 +235,49 @@ tfx_wire_status tfx_io_wire_walk(const ProtobufCMessageDescriptor *desc, const u
                         fr->desc->name, f->name, native == 1 ? 8 : 4);
           break;
         }
+        nvals = v / (native == 1 ? 8 : 4);
       } else {
         /* tfx_wire_varint advances q even when it fails, so test its result, not q */
         size_t q = payload, vstart = payload;
         uint64_t dummy;
         int bad = 0;
+        nvals = 0;
         while (!bad && q < pos) {
           vstart = q;
           bad = tfx_wire_varint(data, pos, &q, &dummy) != 0;
+          nvals++;
         }
         if (bad) {
           tfx_wire_fail(st, vstart, "packed field %s.%s ends inside a varint", fr->desc->name, f->name);
           break;
         }
       }
-      continue;
     }
+    if (max_list && tfx_wire_count(&cnt.c[fr->cbase + idx], nvals, max_list)) {
+      tfx_wire_limit(st, tag_off, "field %s.%s has more than %zu %s in one message (raise the list "
+                     "limit with --limit list=N)", fr->desc->name, f->name, max_list,
+                     f->label == PROTOBUF_C_LABEL_REPEATED ? "elements" : "occurrences");
+      break;
+    }
+    if (wt != native) continue; /* packed */
     if (f->type != PROTOBUF_C_TYPE_MESSAGE) continue;
     if (n > max_depth) {
       st->status = TFX_WIRE_TOO_DEEP;
       st->err_off = tag_off;
-      snprintf(st->err, sizeof st->err, "message nesting is deeper than the limit of %u", max_depth);
+      snprintf(st->err, sizeof st->err, "message nesting is deeper than the limit of %u (%s)", max_depth,
+               max_depth < TFX_WIRE_DEPTH_CAP ? "raise the depth limit with --limit depth=N, at most 1000"
+                                              : "1000 is the largest depth limit");
       break;
     }
     if (n > st->depth) st->depth = (unsigned)n;
-    stk[n++] = (tfx_wire_frame){f->descriptor, pos, 0};
+    if (max_list && (base = tfx_wire_counts_push(&cnt, f->descriptor)) == SIZE_MAX) {
+      tfx_wire_nomem(st);
+      break;
+    }
+    stk[n++] = (tfx_wire_frame){f->descriptor, pos, 0, base};
     pos = payload;
   }
+  free(cnt.c);
   free(stk);
   return st->status;
 }

@@ -19,8 +19,19 @@ typedef enum {
   TFX_WIRE_MALFORMED,  /* protobuf-c would fail to unpack it, or tfxc refuses it on purpose
                           (field numbers 0 or above 2^29-1, lengths of 2^32 or more) */
   TFX_WIRE_TOO_DEEP,   /* message nesting beyond max_depth */
-  TFX_WIRE_NOMEM
+  TFX_WIRE_NOMEM,
+  TFX_WIRE_LIMIT       /* a string/bytes value longer than max_string, or a field with more
+                          than max_list values (err says which; the input is not malformed) */
 } tfx_wire_status;
+
+/* Limits of a walk. A field's values are counted per message: every occurrence of the field
+ * (singular fields too: protobuf-c keeps each occurrence while unpacking) plus every value of
+ * a packed run; unknown fields are counted together per message. */
+typedef struct tfx_wire_limits {
+  unsigned max_depth;  /* message nesting; 0 = 100; capped at TFX_WIRE_DEPTH_CAP */
+  size_t max_string;   /* bytes of one value of a known string/bytes field; 0 = no limit */
+  size_t max_list;     /* values of one field in one message; 0 = no limit */
+} tfx_wire_limits;
 
 typedef struct tfx_wire_stats {
   tfx_wire_status status;
@@ -29,11 +40,14 @@ typedef struct tfx_wire_stats {
   unsigned depth;      /* deepest nesting seen (top level = 0) */
   uint64_t top_fields; /* bit k set when top-level field number k (1..63) occurs */
   size_t err_off;      /* byte offset of the problem when status != OK */
-  char err[160];       /* what the problem is */
+  char err[320];       /* what the problem is */
 } tfx_wire_stats;
 
 /* Walks data as message type desc. max_depth 0 = 100. Returns st->status. */
 tfx_wire_status tfx_io_wire_walk(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t len,
                                  unsigned max_depth, tfx_wire_stats *st);
+/* The same with string and list limits (lim NULL = depth 100, no other limit). */
+tfx_wire_status tfx_io_wire_walk_lim(const ProtobufCMessageDescriptor *desc, const uint8_t *data,
+                                     size_t len, const tfx_wire_limits *lim, tfx_wire_stats *st);
 
 #endif

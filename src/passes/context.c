@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cann/cann.h"
 #include "fusion/engine.h"
 #include "ge/ge.h"
 #include "opmap/opmap.h"
+#include "passes/passes.h"
 #include "tfxc/tfxc.h"
 #include "util/arena.h"
 #include "util/fileio.h"
@@ -26,10 +28,17 @@ void tfx_ctx_free(tfx_ctx *ctx) {
   ctx->have_scopes = ctx->have_module = ctx->have_model = 0;
   if (ctx->have_pack) tfx_pack_free(&ctx->pack); /* rules: the compiled pack */
   ctx->have_pack = 0;
+  tfx_rules_protos_free(ctx->own_protos); /* after the mapping, which may point into it */
+  ctx->own_protos = NULL;
+  ctx->protos = NULL;
   if (ctx->fusion_report) tfx_fusion_report_free(ctx->fusion_report); /* scope fusion */
   free(ctx->fusion_report);
   ctx->fusion_report = NULL;
   memset(&ctx->prune, 0, sizeof ctx->prune); /* it lived in the model's arena */
+}
+
+const tfx_cann_table *tfx_ctx_protos(tfx_ctx *ctx) {
+  return ctx->protos ? ctx->protos : tfx_cann_stdlib(ctx->diag);
 }
 
 void tfx_ctx_drop_mapping(tfx_ctx *ctx) {

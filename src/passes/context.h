@@ -15,11 +15,13 @@
 #include "io/io.h"
 #include "scope/scope.h"
 #include "util/diag.h"
+#include "util/limits.h"
 #include "vm/pack.h"
 
 struct tfx_fusion_engine; /* fusion/engine.h */
 struct tfx_opmap;         /* opmap/opmap.h */
 struct tfx_ge_model;      /* ge/ge.h */
+struct tfx_cann_table;    /* cann/cann.h */
 
 /* Output kinds of --emit. Bit flags so a run can ask for several. */
 typedef enum {
@@ -49,6 +51,9 @@ typedef struct tfx_options {
   int verbose;                 /* -v count; -1 for -q */
   int lenient_index;           /* index a graph with validation problems anyway, reporting them
                                   as warnings (inspect); conversion never sets it */
+  tfx_limits limits;           /* --limit (util/limits.h; 0 = default): depth, string, list,
+                                  nodes, scope-depth, rule-depth, output-size. file-size and
+                                  vm-steps are max_file_size and vm_budget */
   /* ---- rules (pass "rules", src/passes/pass_rules.c) ---- */
   const char *const *rule_paths; /* -r PATH..., in command-line order (dirs, files, or one pack) */
   size_t n_rule_paths;
@@ -84,6 +89,11 @@ typedef struct tfx_ctx {
   /* ---- rules: the compiled rule pack (pass "rules") ---- */
   tfx_pack pack;               /* owned when have_pack */
   int have_pack;
+  /* the CANN prototype table of the run, read by the op mapping and the lowering through
+   * tfx_ctx_protos: set by the rules pass to the user prototype files (-r *.cannops.tsv)
+   * merged over the stdlib's (then own_protos, owned), or NULL = the stdlib table */
+  const struct tfx_cann_table *protos;
+  struct tfx_cann_table *own_protos;
   /* ---- scope fusion (pass "scope-fusion") ---- */
   struct tfx_fusion_report *fusion_report; /* what the engine matched and fused; owned, NULL
                                   until the pass ran (--report, explain --rule) */
@@ -101,6 +111,10 @@ typedef struct tfx_ctx {
 void tfx_ctx_init(tfx_ctx *ctx, const tfx_options *opts, tfx_diag *d);
 /* Releases model, module and scope tree. ctx stays usable (as after init). */
 void tfx_ctx_free(tfx_ctx *ctx);
+
+/* The CANN prototype table of the run: ctx->protos, or the embedded stdlib table
+ * (tfx_cann_stdlib) when the rules pass set none. NULL after reporting (stdlib unloadable). */
+const struct tfx_cann_table *tfx_ctx_protos(tfx_ctx *ctx);
 
 /* Releases the op-mapping result and the GE model (they refer to the current index). */
 void tfx_ctx_drop_mapping(tfx_ctx *ctx);

@@ -1,14 +1,19 @@
 /* EMIT group: write the requested outputs.
  * Stage: passes/EMIT. Input: ctx->model (the TF GraphDef after every earlier pass; pass
  * "emit-tf") and ctx->ge (the lowered GE model; pass "emit-ge"), ctx->opts->emit / out_path.
- * Output: files, each written atomically (temp file + rename), so a failure leaves no partial
- * file. emit-ge serializes every requested kind before it writes the first file, so a kind
- * that cannot be produced (e.g. a model over 2 GiB for air) leaves no file at all. */
+ * Output: files, written all or nothing (tfx_write_files_atomic: temp files, then renames),
+ * so a failure leaves no partial file. emit-ge serializes every requested kind (and the
+ * tf-pbtxt, when that is asked for too: emit-tf leaves it to emit-ge then) before it writes
+ * the first file, so a kind that cannot be produced (e.g. a model over 2 GiB for air), an
+ * output over the output-size limit (--limit output-size, exit 1) or a failed write leaves
+ * none of the run's outputs. */
 #include "passes/passes.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "ge/ge.h"
+#include "io/pbtxt.h"
 #include "tfxc/tfxc.h"
 #include "util/fileio.h"
 
@@ -24,6 +29,20 @@ static const ge_emit_fn ge_emitters[TFX_EMIT__COUNT] = {
   [TFX_EMIT_DOT] = tfx_ge_emit_dot,
 };
 
+/* 1 when the GE kinds are written by emit-ge together with the tf-pbtxt: a GE kind is asked
+ * for and emit-ge is not switched off (--disable-pass). */
+static int ge_writes_tf(const tfx_options *o) {
+  if (!(o->emit & ~(1u << TFX_EMIT_TF_PBTXT)) || !(o->emit & (1u << TFX_EMIT_TF_PBTXT))) return 0;
+  for (const char *s = o->disable; s && *s;) {
+    const char *e = strchr(s, ',');
+    size_t n = e ? (size_t)(e - s) : strlen(s);
+    if (n == 7 && memcmp(s, "emit-ge", 7) == 0) return 0;
+    if (!e) break;
+    s = e + 1;
+  }
+  return 1;
+}
+
 int tfx_pass_emit_ge(tfx_ctx *ctx, void *user) {
   (void)user;
   const tfx_options *o = ctx->opts;
@@ -32,27 +51,47 @@ int tfx_pass_emit_ge(tfx_ctx *ctx, void *user) {
     tfx_error(ctx->diag, NULL, 0, 0, "pass 'emit-ge' needs the GE model (pass 'lowering')");
     return TFX_EXIT_FAIL;
   }
+  int with_tf = ge_writes_tf(o);
   tfx_strbuf out[TFX_EMIT__COUNT];
   int rc = 0;
   for (int k = 0; k < TFX_EMIT__COUNT; k++) tfx_sb_init(&out[k]);
   for (int k = 0; k < TFX_EMIT__COUNT && rc == 0; k++) {
-    if (!(o->emit & (1u << k)) || !ge_emitters[k]) continue;
+    int tf = k == TFX_EMIT_TF_PBTXT;
+    if (!(o->emit & (1u << k)) || (!ge_emitters[k] && !(tf && with_tf))) continue;
     if (!o->out_path[k]) {
       tfx_error(ctx->diag, NULL, 0, 0, "--emit %s: no output file", emit_names[k]);
       rc = TFX_EXIT_USAGE;
       break;
     }
-    rc = ge_emitters[k](ctx->ge->model, &out[k], ctx->diag);
+    if (tf) {
+      if (!ctx->have_model) {
+        tfx_error(ctx->diag, NULL, 0, 0, "--emit tf-pbtxt: no model loaded");
+        rc = TFX_EXIT_FAIL;
+      } else if (tfx_pbtxt_print(&ctx->model.graph->base, &out[k]) != 0) {
+        out[k].oom = 1;
+      }
+    } else {
+      rc = ge_emitters[k](ctx->ge->model, &out[k], ctx->diag);
+    }
     if (rc == 0 && out[k].oom) {
       tfx_error(ctx->diag, NULL, 0, 0, "out of memory writing --emit %s", emit_names[k]);
       rc = TFX_EXIT_FAIL;
     }
   }
+  /* --limit output-size, for every kind before the first file is written */
+  size_t max_out = tfx_limit_size(&o->limits, TFX_LIMIT_OUTPUT_SIZE);
+  const char *paths[TFX_EMIT__COUNT];
+  const void *data[TFX_EMIT__COUNT];
+  size_t lens[TFX_EMIT__COUNT], n = 0;
   for (int k = 0; k < TFX_EMIT__COUNT && rc == 0; k++) {
-    if (!(o->emit & (1u << k)) || !ge_emitters[k]) continue;
-    if (tfx_write_file_atomic(o->out_path[k], out[k].data, out[k].len, ctx->diag) != 0)
-      rc = TFX_EXIT_INPUT;
+    if (!(o->emit & (1u << k)) || (!ge_emitters[k] && !(k == TFX_EMIT_TF_PBTXT && with_tf))) continue;
+    if (tfx_check_output_size(o->out_path[k], out[k].len, max_out, ctx->diag) != 0)
+      rc = TFX_EXIT_FAIL;
+    paths[n] = o->out_path[k];
+    data[n] = out[k].data;
+    lens[n++] = out[k].len;
   }
+  if (rc == 0 && tfx_write_files_atomic(n, paths, data, lens, ctx->diag) != 0) rc = TFX_EXIT_INPUT;
   for (int k = 0; k < TFX_EMIT__COUNT; k++) tfx_sb_free(&out[k]);
   return rc;
 }
@@ -62,6 +101,7 @@ int tfx_pass_emit_tf(tfx_ctx *ctx, void *user) {
   const tfx_options *o = ctx->opts;
   if (!o || o->check_only) return 0;
   if (!(o->emit & (1u << TFX_EMIT_TF_PBTXT))) return 0;
+  if (ge_writes_tf(o)) return 0; /* written by emit-ge with the GE kinds, all or nothing */
   const char *path = o->out_path[TFX_EMIT_TF_PBTXT];
   if (!path) {
     tfx_error(ctx->diag, NULL, 0, 0, "--emit tf-pbtxt: no output file");
@@ -71,7 +111,7 @@ int tfx_pass_emit_tf(tfx_ctx *ctx, void *user) {
     tfx_error(ctx->diag, NULL, 0, 0, "--emit tf-pbtxt: no model loaded");
     return TFX_EXIT_FAIL;
   }
-  if (tfx_io_write_message(path, &ctx->model.graph->base, TFX_WIRE_TEXT, ctx->diag) != 0)
-    return TFX_EXIT_INPUT;
-  return 0;
+  int rc = tfx_io_write_message_max(path, &ctx->model.graph->base, TFX_WIRE_TEXT,
+                                    tfx_limit_size(&o->limits, TFX_LIMIT_OUTPUT_SIZE), ctx->diag);
+  return rc == 0 ? 0 : rc == -2 ? TFX_EXIT_FAIL : TFX_EXIT_INPUT;
 }

@@ -1,5 +1,6 @@
 /* LOWERING group, pass "lowering": builds the GE IR model (ge/ge.h) from the mapped module.
- * Stage: passes/LOWERING. Input: ctx->module, ctx->opmap (pass "op-mapping"), --input-format,
+ * Stage: passes/LOWERING. Input: ctx->module, ctx->opmap (pass "op-mapping"), the run's CANN
+ * prototypes (tfx_ctx_protos: port names of user prototypes too), --input-format,
  * the parsed --input-shape / --out-nodes (ctx->prune). Output: ctx->ge. Skipped when no GE
  * output is asked for or for the precheck (--check). */
 #include <stdlib.h>
@@ -17,7 +18,7 @@ int tfx_pass_lower(tfx_ctx *ctx, void *user) {
     tfx_error(ctx->diag, NULL, 0, 0, "pass 'lowering' needs the op mapping (pass 'op-mapping')");
     return TFX_EXIT_FAIL;
   }
-  const tfx_cann_table *protos = tfx_cann_stdlib(ctx->diag);
+  const tfx_cann_table *protos = tfx_ctx_protos(ctx); /* user prototypes over the stdlib's */
   if (!protos) return TFX_EXIT_FAIL;
   char *stem = tfx_ctx_default_output(ctx->opts->model_path, "");
   if (!stem) {

@@ -2,7 +2,7 @@
  * unless this is a precheck (--check), turns every unsupported node into an error.
  * Stage: passes/OP_MAPPING. Input: ctx->module (after scope fusion), ctx->pack (op maps; none
  * when the rules pass is off: then only ATC's auto mapping by prototype name applies), the
- * embedded CANN prototypes. Output: ctx->opmap. Runs only when a GE output (--emit air,
+ * run's CANN prototypes (tfx_ctx_protos: user *.cannops.tsv files over the stdlib's). Output: ctx->opmap. Runs only when a GE output (--emit air,
  * ge-pbtxt, ge-json, dot) or the precheck is asked for: `--emit tf-pbtxt` alone never maps. */
 #include <stdlib.h>
 #include <string.h>
@@ -64,7 +64,7 @@ int tfx_pass_opmap(tfx_ctx *ctx, void *user) {
     tfx_error(ctx->diag, NULL, 0, 0, "pass 'op-mapping' needs the graph index (pass 'index')");
     return TFX_EXIT_FAIL;
   }
-  const tfx_cann_table *protos = tfx_cann_stdlib(ctx->diag);
+  const tfx_cann_table *protos = tfx_ctx_protos(ctx); /* user prototypes over the stdlib's */
   if (!protos) return TFX_EXIT_FAIL;
   tfx_ctx_drop_mapping(ctx);
   ctx->opmap = tfx_malloc(sizeof *ctx->opmap);

@@ -65,7 +65,10 @@ int tfx_pass_scope_fusion(tfx_ctx *ctx, void *user) {
   tfx_scope_tree tmp;
   memset(&tmp, 0, sizeof tmp);
   tfx_scope_tree *t = ctx->have_scopes ? &ctx->scopes : &tmp;
-  if (!ctx->have_scopes && (rc = tfx_scope_tree_build(&tmp, &ctx->module.main, ctx->diag)) != 0) {
+  uint32_t max_scope_depth =
+      tfx_limit_uint(ctx->opts ? &ctx->opts->limits : NULL, TFX_LIMIT_SCOPE_DEPTH);
+  if (!ctx->have_scopes &&
+      (rc = tfx_scope_tree_build_lim(&tmp, &ctx->module.main, max_scope_depth, ctx->diag)) != 0) {
     tfx_scope_tree_free(&tmp);
     goto out_eng;
   }
@@ -75,7 +78,7 @@ int tfx_pass_scope_fusion(tfx_ctx *ctx, void *user) {
   for (uint32_t i = 0; i < ctx->module.n_funcs && rc == 0; i++) {
     const tfx_graph *g = &ctx->module.funcs[i];
     memset(&tmp, 0, sizeof tmp);
-    rc = tfx_scope_tree_build(&tmp, g, ctx->diag);
+    rc = tfx_scope_tree_build_lim(&tmp, g, max_scope_depth, ctx->diag);
     if (rc == 0) rc = tfx_fusion_run(&eng, &en, &ctx->module, g, &tmp, rep, ctx->diag);
     tfx_scope_tree_free(&tmp);
   }
@@ -97,19 +100,27 @@ int tfx_pass_scope_fusion(tfx_ctx *ctx, void *user) {
       ctx->graph_edits++;
     } else {
       /* Never leave an unindexable graph behind: undo everything and say why. */
-      const char *why = "the rewritten graph does not index";
+      const char *why = NULL;
+      int oom = 0;
       for (size_t k = 0; k < scratch.n; k++)
         if (scratch.items[k].sev == TFX_SEV_ERROR) {
-          why = scratch.items[k].msg;
-          break;
+          if (!why) why = scratch.items[k].msg;
+          oom |= strstr(scratch.items[k].msg, "out of memory") != NULL;
         }
+      if (!why) why = "the rewritten graph does not index";
       tfx_fusion_undo_rollback(&undo);
       for (uint32_t i = 0; i < rep->n_graphs; i++) {
         rep->graphs[i].applied = 0;
         rep->graphs[i].n_applied = rep->graphs[i].n_removed = 0;
       }
-      tfx_warning(ctx->diag, NULL, 0, 0, "scope fusion not applied: %s", why);
-      rc = tfx_ctx_reindex(ctx);
+      if (oom) { /* not a property of the graph: the run fails instead of going on unfused */
+        forward(ctx->diag, &scratch);
+        tfx_ctx_reindex(ctx);
+        rc = TFX_EXIT_FAIL;
+      } else {
+        tfx_warning(ctx->diag, NULL, 0, 0, "scope fusion not applied: %s", why);
+        rc = tfx_ctx_reindex(ctx);
+      }
     }
     tfx_diag_free(&scratch);
   } else if (rc) {

@@ -314,9 +314,12 @@ int tfx_pipeline_dump_tf_graph(tfx_ctx *ctx, const tfx_pass *pass, unsigned pos,
     return TFX_EXIT_INPUT;
   }
   snprintf(path + dl, nl + 32, "/%02u-%s.pbtxt", pos, pass->name);
-  int rc = tfx_io_write_message(path, &ctx->model.graph->base, TFX_WIRE_TEXT, ctx->diag);
+  int rc = tfx_io_write_message_max(path, &ctx->model.graph->base, TFX_WIRE_TEXT,
+                                    tfx_limit_size(ctx->opts ? &ctx->opts->limits : NULL,
+                                                   TFX_LIMIT_OUTPUT_SIZE),
+                                    ctx->diag);
   free(path);
-  return rc == 0 ? 0 : TFX_EXIT_INPUT;
+  return rc == 0 ? 0 : rc == -2 ? TFX_EXIT_FAIL : TFX_EXIT_INPUT;
 }
 
 /* ---- tables ---- */

@@ -17,8 +17,11 @@ typedef struct tfx_rules_loc {
   uint32_t off, end;
 } tfx_rules_loc;
 
-/* Limits on nesting, so no later recursive walk can overflow the C stack. */
-#define TFX_AST_MAX_DEPTH 256u
+/* Limits on nesting, so no later recursive walk can overflow the C stack: the hard cap of the
+ * rule-depth limit (util/limits.h; default 256, set per rule set with tfx_ruleset_set_max_depth).
+ * Depths are stored saturated at TFX_AST_MAX_DEPTH + 1; every recursive walk stops there. */
+#define TFX_AST_MAX_DEPTH 1024u
+#define TFX_AST_DEFAULT_DEPTH 256u
 
 typedef enum tfx_ast_file_kind { TFX_AST_SCOPERULE, TFX_AST_OPMAP } tfx_ast_file_kind;
 

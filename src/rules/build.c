@@ -203,6 +203,13 @@ tfx_ast_intv tfx_ast_int_lit(tfx_rules_pctx *P, tfx_rules_loc loc, tfx_ast_intv 
 
 static uint16_t depth_of(const tfx_ast_expr *e) { return e ? e->depth : 0; }
 
+/* How to raise the rule-depth limit, after "the limit is N levels". */
+static const char *depth_hint(const tfx_rules_pctx *P) {
+  return P->max_depth < TFX_AST_MAX_DEPTH
+             ? "; raise the rule-depth limit with --limit rule-depth=N, at most 1024"
+             : ", the largest rule-depth limit";
+}
+
 static tfx_ast_expr *expr(tfx_rules_pctx *P, tfx_ast_expr_kind kind, tfx_rules_loc loc,
                           uint16_t child_depth) {
   tfx_ast_expr *e = NEW(tfx_ast_expr);
@@ -210,8 +217,9 @@ static tfx_ast_expr *expr(tfx_rules_pctx *P, tfx_ast_expr_kind kind, tfx_rules_l
   e->kind = kind;
   e->loc = loc;
   unsigned d = (unsigned)child_depth + 1;
-  if (d == TFX_AST_MAX_DEPTH + 1)
-    tfx_rules_perror(P, loc, "expression nested too deeply (the limit is %u levels)", TFX_AST_MAX_DEPTH);
+  if (d == P->max_depth + 1)
+    tfx_rules_perror(P, loc, "expression nested too deeply (the limit is %u levels%s)", P->max_depth,
+                     depth_hint(P));
   e->depth = (uint16_t)(d > TFX_AST_MAX_DEPTH + 1 ? TFX_AST_MAX_DEPTH + 1 : d);
   return e;
 }
@@ -667,8 +675,9 @@ static tfx_ast_stmt *stmt(tfx_rules_pctx *P, tfx_ast_stmt_kind kind, tfx_rules_l
 
 static void set_depth(tfx_rules_pctx *P, tfx_ast_stmt *s, uint16_t inner) {
   unsigned d = (unsigned)inner + 1;
-  if (d == TFX_AST_MAX_DEPTH + 1)
-    tfx_rules_perror(P, s->loc, "blocks nested too deeply (the limit is %u levels)", TFX_AST_MAX_DEPTH);
+  if (d == P->max_depth + 1)
+    tfx_rules_perror(P, s->loc, "blocks nested too deeply (the limit is %u levels%s)", P->max_depth,
+                     depth_hint(P));
   s->depth = (uint16_t)(d > TFX_AST_MAX_DEPTH + 1 ? TFX_AST_MAX_DEPTH + 1 : d);
 }
 

@@ -27,6 +27,7 @@ struct tfx_ruleset {
   size_t errors;
   int checked;
   int oom;                     /* a parse ran out of memory: the ASTs may be partial */
+  unsigned max_depth;          /* rule-depth limit (tfx_ruleset_set_max_depth); 0 = default */
 };
 
 /* ---- token values ---- */
@@ -51,6 +52,7 @@ typedef struct { tfx_ast_expr *kh, *kt, *vh, *vt; uint32_t n; } tfx_ast_dict;
 typedef struct tfx_rules_pctx {
   tfx_ruleset *rs;
   tfx_diag *d;
+  unsigned max_depth;         /* nesting limit of expressions and blocks (<= TFX_AST_MAX_DEPTH) */
   tfx_arena *arena;
   uint32_t file;
   tfx_ast_file_kind kind;

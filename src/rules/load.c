@@ -30,6 +30,10 @@ tfx_ruleset *tfx_ruleset_new(void) {
   return rs;
 }
 
+void tfx_ruleset_set_max_depth(tfx_ruleset *rs, unsigned n) {
+  rs->max_depth = n > TFX_AST_MAX_DEPTH ? TFX_AST_MAX_DEPTH : n;
+}
+
 void tfx_ruleset_free(tfx_ruleset *rs) {
   if (!rs) return;
   tfx_arena_free(&rs->arena);

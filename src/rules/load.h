@@ -101,6 +101,10 @@ void tfx_rules_options_init(tfx_rules_options *o);
 /* Returns a new empty rule set, or NULL when out of memory. */
 tfx_ruleset *tfx_ruleset_new(void);
 void tfx_ruleset_free(tfx_ruleset *rs);
+/* The rule-depth limit for the sources loaded from now on: nesting of expressions and of
+ * blocks deeper than n levels is an error (exit 4). 0 = the default (TFX_AST_DEFAULT_DEPTH,
+ * 256); values above TFX_AST_MAX_DEPTH (1024) are clamped to it. */
+void tfx_ruleset_set_max_depth(tfx_ruleset *rs, unsigned n);
 
 /* Loads and parses one path: a rule file (by extension .scoperule / .opmap) or a directory,
  * searched recursively, whose rule files are loaded in byte order of their paths. Sources are

@@ -17,6 +17,8 @@ int tfx_rules_parse_source(tfx_ruleset *rs, uint32_t file, tfx_diag *d) {
   memset(&P, 0, sizeof P);
   P.rs = rs;
   P.d = d;
+  P.max_depth = rs->max_depth ? rs->max_depth : TFX_AST_DEFAULT_DEPTH;
+  if (P.max_depth > TFX_AST_MAX_DEPTH) P.max_depth = TFX_AST_MAX_DEPTH;
   P.arena = &rs->arena;
   P.file = file;
   P.kind = src->kind;

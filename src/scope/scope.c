@@ -74,6 +74,7 @@ typedef struct sinfo {
 typedef struct sbuild {
   tfx_scope_tree *t;
   tfx_diag *d;
+  uint32_t max_depth; /* scope-depth limit; 0 = none */
   sinfo *info; /* malloc'ed, grows */
   uint32_t n, cap;
   uint32_t *slot; /* child table: open addressing over scope ids, TFX_NO_ID = empty */
@@ -103,7 +104,11 @@ static int ctab_grow(sbuild *b) {
   return 0;
 }
 
-/* Child scope of `parent` whose last piece is p[0..pn), created if absent; TFX_NO_ID on OOM. */
+/* Returned by child_get / place_node when a scope would be deeper than b->max_depth. */
+#define PLACE_TOO_DEEP (TFX_NO_ID - 2)
+
+/* Child scope of `parent` whose last piece is p[0..pn), created if absent; TFX_NO_ID on OOM,
+ * PLACE_TOO_DEEP over the scope-depth limit. */
 static uint32_t child_get(sbuild *b, uint32_t parent, const char *p, size_t pn) {
   uint32_t h = child_hash(parent, p, pn);
   uint32_t j = h & (b->scap - 1);
@@ -115,9 +120,10 @@ static uint32_t child_get(sbuild *b, uint32_t parent, const char *p, size_t pn) 
   }
   /* New scope: full name = parent's full name (empty for root) + piece + '/'. */
   const sinfo *par = &b->info[parent];
+  if (b->max_depth && par->depth >= b->max_depth) return PLACE_TOO_DEEP;
   size_t plen = parent ? par->name_len : 0;
   size_t len = plen + pn + 1;
-  if (len >= UINT32_MAX || b->n >= TFX_NO_ID - 1) return TFX_NO_ID;
+  if (len >= UINT32_MAX || b->n >= TFX_NO_ID - 2) return TFX_NO_ID;
   if (b->n == b->cap) {
     uint32_t cap = b->cap * 2;
     sinfo *ni = tfx_realloc(b->info, (size_t)cap * sizeof *ni);
@@ -147,7 +153,8 @@ static uint32_t child_get(sbuild *b, uint32_t parent, const char *p, size_t pn) 
 
 /* Places node name `nm` (SplitNodeName semantics): the non-empty pieces but the last one are
  * nested scopes; the node goes to the innermost. Returns the scope id, TFX_NO_ID when the
- * name has no non-empty piece (Ascend adds such a node nowhere), or UINT32_MAX - 1 on OOM. */
+ * name has no non-empty piece (Ascend adds such a node nowhere), UINT32_MAX - 1 on OOM, or
+ * PLACE_TOO_DEEP over the scope-depth limit. */
 #define PLACE_OOM (TFX_NO_ID - 1)
 static uint32_t place_node(sbuild *b, const char *nm) {
   size_t n = strlen(nm);
@@ -167,6 +174,7 @@ static uint32_t place_node(sbuild *b, const char *nm) {
     while (nm[j] != '/') j++; /* i < last, so a '/' comes before the last piece */
     cur = child_get(b, cur, nm + i, j - i);
     if (cur == TFX_NO_ID) return PLACE_OOM;
+    if (cur == PLACE_TOO_DEEP) return cur;
     i = j + 1;
   }
   return cur;
@@ -324,11 +332,16 @@ out:
 }
 
 int tfx_scope_tree_build(tfx_scope_tree *t, const tfx_graph *g, tfx_diag *d) {
+  return tfx_scope_tree_build_lim(t, g, 0, d);
+}
+
+int tfx_scope_tree_build_lim(tfx_scope_tree *t, const tfx_graph *g, uint32_t max_depth,
+                             tfx_diag *d) {
   memset(t, 0, sizeof *t);
   tfx_arena_init(&t->arena);
   tfx_hmap_init(&t->by_name);
   t->graph = g;
-  sbuild b = {t, d, NULL, 0, 64, NULL, 0};
+  sbuild b = {t, d, max_depth, NULL, 0, 64, NULL, 0};
   int rc = TFX_EXIT_INPUT;
   b.info = tfx_malloc((size_t)b.cap * sizeof *b.info);
   if (!b.info || ctab_grow(&b) < 0) goto fail;
@@ -339,6 +352,15 @@ int tfx_scope_tree_build(tfx_scope_tree *t, const tfx_graph *g, tfx_diag *d) {
   for (uint32_t i = 0; i < g->n_nodes; i++) {
     uint32_t s = place_node(&b, g->nodes[i].name ? g->nodes[i].name : "");
     if (s == PLACE_OOM) goto fail;
+    if (s == PLACE_TOO_DEEP) {
+      const char *nm = g->nodes[i].name;
+      tfx_error(d, NULL, 0, 0, "%s%s%snode '%.200s%s': its scopes nest deeper than the limit of "
+                "%" PRIu32 " (raise the scope-depth limit with --limit scope-depth=N)",
+                g->func ? "function '" : "", g->func ? g->name : "", g->func ? "': " : "", nm,
+                strlen(nm) > 200 ? "..." : "", max_depth);
+      rc = TFX_EXIT_INPUT;
+      goto done;
+    }
     t->node_scope[i] = s;
   }
   if (finish(&b, g) < 0) goto fail;

@@ -13,21 +13,44 @@ struct tfx_arena_chunk {
 
 static long fail_countdown;
 static long fail_hits;
+static long fail_calls;
+static int fail_arena;
+static void (*fail_observer)(const void *site, void *user);
+static void *fail_observer_user;
 
-void tfx_alloc_fail_at(long n) { fail_countdown = n; fail_hits = 0; }
+void tfx_alloc_fail_at(long n) { fail_countdown = n; fail_hits = 0; fail_calls = 0; }
 long tfx_alloc_failures(void) { return fail_hits; }
+long tfx_alloc_calls(void) { return fail_calls; }
+void tfx_alloc_fail_arena(int on) { fail_arena = on; }
+void tfx_alloc_set_observer(void (*fn)(const void *site, void *user), void *user) {
+  fail_observer = fn;
+  fail_observer_user = user;
+}
 
-static int should_fail(void) {
+/* One counted allocation made from code address site: 1 when it is the one to fail. */
+static int should_fail_at(const void *site) {
+  fail_calls++;
+  if (fail_observer) fail_observer(site, fail_observer_user);
   if (fail_countdown <= 0) return 0;
   if (--fail_countdown == 0) { fail_hits++; return 1; }
   return 0;
 }
+#define SITE __builtin_return_address(0)
 
-void *tfx_malloc(size_t n) { return should_fail() ? NULL : malloc(n ? n : 1); }
-void *tfx_realloc(void *p, size_t n) { return should_fail() ? NULL : realloc(p, n ? n : 1); }
-void *tfx_calloc(size_t n, size_t size) { return should_fail() ? NULL : calloc(n ? n : 1, size ? size : 1); }
+/* The chunk allocations of an arena count as allocations of the arena call's site. */
+static void *chunk_malloc(size_t n, const void *site) {
+  return !fail_arena && should_fail_at(site) ? NULL : malloc(n);
+}
 
-static void *pb_alloc(void *data, size_t n) { return tfx_arena_alloc((tfx_arena *)data, n); }
+void *tfx_malloc(size_t n) { return should_fail_at(SITE) ? NULL : malloc(n ? n : 1); }
+void *tfx_realloc(void *p, size_t n) { return should_fail_at(SITE) ? NULL : realloc(p, n ? n : 1); }
+void *tfx_calloc(size_t n, size_t size) {
+  return should_fail_at(SITE) ? NULL : calloc(n ? n : 1, size ? size : 1);
+}
+
+static void *arena_alloc_at(tfx_arena *a, size_t n, const void *site);
+
+static void *pb_alloc(void *data, size_t n) { return arena_alloc_at((tfx_arena *)data, n, SITE); }
 static void pb_free(void *data, void *p) { (void)data; (void)p; }
 
 void tfx_arena_init(tfx_arena *a) {
@@ -50,7 +73,10 @@ void tfx_arena_free(tfx_arena *a) {
 #define ARENA_MIN_CHUNK ((size_t)64 * 1024)
 #define ARENA_ALIGN ((size_t)16)
 
-void *tfx_arena_alloc(tfx_arena *a, size_t n) {
+void *tfx_arena_alloc(tfx_arena *a, size_t n) { return arena_alloc_at(a, n, SITE); }
+
+static void *arena_alloc_at(tfx_arena *a, size_t n, const void *site) {
+  if (fail_arena && should_fail_at(site)) return NULL;
   if (n == 0) n = 1;
   if (n > SIZE_MAX / 2) return NULL;
   n = (n + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
@@ -58,7 +84,7 @@ void *tfx_arena_alloc(tfx_arena *a, size_t n) {
     size_t cap = a->head ? a->cap * 2 : ARENA_MIN_CHUNK;
     if (cap > (size_t)16 << 20) cap = (size_t)16 << 20;
     if (cap < n) cap = n;
-    tfx_arena_chunk *c = tfx_malloc(sizeof *c + cap);
+    tfx_arena_chunk *c = chunk_malloc(sizeof *c + cap, site);
     if (!c) return NULL;
     c->cap = cap;
     if (a->head && cap == n && a->cap - a->used > 4096) {
@@ -82,19 +108,25 @@ void *tfx_arena_alloc(tfx_arena *a, size_t n) {
 void *tfx_arena_calloc(tfx_arena *a, size_t n, size_t size) {
   if (size && n > SIZE_MAX / size) return NULL;
   size_t bytes = n * size;
-  void *p = tfx_arena_alloc(a, bytes);
+  void *p = arena_alloc_at(a, bytes, SITE);
   if (p && bytes) memset(p, 0, bytes);
   return p;
 }
 
-char *tfx_arena_strndup(tfx_arena *a, const char *s, size_t n) {
-  char *p = tfx_arena_alloc(a, n + 1);
+static char *arena_strndup_at(tfx_arena *a, const char *s, size_t n, const void *site) {
+  char *p = arena_alloc_at(a, n + 1, site);
   if (!p) return NULL;
   memcpy(p, s, n);
   p[n] = 0;
   return p;
 }
 
-char *tfx_arena_strdup(tfx_arena *a, const char *s) { return tfx_arena_strndup(a, s, strlen(s)); }
+char *tfx_arena_strndup(tfx_arena *a, const char *s, size_t n) {
+  return arena_strndup_at(a, s, n, SITE);
+}
+
+char *tfx_arena_strdup(tfx_arena *a, const char *s) {
+  return arena_strndup_at(a, s, strlen(s), SITE);
+}
 
 ProtobufCAllocator *tfx_arena_pb(tfx_arena *a) { return &a->pb; }

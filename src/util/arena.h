@@ -27,9 +27,22 @@ char *tfx_arena_strdup(tfx_arena *a, const char *s);
 ProtobufCAllocator *tfx_arena_pb(tfx_arena *a);
 
 /* Test hook (fault injection): when > 0, the Nth allocation from now on fails (all arenas and
- * tfx_xmalloc). 0 disables. Returns nothing; read tfx_alloc_failures() to see hits. */
+ * tfx_xmalloc). 0 disables. Returns nothing; read tfx_alloc_failures() to see hits.
+ * An allocation is a call of tfx_malloc, tfx_realloc or tfx_calloc, which arenas make when
+ * they need a new chunk; with tfx_alloc_fail_arena(1) every arena allocation (tfx_arena_alloc
+ * and its wrappers, protobuf-c's allocations into an arena) counts too, so the callers'
+ * out-of-memory paths are reached even when the chunk has room. tfx_alloc_calls() is the
+ * number of allocations counted since the last tfx_alloc_fail_at (also when disabled, so a
+ * test can measure a run first). tfx_alloc_set_observer() calls fn for every counted
+ * allocation with the code address it was made from (the caller of tfx_malloc/tfx_realloc/
+ * tfx_calloc/tfx_arena_alloc/tfx_arena_calloc/tfx_arena_strndup/tfx_arena_strdup, or the
+ * protobuf-c code allocating into an arena): tests use it to find every distinct
+ * allocation site of a run. These hooks are process-global and not thread-safe. */
 void tfx_alloc_fail_at(long n);
 long tfx_alloc_failures(void);
+long tfx_alloc_calls(void);
+void tfx_alloc_fail_arena(int on);
+void tfx_alloc_set_observer(void (*fn)(const void *site, void *user), void *user);
 /* malloc/realloc wrappers that honour the fault-injection hook. */
 void *tfx_malloc(size_t n);
 void *tfx_realloc(void *p, size_t n);

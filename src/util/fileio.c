@@ -17,7 +17,112 @@ int tfx_is_dir(const char *path) {
   return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* ---- write fault injection (tfx_write_fail_at) ---- */
+
+static long wf_countdown;
+static long wf_hits;
+static long wf_calls;
+static int wf_enospc; /* a short write was injected: the next write() fails with ENOSPC */
+
+void tfx_write_fail_at(long n) {
+  wf_countdown = n;
+  wf_hits = 0;
+  wf_calls = 0;
+  wf_enospc = 0;
+}
+long tfx_write_failures(void) { return wf_hits; }
+long tfx_write_calls(void) { return wf_calls; }
+
+/* 1 when this file-system step is the one to fail. */
+static int wf_step(void) {
+  wf_calls++;
+  if (wf_countdown <= 0) return 0;
+  if (--wf_countdown == 0) {
+    wf_hits++;
+    return 1;
+  }
+  return 0;
+}
+
+static ssize_t fi_write(int fd, const void *p, size_t n) {
+  if (wf_enospc) {
+    wf_enospc = 0;
+    errno = ENOSPC;
+    return -1;
+  }
+  if (wf_step()) {
+    if (n < 2) {
+      errno = ENOSPC;
+      return -1;
+    }
+    ssize_t w = write(fd, p, n / 2);
+    if (w >= 0) wf_enospc = 1;
+    return w;
+  }
+  return write(fd, p, n);
+}
+
+static int fi_mkstemp(char *tmpl) {
+  if (wf_step()) {
+    errno = ENOSPC;
+    return -1;
+  }
+  return mkstemp(tmpl);
+}
+
+static int fi_open_wronly(const char *path) {
+  if (wf_step()) {
+    errno = EACCES;
+    return -1;
+  }
+  return open(path, O_WRONLY);
+}
+
+static int fi_fchmod(int fd, mode_t mode) {
+  if (wf_step()) {
+    errno = EPERM;
+    return -1;
+  }
+  return fchmod(fd, mode);
+}
+
+/* Closes fd in any case; an injected failure reports EIO (as a failed delayed write would). */
+static int fi_close(int fd) {
+  int fail = wf_step();
+  int rc = close(fd);
+  if (fail) {
+    errno = EIO;
+    return -1;
+  }
+  return rc;
+}
+
+static int fi_rename(const char *from, const char *to) {
+  if (wf_step()) {
+    errno = EACCES;
+    return -1;
+  }
+  return rename(from, to);
+}
+
+/* ---- reading ---- */
+
 char *tfx_read_file(const char *path, size_t max_size, size_t *len, tfx_diag *d) {
+  return tfx_read_file_hint(path, max_size, NULL, len, d);
+}
+
+int tfx_check_output_size(const char *path, size_t len, size_t max_size, tfx_diag *d) {
+  if (!max_size || len <= max_size) return 0;
+  tfx_error(d, strcmp(path, "-") == 0 ? "<stdout>" : path, 0, 0,
+            "output of %zu bytes is larger than the limit of %zu bytes (raise the output-size "
+            "limit with --limit output-size=SIZE); nothing was written",
+            len, max_size);
+  return -1;
+}
+
+char *tfx_read_file_hint(const char *path, size_t max_size, const char *hint, size_t *len,
+                         tfx_diag *d) {
+  const char *h0 = hint ? " (" : "", *h1 = hint ? hint : "", *h2 = hint ? ")" : "";
   FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
   if (!f) {
     tfx_error(d, path, 0, 0, "cannot open: %s", strerror(errno));
@@ -32,8 +137,8 @@ char *tfx_read_file(const char *path, size_t max_size, size_t *len, tfx_diag *d)
   size_t cap = 1 << 16, n = 0;
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
     if (max_size && (uint64_t)st.st_size > max_size) {
-      tfx_error(d, path, 0, 0, "file is %lld bytes, larger than the limit of %zu (raise it with --max-file-size)",
-                (long long)st.st_size, max_size);
+      tfx_error(d, path, 0, 0, "file is %lld bytes, larger than the limit of %zu bytes%s%s%s",
+                (long long)st.st_size, max_size, h0, h1, h2);
       if (f != stdin) fclose(f);
       return NULL;
     }
@@ -52,7 +157,7 @@ char *tfx_read_file(const char *path, size_t max_size, size_t *len, tfx_diag *d)
     size_t got = fread(buf + n, 1, cap - n - 1, f);
     n += got;
     if (max_size && n > max_size) {
-      tfx_error(d, path, 0, 0, "file is larger than the limit of %zu bytes (raise it with --max-file-size)", max_size);
+      tfx_error(d, path, 0, 0, "file is larger than the limit of %zu bytes%s%s%s", max_size, h0, h1, h2);
       free(buf);
       if (f != stdin) fclose(f);
       return NULL;
@@ -77,14 +182,14 @@ oom:
 }
 
 static int write_direct(const char *path, const void *data, size_t len, tfx_diag *d) {
-  int fd = open(path, O_WRONLY);
+  int fd = fi_open_wronly(path);
   if (fd < 0) {
     tfx_error(d, path, 0, 0, "cannot write output: %s", strerror(errno));
     return -1;
   }
   const char *p = data;
   while (len) {
-    ssize_t w = write(fd, p, len);
+    ssize_t w = fi_write(fd, p, len);
     if (w < 0) {
       if (errno == EINTR) continue;
       tfx_error(d, path, 0, 0, "cannot write output: %s", strerror(errno));
@@ -94,41 +199,26 @@ static int write_direct(const char *path, const void *data, size_t len, tfx_diag
     p += w;
     len -= (size_t)w;
   }
-  if (close(fd) != 0) {
+  if (fi_close(fd) != 0) {
     tfx_error(d, path, 0, 0, "cannot write output: %s", strerror(errno));
     return -1;
   }
   return 0;
 }
 
-int tfx_write_file_atomic(const char *path, const void *data, size_t len, tfx_diag *d) {
-  if (strcmp(path, "-") == 0) {
-    if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
-      tfx_error(d, "<stdout>", 0, 0, "write error: %s", strerror(errno));
-      return -1;
-    }
-    return 0;
-  }
-  struct stat st;
-  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-    if (S_ISDIR(st.st_mode)) {
-      tfx_error(d, path, 0, 0, "cannot write output: is a directory");
-      return -1;
-    }
-    /* A device or FIFO (/dev/null, /dev/stdout, a pipe): write through it; renaming a temp
-     * file over it would replace the device node. */
-    return write_direct(path, data, len, d);
-  }
+/* Writes data to a new temporary file next to path (rename() is atomic only within one file
+ * system); *tmp_out gets its malloc'ed name. Returns 0, or -1 (reported; nothing left). */
+static int write_temp(const char *path, const void *data, size_t len, char **tmp_out, tfx_diag *d) {
+  *tmp_out = NULL;
   size_t pl = strlen(path);
   char *tmp = tfx_malloc(pl + 16);
   if (!tmp) {
     tfx_error(d, path, 0, 0, "out of memory");
     return -1;
   }
-  /* Temp file next to the target: rename() is atomic only within one file system. */
   memcpy(tmp, path, pl);
   memcpy(tmp + pl, ".tmp.XXXXXX", 12);
-  int fd = mkstemp(tmp);
+  int fd = fi_mkstemp(tmp);
   if (fd < 0) {
     tfx_error(d, path, 0, 0, "cannot create output: %s", strerror(errno));
     free(tmp);
@@ -137,7 +227,7 @@ int tfx_write_file_atomic(const char *path, const void *data, size_t len, tfx_di
   const char *p = data;
   size_t left = len;
   while (left) {
-    ssize_t w = write(fd, p, left);
+    ssize_t w = fi_write(fd, p, left);
     if (w < 0) {
       if (errno == EINTR) continue;
       goto fail;
@@ -145,16 +235,103 @@ int tfx_write_file_atomic(const char *path, const void *data, size_t len, tfx_di
     p += w;
     left -= (size_t)w;
   }
-  if (fchmod(fd, 0644) != 0) goto fail;
-  if (close(fd) != 0) { fd = -1; goto fail; }
+  if (fi_fchmod(fd, 0644) != 0) goto fail;
+  int cfd = fd;
   fd = -1;
-  if (rename(tmp, path) != 0) goto fail;
-  free(tmp);
+  if (fi_close(cfd) != 0) goto fail; /* the fd is closed even when this fails */
+  *tmp_out = tmp;
   return 0;
-fail:
-  tfx_error(d, path, 0, 0, "cannot write output: %s", strerror(errno));
+fail: {
+  int err = errno;
+  tfx_error(d, path, 0, 0, "cannot write output: %s", strerror(err));
   if (fd >= 0) close(fd);
   unlink(tmp);
   free(tmp);
   return -1;
+}
+}
+
+static int write_stdout(const void *data, size_t len, tfx_diag *d) {
+  if (wf_step()) {
+    tfx_error(d, "<stdout>", 0, 0, "write error: %s", strerror(EIO));
+    return -1;
+  }
+  if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
+    tfx_error(d, "<stdout>", 0, 0, "write error: %s", strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+enum { TARGET_FILE, TARGET_STDOUT, TARGET_DIRECT };
+
+/* How path is written: through a temp file and rename, to stdout ("-"), or directly (an
+ * existing device or FIFO: /dev/null, /dev/stdout, a pipe; renaming a temp file over it would
+ * replace the device node). -1 for a directory (reported). */
+static int target_kind(const char *path, tfx_diag *d) {
+  if (strcmp(path, "-") == 0) return TARGET_STDOUT;
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) {
+      tfx_error(d, path, 0, 0, "cannot write output: is a directory");
+      return -1;
+    }
+    return TARGET_DIRECT;
+  }
+  return TARGET_FILE;
+}
+
+int tfx_write_file_atomic(const char *path, const void *data, size_t len, tfx_diag *d) {
+  return tfx_write_files_atomic(1, &path, &data, &len, d);
+}
+
+int tfx_write_files_atomic(size_t n, const char *const *paths, const void *const *data,
+                           const size_t *lens, tfx_diag *d) {
+  wf_enospc = 0;
+  if (n == 0) return 0;
+  char **tmp = tfx_calloc(n, sizeof *tmp);
+  int *kind = tfx_calloc(n, sizeof *kind);
+  int rc = -1;
+  size_t renamed = 0;
+  if (!tmp || !kind) {
+    tfx_error(d, paths[0], 0, 0, "out of memory");
+    goto out;
+  }
+  for (size_t i = 0; i < n; i++)
+    if ((kind[i] = target_kind(paths[i], d)) < 0) goto out;
+  /* 1. every regular file into its temp file */
+  for (size_t i = 0; i < n; i++)
+    if (kind[i] == TARGET_FILE && write_temp(paths[i], data[i] ? data[i] : "", lens[i], &tmp[i], d) != 0)
+      goto out;
+  /* 2. what cannot be taken back: standard output, devices and FIFOs */
+  for (size_t i = 0; i < n; i++) {
+    const void *p = data[i] ? data[i] : "";
+    if (kind[i] == TARGET_STDOUT && write_stdout(p, lens[i], d) != 0) goto out;
+    if (kind[i] == TARGET_DIRECT && write_direct(paths[i], p, lens[i], d) != 0) goto out;
+  }
+  /* 3. rename into place, in order */
+  for (size_t i = 0; i < n; i++) {
+    if (kind[i] != TARGET_FILE) continue;
+    if (fi_rename(tmp[i], paths[i]) != 0) {
+      tfx_error(d, paths[i], 0, 0, "cannot write output: %s", strerror(errno));
+      goto out;
+    }
+    free(tmp[i]);
+    tmp[i] = NULL;
+    renamed = i + 1;
+  }
+  rc = 0;
+out:
+  if (rc != 0) {
+    /* all or nothing: the files this call already put in place go again */
+    for (size_t i = 0; i < renamed; i++)
+      if (kind[i] == TARGET_FILE) unlink(paths[i]);
+  }
+  for (size_t i = 0; tmp && i < n; i++) {
+    if (tmp[i]) unlink(tmp[i]);
+    free(tmp[i]);
+  }
+  free(tmp);
+  free(kind);
+  return rc;
 }

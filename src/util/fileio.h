@@ -1,7 +1,11 @@
 /* Whole-file reading with a size limit, and atomic output files.
  * Stage: shared utility. Errors are reported into the diagnostics context with the path.
  * Atomic writes go to a temporary file in the target's directory and are renamed into place
- * only when everything was written and flushed, so no failure leaves a partial file. */
+ * only when everything was written and closed, so no failure leaves a partial file; several
+ * outputs of one run can be written all or nothing (tfx_write_files_atomic). Temporary files
+ * are named TARGET.tmp.XXXXXX. The guarantee covers the failures tfxc sees (errors, a full
+ * disk): a killed tfxc may leave a temporary file behind, never a partial TARGET; writes are
+ * not fsync'ed, so a crash of the machine is not covered. */
 #ifndef TFX_UTIL_FILEIO_H
 #define TFX_UTIL_FILEIO_H
 
@@ -13,13 +17,41 @@
 /* Reads path into a malloc'ed buffer (NUL-terminated, *len excludes the NUL).
  * max_size 0 = no limit. Returns NULL after reporting an error. */
 char *tfx_read_file(const char *path, size_t max_size, size_t *len, tfx_diag *d);
+/* The same; a file over max_size is reported with hint (how to raise the limit; NULL = none)
+ * in parentheses after the message. */
+char *tfx_read_file_hint(const char *path, size_t max_size, const char *hint, size_t *len,
+                         tfx_diag *d);
+
+/* The output-size limit: 0 when len <= max_size (or max_size is 0), else -1 after reporting
+ * that path would get len bytes, over the limit, and how to raise it (--limit output-size). */
+int tfx_check_output_size(const char *path, size_t len, size_t max_size, tfx_diag *d);
 
 /* Writes data to path atomically. path "-" writes to stdout. An existing path that is a
  * device or FIFO (/dev/null, a pipe) is written through directly, never replaced; a directory
  * is an error. Returns 0 or -1 (reported). */
 int tfx_write_file_atomic(const char *path, const void *data, size_t len, tfx_diag *d);
+/* Writes n files as one: every regular file goes to its temporary file first, then "-"
+ * (stdout) and devices/FIFOs are written through, then the temporary files are renamed into
+ * place in order. Any failure removes every temporary file and the files this call already
+ * renamed into place (what they replaced is gone), so it leaves none of the n outputs (only
+ * what went to stdout or a device cannot be taken back). Returns 0 or -1 (reported). */
+int tfx_write_files_atomic(size_t n, const char *const *paths, const void *const *data,
+                           const size_t *lens, tfx_diag *d);
 
 /* 1 if path is a directory, 0 if not (or missing). */
 int tfx_is_dir(const char *path);
+
+/* Test hook (fault injection), like tfx_alloc_fail_at for allocations: when n > 0, the nth
+ * file-system step of tfx_write_file_atomic from now on fails. The steps of one atomic write
+ * are: create the temp file (mkstemp), each write() call, fchmod, close, rename; of a write
+ * through a device or FIFO: open, each write() call, close. A failing write() is a short write
+ * (half of what was asked, when that is at least one byte), and the next write() then fails
+ * with ENOSPC, as when a disk fills up; the other steps fail with a plausible errno. 0
+ * disables. tfx_write_failures() counts the injected failures since the last call. Writes
+ * to stdout ("-") are one step. */
+void tfx_write_fail_at(long n);
+long tfx_write_failures(void);
+/* File-system steps counted since the last tfx_write_fail_at (also when disabled). */
+long tfx_write_calls(void);
 
 #endif

@@ -83,7 +83,8 @@ void tfx_vm_heap_free(tfx_vm *vm) {
 int tfx_vm_charge(tfx_vm *vm, uint64_t n) {
   vm->steps += n;
   if (vm->steps > vm->max_steps)
-    return tfx_vm_err(vm, TFX_VMR_BUDGET, "step budget of %llu exceeded",
+    return tfx_vm_err(vm, TFX_VMR_BUDGET, "step budget of %llu exceeded (raise the vm-steps "
+                      "limit with --limit vm-steps=N or --vm-budget N)",
                       (unsigned long long)vm->max_steps);
   return TFX_VMR_OK;
 }

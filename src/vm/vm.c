@@ -58,6 +58,8 @@ void tfx_vm_set_trace(tfx_vm *vm, tfx_vm_trace_fn fn, void *ctx) {
 
 void tfx_vm_set_flags(tfx_vm *vm, unsigned flags) { vm->flags = flags; }
 
+int tfx_vm_observed(const tfx_vm *vm) { return vm->trace != NULL || vm->flags != 0; }
+
 uint32_t tfx_vm_const_op(const tfx_vm *vm, uint32_t k) {
   return vm->linked && k < vm->pack->n_consts ? vm->const_op[k] : TFX_NO_ID;
 }
@@ -602,8 +604,9 @@ err_nomem:
   rc = TFX_EXIT_FAIL;
   goto done;
 err_budget: {
-  char msg[96];
-  snprintf(msg, sizeof msg, "step budget of %llu exceeded", (unsigned long long)vm->max_steps);
+  char msg[160];
+  snprintf(msg, sizeof msg, "step budget of %llu exceeded (raise the vm-steps limit with --limit "
+           "vm-steps=N or --vm-budget N)", (unsigned long long)vm->max_steps);
   report(vm, ipc, msg, d);
   rc = TFX_EXIT_FAIL;
   goto done;

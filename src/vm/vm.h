@@ -83,6 +83,9 @@ void tfx_vm_get_budget(const tfx_vm *vm, uint64_t *steps, size_t *mem_bytes);
 void tfx_vm_set_trace(tfx_vm *vm, tfx_vm_trace_fn fn, void *ctx);
 /* Run flags (TFX_VM_EXPLAIN_ALL). */
 void tfx_vm_set_flags(tfx_vm *vm, unsigned flags);
+/* 1 when runs are observable beyond their result (a trace hook or run flags are set): an
+ * engine must then run every program it would run, not skip the runs it can prove fail. */
+int tfx_vm_observed(const tfx_vm *vm);
 
 /* Runs scope program prog over scope. Returns 0, or TFX_EXIT_FAIL after reporting. */
 int tfx_vm_run_scope(tfx_vm *vm, uint32_t prog, uint32_t scope, tfx_vm_result *res, tfx_diag *d);

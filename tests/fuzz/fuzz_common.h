@@ -106,6 +106,110 @@ static inline void fuzz_check_scopes(const tfx_scope_tree *t) {
     FUZZ_CHECK(t->node_scope[i] == TFX_NO_ID || t->node_scope[i] < t->n_scopes, "node %u: bad scope", i);
 }
 
+/* ---- a strict JSON syntax check (RFC 8259), for the JSON emitters ---- */
+
+typedef struct fuzz_json {
+  const char *s;
+  size_t n, i;
+  unsigned depth;
+} fuzz_json;
+
+static inline void fuzz_json_ws(fuzz_json *j) {
+  while (j->i < j->n && (j->s[j->i] == ' ' || j->s[j->i] == '\t' || j->s[j->i] == '\n' || j->s[j->i] == '\r'))
+    j->i++;
+}
+
+static inline int fuzz_json_lit(fuzz_json *j, const char *w) {
+  size_t k = strlen(w);
+  if (j->n - j->i < k || memcmp(j->s + j->i, w, k) != 0) return 0;
+  j->i += k;
+  return 1;
+}
+
+static inline int fuzz_json_string(fuzz_json *j) {
+  if (j->i >= j->n || j->s[j->i] != '"') return 0;
+  for (j->i++; j->i < j->n; j->i++) {
+    unsigned char c = (unsigned char)j->s[j->i];
+    if (c == '"') { j->i++; return 1; }
+    if (c < 0x20) return 0;
+    if (c == '\\') {
+      if (++j->i >= j->n) return 0;
+      c = (unsigned char)j->s[j->i];
+      if (c == 'u') {
+        for (int k = 0; k < 4; k++) {
+          if (++j->i >= j->n || !strchr("0123456789abcdefABCDEF", j->s[j->i]) || !j->s[j->i]) return 0;
+        }
+      } else if (!strchr("\"\\/bfnrt", c) || !c) {
+        return 0;
+      }
+    }
+  }
+  return 0;
+}
+
+static inline int fuzz_json_number(fuzz_json *j) {
+  size_t st = j->i;
+  if (j->i < j->n && j->s[j->i] == '-') j->i++;
+  if (j->i >= j->n) return 0;
+  if (j->s[j->i] == '0') j->i++;
+  else if (j->s[j->i] >= '1' && j->s[j->i] <= '9') while (j->i < j->n && j->s[j->i] >= '0' && j->s[j->i] <= '9') j->i++;
+  else return 0;
+  if (j->i < j->n && j->s[j->i] == '.') {
+    size_t d = ++j->i;
+    while (j->i < j->n && j->s[j->i] >= '0' && j->s[j->i] <= '9') j->i++;
+    if (j->i == d) return 0;
+  }
+  if (j->i < j->n && (j->s[j->i] == 'e' || j->s[j->i] == 'E')) {
+    j->i++;
+    if (j->i < j->n && (j->s[j->i] == '+' || j->s[j->i] == '-')) j->i++;
+    size_t d = j->i;
+    while (j->i < j->n && j->s[j->i] >= '0' && j->s[j->i] <= '9') j->i++;
+    if (j->i == d) return 0;
+  }
+  return j->i > st;
+}
+
+static inline int fuzz_json_value(fuzz_json *j) {
+  fuzz_json_ws(j);
+  if (j->i >= j->n) return 0;
+  char c = j->s[j->i];
+  if (c == '"') return fuzz_json_string(j);
+  if (c == '{' || c == '[') {
+    if (++j->depth > 10000) return 0;
+    char close = c == '{' ? '}' : ']';
+    j->i++;
+    fuzz_json_ws(j);
+    if (j->i < j->n && j->s[j->i] == close) { j->i++; j->depth--; return 1; }
+    for (;;) {
+      if (c == '{') {
+        fuzz_json_ws(j);
+        if (!fuzz_json_string(j)) return 0;
+        fuzz_json_ws(j);
+        if (j->i >= j->n || j->s[j->i++] != ':') return 0;
+      }
+      if (!fuzz_json_value(j)) return 0;
+      fuzz_json_ws(j);
+      if (j->i >= j->n) return 0;
+      if (j->s[j->i] == ',') { j->i++; continue; }
+      if (j->s[j->i] == close) { j->i++; j->depth--; return 1; }
+      return 0;
+    }
+  }
+  if (fuzz_json_lit(j, "true") || fuzz_json_lit(j, "false") || fuzz_json_lit(j, "null")) return 1;
+  return fuzz_json_number(j);
+}
+
+/* 1 when s[0..n) is exactly one JSON value (with surrounding whitespace); else 0 and *at gets
+ * the byte offset where it went wrong. */
+static inline int fuzz_json_valid(const char *s, size_t n, size_t *at) {
+  fuzz_json j = {s, n, 0, 0};
+  int ok = fuzz_json_value(&j);
+  fuzz_json_ws(&j);
+  ok = ok && j.i == n;
+  if (at) *at = j.i;
+  return ok;
+}
+
 /* Builds the module (strict, then lenient when strict fails) and a scope tree for the main
  * graph and every function body, checking the invariants above. */
 static inline void fuzz_index_and_scope(Tensorflow__GraphDef *gd, tfx_diag *d) {

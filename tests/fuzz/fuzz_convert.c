@@ -1,17 +1,24 @@
-/* Fuzz target: bytes -> a binary GraphDef -> tfxc's conversion pipeline in process, with every
- * scope-fusion pass of the rules enabled.
+/* Fuzz target: bytes -> a binary GraphDef -> tfxc's conversion pipeline in process, end to
+ * end: load, prune, index, scope-tree, scope-fusion with every scope-fusion pass of the rules
+ * enabled, op mapping (with --passthrough-unknown, so graphs of made-up op types still reach
+ * the lowering), lowering to GE IR, and the four GE emitters in memory.
  * The rules are the embedded stdlib plus the passes in extra_rules below (which match the
  * small graphs of the seeds, so fusion and apply are reached even while the stdlib is small),
  * compiled once per process; every input borrows that pack. The pipeline is the built-in one
- * (load, prune, index, scope-tree, scope-fusion) with "rules" replaced by a pass that lends the
- * pack to the context, and without "emit-tf" (no output files). io has no in-memory entry point, so the bytes go to one
- * temporary file per process, as in fuzz_model_load. Properties (abort() when broken):
+ * with "rules" replaced by a pass that lends the pack to the context, and without "emit-tf"
+ * and "emit-ge" (no output files: the emitters run on ctx->ge after the pipeline). io has no
+ * in-memory entry point, so the bytes go to one temporary file per process, as in
+ * fuzz_model_load. The input limits are lowered (depth 64, strings of 1 MiB, lists and nodes
+ * of 100 000, scope depth 64) so their paths are fuzzed too. Properties (abort() when broken):
  *  - the pipeline fails exactly when an error was reported;
  *  - after a successful run the rewritten GraphDef indexes without errors (strict), its index
- *    and ScopeTree keep their invariants, and the context's own index is consistent. */
+ *    and ScopeTree keep their invariants, and the context's own index is consistent;
+ *  - a successful run has a GE model, and the emitters keep the properties of fuzz_ge.h
+ *    (air = tfx_io_pack, ge-pbtxt parses back to the air bytes, ge-json is valid JSON, ...),
+ *    and the air bytes unpack as a ge.proto.ModelDef and pack back identically. */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, pwrite, ftruncate */
 
-#include "fuzz_common.h"
+#include "fuzz_ge.h"
 
 #include <unistd.h>
 
@@ -157,6 +164,30 @@ static int lend_pack(tfx_ctx *ctx, void *user) {
   return 0;
 }
 
+/* The .air bytes are a ge.proto.ModelDef the wire walk and protobuf-c accept, packing back to
+ * the same bytes. */
+static void check_air_unpacks(const Ge__Proto__ModelDef *m) {
+  tfx_strbuf air, back;
+  tfx_sb_init(&air);
+  tfx_sb_init(&back);
+  tfx_diag d;
+  tfx_diag_init(&d);
+  if (tfx_ge_emit_air(m, &air, &d) == 0) {
+    tfx_arena a;
+    tfx_arena_init(&a);
+    ProtobufCMessage *u = tfx_io_unpack(&ge__proto__model_def__descriptor, (const uint8_t *)tfx_sb_cstr(&air),
+                                        air.len, "air", &a, &d);
+    if (!u) tfx_diag_print(&d, stderr);
+    FUZZ_CHECK(u != NULL, "the .air bytes do not unpack as ge.proto.ModelDef");
+    FUZZ_CHECK(tfx_io_pack(u, &back) == 0 && !back.oom, "tfx_io_pack failed");
+    fuzz_same(&air, &back, "pack(unpack(air)) != air");
+    tfx_arena_free(&a);
+  }
+  tfx_diag_free(&d);
+  tfx_sb_free(&air);
+  tfx_sb_free(&back);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (model_fd < 0) setup();
   write_model(data, size);
@@ -168,13 +199,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   o.model_path = model_path;
   o.enable_scope_passes = enable_list;
   o.verbose = -1;
+  o.passthrough_unknown = 1;
+  /* the GE kinds: op mapping and lowering run (the emit passes are off, see below) */
+  o.emit = (1u << TFX_EMIT_AIR) | (1u << TFX_EMIT_GE_PBTXT) | (1u << TFX_EMIT_GE_JSON) |
+           (1u << TFX_EMIT_DOT);
+  o.limits.v[TFX_LIMIT_DEPTH] = 64;
+  o.limits.v[TFX_LIMIT_STRING] = 1u << 20;
+  o.limits.v[TFX_LIMIT_LIST] = 100000;
+  o.limits.v[TFX_LIMIT_NODES] = 100000;
+  o.limits.v[TFX_LIMIT_SCOPE_DEPTH] = 64;
   tfx_pipeline p;
   tfx_pipeline_init(&p);
   FUZZ_CHECK(tfx_pass_register_builtin(&p) == 0, "tfx_pass_register_builtin failed");
   tfx_pass *rp = tfx_pipeline_find(&p, "rules");
   tfx_pass *ep = tfx_pipeline_find(&p, "emit-tf");
+  tfx_pass *gp = tfx_pipeline_find(&p, "emit-ge");
   if (rp) rp->enabled = 0; /* replaced by lend_pack */
   if (ep) ep->enabled = 0;
+  if (gp) gp->enabled = 0;
   FUZZ_CHECK(tfx_pipeline_register(&p, TFX_GROUP_LOAD, 50, "fuzz-lend-pack", lend_pack, NULL, 0) == 0,
              "tfx_pipeline_register failed");
   tfx_ctx ctx;
@@ -195,6 +237,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     tfx_module_free(&m);
     fuzz_index_and_scope(ctx.model.graph, &d2);
     tfx_diag_free(&d2);
+    FUZZ_CHECK(ctx.ge && ctx.ge->model, "no GE model after a successful run");
+    fuzz_ge_emitters(ctx.ge->model);
+    check_air_unpacks(ctx.ge->model);
   } else {
     FUZZ_CHECK(tfx_diag_has_errors(&d), "the pipeline failed (%d) without reporting an error", rc);
   }

@@ -14,6 +14,9 @@
 #   fuzz_pack          `tfxc compile --no-stdlib` of every fuzz_rules seed that compiles, the
 #                      whole stdlib compiled, and a few damaged headers (when --tfxc is given)
 #   fuzz_convert       the binary GraphDefs of fuzz_graph_binary
+#   fuzz_ge_pbtxt      GE IR text: every *.ge.pbtxt file of tests/golden and tests/cli/ge_emit,
+#                      and `tfxc --emit ge-pbtxt --passthrough-unknown` of every loadable model
+#                      of the corpus and tests/golden (when --tfxc is given)
 # Deterministic: the same inputs give the same files (names derive from the source paths).
 # Usage: make-seeds.sh --out DIR [--corpus DIR] [--golden DIR] [--tfxc BIN] [--max-size N]
 set -euo pipefail
@@ -35,7 +38,7 @@ done
 
 rm -rf "$out"
 mkdir -p "$out"/fuzz_model_load "$out"/fuzz_graph_binary "$out"/fuzz_pbtxt "$out"/fuzz_prune_opts \
-  "$out"/fuzz_rules "$out"/fuzz_pack "$out"/fuzz_convert
+  "$out"/fuzz_rules "$out"/fuzz_pack "$out"/fuzz_convert "$out"/fuzz_ge_pbtxt
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # LeakSanitizer reports from an instrumented tfxc must not break seeding.
@@ -78,7 +81,14 @@ add_file() { # add_file PATH SEEDNAME
     if "$tfxc" fmt -q "$f" --to pbtxt -o "$tmp/g.pbtxt" 2>/dev/null; then
       { printf G; head -c "$max" "$tmp/g.pbtxt"; } > "$out/fuzz_pbtxt/fmt__$name"
     fi
-    rm -f "$tmp/g.pb" "$tmp/g.pbtxt"
+    # GE IR text of the model (the whole file: a truncated text would not parse); models whose
+    # conversion takes long (the large corpus graphs) are skipped
+    if [ -s "$tmp/g.pb" ] && [ "$(wc -c < "$tmp/g.pb")" -le $((4 * max)) ] &&
+       timeout 60 "$tfxc" -q "$tmp/g.pb" --passthrough-unknown --emit ge-pbtxt -o "$tmp/g.ge.pbtxt" 2>/dev/null &&
+       [ "$(wc -c < "$tmp/g.ge.pbtxt")" -le "$max" ]; then
+      cp "$tmp/g.ge.pbtxt" "$out/fuzz_ge_pbtxt/tfxc__$name"
+    fi
+    rm -f "$tmp/g.pb" "$tmp/g.pbtxt" "$tmp/g.ge.pbtxt"
   fi
   n=$((n + 1))
 }
@@ -180,6 +190,15 @@ if [ -n "$tfxc" ]; then
   fi
 fi
 printf 'TFXB' > "$out/fuzz_pack/magic_only"
+
+# ---- fuzz_ge_pbtxt: GE IR text files of the repository ----
+while IFS= read -r -d '' f; do
+  rel=${f#"$root"/}
+  copy "$f" "$out/fuzz_ge_pbtxt/${rel//\//__}"
+done < <(find "$golden" "$root/tests/cli/ge_emit" \( -name '*.ge.pbtxt' -o -path '*/ge_emit/*.pbtxt' \) \
+           -type f -print0 2>/dev/null | LC_ALL=C sort -z)
+printf 'name: "m"\ngraph { name: "g" op { name: "x" type: "Data" attr { key: "index" value { i: 0 } } }\n}\n' \
+  > "$out/fuzz_ge_pbtxt/tiny"
 
 # ---- fuzz_convert: the binary GraphDefs, plus graphs the target's extra passes fuse ----
 cp "$out"/fuzz_graph_binary/* "$out/fuzz_convert/" 2>/dev/null || true

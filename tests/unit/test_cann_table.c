@@ -172,8 +172,8 @@ typedef struct bad_case {
 static void malformed_lines(void **state) {
   (void)state;
   static const bad_case cases[] = {
-      {"Add\tx:req:f16\ty:req:f16\t", "t.tsv:2: expected 5 tab-separated columns, found 4"},
-      {"Add\tx:req:f16\ty:req:f16\t\ts\textra", "t.tsv:2: expected 5 tab-separated columns, found 6"},
+      {"Add\tx:req:f16\ty:req:f16\t", "t.tsv:2:25: expected 5 tab-separated columns, found 4"},
+      {"Add\tx:req:f16\ty:req:f16\t\ts\textra", "t.tsv:2:27: expected 5 tab-separated columns, found 6"},
       {"Ad-d\tx:req:f16\ty:req:f16\t\ts", "t.tsv:2:1: op name 'Ad-d' is not an identifier"},
       {"\tx:req:f16\ty:req:f16\t\ts", "t.tsv:2:1: op name '' is not an identifier"},
       {"Add\tx:req\ty:req:f16\t\ts", "t.tsv:2:5: input 'x:req' is not 'name:kind:dtypes'"},
@@ -411,7 +411,7 @@ static void tf_small_table(void **state) {
 static void tf_malformed_lines(void **state) {
   (void)state;
   static const bad_case cases[] = {
-      {"A\tx:T\ty:T\tT:type", "tf.tsv:2: expected 5 tab-separated columns, found 4"},
+      {"A\tx:T\ty:T\tT:type", "tf.tsv:2:17: expected 5 tab-separated columns, found 4"},
       {"A\tx:T\ty:T\tT:type\tyes", "tf.tsv:2:18: is_stateful must be 0 or 1, found 'yes'"},
       {"A.b\tx:T\ty:T\tT:type\t0", "tf.tsv:2:1: op name 'A.b' is not an identifier"},
       {"A\tx\ty:T\tT:type\t0", "tf.tsv:2:3: input 'x' is not 'name:TYPE'"},

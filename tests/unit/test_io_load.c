@@ -164,7 +164,7 @@ static void bad_inputs_fail_cleanly(void **state) {
   free(buf);
   expect_fail(f, path_in(f, "cut.pb"), NULL, "malformed protobuf");
   expect_fail(f, path_in(f, "missing.pb"), NULL, "cannot open");
-  tfx_load_opts o = {NULL, 8, 0};
+  tfx_load_opts o = {.max_file_size = 8};
   expect_fail(f, path_in(f, "full.pb"), &o, "larger than the limit");
 }
 
@@ -181,7 +181,7 @@ static void savedmodel_directory_and_tags(void **state) {
   assert_string_equal(m.graph->node[0]->name, "s");
   assert_non_null(strstr(m.path, "saved_model.pbtxt"));
   tfx_model_free(&m);
-  tfx_load_opts o = {"train", 0, 0};
+  tfx_load_opts o = {.tag = "train"};
   assert_int_equal(load(f, f->dir, &o, &m), 0);
   assert_string_equal(m.graph->node[0]->name, "t");
   tfx_model_free(&m);
@@ -273,7 +273,7 @@ static void binary_depth_limit(void **state) {
   tfx_model_free(&m);
   expect_fail(f, path_in(f, "bad.pb"), NULL, "deeper than the limit of 100");
   expect_fail(f, path_in(f, "huge.pb"), NULL, "deeper than the limit of 100");
-  tfx_load_opts o = {NULL, 0, 200};
+  tfx_load_opts o = {.max_depth = 200};
   assert_int_equal(load(f, path_in(f, "bad.pb"), &o, &m), 0);
   tfx_model_free(&m);
   /* tfx_io_unpack applies the default limit too */

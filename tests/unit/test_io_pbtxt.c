@@ -393,7 +393,7 @@ static void depth_and_string_limits(void **state) {
   assert_null(parse_gd(f, bad));
   assert_non_null(strstr(f->d.items[0].msg, "deeper than the limit of 100"));
   assert_null(parse_gd(f, huge)); /* no stack overflow */
-  tfx_pbtxt_limits lim = {10, 3};
+  tfx_pbtxt_limits lim = {.max_depth = 10, .max_string = 3};
   tfx_diag_clear(&f->d);
   assert_null(tfx_pbtxt_parse(&tensorflow__graph_def__descriptor, ok, strlen(ok), "t", &f->a, &lim, &f->d));
   assert_non_null(strstr(f->d.items[0].msg, "limit of 10"));

@@ -523,7 +523,8 @@ static void step_budget_names_rule_and_line(void **state) {
   const tfx_diag_item *it = only_error(f);
   assert_string_equal(it->file, "t.rule");
   assert_int_equal(it->line, 7);
-  assert_string_equal(it->msg, "rule 'R': step budget of 1000 exceeded");
+  assert_string_equal(it->msg, "rule 'R': step budget of 1000 exceeded (raise the vm-steps limit "
+                               "with --limit vm-steps=N or --vm-budget N)");
   assert_int_equal(f->res.steps, 1001);
 }
 
