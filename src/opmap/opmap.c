@@ -217,7 +217,12 @@ static int map_node(om_run *r, tfx_mapped_op *op, uint32_t id, int *linked) {
     trace(r, "opmap: node '%s' (%s): rule '%s' (%s:%u)", nname, tf, tfx_om_rule_name(p, rule),
           tfx_pack_file(p, ru->file), ru->line);
     tfx_vm_result res;
-    if (tfx_vm_run_map(r->vm, ru->prog, id, &res, r->d) || r->oom) return -1;
+    if (tfx_vm_run_map(r->vm, ru->prog, id, &res, r->d) || r->oom) {
+      if (!r->oom)
+        tfx_diag_add(r->d, TFX_SEV_NOTE, NULL, 0, 0, "while mapping node '%s'%s%s (op %s)", nname,
+                     r->g->func ? " in function " : "", r->g->func ? r->g->name : "", tf);
+      return -1;
+    }
     if (res.value.tag == TFX_V_BOOL && res.value.u.i == 0) { /* a `when` failed: no effect */
       trace(r, "opmap: node '%s': rule '%s' did not apply (when false)", nname, tfx_om_rule_name(p, rule));
       if (almost == TFX_PACK_NONE) almost = rule;

@@ -4,6 +4,7 @@
  * when the rules pass is off: then only ATC's auto mapping by prototype name applies), the
  * run's CANN prototypes (tfx_ctx_protos: user *.cannops.tsv files over the stdlib's). Output: ctx->opmap. Runs only when a GE output (--emit air,
  * ge-pbtxt, ge-json, dot) or the precheck is asked for: `--emit tf-pbtxt` alone never maps. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +58,74 @@ static uint32_t report_graph(tfx_ctx *ctx, const tfx_mapped_graph *mg) {
   return errors;
 }
 
+/* ---- what lowering cannot express, found here so the precheck reports it per node ---- */
+
+static int has_function(const tfx_module *m, const char *name) {
+  for (uint32_t i = 0; i < m->n_funcs; i++)
+    if (m->funcs[i].name && strcmp(m->funcs[i].name, name) == 0) return 1;
+  return 0;
+}
+
+/* Marks op failed with cause 2 and a message (arena copy). */
+static void invalid(tfx_opmap *om, tfx_mapped_op *op, const char *msg) {
+  if (op->cause != TFX_CAUSE_OK || op->how == TFX_MAP_UNSUPPORTED) return;
+  char *m = tfx_arena_strdup(&om->arena, msg);
+  op->cause = TFX_CAUSE_PARAM_INVALID;
+  op->message = m ? m : "invalid node";
+  om->n_failed++;
+  if (om->n_ok) om->n_ok--;
+}
+
+/* Three things the GE model cannot hold, checked on every mapped node: a func attr naming no
+ * library function (ATC: "Subgraph not found"), an attr that is still a placeholder of a
+ * generic function (polymorphic functions are not instantiated), and a Const of a dtype with
+ * no fixed byte layout in GE (variant, resource). */
+static void validate_graph(const tfx_module *m, tfx_opmap *om, tfx_mapped_graph *mg) {
+  char msg[512];
+  for (uint32_t i = 0; mg->g && mg->ops && i < mg->g->n_nodes; i++) {
+    const tfx_node *nd = &mg->g->nodes[i];
+    tfx_mapped_op *op = &mg->ops[i];
+    const Tensorflow__NodeDef *def = nd->def;
+    for (size_t a = 0; def && a < def->n_attr; a++) {
+      const Tensorflow__NodeDef__AttrEntry *e = def->attr[a];
+      const Tensorflow__AttrValue *v = e ? e->value : NULL;
+      if (!v) continue;
+      const char *missing = NULL;
+      if (v->value_case == TENSORFLOW__ATTR_VALUE__VALUE_FUNC && v->func && v->func->name &&
+          !has_function(m, v->func->name))
+        missing = v->func->name;
+      if (v->value_case == TENSORFLOW__ATTR_VALUE__VALUE_LIST && v->list)
+        for (size_t k = 0; k < v->list->n_func && !missing; k++)
+          if (v->list->func[k] && v->list->func[k]->name && !has_function(m, v->list->func[k]->name))
+            missing = v->list->func[k]->name;
+      if (missing) {
+        snprintf(msg, sizeof msg, "attribute '%s' names function '%s', which is not in the "
+                 "library", e->key, missing);
+        invalid(om, op, msg);
+      } else if (v->value_case == TENSORFLOW__ATTR_VALUE__VALUE_PLACEHOLDER) {
+        snprintf(msg, sizeof msg, "attribute '%s' is the placeholder '%s' of a generic function; "
+                 "tfxc does not instantiate polymorphic functions", e->key,
+                 v->placeholder ? v->placeholder : "");
+        invalid(om, op, msg);
+      }
+    }
+    if (op->type && strcmp(op->type, "Const") == 0 && def) {
+      for (size_t a = 0; a < def->n_attr; a++) {
+        const Tensorflow__NodeDef__AttrEntry *e = def->attr[a];
+        if (!e || !e->key || strcmp(e->key, "dtype") != 0 || !e->value ||
+            e->value->value_case != TENSORFLOW__ATTR_VALUE__VALUE_TYPE)
+          continue;
+        int dt = (int)e->value->type % 100; /* *_REF types are base + 100 */
+        if (dt == TENSORFLOW__DATA_TYPE__DT_VARIANT || dt == TENSORFLOW__DATA_TYPE__DT_RESOURCE) {
+          snprintf(msg, sizeof msg, "a Const of dtype %s has no byte layout in GE IR",
+                   dt == TENSORFLOW__DATA_TYPE__DT_VARIANT ? "DT_VARIANT" : "DT_RESOURCE");
+          invalid(om, op, msg);
+        }
+      }
+    }
+  }
+}
+
 int tfx_pass_opmap(tfx_ctx *ctx, void *user) {
   (void)user;
   if (!tfx_ctx_wants_mapping(ctx)) return 0;
@@ -87,6 +156,9 @@ int tfx_pass_opmap(tfx_ctx *ctx, void *user) {
                          &mo, ctx->diag);
   tfx_pack_free(&empty);
   if (rc != 0) return rc;
+  validate_graph(&ctx->module, ctx->opmap, &ctx->opmap->main);
+  for (uint32_t i = 0; i < ctx->opmap->n_funcs; i++)
+    validate_graph(&ctx->module, ctx->opmap, &ctx->opmap->funcs[i]);
   if (o->check_only) return 0; /* the precheck report says what failed; the CLI sets the exit */
   uint32_t errors = report_graph(ctx, &ctx->opmap->main);
   for (uint32_t i = 0; i < ctx->opmap->n_funcs; i++) errors += report_graph(ctx, &ctx->opmap->funcs[i]);

@@ -48,19 +48,7 @@ TRAINING = {"VariableV2", "SaveV2", "RestoreV2", "MergeV2Checkpoints", "ShardedF
 # reported as `known-issue` with the reason instead of failing the test; other failures still
 # fail. When a fix lands the file passes and the test fails until its entry is removed here.
 TF = "tf_testdata/core__ir__importexport__tests__"
-LIB = ("a func attr naming a function that is not in the library fails only in lowering "
-       "(exit 1) while --check passes the node", r"--check exit 0 .*which is not in the library")
-KNOWN = {
-    TF + "graphdef_to_mlir__import_case_with_attr_inference.pbtxt": LIB,
-    TF + "graphdef_to_mlir__import_while_with_attr_inference.pbtxt": LIB,
-    TF + "graphdef_to_mlir__import_if_with_attr_inference.pbtxt":
-        ("Cast in a generic function body has DstT = attr placeholder 'T': lowering refuses "
-         "the string for the Int attr dst_type (exit 1) while --check passes the node",
-         r"--check exit 0 .*attribute 'dst_type': a string value cannot be written"),
-    TF + "roundtrip__test23.pbtxt":
-        ("a DT_VARIANT Const cannot be written by lowering (exit 1) while --check passes it",
-         r"--check exit 0 .*DT_VARIANT has no fixed element size"),
-}
+KNOWN = {}  # every earlier entry is fixed; add one with its reason and message regex
 SANITIZER = re.compile(r"AddressSanitizer|UndefinedBehaviorSanitizer|LeakSanitizer|"
                        r"runtime error:")
 TIMEOUT = 600
@@ -175,7 +163,7 @@ def convert_one(tfxc, protoc, proto_dir, air_check, path, opts, negative, work):
     air = os.path.join(work, "m.air")
     if os.path.exists(air):
         os.unlink(air)
-    rc, _, err, dt = run([tfxc, "-q", "-o", air] + opts + [path])
+    rc, _, err, dt = run([tfxc, "-o", air] + opts + [path])
     if crashed(rc, err):
         return "crashed", ["crashed          @  exit %d" % rc,
                            "crashed or sanitizer report (exit %d): %s" % (rc, err[-1500:])]
