@@ -1,5 +1,7 @@
 /* Fuzz target: bytes -> a rule source -> the whole rule front and back end.
- * The first byte picks the file kind (even: .scoperule, odd: .opmap); the rest is the source
+ * The first byte picks the file kind (even: .scoperule, odd: .opmap) and, with bit 1 set, the
+ * largest rule-depth limit (1024, --limit rule-depth=1024: the deepest nesting any recursive
+ * walk of sema and the compiler must survive) instead of the default 256; the rest is the source
  * text, loaded with tfx_rules_load_buffer and checked with tfx_rules_check (default options,
  * no CANN prototypes). A source that checks without errors is compiled. Properties (abort()
  * when broken):
@@ -41,6 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   tfx_diag_init(&d);
   tfx_ruleset *rs = tfx_ruleset_new();
   FUZZ_CHECK(rs != NULL, "tfx_ruleset_new failed");
+  if (data[0] & 2u) tfx_ruleset_set_max_depth(rs, TFX_AST_MAX_DEPTH);
   int lrc = tfx_rules_load_buffer(rs, name, text, len, &d);
   if (lrc != 0) FUZZ_CHECK(tfx_diag_has_errors(&d), "load failed (%d) without reporting an error", lrc);
   int crc = tfx_rules_check(rs, NULL, &d);

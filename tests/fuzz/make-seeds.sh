@@ -10,7 +10,8 @@
 #   fuzz_prune_opts    hand-written option strings for the fixed graph in fuzz_prune_opts.c
 #   fuzz_rules         kind byte ('0' .scoperule, '1' .opmap) + rule source: every fenced
 #                      example of docs/LANGUAGE.md (untagged fences as both kinds), every rule
-#                      file of tests/golden (rule-errors, cases/*/rules) and of stdlib/
+#                      file of tests/golden (rule-errors, cases/*/rules) and of stdlib/, and
+#                      two deeply nested sources with kind bytes '2'/'3' (rule-depth 1024)
 #   fuzz_pack          `tfxc compile --no-stdlib` of every fuzz_rules seed that compiles, the
 #                      whole stdlib compiled, and a few damaged headers (when --tfxc is given)
 #   fuzz_convert       the binary GraphDefs of fuzz_graph_binary
@@ -154,6 +155,13 @@ while IFS= read -r -d '' f; do
 done < <(find "$golden/rule-errors" "$golden/cases" "$root/stdlib" \
            \( -name '*.scoperule' -o -name '*.opmap' \) -type f -print0 2>/dev/null | LC_ALL=C sort -z)
 # Hand-written: the smallest sources of each kind, and every expression form in one map.
+# Deep nesting with the largest rule-depth limit (kind bytes '2'/'3', bit 1 set): 1000 nested
+# blocks and a 1000-deep expression, one level below the cap of 1024.
+{ printf '2pass P { group { layer { pattern p { name == "x"; } } } fuse s in p { '
+  for _ in $(seq 999); do printf 'if true { '; done; printf 'type X; '
+  for _ in $(seq 999); do printf '} '; done; printf '} }\n'; } > "$out/fuzz_rules/deep_blocks"
+{ printf '3op A -> B { attr x = '; for _ in $(seq 999); do printf 'not '; done; printf 'true; }\n'; } \
+  > "$out/fuzz_rules/deep_expr"
 printf '0' > "$out/fuzz_rules/empty_scoperule"
 printf '1' > "$out/fuzz_rules/empty_opmap"
 printf '0pass P { group { layer { pattern p { count Add == 1; } } } fuse s in p { type T; } }\n' \
@@ -168,7 +176,7 @@ printf '%s\n' '1op A, B -> C priority 2 { auto; attr x = [1, 2.5, "s", true, non
 if [ -n "$tfxc" ]; then
   for f in "$out"/fuzz_rules/*; do
     b=$(basename "$f")
-    case "$(head -c 1 "$f")" in 0) ext=scoperule ;; *) ext=opmap ;; esac
+    case "$(head -c 1 "$f")" in 0|2) ext=scoperule ;; *) ext=opmap ;; esac
     tail -c +2 "$f" > "$tmp/src.$ext"
     if "$tfxc" compile -q --no-stdlib "$tmp/src.$ext" -o "$tmp/p.tfxb" >/dev/null 2>&1; then
       mv "$tmp/p.tfxb" "$out/fuzz_pack/$b.tfxb"
