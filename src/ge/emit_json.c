@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/pbfield.h"
 #include "tfxc/tfxc.h"
 
 #define TFX_JSON_DEPTH 1000
@@ -26,64 +27,10 @@ typedef struct tfx_json {
   int too_deep;
 } tfx_json;
 
-static size_t tfx_json_esize(ProtobufCType t) {
-  switch (t) {
-  case PROTOBUF_C_TYPE_INT64: case PROTOBUF_C_TYPE_SINT64: case PROTOBUF_C_TYPE_SFIXED64:
-  case PROTOBUF_C_TYPE_UINT64: case PROTOBUF_C_TYPE_FIXED64: case PROTOBUF_C_TYPE_DOUBLE:
-    return 8;
-  case PROTOBUF_C_TYPE_BOOL: return sizeof(protobuf_c_boolean);
-  case PROTOBUF_C_TYPE_STRING: return sizeof(char *);
-  case PROTOBUF_C_TYPE_BYTES: return sizeof(ProtobufCBinaryData);
-  case PROTOBUF_C_TYPE_MESSAGE: return sizeof(ProtobufCMessage *);
-  default: return 4;
-  }
-}
-
-/* Singular field presence, as the binary and text writers decide it: oneof members when they
- * are the set case, messages when non-NULL, proto2 optionals by has_, proto3 scalars when
- * non-zero (bitwise, so -0.0 is printed). */
-static int tfx_json_present(const ProtobufCMessage *m, const ProtobufCFieldDescriptor *f) {
-  const char *base = (const char *)m;
-  const void *v = base + f->offset;
-  if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) {
-    if (*(const uint32_t *)(base + f->quantifier_offset) != f->id) return 0;
-    return (f->type == PROTOBUF_C_TYPE_MESSAGE || f->type == PROTOBUF_C_TYPE_STRING) ? *(void *const *)v != NULL : 1;
-  }
-  if (f->type == PROTOBUF_C_TYPE_MESSAGE) return *(void *const *)v != NULL;
-  if (f->label == PROTOBUF_C_LABEL_REQUIRED) return f->type != PROTOBUF_C_TYPE_STRING || *(void *const *)v;
-  if (f->label == PROTOBUF_C_LABEL_OPTIONAL) {
-    if (f->type == PROTOBUF_C_TYPE_STRING) {
-      const char *s = *(char *const *)v;
-      return s != NULL && s != (const char *)f->default_value;
-    }
-    return *(const protobuf_c_boolean *)(base + f->quantifier_offset) != 0;
-  }
-  switch (f->type) {
-  case PROTOBUF_C_TYPE_STRING: {
-    const char *s = *(char *const *)v;
-    return s && *s;
-  }
-  case PROTOBUF_C_TYPE_BYTES: return ((const ProtobufCBinaryData *)v)->len != 0;
-  default:
-    if (tfx_json_esize(f->type) == 8) {
-      uint64_t u;
-      memcpy(&u, v, 8);
-      return u != 0;
-    } else {
-      uint32_t u;
-      memcpy(&u, v, 4);
-      return u != 0;
-    }
-  }
-}
-
 /* protoc's map entry messages: XxxEntry { key = 1; value = 2; }. */
 static int tfx_json_is_map(const ProtobufCFieldDescriptor *f) {
-  if (f->label != PROTOBUF_C_LABEL_REPEATED || f->type != PROTOBUF_C_TYPE_MESSAGE) return 0;
-  const ProtobufCMessageDescriptor *d = f->descriptor;
-  size_t n = strlen(d->name);
-  return d->n_fields == 2 && n > 5 && strcmp(d->name + n - 5, "Entry") == 0 && d->fields[0].id == 1 &&
-         strcmp(d->fields[0].name, "key") == 0 && d->fields[1].id == 2 && strcmp(d->fields[1].name, "value") == 0;
+  return f->label == PROTOBUF_C_LABEL_REPEATED && f->type == PROTOBUF_C_TYPE_MESSAGE &&
+         tfx_pb_is_map_entry(f->descriptor);
 }
 
 /* The field's JSON name: protobuf's ToJsonName (drop '_', upper-case the letter after it). */
@@ -303,7 +250,7 @@ static void tfx_json_msg(tfx_json *j, const ProtobufCMessage *m, int indent, int
         continue;
       }
       tfx_sb_puts(out, "[\n");
-      size_t es = tfx_json_esize(f->type);
+      size_t es = tfx_pb_elem_size(f->type);
       for (size_t k = 0; k < cnt && !out->oom && !j->too_deep; k++) {
         tfx_sb_indent(out, indent + 4);
         tfx_json_value(j, f, arr + k * es, indent + 4, depth);
@@ -311,7 +258,7 @@ static void tfx_json_msg(tfx_json *j, const ProtobufCMessage *m, int indent, int
       }
       tfx_sb_indent(out, indent + 2);
       tfx_sb_putc(out, ']');
-    } else if (tfx_json_present(m, f)) {
+    } else if (tfx_pb_present(m, f)) {
       tfx_sb_puts(out, first ? "\n" : ",\n");
       first = 0;
       tfx_sb_indent(out, indent + 2);

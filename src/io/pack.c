@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/pbfield.h"
+
 #define TFX_PACK_DEPTH 1000
 #define TFX_PACK_CHUNK_MIN ((size_t)64 << 10)
 #define TFX_PACK_CHUNK_MAX ((size_t)64 << 20)
@@ -127,13 +129,6 @@ static uint8_t pk_put_varint(uint8_t *q, uint64_t v) {
   return n;
 }
 
-/* Map entries: two fields, key = 1 and value = 2, in a message named ...Entry. */
-static int tfx_pack_is_map_entry(const ProtobufCMessageDescriptor *d) {
-  size_t n = strlen(d->name);
-  return d->n_fields == 2 && n > 5 && strcmp(d->name + n - 5, "Entry") == 0 && d->fields[0].id == 1 &&
-         strcmp(d->fields[0].name, "key") == 0 && d->fields[1].id == 2 && strcmp(d->fields[1].name, "value") == 0;
-}
-
 static pk_plan *pk_make_plan(const ProtobufCMessageDescriptor *d) {
   pk_plan *pl = tfx_malloc(sizeof *pl);
   pk_field *f = tfx_calloc(d->n_fields ? d->n_fields : 1, sizeof *f);
@@ -143,7 +138,7 @@ static pk_plan *pk_make_plan(const ProtobufCMessageDescriptor *d) {
     return NULL;
   }
   pl->d = d;
-  pl->map_entry = tfx_pack_is_map_entry(d);
+  pl->map_entry = tfx_pb_is_map_entry(d);
   pl->n = d->n_fields;
   pl->f = f;
   for (unsigned i = 0; i < d->n_fields; i++) {

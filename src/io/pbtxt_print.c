@@ -11,68 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/pbfield.h"
+
 typedef struct tfx_pbtxt_pframe {
   const ProtobufCMessage *msg;
   unsigned fi;  /* current field index */
   size_t ei;    /* next element of a repeated field */
 } tfx_pbtxt_pframe;
-
-static size_t tfx_pbtxt_psize(ProtobufCType t) {
-  switch (t) {
-  case PROTOBUF_C_TYPE_INT64: case PROTOBUF_C_TYPE_SINT64: case PROTOBUF_C_TYPE_SFIXED64:
-  case PROTOBUF_C_TYPE_UINT64: case PROTOBUF_C_TYPE_FIXED64: case PROTOBUF_C_TYPE_DOUBLE:
-    return 8;
-  case PROTOBUF_C_TYPE_BOOL: return sizeof(protobuf_c_boolean);
-  case PROTOBUF_C_TYPE_STRING: return sizeof(char *);
-  case PROTOBUF_C_TYPE_BYTES: return sizeof(ProtobufCBinaryData);
-  case PROTOBUF_C_TYPE_MESSAGE: return sizeof(ProtobufCMessage *);
-  default: return 4;
-  }
-}
-
-/* Whether a singular field is printed: oneof members when they are the set case, proto2
- * optional by has_, proto3 implicit-presence fields when non-zero (bitwise, like protoc). */
-static int tfx_pbtxt_present(const ProtobufCMessage *m, const ProtobufCFieldDescriptor *f) {
-  const char *base = (const char *)m;
-  const void *v = base + f->offset;
-  if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF)
-    return *(const uint32_t *)(base + f->quantifier_offset) == f->id &&
-           (f->type != PROTOBUF_C_TYPE_MESSAGE && f->type != PROTOBUF_C_TYPE_STRING ? 1 : *(void *const *)v != NULL);
-  if (f->type == PROTOBUF_C_TYPE_MESSAGE) return *(void *const *)v != NULL;
-  if (f->label == PROTOBUF_C_LABEL_REQUIRED) return f->type != PROTOBUF_C_TYPE_STRING || *(void *const *)v;
-  if (f->label == PROTOBUF_C_LABEL_OPTIONAL) {
-    if (f->type == PROTOBUF_C_TYPE_STRING) {
-      const char *s = *(char *const *)v;
-      return s != NULL && s != (const char *)f->default_value;
-    }
-    return *(const protobuf_c_boolean *)(base + f->quantifier_offset) != 0;
-  }
-  switch (f->type) {
-  case PROTOBUF_C_TYPE_STRING: {
-    const char *s = *(char *const *)v;
-    return s && *s;
-  }
-  case PROTOBUF_C_TYPE_BYTES: return ((const ProtobufCBinaryData *)v)->len != 0;
-  default: {
-    size_t n = tfx_pbtxt_psize(f->type);
-    uint64_t u = 0;
-    if (n == 8) memcpy(&u, v, 8);
-    else {
-      uint32_t w;
-      memcpy(&w, v, 4);
-      u = w;
-    }
-    return u != 0;
-  }
-  }
-}
-
-/* Map entries: two fields, key = 1 and value = 2, in a message named ...Entry. */
-static int tfx_pbtxt_is_map_entry(const ProtobufCMessageDescriptor *d) {
-  size_t n = strlen(d->name);
-  return d->n_fields == 2 && n > 5 && strcmp(d->name + n - 5, "Entry") == 0 && d->fields[0].id == 1 &&
-         strcmp(d->fields[0].name, "key") == 0 && d->fields[1].id == 2 && strcmp(d->fields[1].name, "value") == 0;
-}
 
 /* CEscape: \n \r \t \" \' \\, other bytes outside 0x20..0x7e as 3-digit octal. */
 static void tfx_pbtxt_escaped(tfx_strbuf *out, const uint8_t *s, size_t n) {
@@ -193,12 +138,12 @@ int tfx_pbtxt_print(const ProtobufCMessage *msg, tfx_strbuf *out) {
         fr->ei = 0;
         continue;
       }
-      elem = *(const char *const *)(base + f->offset) + fr->ei * tfx_pbtxt_psize(f->type);
+      elem = *(const char *const *)(base + f->offset) + fr->ei * tfx_pb_elem_size(f->type);
       fr->ei++;
     } else {
       fr->fi++;
       /* map entries always show key and value, as C++ writes and protoc prints them */
-      if (!tfx_pbtxt_is_map_entry(fr->msg->descriptor) && !tfx_pbtxt_present(fr->msg, f)) continue;
+      if (!tfx_pb_is_map_entry(fr->msg->descriptor) && !tfx_pb_present(fr->msg, f)) continue;
       elem = base + f->offset;
     }
     tfx_sb_indent(out, 2 * (int)(n - 1));
