@@ -116,7 +116,10 @@ typedef struct tfx_pbtxt_parser {
   tfx_pbtxt_scan scan;
   tfx_pbtxt_tok cur; /* one token of lookahead */
   int failed;
+  int oom;           /* the scanner ran out of memory (longjmp from flex) */
   tfx_strbuf sb;     /* scratch for unescaped string values */
+  struct tfx_pbtxt_level *lv; /* per nesting depth, reused by every message at that depth */
+  unsigned n_lv;
 } tfx_pbtxt_parser;
 
 /* Growing copy of one repeated field while its message is open. */
@@ -125,12 +128,22 @@ typedef struct tfx_pbtxt_rep {
   size_t n, cap;
 } tfx_pbtxt_rep;
 
+/* Scratch of one nesting depth: only one message per depth is open at a time, so its
+ * per-field state (and the buffers repeated fields grow in) is kept and reused by the next
+ * message at that depth instead of being allocated per message. */
+typedef struct tfx_pbtxt_level {
+  tfx_pbtxt_rep *reps;   /* cap entries; reps[i].n is 0 between messages */
+  unsigned char *seen;   /* cap entries */
+  size_t cap;
+} tfx_pbtxt_level;
+
 /* Per-message bookkeeping for the fields of one open message. */
 typedef struct tfx_pbtxt_frame {
   const ProtobufCMessageDescriptor *desc;
   ProtobufCMessage *msg;
   tfx_pbtxt_rep *reps;   /* n_fields entries */
   unsigned char *seen;   /* n_fields entries */
+  unsigned hint;         /* index of the last field named: the next is usually it or the one after */
 } tfx_pbtxt_frame;
 
 /* Reports an error at token t, with its source line attached for the caret. */
@@ -178,17 +191,11 @@ static void tfx_pbtxt_expected(tfx_pbtxt_parser *p, const char *what) {
   tfx_pbtxt_err(p, &p->cur, "expected %s, got %s", what, got);
 }
 
-static int tfx_pbtxt_scan_one(tfx_pbtxt_parser *p) {
-  jmp_buf jb;
-  p->scan.oom_jmp = &jb;
-  if (setjmp(jb)) return TFX_PBTXT_T_OOM;
-  return tfx_pbtxt_yylex(p->yy);
-}
-
-/* Moves to the next token; scanner-level errors are reported here. Returns 0 or -1. */
+/* Moves to the next token; scanner-level errors are reported here. Returns 0 or -1. An
+ * allocation failure inside flex does not come back here: it longjmps to tfx_pbtxt_run. */
 static int tfx_pbtxt_advance(tfx_pbtxt_parser *p) {
   if (p->failed) return -1;
-  int type = tfx_pbtxt_scan_one(p);
+  int type = tfx_pbtxt_yylex(p->yy);
   tfx_pbtxt_tok *t = &p->cur;
   t->type = type;
   if (type == TFX_PBTXT_T_EOF || type == TFX_PBTXT_T_OOM) {
@@ -315,10 +322,10 @@ static void *tfx_pbtxt_slot(tfx_pbtxt_parser *p, tfx_pbtxt_frame *fr, const Prot
                     "limit with --limit list=N)", f->name, p->max_list);
       return NULL;
     }
-    if (r->n == r->cap) {
-      size_t ncap = r->cap ? r->cap * 2 : 4;
-      if (ncap > SIZE_MAX / esz) ncap = 0;
-      char *nd = ncap ? tfx_realloc(r->data, ncap * esz) : NULL;
+    if (r->n >= r->cap / esz) { /* r->cap is in bytes: the buffer outlives one field type */
+      size_t ncap = r->cap ? r->cap * 2 : 4 * 8;
+      if (ncap / 2 < r->cap || ncap < esz) ncap = 0;
+      char *nd = ncap ? tfx_realloc(r->data, ncap) : NULL;
       if (!nd) {
         tfx_pbtxt_err(p, &p->cur, "out of memory");
         return NULL;
@@ -834,9 +841,17 @@ static int tfx_pbtxt_field(tfx_pbtxt_parser *p, tfx_pbtxt_frame *fr, unsigned de
     return -1;
   }
   const ProtobufCFieldDescriptor *f = NULL;
+  const char *nm = p->text + name.off;
+  for (unsigned k = fr->hint; k < desc->n_fields && k <= fr->hint + 1u; k++) {
+    const char *fn = desc->fields[k].name; /* fields in message order: try the last and the next */
+    if (strncmp(fn, nm, name.len) == 0 && fn[name.len] == 0) {
+      f = &desc->fields[k];
+      break;
+    }
+  }
   char buf[256];
-  if (name.len < sizeof buf) {
-    memcpy(buf, p->text + name.off, name.len);
+  if (!f && name.len < sizeof buf) {
+    memcpy(buf, nm, name.len);
     buf[name.len] = 0;
     f = protobuf_c_message_descriptor_get_field_by_name(desc, buf);
   }
@@ -846,6 +861,7 @@ static int tfx_pbtxt_field(tfx_pbtxt_parser *p, tfx_pbtxt_frame *fr, unsigned de
     return -1;
   }
   size_t idx = (size_t)(f - desc->fields);
+  fr->hint = (unsigned)idx;
   if (f->label != PROTOBUF_C_LABEL_REPEATED) {
     if (tfx_pbtxt_has(fr, f, idx)) {
       tfx_pbtxt_err(p, &name, "non-repeated field \"%s\" is specified multiple times", f->name);
@@ -898,7 +914,43 @@ static int tfx_pbtxt_field(tfx_pbtxt_parser *p, tfx_pbtxt_frame *fr, unsigned de
   return 0;
 }
 
-/* Moves the repeated temporaries into the arena and frees them. */
+/* The scratch of nesting depth `depth`, with room for n fields (NULL: out of memory). */
+static tfx_pbtxt_level *tfx_pbtxt_level_at(tfx_pbtxt_parser *p, unsigned depth, size_t n) {
+  if (depth >= p->n_lv) {
+    unsigned nn = depth + 8;
+    tfx_pbtxt_level *nl = tfx_realloc(p->lv, (size_t)nn * sizeof *nl);
+    if (!nl) return NULL;
+    memset(nl + p->n_lv, 0, (size_t)(nn - p->n_lv) * sizeof *nl);
+    p->lv = nl;
+    p->n_lv = nn;
+  }
+  tfx_pbtxt_level *lv = &p->lv[depth];
+  if (lv->cap < n) {
+    size_t nc = n < 8 ? 8 : n;
+    tfx_pbtxt_rep *nr = tfx_realloc(lv->reps, nc * sizeof *nr);
+    if (!nr) return NULL;
+    memset(nr + lv->cap, 0, (nc - lv->cap) * sizeof *nr);
+    lv->reps = nr;
+    unsigned char *ns = tfx_realloc(lv->seen, nc);
+    if (!ns) return NULL;
+    lv->seen = ns;
+    lv->cap = nc;
+  }
+  return lv;
+}
+
+static void tfx_pbtxt_levels_free(tfx_pbtxt_parser *p) {
+  for (unsigned i = 0; i < p->n_lv; i++) {
+    for (size_t k = 0; k < p->lv[i].cap; k++) free(p->lv[i].reps[k].data);
+    free(p->lv[i].reps);
+    free(p->lv[i].seen);
+  }
+  free(p->lv);
+  p->lv = NULL;
+  p->n_lv = 0;
+}
+
+/* Moves the repeated temporaries into the arena (their buffers stay with the level). */
 static int tfx_pbtxt_finish(tfx_pbtxt_parser *p, tfx_pbtxt_frame *fr, int ok) {
   const ProtobufCMessageDescriptor *desc = fr->desc;
   for (unsigned i = 0; i < desc->n_fields; i++) {
@@ -916,8 +968,7 @@ static int tfx_pbtxt_finish(tfx_pbtxt_parser *p, tfx_pbtxt_frame *fr, int ok) {
         *(void **)((char *)fr->msg + f->offset) = arr;
       }
     }
-    free(r->data);
-    r->data = NULL;
+    r->n = 0; /* the buffer stays with the level for the next message */
   }
   return ok ? 0 : -1;
 }
@@ -934,13 +985,13 @@ static ProtobufCMessage *tfx_pbtxt_message(tfx_pbtxt_parser *p, const ProtobufCM
   desc->message_init(msg);
   if (desc->n_fields == 0) return tfx_pbtxt_skip(p, open, depth) ? NULL : msg;
 
-  tfx_pbtxt_frame fr = {desc, msg, NULL, NULL};
-  fr.reps = tfx_calloc(desc->n_fields, sizeof *fr.reps + 1);
-  if (!fr.reps) {
+  tfx_pbtxt_level *lv = tfx_pbtxt_level_at(p, depth, desc->n_fields);
+  if (!lv) {
     tfx_pbtxt_err(p, &p->cur, "out of memory");
     return NULL;
   }
-  fr.seen = (unsigned char *)(fr.reps + desc->n_fields);
+  tfx_pbtxt_frame fr = {desc, msg, lv->reps, lv->seen, 0};
+  memset(fr.seen, 0, desc->n_fields);
   int close = open ? tfx_pbtxt_closer(open->type) : TFX_PBTXT_T_EOF;
   int ok = 0;
   for (;;) {
@@ -971,9 +1022,25 @@ static ProtobufCMessage *tfx_pbtxt_message(tfx_pbtxt_parser *p, const ProtobufCM
   ok = 1;
 done:
   ok = tfx_pbtxt_finish(p, &fr, ok) == 0 && ok;
-  free(fr.reps);
   if (!ok) return NULL;
   if (open && tfx_pbtxt_advance(p)) return NULL;
+  return msg;
+}
+
+/* The whole parse, with the landing point for flex's allocation failures (YY_FATAL_ERROR). All
+ * scratch a parse holds is owned by *p (levels, string buffer, scanner blocks) and messages live
+ * in the arena, so jumping out of any depth leaks nothing. Only p, which is not modified here,
+ * is used after the jump. */
+static ProtobufCMessage *tfx_pbtxt_run(tfx_pbtxt_parser *p, const ProtobufCMessageDescriptor *desc) {
+  jmp_buf jb;
+  p->scan.oom_jmp = &jb;
+  if (setjmp(jb)) {
+    p->oom = 1;
+    return NULL;
+  }
+  ProtobufCMessage *msg = NULL;
+  if (tfx_pbtxt_advance(p) == 0) msg = tfx_pbtxt_message(p, desc, NULL, 0);
+  p->scan.oom_jmp = NULL;
   return msg;
 }
 
@@ -1002,11 +1069,18 @@ ProtobufCMessage *tfx_pbtxt_parse(const ProtobufCMessageDescriptor *desc, const 
     tfx_pbtxt_scan_release(&p.scan);
     return NULL;
   }
-  ProtobufCMessage *msg = NULL;
-  if (tfx_pbtxt_advance(&p) == 0) msg = tfx_pbtxt_message(&p, desc, NULL, 0);
+  ProtobufCMessage *msg = tfx_pbtxt_run(&p, desc);
+  if (p.oom) {
+    tfx_pbtxt_tok t = {TFX_PBTXT_T_OOM, p.scan.off, 0, p.scan.line,
+                       (unsigned)(p.scan.off - p.scan.line_start + 1)};
+    p.failed = 0;
+    tfx_pbtxt_err(&p, &t, "out of memory while scanning");
+    msg = NULL;
+  }
   tfx_pbtxt_yylex_destroy(p.yy);
   tfx_pbtxt_scan_release(&p.scan);
   tfx_sb_free(&p.sb);
+  tfx_pbtxt_levels_free(&p);
   if (p.failed) return NULL;
   return msg;
 }

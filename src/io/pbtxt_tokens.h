@@ -40,7 +40,7 @@ typedef struct tfx_pbtxt_scan {
   size_t line_start;  /* offset where the current line starts */
   unsigned line;      /* 1-based line of the current position */
   tfx_pbtxt_blk blocks; /* sentinel of the tracked allocation list */
-  jmp_buf *oom_jmp;   /* where tfx_pbtxt_scan_fatal jumps; set around each yylex call */
+  jmp_buf *oom_jmp;   /* where tfx_pbtxt_scan_fatal jumps; set once per parse */
 } tfx_pbtxt_scan;
 
 void tfx_pbtxt_scan_init(tfx_pbtxt_scan *s, const char *buf, size_t len);
