@@ -44,20 +44,23 @@ int tfx_ge_push_ptr(tfx_arena *A, void ***arr, size_t *n, void *p) {
   return 0;
 }
 
-/* The map entry types share one layout: base, key, value. copy: key copied, else borrowed. */
+/* The map entry types share one layout: base, key, value. copy: key copied, else borrowed.
+ * Entries are never modified once made (replacing a value makes a new entry), so descriptors
+ * may share them (tfx_ge_desc_copy, tfx_ge_td_entry_put). */
 #define MAP_SET(fn, Owner, Entry, init)                                                            \
   static int fn(tfx_arena *A, Owner *o, const char *key, Ge__Proto__AttrDef *v, int copy) {        \
-    for (size_t k = 0; k < o->n_attr; k++)                                                         \
-      if (strcmp(o->attr[k]->key, key) == 0) {                                                     \
-        o->attr[k]->value = v;                                                                     \
-        return 0;                                                                                  \
-      }                                                                                            \
+    size_t k = 0;                                                                                  \
+    while (k < o->n_attr && strcmp(o->attr[k]->key, key) != 0) k++;                                \
     Entry *e = tfx_arena_alloc(A, sizeof *e);                                                      \
-    char *kc = copy ? tfx_arena_strdup(A, key) : (char *)key;                                      \
+    char *kc = k < o->n_attr ? o->attr[k]->key : copy ? tfx_arena_strdup(A, key) : (char *)key;    \
     if (!e || !kc) return -1;                                                                      \
     init(e);                                                                                       \
     e->key = kc;                                                                                   \
     e->value = v;                                                                                  \
+    if (k < o->n_attr) {                                                                           \
+      o->attr[k] = e;                                                                              \
+      return 0;                                                                                    \
+    }                                                                                              \
     return TFX_GE_PUSH(A, o->attr, o->n_attr, e);                                                  \
   }
 MAP_SET(op_attr_set, Ge__Proto__OpDef, Ge__Proto__OpDef__AttrEntry,
@@ -81,6 +84,29 @@ int tfx_ge_td_attr_set(tfx_arena *A, Ge__Proto__TensorDescriptor *td, const char
 int tfx_ge_td_attr_put(tfx_arena *A, Ge__Proto__TensorDescriptor *td, const char *key,
                        Ge__Proto__AttrDef *v) {
   return td_attr_set(A, td, key, v, 0);
+}
+int tfx_ge_td_entry_put(tfx_arena *A, Ge__Proto__TensorDescriptor *td,
+                        Ge__Proto__TensorDescriptor__AttrEntry *e) {
+  for (size_t k = 0; k < td->n_attr; k++)
+    if (strcmp(td->attr[k]->key, e->key) == 0) {
+      td->attr[k] = e;
+      return 0;
+    }
+  return TFX_GE_PUSH(A, td->attr, td->n_attr, e);
+}
+int tfx_ge_td_entries_copy(tfx_arena *A, Ge__Proto__TensorDescriptor *td,
+                           const Ge__Proto__TensorDescriptor *src) {
+  td->attr = NULL;
+  td->n_attr = 0;
+  size_t n = src->n_attr;
+  if (!n) return 0;
+  size_t cap = 4; /* the capacity tfx_ge_grow implies for n elements */
+  while (cap < n) cap *= 2;
+  td->attr = tfx_arena_alloc(A, cap * sizeof *td->attr);
+  if (!td->attr) return -1;
+  memcpy(td->attr, src->attr, n * sizeof *td->attr);
+  td->n_attr = n;
+  return 0;
 }
 static int na_attr_set(tfx_arena *A, Ge__Proto__NamedAttrs *na, const char *key,
                        Ge__Proto__AttrDef *v) {

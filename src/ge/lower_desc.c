@@ -8,6 +8,7 @@
  * layout (a string: readable by every GE version; origin_format_for_int / format_for_int are
  * not written, item 31-32), origin_shape (VT_LIST_INT) + origin_shape_initialized when the rank
  * is known. Unknown rank is [-2], an unknown dim -1. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,7 +24,48 @@ static Ge__Proto__TensorDescriptor *desc_alloc(tfx_arena *A, const char *name) {
   return td->name ? td : NULL;
 }
 
-/* attr origin_format = layout, its bytes shared with the (arena) layout string */
+/* Shared read-only AttrDefs. Attrs are never mutated once built (tfx_ge_desc_copy shares them
+ * too), so origin_format for the usual layouts and origin_shape_initialized = true are one
+ * static object each rather than one per descriptor: at 10^5 nodes that was ~20 MiB, a tenth
+ * of the GE model. The emitters only read them; nothing frees them (arenas free chunks). */
+static const char *const common_layouts[] = {"ND", "NHWC", "NCHW", "HWCN", "NCDHW", "NDHWC", "DHWCN"};
+#define N_COMMON_LAYOUTS (sizeof common_layouts / sizeof common_layouts[0])
+static Ge__Proto__AttrDef layout_attrs[N_COMMON_LAYOUTS], shape_known_attr;
+static Ge__Proto__TensorDescriptor__AttrEntry layout_entries[N_COMMON_LAYOUTS], shape_known_entry;
+static int shared_attrs_ready;
+
+static void shared_attrs_init(void) {
+  if (shared_attrs_ready) return;
+  for (size_t i = 0; i < N_COMMON_LAYOUTS; i++) {
+    ge__proto__attr_def__init(&layout_attrs[i]);
+    layout_attrs[i].value_case = GE__PROTO__ATTR_DEF__VALUE_S;
+    layout_attrs[i].s.data = (uint8_t *)(uintptr_t)common_layouts[i];
+    layout_attrs[i].s.len = strlen(common_layouts[i]);
+    ge__proto__tensor_descriptor__attr_entry__init(&layout_entries[i]);
+    layout_entries[i].key = (char *)(uintptr_t)"origin_format";
+    layout_entries[i].value = &layout_attrs[i];
+  }
+  ge__proto__attr_def__init(&shape_known_attr);
+  shape_known_attr.value_case = GE__PROTO__ATTR_DEF__VALUE_B;
+  shape_known_attr.b = 1;
+  ge__proto__tensor_descriptor__attr_entry__init(&shape_known_entry);
+  shape_known_entry.key = (char *)(uintptr_t)"origin_shape_initialized";
+  shape_known_entry.value = &shape_known_attr;
+  shared_attrs_ready = 1;
+}
+
+static Ge__Proto__AttrDef *origin_format(tfx_arena *A, char *layout);
+
+/* Puts attr origin_format = layout into td: a shared entry for the usual layouts, else a new
+ * one whose bytes are shared with the (arena) layout string. */
+static int put_origin_format(tfx_arena *A, Ge__Proto__TensorDescriptor *td) {
+  shared_attrs_init();
+  for (size_t i = 0; i < N_COMMON_LAYOUTS; i++)
+    if (strcmp(td->layout, common_layouts[i]) == 0) return tfx_ge_td_entry_put(A, td, &layout_entries[i]);
+  Ge__Proto__AttrDef *a = origin_format(A, td->layout);
+  return a ? tfx_ge_td_attr_put(A, td, "origin_format", a) : -1;
+}
+
 static Ge__Proto__AttrDef *origin_format(tfx_arena *A, char *layout) {
   Ge__Proto__AttrDef *a = tfx_arena_alloc(A, sizeof *a);
   if (!a) return NULL;
@@ -50,14 +92,13 @@ Ge__Proto__TensorDescriptor *tfx_ge_desc_new(tfx_arena *A, const char *name, int
   td->dtype = (Ge__Proto__DataType)dtype;
   if (!layout || !*layout) layout = "ND";
   if (!(td->layout = tfx_arena_strdup(A, layout))) return NULL;
-  Ge__Proto__AttrDef *of = origin_format(A, td->layout);
-  if (!of || tfx_ge_td_attr_put(A, td, "origin_format", of)) return NULL;
+  if (put_origin_format(A, td)) return NULL;
   int unknown_rank = n_dims == 1 && dims[0] == -2;
   if (shape_known && !unknown_rank) {
     Ge__Proto__AttrDef *os = tfx_ge_attr_list_int(A, dims, n_dims);
-    Ge__Proto__AttrDef *oi = tfx_ge_attr_bool(A, 1);
-    if (!os || !oi || tfx_ge_td_attr_put(A, td, "origin_shape", os) ||
-        tfx_ge_td_attr_put(A, td, "origin_shape_initialized", oi))
+    shared_attrs_init();
+    if (!os || tfx_ge_td_attr_put(A, td, "origin_shape", os) ||
+        tfx_ge_td_entry_put(A, td, &shape_known_entry))
       return NULL;
   }
   return td;
@@ -80,17 +121,11 @@ Ge__Proto__TensorDescriptor *tfx_ge_desc_copy(tfx_arena *A, const Ge__Proto__Ten
   *td = *src;
   td->name = tfx_arena_strdup(A, name ? name : "");
   if (!td->name) return NULL;
-  /* own entry array and entries: keys and values are shared (never mutated once built) */
-  td->attr = NULL;
-  td->n_attr = 0;
-  for (size_t k = 0; k < src->n_attr; k++)
-    if (tfx_ge_td_attr_put(A, td, src->attr[k]->key, src->attr[k]->value)) return NULL;
+  /* own entry array; the entries are shared (never modified once made) */
+  if (tfx_ge_td_entries_copy(A, td, src)) return NULL;
   if (layout && strcmp(layout, src->layout ? src->layout : "") != 0) {
     if (!*layout) layout = "ND";
-    Ge__Proto__AttrDef *of = NULL;
-    if (!(td->layout = tfx_arena_strdup(A, layout)) || !(of = origin_format(A, td->layout)) ||
-        tfx_ge_td_attr_put(A, td, "origin_format", of))
-      return NULL;
+    if (!(td->layout = tfx_arena_strdup(A, layout)) || put_origin_format(A, td)) return NULL;
   }
   return td;
 }

@@ -43,6 +43,12 @@ int tfx_ge_td_attr_set(tfx_arena *A, Ge__Proto__TensorDescriptor *td, const char
 int tfx_ge_op_attr_put(tfx_arena *A, Ge__Proto__OpDef *op, const char *key, Ge__Proto__AttrDef *v);
 int tfx_ge_td_attr_put(tfx_arena *A, Ge__Proto__TensorDescriptor *td, const char *key,
                        Ge__Proto__AttrDef *v);
+/* Puts an existing (shared, never modified) entry into td's map, replacing one of the same key. */
+int tfx_ge_td_entry_put(tfx_arena *A, Ge__Proto__TensorDescriptor *td,
+                        Ge__Proto__TensorDescriptor__AttrEntry *e);
+/* Gives td its own entry array holding src's entries (shared). */
+int tfx_ge_td_entries_copy(tfx_arena *A, Ge__Proto__TensorDescriptor *td,
+                           const Ge__Proto__TensorDescriptor *src);
 Ge__Proto__AttrDef *tfx_ge_op_attr_get(const Ge__Proto__OpDef *op, const char *key);
 Ge__Proto__AttrDef *tfx_ge_td_attr_get(const Ge__Proto__TensorDescriptor *td, const char *key);
 
