@@ -49,6 +49,21 @@ int tfx_ge_emit_air(const Ge__Proto__ModelDef *m, tfx_strbuf *out, tfx_diag *d) 
   return 0;
 }
 
+int tfx_ge_emit_air_pieces(const Ge__Proto__ModelDef *m, tfx_io_pieces *out, tfx_diag *d) {
+  size_t n = 0;
+  int rc = tfx_io_pack_pieces(&m->base, TFX_GE_AIR_MAX, out, &n);
+  if (rc == -2) return tfx_ge_air_too_big(d, n);
+  if (rc == -3) {
+    tfx_error(d, NULL, 0, 0, "out of memory serializing the GE model");
+    return TFX_EXIT_FAIL;
+  }
+  if (rc != 0) {
+    tfx_error(d, NULL, 0, 0, "the GE model is nested too deeply to serialize (over 1000 levels)");
+    return TFX_EXIT_FAIL;
+  }
+  return 0;
+}
+
 /* C++ TextFormat (protoc --decode, GE's ge_proto_*.txt dumps) prints every map entry as
  * `attr {\n  key: "k"\n  value {\n ... }\n}` in key order; tfx_pbtxt_print prints map entries
  * as the repeated XxxEntry messages protobuf-c makes of them, which is the same text as long

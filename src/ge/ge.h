@@ -12,6 +12,7 @@
 #include "ge/ge_ir.pb-c.h"
 #include "graph/graph.h"
 #include "graph/prune.h"
+#include "io/io.h"
 #include "opmap/opmap.h"
 #include "tensorflow/attr_value.pb-c.h"
 #include "tensorflow/tensor.pb-c.h"
@@ -83,6 +84,9 @@ void tfx_ge_model_free(tfx_ge_model *gm);
  * nothing appended) a serialized size of 2 GiB or more (air.md item 2). Returns 0 or an
  * exit code. */
 int tfx_ge_emit_air(const Ge__Proto__ModelDef *m, tfx_strbuf *out, tfx_diag *d);
+/* The same bytes as the packer's chunks, not joined (tfx_io_pack_pieces): what the emit pass
+ * writes, so a large .air is never copied into one buffer. out is empty on error. */
+int tfx_ge_emit_air_pieces(const Ge__Proto__ModelDef *m, tfx_io_pieces *out, tfx_diag *d);
 /* Text ModelDef in the style of GE's ge_proto_*.txt dumps (protobuf text format, 2-space
  * indent, map entries as `attr { key: "k" value { ... } }`, sorted by key); decodes with
  * protoc --encode=ge.proto.ModelDef. */

@@ -45,6 +45,7 @@
 #include "tensorflow/saved_model.pb-c.h"
 #include "util/arena.h"
 #include "util/diag.h"
+#include "util/fileio.h"
 #include "util/strbuf.h"
 
 typedef enum { TFX_WIRE_BINARY, TFX_WIRE_TEXT } tfx_wire;
@@ -86,6 +87,19 @@ int tfx_io_pack(const ProtobufCMessage *msg, tfx_strbuf *out);
  * *size (when size is not NULL) gets the exact encoded size on success and on -2. Out of
  * memory sets out->oom. */
 int tfx_io_pack_max(const ProtobufCMessage *msg, tfx_strbuf *out, size_t max, size_t *size);
+
+/* The encoding of tfx_io_pack as the packer's own chunks, first bytes first, never copied into
+ * one buffer (an output of hundreds of MiB is written piece by piece: no second copy, no fresh
+ * pages for it). Returns 0 (out filled; free with tfx_io_pieces_free), -1 (nesting deeper than
+ * 1000), -2 (longer than max: *size = the exact size, nothing kept) or -3 (out of memory). On
+ * an error out is empty. */
+typedef struct tfx_io_pieces {
+  tfx_wpiece *p;   /* n pieces, in output order */
+  void **blocks;   /* what to free */
+  size_t n, total;
+} tfx_io_pieces;
+int tfx_io_pack_pieces(const ProtobufCMessage *msg, size_t max, tfx_io_pieces *out, size_t *size);
+void tfx_io_pieces_free(tfx_io_pieces *p);
 
 /* Writes msg to path atomically, binary or text. Returns 0 or -1 (reported). */
 int tfx_io_write_message(const char *path, const ProtobufCMessage *msg, tfx_wire wire, tfx_diag *d);

@@ -9,7 +9,8 @@
  * and a message's length prefix written after (i.e. in front of) its content, when the length
  * is known. The bytes go into a chain of chunks (64 KiB doubling to 64 MiB; a larger bytes
  * value gets a chunk of its own) which are then copied, first bytes first, into the strbuf and
- * freed one by one, so the peak is the output plus one chunk. The bytes are exactly those of
+ * freed one by one, so the peak is the output plus one chunk (tfx_io_pack_pieces hands the
+ * chunks themselves to the caller instead, to be written piece by piece). The bytes are exactly those of
  * writing front to back; no size is ever computed before writing (computing a nested message's
  * size before writing it, at every level, made the first writer O(size x depth), and even one
  * separate size pass costs a second walk over a tree much larger than the caches).
@@ -521,6 +522,63 @@ int tfx_io_pack_max(const ProtobufCMessage *msg, tfx_strbuf *out, size_t max, si
   out->len += n;
   out->data[out->len] = 0;
   return 0;
+}
+
+int tfx_io_pack_pieces(const ProtobufCMessage *msg, size_t max, tfx_io_pieces *out, size_t *size) {
+  memset(out, 0, sizeof *out);
+  pk_ctx c;
+  memset(&c, 0, sizeof c);
+  c.next_cap = TFX_PACK_CHUNK_MIN;
+  c.max = max;
+  pk_rmsg(&c, msg, 0);
+  if (!c.err && pk_pos(&c) > max) c.err = 3;
+  if (c.err == 3) { /* over the limit: the exact size, as tfx_io_pack_max reports it */
+    for (pk_chunk *k = c.head, *nx; k; k = nx) {
+      nx = k->next;
+      free(k);
+    }
+    c.head = NULL;
+    c.err = 0;
+    size_t n = pk_msg_size(&c, msg, 0);
+    if (size) *size = n;
+    int rc = c.err ? -1 : -2;
+    pk_free(&c);
+    return rc;
+  }
+  size_t n = pk_pos(&c), k = 0;
+  if (size) *size = n;
+  if (c.head) c.head->used = (size_t)(c.head->data + c.head->cap - c.p);
+  for (pk_chunk *q = c.head; q; q = q->next) k++;
+  if (!c.err && k) {
+    out->p = tfx_calloc(k, sizeof *out->p);
+    out->blocks = tfx_calloc(k, sizeof *out->blocks);
+    if (!out->p || !out->blocks) c.err = 2;
+  }
+  if (c.err) {
+    free(out->p);
+    free(out->blocks);
+    memset(out, 0, sizeof *out);
+    int rc = c.err == 2 ? -3 : -1;
+    pk_free(&c);
+    return rc;
+  }
+  /* head holds the first bytes: the pieces in that order; the chunks now belong to out */
+  for (pk_chunk *q = c.head; q; q = q->next, out->n++) {
+    out->p[out->n].data = q->data + q->cap - q->used;
+    out->p[out->n].len = q->used;
+    out->blocks[out->n] = q;
+  }
+  out->total = n;
+  c.head = NULL;
+  pk_free(&c);
+  return 0;
+}
+
+void tfx_io_pieces_free(tfx_io_pieces *p) {
+  for (size_t i = 0; i < p->n; i++) free(p->blocks[i]);
+  free(p->blocks);
+  free(p->p);
+  memset(p, 0, sizeof *p);
 }
 
 int tfx_io_pack(const ProtobufCMessage *msg, tfx_strbuf *out) {

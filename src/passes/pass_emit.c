@@ -53,6 +53,8 @@ int tfx_pass_emit_ge(tfx_ctx *ctx, void *user) {
   }
   int with_tf = ge_writes_tf(o);
   tfx_strbuf out[TFX_EMIT__COUNT];
+  tfx_io_pieces air; /* the .air stays in the packer's chunks: no joined copy */
+  memset(&air, 0, sizeof air);
   int rc = 0;
   for (int k = 0; k < TFX_EMIT__COUNT; k++) tfx_sb_init(&out[k]);
   for (int k = 0; k < TFX_EMIT__COUNT && rc == 0; k++) {
@@ -70,6 +72,8 @@ int tfx_pass_emit_ge(tfx_ctx *ctx, void *user) {
       } else if (tfx_pbtxt_print(&ctx->model.graph->base, &out[k]) != 0) {
         out[k].oom = 1;
       }
+    } else if (k == TFX_EMIT_AIR) {
+      rc = tfx_ge_emit_air_pieces(ctx->ge->model, &air, ctx->diag);
     } else {
       rc = ge_emitters[k](ctx->ge->model, &out[k], ctx->diag);
     }
@@ -81,18 +85,24 @@ int tfx_pass_emit_ge(tfx_ctx *ctx, void *user) {
   /* --limit output-size, for every kind before the first file is written */
   size_t max_out = tfx_limit_size(&o->limits, TFX_LIMIT_OUTPUT_SIZE);
   const char *paths[TFX_EMIT__COUNT];
-  const void *data[TFX_EMIT__COUNT];
-  size_t lens[TFX_EMIT__COUNT], n = 0;
+  tfx_wpiece one[TFX_EMIT__COUNT];
+  const tfx_wpiece *pieces[TFX_EMIT__COUNT];
+  size_t n_pieces[TFX_EMIT__COUNT], n = 0;
   for (int k = 0; k < TFX_EMIT__COUNT && rc == 0; k++) {
     if (!(o->emit & (1u << k)) || (!ge_emitters[k] && !(k == TFX_EMIT_TF_PBTXT && with_tf))) continue;
-    if (tfx_check_output_size(o->out_path[k], out[k].len, max_out, ctx->diag) != 0)
-      rc = TFX_EXIT_FAIL;
+    int is_air = k == TFX_EMIT_AIR;
+    size_t len = is_air ? air.total : out[k].len;
+    if (tfx_check_output_size(o->out_path[k], len, max_out, ctx->diag) != 0) rc = TFX_EXIT_FAIL;
     paths[n] = o->out_path[k];
-    data[n] = out[k].data;
-    lens[n++] = out[k].len;
+    one[n].data = out[k].data;
+    one[n].len = out[k].len;
+    pieces[n] = is_air ? air.p : &one[n];
+    n_pieces[n++] = is_air ? air.n : 1;
   }
-  if (rc == 0 && tfx_write_files_atomic(n, paths, data, lens, ctx->diag) != 0) rc = TFX_EXIT_INPUT;
+  if (rc == 0 && tfx_write_files_atomic_pieces(n, paths, pieces, n_pieces, ctx->diag) != 0)
+    rc = TFX_EXIT_INPUT;
   for (int k = 0; k < TFX_EMIT__COUNT; k++) tfx_sb_free(&out[k]);
+  tfx_io_pieces_free(&air);
   return rc;
 }
 

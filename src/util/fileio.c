@@ -181,23 +181,34 @@ oom:
   return NULL;
 }
 
-static int write_direct(const char *path, const void *data, size_t len, tfx_diag *d) {
+/* Writes every piece to fd, in order. Returns 0 or -1 (errno set). */
+static int write_pieces(int fd, const tfx_wpiece *pc, size_t np) {
+  for (size_t i = 0; i < np; i++) {
+    const char *p = pc[i].data;
+    size_t left = pc[i].len;
+    while (left) {
+      ssize_t w = fi_write(fd, p, left);
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        return -1;
+      }
+      p += w;
+      left -= (size_t)w;
+    }
+  }
+  return 0;
+}
+
+static int write_direct(const char *path, const tfx_wpiece *pc, size_t np, tfx_diag *d) {
   int fd = fi_open_wronly(path);
   if (fd < 0) {
     tfx_error(d, path, 0, 0, "cannot write output: %s", strerror(errno));
     return -1;
   }
-  const char *p = data;
-  while (len) {
-    ssize_t w = fi_write(fd, p, len);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      tfx_error(d, path, 0, 0, "cannot write output: %s", strerror(errno));
-      close(fd);
-      return -1;
-    }
-    p += w;
-    len -= (size_t)w;
+  if (write_pieces(fd, pc, np) != 0) {
+    tfx_error(d, path, 0, 0, "cannot write output: %s", strerror(errno));
+    close(fd);
+    return -1;
   }
   if (fi_close(fd) != 0) {
     tfx_error(d, path, 0, 0, "cannot write output: %s", strerror(errno));
@@ -208,7 +219,7 @@ static int write_direct(const char *path, const void *data, size_t len, tfx_diag
 
 /* Writes data to a new temporary file next to path (rename() is atomic only within one file
  * system); *tmp_out gets its malloc'ed name. Returns 0, or -1 (reported; nothing left). */
-static int write_temp(const char *path, const void *data, size_t len, char **tmp_out, tfx_diag *d) {
+static int write_temp(const char *path, const tfx_wpiece *pc, size_t np, char **tmp_out, tfx_diag *d) {
   *tmp_out = NULL;
   size_t pl = strlen(path);
   char *tmp = tfx_malloc(pl + 16);
@@ -224,17 +235,7 @@ static int write_temp(const char *path, const void *data, size_t len, char **tmp
     free(tmp);
     return -1;
   }
-  const char *p = data;
-  size_t left = len;
-  while (left) {
-    ssize_t w = fi_write(fd, p, left);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      goto fail;
-    }
-    p += w;
-    left -= (size_t)w;
-  }
+  if (write_pieces(fd, pc, np) != 0) goto fail;
   if (fi_fchmod(fd, 0644) != 0) goto fail;
   int cfd = fd;
   fd = -1;
@@ -251,12 +252,15 @@ fail: {
 }
 }
 
-static int write_stdout(const void *data, size_t len, tfx_diag *d) {
+static int write_stdout(const tfx_wpiece *pc, size_t np, tfx_diag *d) {
   if (wf_step()) {
     tfx_error(d, "<stdout>", 0, 0, "write error: %s", strerror(EIO));
     return -1;
   }
-  if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
+  int bad = 0;
+  for (size_t i = 0; i < np && !bad; i++)
+    bad = pc[i].len && fwrite(pc[i].data, 1, pc[i].len, stdout) != pc[i].len;
+  if (bad || fflush(stdout) != 0) {
     tfx_error(d, "<stdout>", 0, 0, "write error: %s", strerror(errno));
     return -1;
   }
@@ -287,6 +291,30 @@ int tfx_write_file_atomic(const char *path, const void *data, size_t len, tfx_di
 
 int tfx_write_files_atomic(size_t n, const char *const *paths, const void *const *data,
                            const size_t *lens, tfx_diag *d) {
+  if (n == 0) return 0;
+  tfx_wpiece *pc = tfx_calloc(n, sizeof *pc);
+  const tfx_wpiece **pcs = tfx_calloc(n, sizeof *pcs);
+  size_t *nps = tfx_calloc(n, sizeof *nps);
+  int rc = -1;
+  if (!pc || !pcs || !nps) {
+    tfx_error(d, paths[0], 0, 0, "out of memory");
+  } else {
+    for (size_t i = 0; i < n; i++) {
+      pc[i].data = data[i];
+      pc[i].len = lens[i];
+      pcs[i] = &pc[i];
+      nps[i] = 1;
+    }
+    rc = tfx_write_files_atomic_pieces(n, paths, pcs, nps, d);
+  }
+  free(pc);
+  free(pcs);
+  free(nps);
+  return rc;
+}
+
+int tfx_write_files_atomic_pieces(size_t n, const char *const *paths, const tfx_wpiece *const *pieces,
+                                  const size_t *n_pieces, tfx_diag *d) {
   wf_enospc = 0;
   if (n == 0) return 0;
   char **tmp = tfx_calloc(n, sizeof *tmp);
@@ -301,13 +329,12 @@ int tfx_write_files_atomic(size_t n, const char *const *paths, const void *const
     if ((kind[i] = target_kind(paths[i], d)) < 0) goto out;
   /* 1. every regular file into its temp file */
   for (size_t i = 0; i < n; i++)
-    if (kind[i] == TARGET_FILE && write_temp(paths[i], data[i] ? data[i] : "", lens[i], &tmp[i], d) != 0)
+    if (kind[i] == TARGET_FILE && write_temp(paths[i], pieces[i], n_pieces[i], &tmp[i], d) != 0)
       goto out;
   /* 2. what cannot be taken back: standard output, devices and FIFOs */
   for (size_t i = 0; i < n; i++) {
-    const void *p = data[i] ? data[i] : "";
-    if (kind[i] == TARGET_STDOUT && write_stdout(p, lens[i], d) != 0) goto out;
-    if (kind[i] == TARGET_DIRECT && write_direct(paths[i], p, lens[i], d) != 0) goto out;
+    if (kind[i] == TARGET_STDOUT && write_stdout(pieces[i], n_pieces[i], d) != 0) goto out;
+    if (kind[i] == TARGET_DIRECT && write_direct(paths[i], pieces[i], n_pieces[i], d) != 0) goto out;
   }
   /* 3. rename into place, in order */
   for (size_t i = 0; i < n; i++) {

@@ -38,6 +38,16 @@ int tfx_write_file_atomic(const char *path, const void *data, size_t len, tfx_di
 int tfx_write_files_atomic(size_t n, const char *const *paths, const void *const *data,
                            const size_t *lens, tfx_diag *d);
 
+/* One piece of an output held in several buffers (written in order, never joined). */
+typedef struct tfx_wpiece {
+  const void *data; /* may be NULL when len is 0 */
+  size_t len;
+} tfx_wpiece;
+/* tfx_write_files_atomic with file i made of pieces[i][0 .. n_pieces[i]-1]: the same
+ * guarantees; each write() of each piece is a step of the fault-injection hook. */
+int tfx_write_files_atomic_pieces(size_t n, const char *const *paths, const tfx_wpiece *const *pieces,
+                                  const size_t *n_pieces, tfx_diag *d);
+
 /* 1 if path is a directory, 0 if not (or missing). */
 int tfx_is_dir(const char *path);
 
