@@ -418,7 +418,13 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
       break;
     case E_NO_STDLIB: rules.no_stdlib = 1; break;
     case E_WARN:
-      if (tfx_cli_rules_add_warn(&rules, v, "tfxc explain", d) != 0) usage = 1;
+      switch (tfx_cli_rules_add_warn(&rules, v, "tfxc explain", d)) {
+      case 0: break;
+      case -1: usage = 1; break;
+      default:
+        tfx_cli_rules_free(&rules);
+        return TFX_EXIT_FAIL;
+      }
       break;
     case E_ENABLE_SCOPE: o.enable_scope_passes = v; break;
     case E_DISABLE_PASS: o.disable_rules = v; break;
@@ -466,12 +472,13 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
     tfx_cli_usage_error(d, "tfxc explain", "--function: empty function name");
     usage = 1;
   }
-  if (!usage && tfx_cli_check_prune_options(o.input_shape, o.out_nodes, d) != 0) usage = 1;
-  if (usage) {
+  /* TFX_EXIT_USAGE, or another code when the check itself failed (out of memory) */
+  int pr = usage ? TFX_EXIT_USAGE : tfx_cli_check_prune_options(o.input_shape, o.out_nodes, d);
+  if (pr) {
     tfx_cli_rules_free(&rules);
     tfx_cli_print_diag(d, o.verbose);
     tfx_diag_clear(d);
-    return TFX_EXIT_USAGE;
+    return pr;
   }
   o.rule_paths = rules.paths;
   o.n_rule_paths = rules.n_paths;
@@ -563,7 +570,7 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
   } else {
     int exists = x.seen;
     if (!exists && !function)
-      exists = ctx.have_scopes &&
+      exists = (ctx.have_scopes || ctx.scopes_stale) && tfx_ctx_scopes(&ctx) &&
                tfx_hmap_get(&ctx.scopes.by_name, x.scope, strlen(x.scope)) != TFX_HASH_NONE;
     else if (!exists) { /* no pattern ran: look in the function body's own tree */
       tfx_scope_tree t;

@@ -53,9 +53,10 @@ void tfx_ctx_drop_mapping(tfx_ctx *ctx) {
 int tfx_ctx_reindex(tfx_ctx *ctx) {
   tfx_ctx_drop_mapping(ctx); /* decisions refer to node ids of the old index */
   if (!ctx->have_module) return 0; /* not indexed yet: the index pass will do it */
-  int want_scopes = ctx->have_scopes;
+  int want_scopes = ctx->have_scopes || ctx->scopes_stale;
   if (ctx->have_scopes) tfx_scope_tree_free(&ctx->scopes);
   ctx->have_scopes = 0;
+  ctx->scopes_stale = 0;
   if (ctx->have_module) tfx_module_free(&ctx->module);
   ctx->have_module = 0;
   if (!ctx->have_model) return 0;
@@ -67,15 +68,21 @@ int tfx_ctx_reindex(tfx_ctx *ctx) {
     return rc;
   }
   ctx->have_module = 1;
-  if (want_scopes) {
-    rc = tfx_scope_tree_build(&ctx->scopes, &ctx->module.main, ctx->diag);
-    if (rc != 0) {
-      tfx_scope_tree_free(&ctx->scopes);
-      return rc;
-    }
-    ctx->have_scopes = 1;
-  }
+  ctx->scopes_stale = want_scopes; /* rebuilt by tfx_ctx_scopes when someone asks */
   return 0;
+}
+
+const tfx_scope_tree *tfx_ctx_scopes(tfx_ctx *ctx) {
+  if (ctx->have_scopes) return &ctx->scopes;
+  if (!ctx->scopes_stale || !ctx->have_module) return NULL;
+  uint32_t max_depth = tfx_limit_uint(ctx->opts ? &ctx->opts->limits : NULL, TFX_LIMIT_SCOPE_DEPTH);
+  if (tfx_scope_tree_build_lim(&ctx->scopes, &ctx->module.main, max_depth, ctx->diag) != 0) {
+    tfx_scope_tree_free(&ctx->scopes);
+    return NULL;
+  }
+  ctx->scopes_stale = 0;
+  ctx->have_scopes = 1;
+  return &ctx->scopes;
 }
 
 char *tfx_ctx_default_output(const char *model_path, const char *suffix) {

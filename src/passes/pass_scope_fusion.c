@@ -64,6 +64,10 @@ int tfx_pass_scope_fusion(tfx_ctx *ctx, void *user) {
   /* main graph: the context's tree (built now if the scope-tree pass was switched off) */
   tfx_scope_tree tmp;
   memset(&tmp, 0, sizeof tmp);
+  if (ctx->scopes_stale && !tfx_ctx_scopes(ctx)) { /* an earlier re-index: the tree, now */
+    rc = TFX_EXIT_FAIL;
+    goto out_eng;
+  }
   tfx_scope_tree *t = ctx->have_scopes ? &ctx->scopes : &tmp;
   uint32_t max_scope_depth =
       tfx_limit_uint(ctx->opts ? &ctx->opts->limits : NULL, TFX_LIMIT_SCOPE_DEPTH);
