@@ -1155,9 +1155,17 @@ static int cmp_key(const void *a, const void *b) {
 static void sort_attr(const Ge__Proto__AttrDef *a, int depth);
 static void sort_graph(Ge__Proto__GraphDef *g, int depth);
 
+/* Whether n entries are already in key order (most descriptors' are: built in that order). */
+static int sorted_keys(void *const *arr, size_t n) {
+  for (size_t i = 1; i < n; i++)
+    if (cmp_key(&arr[i - 1], &arr[i]) > 0) return 0;
+  return 1;
+}
+
 #define SORT_ENTRIES(o, depth)                                                                     \
   do {                                                                                             \
-    if ((o)->n_attr > 1) qsort((o)->attr, (o)->n_attr, sizeof *(o)->attr, cmp_key);                \
+    if ((o)->n_attr > 1 && !sorted_keys((void *const *)(o)->attr, (o)->n_attr))                    \
+      qsort((o)->attr, (o)->n_attr, sizeof *(o)->attr, cmp_key);                                   \
     for (size_t k_ = 0; k_ < (o)->n_attr; k_++) sort_attr((o)->attr[k_]->value, (depth) + 1);      \
   } while (0)
 

@@ -18,6 +18,7 @@
  * entry or not) are computed once per call ("plans"), not per message. */
 #include "io/io.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +52,7 @@ enum { /* how a value is encoded */
 
 typedef struct pk_field {
   const void *defval;     /* default_value (optional strings) */
+  const struct pk_plan *sub; /* message fields: the plan of the last sub-message written */
   uint32_t offset, qoffset, id;
   uint8_t kind, label, oneof, packed, esize;
   uint8_t tag_len, ptag_len;
@@ -374,6 +376,7 @@ static inline void pk_rfixed(pk_ctx *c, uint64_t v, int n) {
 }
 
 static void pk_rmsg(pk_ctx *c, const ProtobufCMessage *m, int depth);
+static void pk_rmsg_plan(pk_ctx *c, const ProtobufCMessage *m, const pk_plan *pl, int depth);
 
 /* One value without its tag (message/string/bytes with their length prefix). */
 static inline void pk_rvalue(pk_ctx *c, const pk_field *f, const void *v, int depth) {
@@ -394,7 +397,14 @@ static inline void pk_rvalue(pk_ctx *c, const pk_field *f, const void *v, int de
   case PK_MSG: {
     const ProtobufCMessage *sub = *(const ProtobufCMessage *const *)v;
     size_t end = pk_pos(c);
-    if (sub) pk_rmsg(c, sub, depth + 1);
+    if (sub) {
+      const pk_plan *sp = f->sub; /* the plan lookup, once per field rather than per message */
+      if (!sp || sp->d != sub->descriptor) {
+        if (!(sp = pk_plan_of(c, sub->descriptor))) return;
+        ((pk_field *)(uintptr_t)f)->sub = sp;
+      }
+      pk_rmsg_plan(c, sub, sp, depth + 1);
+    }
     pk_rvarint(c, pk_pos(c) - end);
     return;
   }
@@ -424,12 +434,16 @@ static inline void pk_rtag(pk_ctx *c, const uint8_t *tag, size_t n) {
 
 static void pk_rmsg(pk_ctx *c, const ProtobufCMessage *m, int depth) {
   if (c->err) return;
+  const pk_plan *pl = pk_plan_of(c, m->descriptor);
+  if (pl) pk_rmsg_plan(c, m, pl, depth);
+}
+
+static void pk_rmsg_plan(pk_ctx *c, const ProtobufCMessage *m, const pk_plan *pl, int depth) {
+  if (c->err) return;
   if (depth > TFX_PACK_DEPTH) {
     c->err = 1;
     return;
   }
-  const pk_plan *pl = pk_plan_of(c, m->descriptor);
-  if (!pl) return;
   const char *base = (const char *)m;
   for (unsigned i = m->n_unknown_fields; i-- > 0;) {
     const ProtobufCMessageUnknownField *u = &m->unknown_fields[i];
