@@ -73,7 +73,8 @@ int tfx_cli_check_output_path(const char *path, const char *cmd, tfx_diag *d);
 /* Checks --input-format: NCHW NHWC ND NCDHW NDHWC. Returns 0 or -1 (reported). */
 int tfx_cli_check_input_format(const char *s, tfx_diag *d);
 /* Validates the syntax of --input-shape / --out-nodes without a model (the names are checked
- * against the graph by the prune pass). Returns 0 or -1 (reported). */
+ * against the graph by the prune pass). Returns 0, TFX_EXIT_USAGE, or another exit code when
+ * the check itself failed (out of memory); reported. */
 int tfx_cli_check_prune_options(const char *input_shape, const char *out_nodes, tfx_diag *d);
 
 /* Rule options shared by convert, compile, list-rules and disasm (rules_opts.c): -r PATH
@@ -90,7 +91,8 @@ typedef struct tfx_cli_rules {
 void tfx_cli_rules_free(tfx_cli_rules *r);
 /* Appends a -r path. Returns 0 or -1 (out of memory, reported). */
 int tfx_cli_rules_add_path(tfx_cli_rules *r, const char *path, tfx_diag *d);
-/* Appends -W<value> after checking it. Returns 0 or -1 (usage error of cmd, reported). */
+/* Appends -W<value> after checking it. Returns 0, -1 (usage error of cmd, reported) or -2
+ * (out of memory, reported). */
 int tfx_cli_rules_add_warn(tfx_cli_rules *r, const char *value, const char *cmd, tfx_diag *d);
 /* Loads, checks and compiles the rules (see tfx_rules_build_pack). Returns 0 or an exit code. */
 int tfx_cli_rules_build(const tfx_cli_rules *r, int verbose, tfx_pack *out, tfx_diag *d);
@@ -98,11 +100,18 @@ int tfx_cli_rules_build(const tfx_cli_rules *r, int verbose, tfx_pack *out, tfx_
  * file was given, else free with tfx_rules_protos_free). */
 int tfx_cli_rules_build_protos(const tfx_cli_rules *r, int verbose, tfx_pack *out,
                                struct tfx_cann_table **protos, tfx_diag *d);
-/* --limit for the commands that only compile rules (compile, list-rules, disasm): every name
- * is checked, only rule-depth is kept (in r). Returns 0 or -1 (usage error, reported). */
+/* --limit for the commands that only compile rules and write no file (list-rules, disasm):
+ * every name is checked, only rule-depth is kept (in r). Returns 0 or -1 (usage error,
+ * reported). compile parses --limit itself (rule-depth and output-size). */
 int tfx_cli_rules_limit(tfx_cli_rules *r, const char *spec, const char *cmd, tfx_diag *d);
 /* Prints VM trace lines to stderr (the --trace sink). */
 void tfx_cli_trace_stderr(void *user, const char *line);
+
+/* The whole command line (cli_main.c; main() only calls it): dispatches on argv[1], prints
+ * the diagnostics, flushes stdout and stderr. Returns the exit code (tfx_exit). It keeps no
+ * state between calls, so it can run repeatedly in one process (tests/unit/test_cli_fault.c):
+ * the commands free what they allocate and reset stdout's error flag. */
+int tfx_cli_main(int argc, char **argv);
 
 /* Subcommands: argv[first] is the first argument after the command name. */
 int tfx_cli_convert(int argc, char **argv, int first, tfx_diag *d);

@@ -4,7 +4,8 @@
  * written atomically (default rules.tfxb); nothing on stdout. Exit 4 on rule errors, with
  * every error of every file printed (file:line:col, source line, caret). CANN prototype files
  * (*.cannops.tsv) among the paths are used to check the rules but not stored in the pack
- * (-v says so): conversions pass them next to the pack. */
+ * (-v says so): conversions pass them next to the pack. A pack over the output-size limit
+ * (--limit output-size) is refused before anything is written (exit 1). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,8 @@ int tfx_cli_compile(int argc, char **argv, int first, tfx_diag *d) {
   static const char cmd[] = "tfxc compile";
   tfx_cli_rules r;
   memset(&r, 0, sizeof r);
+  tfx_limits lim; /* --limit: rule-depth (kept in r) and output-size */
+  memset(&lim, 0, sizeof lim);
   tfx_cli_args a;
   tfx_cli_args_init(&a, argc, argv, first, cmd, compile_opts,
                     sizeof compile_opts / sizeof compile_opts[0]);
@@ -44,10 +47,15 @@ int tfx_cli_compile(int argc, char **argv, int first, tfx_diag *d) {
     case O_NO_STDLIB: r.no_stdlib = 1; break;
     case O_OUTPUT: output = v; break;
     case O_WARN:
-      if (tfx_cli_rules_add_warn(&r, v, cmd, d) != 0) rc = TFX_EXIT_USAGE;
+      switch (tfx_cli_rules_add_warn(&r, v, cmd, d)) {
+      case 0: break;
+      case -1: rc = TFX_EXIT_USAGE; break;
+      default: rc = TFX_EXIT_FAIL; goto done;
+      }
       break;
     case O_LIMIT:
-      if (tfx_cli_rules_limit(&r, v, cmd, d) != 0) rc = TFX_EXIT_USAGE;
+      if (tfx_cli_parse_limit(v, cmd, &lim, NULL, NULL, d) != 0) rc = TFX_EXIT_USAGE;
+      r.max_rule_depth = (unsigned)lim.v[TFX_LIMIT_RULE_DEPTH];
       break;
     case O_VERBOSE: verbose = verbose < 0 ? 1 : verbose + 1; break;
     case O_QUIET: verbose = -1; break;
@@ -84,6 +92,9 @@ int tfx_cli_compile(int argc, char **argv, int first, tfx_diag *d) {
   tfx_sb_init(&sb);
   if (tfx_pack_write(&pack, &sb) != 0 || sb.oom) {
     tfx_error(d, NULL, 0, 0, "out of memory writing the pack");
+    rc = TFX_EXIT_FAIL;
+  } else if (tfx_check_output_size(output, sb.len, tfx_limit_size(&lim, TFX_LIMIT_OUTPUT_SIZE),
+                                    d) != 0) {
     rc = TFX_EXIT_FAIL;
   } else if (tfx_write_file_atomic(output, sb.data, sb.len, d) != 0) {
     rc = TFX_EXIT_INPUT;

@@ -124,7 +124,11 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx
       break;
     case O_NO_STDLIB: ca->rules.no_stdlib = 1; break;
     case O_WARN:
-      if (tfx_cli_rules_add_warn(&ca->rules, v, "tfxc", d) != 0) usage = 1;
+      switch (tfx_cli_rules_add_warn(&ca->rules, v, "tfxc", d)) {
+      case 0: break;
+      case -1: usage = 1; break;
+      default: return TFX_EXIT_FAIL;
+      }
       break;
     case O_ENABLE_SCOPE:
       if (!*v) {
@@ -220,8 +224,11 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx
     tfx_cli_usage_error(d, "tfxc", "no MODEL given");
     usage = 1;
   }
-  if (!usage && tfx_cli_check_prune_options(ca->o.input_shape, ca->o.out_nodes, d) != 0)
-    usage = 1;
+  if (!usage) {
+    int pr = tfx_cli_check_prune_options(ca->o.input_shape, ca->o.out_nodes, d);
+    if (pr == TFX_EXIT_USAGE) usage = 1;
+    else if (pr) return pr;
+  }
   if (usage) return TFX_EXIT_USAGE;
   if (ca->o.check_only) ca->o.emit = 0;
   return 0;

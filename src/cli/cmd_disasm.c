@@ -38,7 +38,11 @@ int tfx_cli_disasm(int argc, char **argv, int first, tfx_diag *d) {
       if (tfx_cli_rules_add_path(&r, v, d) != 0) { rc = TFX_EXIT_FAIL; goto done; }
       break;
     case O_WARN:
-      if (tfx_cli_rules_add_warn(&r, v, cmd, d) != 0) rc = TFX_EXIT_USAGE;
+      switch (tfx_cli_rules_add_warn(&r, v, cmd, d)) {
+      case 0: break;
+      case -1: rc = TFX_EXIT_USAGE; break;
+      default: rc = TFX_EXIT_FAIL; goto done;
+      }
       break;
     case O_LIMIT:
       if (tfx_cli_rules_limit(&r, v, cmd, d) != 0) rc = TFX_EXIT_USAGE;

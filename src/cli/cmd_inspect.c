@@ -246,7 +246,11 @@ int tfx_cli_inspect(int argc, char **argv, int first, tfx_diag *d) {
     tfx_cli_usage_error(d, "tfxc inspect", "no MODEL given");
     usage = 1;
   }
-  if (!usage && tfx_cli_check_prune_options(o.input_shape, o.out_nodes, d) != 0) usage = 1;
+  if (!usage) {
+    int pr = tfx_cli_check_prune_options(o.input_shape, o.out_nodes, d);
+    if (pr == TFX_EXIT_USAGE) usage = 1;
+    else if (pr) return pr;
+  }
   if (usage) return TFX_EXIT_USAGE;
 
   tfx_pipeline p;

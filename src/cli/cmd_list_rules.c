@@ -161,6 +161,7 @@ static void render_json(const tfx_pack *p, const tfx_cann_table *t, uint32_t n_p
     tfx_sb_puts(&s, e->file);
     tfx_sb_puts(&s, src);
     tfx_sb_json_str(b, tfx_sb_cstr(&s), s.len);
+    if (s.oom) b->oom = 1; /* else the entry would show an empty source */
     tfx_sb_free(&s);
     if (e->is_map) {
       tfx_sb_puts(b, ", \"from\": ");
@@ -180,6 +181,7 @@ static void render_json(const tfx_pack *p, const tfx_cann_table *t, uint32_t n_p
     tfx_sb_init(&s);
     tfx_sb_printf(&s, "%s:%u", op->file, (unsigned)op->line);
     tfx_sb_json_str(b, tfx_sb_cstr(&s), s.len);
+    if (s.oom) b->oom = 1; /* else the entry would show an empty source */
     tfx_sb_free(&s);
     tfx_sb_puts(b, ", \"inputs\": ");
     json_ports(b, op->in, op->n_in);
@@ -239,6 +241,7 @@ static void render_text(const tfx_pack *p, const tfx_cann_table *t, uint32_t n_p
       tfx_sb_puts(b, tfx_sb_cstr(&src));
     }
     tfx_sb_putc(b, '\n');
+    if (src.oom) b->oom = 1;
     tfx_sb_free(&src);
   }
   for (uint32_t i = 0; i < n_protos; i++) {
@@ -252,6 +255,7 @@ static void render_text(const tfx_pack *p, const tfx_cann_table *t, uint32_t n_p
     tfx_sb_puts(b, op->n_in ? " -> " : "-> ");
     join_ports(b, op->out, op->n_out);
     tfx_sb_putc(b, '\n');
+    if (src.oom) b->oom = 1;
     tfx_sb_free(&src);
   }
   tfx_sb_printf(b, "%u rule%s", p->n_rules, p->n_rules == 1 ? "" : "s");
@@ -278,7 +282,11 @@ int tfx_cli_list_rules(int argc, char **argv, int first, tfx_diag *d) {
     case O_NO_STDLIB: r.no_stdlib = 1; break;
     case O_JSON: json = 1; break;
     case O_WARN:
-      if (tfx_cli_rules_add_warn(&r, v, cmd, d) != 0) rc = TFX_EXIT_USAGE;
+      switch (tfx_cli_rules_add_warn(&r, v, cmd, d)) {
+      case 0: break;
+      case -1: rc = TFX_EXIT_USAGE; break;
+      default: rc = TFX_EXIT_FAIL; goto done;
+      }
       break;
     case O_LIMIT:
       if (tfx_cli_rules_limit(&r, v, cmd, d) != 0) rc = TFX_EXIT_USAGE;

@@ -16,7 +16,8 @@
  * (the `args` pass through: explain accepts the rule/pipeline options; a convert-only option
  * makes explain exit 2, failing the case), which must exit 0; its stdout is compared with
  * expected.explain. expected.explain without `explain` fails the case.
- * --update rewrites the expectations from the actual run. */
+ * --update rewrites the expectations from the actual run: the files a case changes are
+ * written all or nothing (tfx_write_files_atomic), each within --limit output-size. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
@@ -35,13 +36,14 @@
 #include "util/fileio.h"
 #include "util/strbuf.h"
 
-enum { O_UPDATE, O_VERBOSE, O_QUIET, O_HELP };
+enum { O_UPDATE, O_VERBOSE, O_QUIET, O_HELP, O_LIMIT };
 
 static const tfx_cli_opt test_opts[] = {
   {O_UPDATE, "update", 0, NULL},
   {O_VERBOSE, "verbose", 'v', NULL},
   {O_QUIET, "quiet", 'q', NULL},
   {O_HELP, "help", 'h', NULL},
+  {O_LIMIT, "limit", 0, "NAME=N"},
 };
 
 #define CASE_TIMEOUT_S 600u  /* a hung conversion is killed (SIGALRM) */
@@ -89,12 +91,20 @@ static char *join(const char *dir, const char *name) {
   return p;
 }
 
+/* dir/name into buf (no allocation: a failed allocation must not read as "no such file").
+ * Returns 0, or -1 when it does not fit (longer than any path the system accepts). */
+#define PATH_BUF 4096
+static int path_in(char *buf, const char *dir, const char *name) {
+  size_t a = strlen(dir);
+  int n = snprintf(buf, PATH_BUF, "%s%s%s", dir, a && dir[a - 1] != '/' ? "/" : "", name);
+  return n >= 0 && n < PATH_BUF ? 0 : -1;
+}
+
 static int exists_in(const char *dir, const char *name, int want_dir) {
-  char *p = join(dir, name);
+  char p[PATH_BUF];
   struct stat st;
-  int ok = p && stat(p, &st) == 0 && (want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
-  free(p);
-  return ok;
+  return path_in(p, dir, name) == 0 && stat(p, &st) == 0 &&
+         (want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
 }
 
 static int is_case(const char *dir) {
@@ -107,7 +117,11 @@ static int cmp_str(const void *a, const void *b) {
 
 /* Collects the cases under dir (itself when it is one). Returns 0 or -1 (reported). */
 static int collect(const char *dir, int depth, strvec *out, tfx_diag *d) {
-  if (is_case(dir)) return sv_push(out, strdup(dir)) == 0 ? 0 : -1;
+  if (is_case(dir)) {
+    if (sv_push(out, strdup(dir)) == 0) return 0;
+    tfx_error(d, dir, 0, 0, "out of memory");
+    return -1;
+  }
   if (depth > 32) return 0;
   DIR *dh = opendir(dir);
   if (!dh) {
@@ -144,34 +158,58 @@ static int collect(const char *dir, int depth, strvec *out, tfx_diag *d) {
 
 /* ---------------------------------------------------------------- files */
 
-/* Reads dir/name; NULL when absent (*len = 0). */
-static char *read_opt(const char *dir, const char *name, size_t *len) {
+/* Reads dir/name into *data (*data = NULL, *len = 0 when there is no such regular file).
+ * Returns 0, or -1 when it exists but cannot be read (out of memory, an I/O error; reported
+ * into d): an unreadable file must not count as an absent one. */
+static int read_opt(const char *dir, const char *name, char **data, size_t *len, tfx_diag *d) {
+  *data = NULL;
   *len = 0;
-  char *p = join(dir, name);
-  if (!p) return NULL;
+  char p[PATH_BUF];
   struct stat st;
-  char *data = NULL;
-  if (stat(p, &st) == 0 && S_ISREG(st.st_mode)) {
-    tfx_diag tmp;
-    tfx_diag_init(&tmp);
-    data = tfx_read_file(p, 0, len, &tmp);
-    tfx_diag_free(&tmp);
-  }
-  free(p);
-  return data;
-}
-
-static int write_in(const char *dir, const char *name, const char *data, size_t len, tfx_diag *d) {
-  char *p = join(dir, name);
-  int rc = p ? tfx_write_file_atomic(p, data, len, d) : -1;
-  free(p);
-  return rc;
+  if (path_in(p, dir, name) != 0 || stat(p, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+  *data = tfx_read_file(p, 0, len, d);
+  return *data ? 0 : -1;
 }
 
 static void remove_in(const char *dir, const char *name) {
-  char *p = join(dir, name);
-  if (p) unlink(p);
-  free(p);
+  char p[PATH_BUF];
+  if (path_in(p, dir, name) == 0) unlink(p);
+}
+
+/* The expectation files --update writes for one case, written together. */
+#define MAX_UPDATES 5
+typedef struct updates {
+  const char *name[MAX_UPDATES];
+  const char *data[MAX_UPDATES];
+  size_t len[MAX_UPDATES];
+  size_t n;
+} updates;
+
+static void add_update(updates *u, const char *name, const char *data, size_t len) {
+  u->name[u->n] = name;
+  u->data[u->n] = data;
+  u->len[u->n] = len;
+  u->n++;
+}
+
+/* Writes the files of u into dir, all or nothing (tfx_write_files_atomic), after checking
+ * every one against the output-size limit (max_out, 0 = none): one over it and nothing is
+ * written. Returns 0 or -1 (reported). */
+static int write_updates(const char *dir, const updates *u, size_t max_out, tfx_diag *d) {
+  char *paths[MAX_UPDATES] = {0};
+  int rc = 0;
+  for (size_t i = 0; i < u->n && rc == 0; i++)
+    if (!(paths[i] = join(dir, u->name[i]))) {
+      tfx_error(d, dir, 0, 0, "out of memory");
+      rc = -1;
+    }
+  for (size_t i = 0; i < u->n && rc == 0; i++)
+    if (tfx_check_output_size(paths[i], u->len[i], max_out, d) != 0) rc = -1;
+  if (rc == 0 && u->n)
+    rc = tfx_write_files_atomic(u->n, (const char *const *)paths, (const void *const *)u->data,
+                                u->len, d);
+  for (size_t i = 0; i < u->n; i++) free(paths[i]);
+  return rc;
 }
 
 /* Splits the args file into *out (strings owned by *out). Returns 0 or -1 (reported). */
@@ -391,7 +429,11 @@ static int run_case(const char *exe, const char *dir, const strvec *args, const 
   const char *tmpbase = getenv("TMPDIR");
   if (!tmpbase || !*tmpbase) tmpbase = "/tmp";
   char *tmpl = join(tmpbase, "tfxc-test-XXXXXX");
-  if (!tmpl || !mkdtemp(tmpl)) {
+  if (!tmpl) {
+    tfx_error(d, NULL, 0, 0, "out of memory");
+    return -1;
+  }
+  if (!mkdtemp(tmpl)) {
     tfx_error(d, NULL, 0, 0, "cannot create a temporary directory in %s: %s", tmpbase,
               strerror(errno));
     free(tmpl);
@@ -448,14 +490,23 @@ static int run_case(const char *exe, const char *dir, const strvec *args, const 
     }
   res->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 255;
   size_t len;
-  char *raw = read_opt(tmpl, "stderr", &len);
+  char *raw;
+  if (read_opt(tmpl, "stderr", &raw, &len, d) != 0) goto cleanup;
   res->err = replace_all(raw ? raw : "", raw ? len : 0, tmpl, "<tmp>", &res->err_len);
   free(raw);
-  res->out = read_opt(tmpl, explain ? "stdout" : "out.tf.pbtxt", &res->out_len);
-  if (explain && !res->out) res->out = strdup(""); /* empty stdout */
-  if (ge && !explain) res->ge = read_opt(tmpl, "out.ge.pbtxt", &res->ge_len);
-  rc = res->err && (res->out || !explain) ? 0 : -1;
-  if (rc) tfx_error(d, NULL, 0, 0, "out of memory");
+  if (!res->err) {
+    tfx_error(d, NULL, 0, 0, "out of memory");
+    goto cleanup;
+  }
+  if (read_opt(tmpl, explain ? "stdout" : "out.tf.pbtxt", &res->out, &res->out_len, d) != 0)
+    goto cleanup;
+  if (explain && !res->out && !(res->out = strdup(""))) { /* empty stdout */
+    tfx_error(d, NULL, 0, 0, "out of memory");
+    goto cleanup;
+  }
+  if (ge && !explain && read_opt(tmpl, "out.ge.pbtxt", &res->ge, &res->ge_len, d) != 0)
+    goto cleanup;
+  rc = 0;
 cleanup:
   if (outp) unlink(outp);
   if (errp) unlink(errp);
@@ -486,26 +537,39 @@ static int parse_exit(const char *s, size_t len, int *code) {
 
 typedef enum { R_PASS, R_FAIL, R_UPDATED } case_status;
 
+/* Appends "    what: FILE: message" (the first error of l) to rep. */
+static void rep_error(tfx_strbuf *rep, const char *what, const tfx_diag *l) {
+  const tfx_diag_item *e = l->n ? &l->items[0] : NULL;
+  tfx_sb_printf(rep, "    %s: %s%s%s\n", what, e && e->file ? e->file : "", e && e->file ? ": " : "",
+                e ? e->msg : "?");
+}
+
 /* Runs one case; appends its report (after the status line) to rep. */
-static case_status test_case(const char *exe, const char *dir, int update, tfx_strbuf *rep,
-                             tfx_diag *d) {
+static case_status test_case(const char *exe, const char *dir, int update, size_t max_out,
+                             tfx_strbuf *rep, tfx_diag *d) {
   strvec args = {0}, xargs = {0};
-  size_t alen, xlen;
-  char *atext = read_opt(dir, "args", &alen);
-  char *xtext = read_opt(dir, "explain", &xlen);
-  char *where = join(dir, "args"), *xwhere = join(dir, "explain");
+  char *atext = NULL, *xtext = NULL;
+  char *e_exit = NULL, *e_err = NULL, *e_tf = NULL, *e_x = NULL, *e_ge = NULL;
+  size_t alen, xlen, n_exit, n_err, n_tf, n_x, n_ge = 0;
+  char where[PATH_BUF], xwhere[PATH_BUF];
   case_status status = R_FAIL;
   run_result r, x;
   memset(&r, 0, sizeof r);
   memset(&x, 0, sizeof x);
   tfx_diag local;
   tfx_diag_init(&local);
-  if (atext && split_args(atext, &args, where, &local) != 0) {
-    tfx_sb_printf(rep, "    bad args file: %s\n", local.n ? local.items[0].msg : "?");
+  if (read_opt(dir, "args", &atext, &alen, &local) != 0 ||
+      read_opt(dir, "explain", &xtext, &xlen, &local) != 0) {
+    rep_error(rep, "cannot read the case", &local);
     goto done;
   }
-  if (xtext && split_args(xtext, &xargs, xwhere, &local) != 0) {
-    tfx_sb_printf(rep, "    bad explain file: %s\n", local.n ? local.items[0].msg : "?");
+  if (atext && (path_in(where, dir, "args") != 0 || split_args(atext, &args, where, &local) != 0)) {
+    rep_error(rep, "bad args file", &local);
+    goto done;
+  }
+  if (xtext &&
+      (path_in(xwhere, dir, "explain") != 0 || split_args(xtext, &xargs, xwhere, &local) != 0)) {
+    rep_error(rep, "bad explain file", &local);
     goto done;
   }
   if (!xtext && exists_in(dir, "expected.explain", 0)) {
@@ -515,19 +579,21 @@ static case_status test_case(const char *exe, const char *dir, int update, tfx_s
   }
   int ge = exists_in(dir, "expected.ge.pbtxt", 0);
   if (run_case(exe, dir, &args, NULL, ge, &r, &local) != 0) {
-    tfx_sb_printf(rep, "    cannot run the case: %s\n", local.n ? local.items[0].msg : "?");
+    rep_error(rep, "cannot run the case", &local);
     goto done;
   }
   if (xtext && run_case(exe, dir, &args, &xargs, 0, &x, &local) != 0) {
-    tfx_sb_printf(rep, "    cannot run explain: %s\n", local.n ? local.items[0].msg : "?");
+    rep_error(rep, "cannot run explain", &local);
     goto done;
   }
-  size_t n_exit, n_err, n_tf, n_x, n_ge = 0;
-  char *e_exit = read_opt(dir, "expected.exit", &n_exit);
-  char *e_err = read_opt(dir, "expected.stderr", &n_err);
-  char *e_tf = read_opt(dir, "expected.tf.pbtxt", &n_tf);
-  char *e_x = read_opt(dir, "expected.explain", &n_x);
-  char *e_ge = ge ? read_opt(dir, "expected.ge.pbtxt", &n_ge) : NULL;
+  if (read_opt(dir, "expected.exit", &e_exit, &n_exit, &local) != 0 ||
+      read_opt(dir, "expected.stderr", &e_err, &n_err, &local) != 0 ||
+      read_opt(dir, "expected.tf.pbtxt", &e_tf, &n_tf, &local) != 0 ||
+      read_opt(dir, "expected.explain", &e_x, &n_x, &local) != 0 ||
+      (ge && read_opt(dir, "expected.ge.pbtxt", &e_ge, &n_ge, &local) != 0)) {
+    rep_error(rep, "cannot read the expectations", &local);
+    goto done;
+  }
   int want_exit = 0, bad = 0, changed = 0;
   if (e_exit && parse_exit(e_exit, n_exit, &want_exit) != 0) {
     tfx_sb_puts(rep, "    expected.exit: not an exit code (0..255)\n");
@@ -543,36 +609,35 @@ static case_status test_case(const char *exe, const char *dir, int update, tfx_s
     bad = 1;
   }
   if (update) {
+    /* the changed files are written together, all or nothing (each checked against the
+     * output-size limit first); a stale expected.tf.pbtxt is removed only after that */
+    updates u = {0};
+    int stale_tf = 0;
     char buf[16];
     int k = snprintf(buf, sizeof buf, "%d\n", r.exit_code);
     if ((e_exit || r.exit_code != 0) &&
-        (!e_exit || n_exit != (size_t)k || memcmp(e_exit, buf, (size_t)k) != 0)) {
-      bad |= write_in(dir, "expected.exit", buf, (size_t)k, d) != 0;
-      changed = 1;
-    }
+        (!e_exit || n_exit != (size_t)k || memcmp(e_exit, buf, (size_t)k) != 0))
+      add_update(&u, "expected.exit", buf, (size_t)k);
     if ((e_err || r.exit_code != 0) &&
-        (!e_err || n_err != r.err_len || memcmp(e_err, r.err, r.err_len) != 0)) {
-      bad |= write_in(dir, "expected.stderr", r.err, r.err_len, d) != 0;
-      changed = 1;
-    }
+        (!e_err || n_err != r.err_len || memcmp(e_err, r.err, r.err_len) != 0))
+      add_update(&u, "expected.stderr", r.err, r.err_len);
     if (r.out && (e_tf || r.exit_code == 0) &&
-        (!e_tf || n_tf != r.out_len || memcmp(e_tf, r.out, r.out_len) != 0)) {
-      bad |= write_in(dir, "expected.tf.pbtxt", r.out, r.out_len, d) != 0;
-      changed = 1;
-    } else if (!r.out && e_tf) {
-      remove_in(dir, "expected.tf.pbtxt");
-      changed = 1;
-    }
-    if (ge && r.ge && (n_ge != r.ge_len || memcmp(e_ge, r.ge, r.ge_len) != 0)) {
-      bad |= write_in(dir, "expected.ge.pbtxt", r.ge, r.ge_len, d) != 0;
-      changed = 1;
-    }
+        (!e_tf || n_tf != r.out_len || memcmp(e_tf, r.out, r.out_len) != 0))
+      add_update(&u, "expected.tf.pbtxt", r.out, r.out_len);
+    else if (!r.out && e_tf)
+      stale_tf = 1;
+    if (ge && r.ge && (n_ge != r.ge_len || memcmp(e_ge, r.ge, r.ge_len) != 0))
+      add_update(&u, "expected.ge.pbtxt", r.ge, r.ge_len);
     if (xtext && x.exit_code == 0 &&
-        (!e_x || n_x != x.out_len || memcmp(e_x, x.out, x.out_len) != 0)) {
-      bad |= write_in(dir, "expected.explain", x.out, x.out_len, d) != 0;
-      changed = 1;
+        (!e_x || n_x != x.out_len || memcmp(e_x, x.out, x.out_len) != 0))
+      add_update(&u, "expected.explain", x.out, x.out_len);
+    if (write_updates(dir, &u, max_out, d) != 0) {
+      tfx_sb_puts(rep, "    could not update the expectations (nothing was changed)\n");
+      bad = 1;
+    } else {
+      if (stale_tf) remove_in(dir, "expected.tf.pbtxt");
+      changed = u.n || stale_tf;
     }
-    if (bad) tfx_sb_puts(rep, "    could not update the expectations\n");
     status = bad ? R_FAIL : changed ? R_UPDATED : R_PASS;
   } else {
     if (r.exit_code != want_exit) {
@@ -619,12 +684,12 @@ static case_status test_case(const char *exe, const char *dir, int update, tfx_s
     }
     status = bad ? R_FAIL : R_PASS;
   }
+done:
   free(e_ge);
   free(e_exit);
   free(e_err);
   free(e_tf);
   free(e_x);
-done:
   tfx_diag_free(&local);
   run_result_free(&r);
   run_result_free(&x);
@@ -632,8 +697,6 @@ done:
   sv_free(&xargs);
   free(atext);
   free(xtext);
-  free(where);
-  free(xwhere);
   return status;
 }
 
@@ -644,6 +707,8 @@ int tfx_cli_test(int argc, char **argv, int first, tfx_diag *d) {
   const char *v;
   int id, rc = 0, verbose = 0, help = 0, update = 0;
   strvec paths = {0}, cases = {0};
+  tfx_limits lim; /* --limit: output-size bounds the files --update writes */
+  memset(&lim, 0, sizeof lim);
   while ((id = tfx_cli_next(&a, &v, d)) != TFX_CLI_END) {
     switch (id) {
     case TFX_CLI_ERROR: rc = TFX_EXIT_USAGE; goto done;
@@ -655,16 +720,20 @@ int tfx_cli_test(int argc, char **argv, int first, tfx_diag *d) {
       }
       break;
     case O_UPDATE: update = 1; break;
+    case O_LIMIT:
+      if (tfx_cli_parse_limit(v, cmd, &lim, NULL, NULL, d) != 0) rc = TFX_EXIT_USAGE;
+      break;
     case O_VERBOSE: verbose = verbose < 0 ? 1 : verbose + 1; break;
     case O_QUIET: verbose = -1; break;
     case O_HELP: help = 1; break;
     default: break;
     }
   }
-  if (help) {
+  if (help && rc == 0) {
     tfx_cli_help_test(stdout);
     goto done;
   }
+  if (rc != 0) goto done;
   if (paths.n == 0) {
     tfx_cli_usage_error(d, cmd, "no PATH given (a case directory or a directory of cases)");
     rc = TFX_EXIT_USAGE;
@@ -700,7 +769,8 @@ int tfx_cli_test(int argc, char **argv, int first, tfx_diag *d) {
   for (size_t i = 0; i < cases.n; i++) {
     tfx_strbuf rep;
     tfx_sb_init(&rep);
-    case_status s = test_case(exe, cases.v[i], update, &rep, d);
+    case_status s = test_case(exe, cases.v[i], update,
+                              tfx_limit_size(&lim, TFX_LIMIT_OUTPUT_SIZE), &rep, d);
     printf("%s %s\n", s == R_PASS ? "PASS" : s == R_UPDATED ? "UPDATED" : "FAIL", cases.v[i]);
     if (s == R_FAIL || verbose > 0 || (rep.len && strstr(tfx_sb_cstr(&rep), "note:")))
       fputs(tfx_sb_cstr(&rep), stdout);

@@ -155,6 +155,7 @@ void tfx_cli_help_compile(FILE *f) {
     "      --no-stdlib             do not include the built-in rules\n"
     "  -W NAME, -Wno-NAME          rule warnings on/off; -Wall; -Werror, -Werror=NAME\n"
     "      --limit rule-depth=N    nesting limit of the rules (default 256, at most 1024)\n"
+    "      --limit output-size=SIZE  largest pack written (default 16G; K, M, G suffixes)\n"
     "  -v, --verbose               report rule overrides and the pack written\n"
     "  -q, --quiet                 print errors only\n"
     "  -h, --help                  this help\n",
@@ -257,7 +258,11 @@ void tfx_cli_help_test(FILE *f) {
     "Options:\n"
     "      --update                rewrite the expectations from the actual results (creates\n"
     "                              expected.tf.pbtxt, or expected.stderr and expected.exit for a\n"
-    "                              failing run, and expected.explain, when missing)\n"
+    "                              failing run, and expected.explain, when missing); the\n"
+    "                              changed files of a case are written all or nothing\n"
+    "      --limit output-size=SIZE  largest expectation file --update writes (default 16G;\n"
+    "                              K, M, G suffixes); other limit names are accepted and ignored\n"
+    "                              (a case's own limits go in its args file)\n"
     "  -v, --verbose               show the notes of passing cases too\n"
     "  -q, --quiet                 print errors only\n"
     "  -h, --help                  this help\n",

@@ -10,15 +10,15 @@
 int tfx_cli_check_prune_options(const char *input_shape, const char *out_nodes, tfx_diag *d) {
   tfx_arena a;
   tfx_arena_init(&a);
-  int rc = 0;
+  int rc = 0; /* TFX_EXIT_USAGE, or the parser's code for out of memory (which wins) */
   if (input_shape) {
     tfx_prune_shape *s = NULL;
     uint32_t n = 0;
     if (!*input_shape) {
       tfx_cli_usage_error(d, "tfxc", "--input-shape: empty value");
-      rc = -1;
-    } else if (tfx_prune_parse_input_shape(input_shape, &a, &s, &n, d) != 0) {
-      rc = -1;
+      rc = TFX_EXIT_USAGE;
+    } else {
+      rc = tfx_prune_parse_input_shape(input_shape, &a, &s, &n, d);
     }
   }
   if (out_nodes) {
@@ -26,9 +26,10 @@ int tfx_cli_check_prune_options(const char *input_shape, const char *out_nodes, 
     uint32_t n = 0;
     if (!*out_nodes) {
       tfx_cli_usage_error(d, "tfxc", "--out-nodes: empty value");
-      rc = -1;
-    } else if (tfx_prune_parse_out_nodes(out_nodes, &a, &o, &n, d) != 0) {
-      rc = -1;
+      if (!rc) rc = TFX_EXIT_USAGE;
+    } else {
+      int r2 = tfx_prune_parse_out_nodes(out_nodes, &a, &o, &n, d);
+      if (r2 && (!rc || rc == TFX_EXIT_USAGE)) rc = r2;
     }
   }
   tfx_arena_free(&a);

@@ -44,7 +44,7 @@ int tfx_cli_rules_add_warn(tfx_cli_rules *r, const char *value, const char *cmd,
   char *opt = tfx_malloc(n + 3);
   if (!opt) {
     tfx_error(d, NULL, 0, 0, "out of memory");
-    return -1;
+    return -2;
   }
   memcpy(opt, "-W", 2);
   memcpy(opt + 2, value, n + 1);
@@ -64,7 +64,7 @@ int tfx_cli_rules_add_warn(tfx_cli_rules *r, const char *value, const char *cmd,
   if (grow(&arr, &r->cap_warns, r->n_warns, sizeof *r->warns) != 0) {
     free(opt);
     tfx_error(d, NULL, 0, 0, "out of memory");
-    return -1;
+    return -2;
   }
   r->warns = arr;
   r->warns[r->n_warns++] = opt;

@@ -2,7 +2,9 @@
 # CLI test: every limit of docs/CLI.md "Limits" (--limit NAME=N), each just at its value (the
 # run succeeds) and one below it (the run fails): the message names the limit and how to raise
 # it, the exit code is 3 for input limits, 4 for rule-depth, 1 for vm-steps and output-size,
-# and no output file (nor a TARGET.tmp.* file) is left. Inputs are generated here, text and
+# and no output file (nor a TARGET.tmp.* file) is left, nor an existing one replaced
+# (output-size: every --emit kind, the report, dumps, fmt, compile's pack, the expectations
+# of tfxc test --update). Inputs are generated here, text and
 # binary (tfxc fmt). Also: the aliases --max-file-size / --vm-budget, bad --limit values
 # (exit 2), the hard maxima, and that rule-depth does not apply to the stdlib. Env: TFXC.
 set -u
@@ -293,6 +295,54 @@ expect 1 "output of $n bytes is larger than the limit of $((n - 1)) bytes" -- fm
 absent f.pb
 expect 1 "larger than the limit of 10 bytes" -- m.pbtxt --emit tf-pbtxt -o o.pbtxt --dump-after index --dump-dir dd --limit output-size=10
 absent o.pbtxt dd/02-index.pbtxt dd/04-index.pbtxt
+# compile's pack (-o FILE and -o -); an existing pack is kept
+printf 'op Relu -> Relu { auto; }\n' >lim.opmap
+expect 0 "" -- compile --no-stdlib lim.opmap -o p.tfxb
+n=$(size_of p.tfxb); rm -f p.tfxb
+expect 0 "" -- compile --no-stdlib lim.opmap -o p.tfxb --limit output-size="$n"
+present p.tfxb
+expect 1 "p.tfxb: error: output of $n bytes is larger than the limit of $((n - 1)) bytes (raise the output-size limit with --limit output-size=SIZE); nothing was written" -- compile --no-stdlib lim.opmap -o p.tfxb --limit output-size=$((n - 1))
+absent p.tfxb
+echo old >p.tfxb
+expect 1 "output of $n bytes is larger than the limit of $((n - 1)) bytes" -- compile --no-stdlib lim.opmap -o p.tfxb --limit rule-depth=9,output-size=$((n - 1))
+[ "$(cat p.tfxb)" = old ] || { echo "FAIL: compile over the output-size limit replaced p.tfxb"; fail=1; }
+absent; rm -f p.tfxb
+expect 1 "<stdout>: error: output of $n bytes is larger than the limit of $((n - 1)) bytes" -- compile --no-stdlib lim.opmap -o - --limit output-size=$((n - 1))
+[ -s "$T/out" ] && { echo "FAIL: compile -o - over the output-size limit wrote to stdout"; fail=1; }
+# the expectations tfxc test --update writes (each case's changed files all or nothing)
+mkdir -p tc
+cp m.pbtxt tc/model.pbtxt
+expect 0 "" -- test --update tc
+n=$(size_of tc/expected.tf.pbtxt); rm -f tc/expected.tf.pbtxt
+expect 0 "" -- test --update --limit output-size="$n" tc
+grep -q '^UPDATED tc$' "$T/out" || { echo "FAIL: test --update at the output-size limit: no UPDATED line"; fail=1; }
+present tc/expected.tf.pbtxt
+expect 1 "tc/expected.tf.pbtxt: error: output of $n bytes is larger than the limit of $((n - 1)) bytes (raise the output-size limit with --limit output-size=SIZE); nothing was written" -- test --update --limit output-size=$((n - 1)) tc
+grep -q '^FAIL tc$' "$T/out" || { echo "FAIL: test --update over the output-size limit: no FAIL line"; fail=1; }
+absent tc/expected.tf.pbtxt
+echo old >tc/expected.tf.pbtxt
+expect 1 "output of $n bytes is larger than the limit of $((n - 1)) bytes" -- test --update --limit output-size=$((n - 1)) tc
+[ "$(cat tc/expected.tf.pbtxt)" = old ] || { echo "FAIL: test --update over the output-size limit replaced expected.tf.pbtxt"; fail=1; }
+absent
+# a GE case: the GE text is larger than the TF graph; a limit between them writes neither
+: >tc/expected.ge.pbtxt
+expect 0 "" -- test --update tc
+g=$(size_of tc/expected.ge.pbtxt) n=$(size_of tc/expected.tf.pbtxt)
+echo old >tc/expected.tf.pbtxt; : >tc/expected.ge.pbtxt
+if [ "$g" -gt "$n" ]; then
+  expect 1 "tc/expected.ge.pbtxt: error: output of $g bytes is larger than the limit of $((g - 1)) bytes" -- test --update --limit output-size=$((g - 1)) tc
+  [ "$(cat tc/expected.tf.pbtxt)" = old ] && [ ! -s tc/expected.ge.pbtxt ] ||
+    { echo "FAIL: test --update wrote part of a case's expectations"; fail=1; }
+  absent
+  expect 0 "" -- test --update --limit output-size="$g" tc
+  [ "$(size_of tc/expected.ge.pbtxt)" = "$g" ] && [ "$(size_of tc/expected.tf.pbtxt)" = "$n" ] ||
+    { echo "FAIL: test --update at the output-size limit did not write the GE case"; fail=1; }
+else
+  echo "FAIL: the GE text ($g bytes) is not larger than the TF graph ($n bytes)"; fail=1
+fi
+expect 2 "tfxc test: error: --limit: unknown limit 'x'" -- test --limit x=1 tc
+# test takes every limit name (only output-size is its own)
+expect 0 "" -- test --limit nodes=1,depth=2,output-size=1G tc
 
 # ---- --help lists every limit with its default
 "$TFXC" --help >h.txt

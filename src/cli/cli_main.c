@@ -1,0 +1,105 @@
+/* The tfxc command line as a function: picks the command and prints what it collected.
+ * Stage: cli (top). Input: argv. Output: the exit code (tfx_exit). A command is recognised
+ * only as the first argument (a model file named like a command: "./inspect"). Diagnostics
+ * are gathered in one context and printed once, by the CLI only. Keeps no state between
+ * calls, so tests run it in process (tests/unit/test_cli_fault.c); main.c is the program. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "tfxc/tfxc.h"
+
+typedef int (*cmd_fn)(int argc, char **argv, int first, tfx_diag *d);
+
+typedef struct command {
+  const char *name;
+  cmd_fn run;  /* NULL: not implemented yet */
+} command;
+
+static const command commands[] = {
+  {"inspect", tfx_cli_inspect}, {"fmt", tfx_cli_fmt},   {"help", NULL},
+  {"compile", tfx_cli_compile}, {"disasm", tfx_cli_disasm}, {"test", tfx_cli_test},
+  {"explain", tfx_cli_explain},            {"list-rules", tfx_cli_list_rules},
+};
+enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
+
+static const command *find_command(const char *s) {
+  for (size_t i = 0; i < N_COMMANDS; i++)
+    if (strcmp(commands[i].name, s) == 0) return &commands[i];
+  return NULL;
+}
+
+static int run_help(int argc, char **argv, tfx_diag *d) {
+  if (argc <= 2) {
+    tfx_cli_help_main(stdout);
+    return TFX_EXIT_OK;
+  }
+  if (argc > 3) {
+    tfx_cli_usage_error(d, "tfxc help", "expected at most one command name");
+    return TFX_EXIT_USAGE;
+  }
+  if (tfx_cli_help_for(argv[2], stdout) != 0) {
+    tfx_cli_usage_error(d, "tfxc help", "unknown command '%s'", argv[2]);
+    return TFX_EXIT_USAGE;
+  }
+  return TFX_EXIT_OK;
+}
+
+static int dispatch(int argc, char **argv, tfx_diag *d) {
+  if (argc < 2) {
+    tfx_cli_usage_error(d, "tfxc", "no model given (usage: tfxc [OPTIONS] MODEL, or tfxc COMMAND)");
+    return TFX_EXIT_USAGE;
+  }
+  const char *a1 = argv[1];
+  if (strcmp(a1, "--version") == 0) {
+    printf("tfxc %s\n", TFXC_VERSION);
+    return TFX_EXIT_OK;
+  }
+  const command *c = find_command(a1);
+  if (c) {
+    if (strcmp(c->name, "help") == 0) return run_help(argc, argv, d);
+    if (c->run) return c->run(argc, argv, 2, d);
+    for (int i = 2; i < argc; i++)
+      if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+        tfx_cli_help_for(c->name, stdout);
+        return TFX_EXIT_OK;
+      }
+    tfx_error(d, NULL, 0, 0, "tfxc %s: not implemented yet", c->name);
+    return TFX_EXIT_FAIL;
+  }
+  /* A bare word that is no file but looks like a misspelt command is a usage error. */
+  if (a1[0] != '-' && access(a1, F_OK) != 0) {
+    const char *names[N_COMMANDS];
+    for (size_t i = 0; i < N_COMMANDS; i++) names[i] = commands[i].name;
+    const char *hint = tfx_pipeline_closest(a1, names, N_COMMANDS);
+    if (hint) {
+      tfx_cli_usage_error(d, "tfxc", "'%s' is neither a file nor a command; did you mean 'tfxc %s'?",
+                          a1, hint);
+      return TFX_EXIT_USAGE;
+    }
+  }
+  return tfx_cli_convert(argc, argv, 1, d);
+}
+
+int tfx_cli_main(int argc, char **argv) {
+  tfx_diag d;
+  tfx_diag_init(&d);
+  int rc = dispatch(argc, argv, &d);
+  /* What went to stdout through stdio (help texts, test reports) is flushed here, so a caller
+   * running the CLI in process sees it all, and a failed write (a full disk) is an error. */
+  errno = 0;
+  if ((fflush(stdout) != 0 || ferror(stdout)) && rc == TFX_EXIT_OK) {
+    tfx_error(&d, "<stdout>", 0, 0, "write error: %s", strerror(errno ? errno : EIO));
+    rc = TFX_EXIT_INPUT;
+  }
+  clearerr(stdout);
+  /* Verbosity is per command; -q is honoured by the commands' own printing. Here: print all
+   * that is left (the commands clear what they printed). */
+  tfx_diag_print(&d, stderr);
+  tfx_diag_free(&d);
+  fflush(stderr);
+  return rc;
+}
