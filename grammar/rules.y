@@ -28,7 +28,7 @@ int tfx_rules_yylex(TFX_RULES_YYSTYPE *lval, tfx_rules_loc *lloc, void *scanner)
 %code {
 #include <stdlib.h>
 #define YYMAXDEPTH 10000 /* room for --limit rule-depth=1024 (about 4 states per nested block) */
-#define YYMALLOC tfx_malloc
+#define YYMALLOC(n) tfx_rules_yymalloc(P, (n)) /* notes a failure: out of memory, not nesting */
 #define YYFREE free
 #define YYLLOC_DEFAULT(Cur, Rhs, N) tfx_rules_loc_span(&(Cur), (Rhs), (N))
 static void tfx_rules_yyerror(tfx_rules_loc *loc, void *scanner, tfx_rules_pctx *P, const char *msg) {

@@ -17,7 +17,10 @@
  * (src/cann, <stdlib>/ops/cann-ops.tsv), which is always used, with or without --no-stdlib.
  * Malformed prototype files are rule errors (exit 4). The merged table becomes ctx->protos for
  * the op mapping and the lowering; a pack does not store prototypes, so prototype files may
- * be given next to a pack (the only -r paths a pack combines with). */
+ * be given next to a pack (the only -r paths a pack combines with).
+ * Running out of memory anywhere here (reading, parsing, checking or compiling rules and
+ * prototype files, loading a pack) is reported as "out of memory ..." and is exit 1
+ * (TFX_EXIT_FAIL), never a rule error (exit 4) or a corrupt pack (exit 3). */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
@@ -164,7 +167,8 @@ static int walk_protos(const char *dir, int depth, pathvec *out) {
 /* Loads the CANN prototype files of the -r paths (a *.cannops.tsv path, and every one under
  * a directory, in byte order of its path) in -r order into a new table, over the stdlib's.
  * *out stays NULL when there is none. Returns 0, TFX_EXIT_RULES (malformed or unreadable
- * files, override errors: all reported; *out holds what could be read) or TFX_EXIT_FAIL. */
+ * files, override errors: all reported; *out holds what could be read) or TFX_EXIT_FAIL
+ * (out of memory, reported). */
 static int load_protos(const tfx_rules_spec *s, tfx_cann_override ov, tfx_cann_table **out,
                        tfx_diag *d) {
   *out = NULL;
@@ -194,9 +198,13 @@ static int load_protos(const tfx_rules_spec *s, tfx_cann_override ov, tfx_cann_t
   tfx_cann_init(t);
   int rc = 0;
   for (size_t i = 0; i < files.n && rc != TFX_EXIT_FAIL; i++) {
-    size_t len;
+    size_t len, before = d->n;
     char *text = tfx_read_file(files.v[i], PROTOS_MAX_FILE, &len, d);
     if (!text) {
+      /* "out of memory reading file" is a resource failure, not a malformed file */
+      if (d->n > before && d->items[d->n - 1].msg &&
+          strncmp(d->items[d->n - 1].msg, "out of memory", 13) == 0)
+        rc = TFX_EXIT_FAIL;
       bad = 1;
       continue;
     }
@@ -295,7 +303,9 @@ int tfx_rules_build(const tfx_rules_spec *s, tfx_pack *out, tfx_cann_table **pro
       }
     /* Checked even after load errors: every error of every file is reported in one run. */
     tfx_rules_check(rs, &ro, d);
-    if (tfx_ruleset_errors(rs) > 0 || prc != 0) {
+    if (tfx_ruleset_oom(rs)) { /* reported: out of memory is exit 1, not a rule error */
+      rc = TFX_EXIT_FAIL;
+    } else if (tfx_ruleset_errors(rs) > 0 || prc != 0) {
       rc = TFX_EXIT_RULES;
     } else {
       rc = tfx_rules_compile(rs, out, d);

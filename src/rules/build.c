@@ -29,6 +29,12 @@ void tfx_rules_oom(tfx_rules_pctx *P) {
   tfx_rules_perror(P, l, "out of memory while parsing");
 }
 
+void *tfx_rules_yymalloc(tfx_rules_pctx *P, size_t n) {
+  void *p = tfx_malloc(n);
+  if (!p) P->stack_oom = 1;
+  return p;
+}
+
 void tfx_rules_loc_span(tfx_rules_loc *cur, const tfx_rules_loc *rhs, int n) {
   if (n > 0) {
     cur->file = rhs[1].file;
@@ -123,8 +129,10 @@ void tfx_rules_syntax_error(tfx_rules_pctx *P, tfx_rules_loc loc, int eof, const
 
 void tfx_rules_parse_failed(tfx_rules_pctx *P, const tfx_rules_loc *loc, const char *msg) {
   tfx_rules_flush_pending(P);
-  if (!strcmp(msg, "memory exhausted"))
-    tfx_rules_perror(P, *loc, "rules nested too deeply (parser stack exhausted) or out of memory");
+  if (!strcmp(msg, "memory exhausted") && P->stack_oom)
+    tfx_rules_oom(P); /* a resource failure (exit 1), not an error of the rule file */
+  else if (!strcmp(msg, "memory exhausted"))
+    tfx_rules_perror(P, *loc, "rules nested too deeply (parser stack exhausted)");
   else
     tfx_rules_perror(P, *loc, "%s", msg);
 }

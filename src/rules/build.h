@@ -26,7 +26,8 @@ struct tfx_ruleset {
   size_t n_opmaps;
   size_t errors;
   int checked;
-  int oom;                     /* a parse ran out of memory: the ASTs may be partial */
+  int oom;                     /* a load, parse, registration or check ran out of memory (the
+                                  ASTs may be partial): tfx_ruleset_oom */
   unsigned max_depth;          /* rule-depth limit (tfx_ruleset_set_max_depth); 0 = default */
 };
 
@@ -64,6 +65,7 @@ typedef struct tfx_rules_pctx {
   tfx_ast_require *rtail;
   tfx_ast_fuse *ftail;
   int oom;
+  int stack_oom;              /* growing the parser stack failed (tfx_rules_yymalloc) */
   size_t errors;              /* errors reported while parsing this file */
   /* the last syntax error, held back so an error production can refine it */
   int pending;
@@ -84,6 +86,9 @@ int tfx_rules_parse_source(tfx_ruleset *rs, uint32_t file, tfx_diag *d);
 void tfx_rules_perror(tfx_rules_pctx *P, tfx_rules_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void tfx_rules_oom(tfx_rules_pctx *P);
+/* The parser's stack allocator (YYMALLOC): tfx_malloc, noting a failure in P->stack_oom so
+ * that bison's "memory exhausted" is told apart from a stack over YYMAXDEPTH. */
+void *tfx_rules_yymalloc(tfx_rules_pctx *P, size_t n);
 void tfx_rules_loc_span(tfx_rules_loc *cur, const tfx_rules_loc *rhs, int n);
 void tfx_rules_syntax_error(tfx_rules_pctx *P, tfx_rules_loc loc, int eof, const char *unexpected,
                             const char *const *expected, int n_expected);

@@ -704,7 +704,8 @@ static void compile_opmap(tfx_cc *c, const tfx_ast_opmap *m, tfx_intern *names) 
 
 int tfx_rules_compile(const tfx_ruleset *rs, tfx_pack *out, tfx_diag *d) {
   tfx_pack_init(out);
-  if (tfx_ruleset_errors(rs)) return TFX_EXIT_RULES; /* already reported; the AST may be partial */
+  if (tfx_ruleset_errors(rs)) /* already reported; the AST may be partial */
+    return tfx_ruleset_oom(rs) ? TFX_EXIT_FAIL : TFX_EXIT_RULES;
   tfx_cc c;
   memset(&c, 0, sizeof c);
   c.rs = (tfx_ruleset *)rs; /* reporting counts errors in the rule set; nothing else changes */
@@ -720,10 +721,10 @@ int tfx_rules_compile(const tfx_ruleset *rs, tfx_pack *out, tfx_diag *d) {
   for (size_t i = 0; i < tfx_ruleset_n_passes(rs) && !c.oom; i++) compile_pass(&c, tfx_ruleset_pass(rs, i));
   for (size_t i = 0; i < tfx_ruleset_n_opmaps(rs) && !c.oom; i++) compile_opmap(&c, tfx_ruleset_opmap(rs, i), &names);
   int rc = 0;
-  if (c.errors) {
-    rc = TFX_EXIT_RULES;
-  } else if (c.oom) {
+  if (c.oom) { /* a resource failure, even after rule errors: exit 1, not 4 */
     rc = TFX_EXIT_FAIL;
+  } else if (c.errors) {
+    rc = TFX_EXIT_RULES;
   } else {
     int asm_oom = tfx_asm_failed(&c.as) && strstr(c.as.err, "out of memory") != NULL;
     size_t before = d->n;

@@ -61,6 +61,7 @@ const tfx_rules_source *tfx_ruleset_source(const tfx_ruleset *rs, size_t i) {
   return i < rs->n_sources ? &rs->sources[i] : NULL;
 }
 size_t tfx_ruleset_errors(const tfx_ruleset *rs) { return rs->errors; }
+int tfx_ruleset_oom(const tfx_ruleset *rs) { return rs->oom; }
 
 /* ---------------------------------------------------------------- locations */
 
@@ -157,6 +158,7 @@ static int add_source(tfx_ruleset *rs, const char *name, tfx_ast_file_kind kind,
 oom:
   tfx_error(d, name, 0, 0, "out of memory while loading rules");
   rs->errors++;
+  rs->oom = 1;
   return -1;
 }
 
@@ -189,10 +191,14 @@ int tfx_rules_load_buffer(tfx_ruleset *rs, const char *name, const char *text, s
 }
 
 static int load_file(tfx_ruleset *rs, const char *path, tfx_ast_file_kind kind, tfx_diag *d) {
-  size_t len;
+  size_t len, before = d->n;
   char *text = tfx_read_file(path, TFX_RULES_MAX_FILE, &len, d);
   if (!text) {
     rs->errors++;
+    /* tfx_read_file says "out of memory reading file": not an error of the rule file */
+    if (d->n > before && d->items[d->n - 1].msg &&
+        strncmp(d->items[d->n - 1].msg, "out of memory", 13) == 0)
+      rs->oom = 1;
     return -1;
   }
   int r = add_source(rs, path, kind, text, len, d);
@@ -243,13 +249,14 @@ static int collect(tfx_ruleset *rs, const char *dir, int depth, pathvec *out, tf
     rs->errors++;
     return -1;
   }
-  int rc = 0;
+  int rc = 0, oom = 0;
   struct dirent *e;
   while ((e = readdir(dh))) {
     if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
     char *p = join(dir, e->d_name);
     if (!p) {
       rc = -1;
+      oom = 1;
       break;
     }
     struct stat st;
@@ -266,6 +273,7 @@ static int collect(tfx_ruleset *rs, const char *dir, int depth, pathvec *out, tf
         if (pv_push(out, p) < 0) {
           free(p);
           rc = -1;
+          oom = 1;
           break;
         }
       } else {
@@ -274,9 +282,10 @@ static int collect(tfx_ruleset *rs, const char *dir, int depth, pathvec *out, tf
     }
   }
   closedir(dh);
-  if (rc < 0 && !rs->errors) {
+  if (oom && !rs->oom) { /* reported once (a nested directory may have reported it) */
     tfx_error(d, dir, 0, 0, "out of memory while listing rule files");
     rs->errors++;
+    rs->oom = 1;
   }
   return rc;
 }
@@ -420,6 +429,7 @@ static int register_rules(tfx_ruleset *rs, const tfx_rules_options *opt, tfx_dia
     rc = -1;
     tfx_error(d, NULL, 0, 0, "out of memory while registering rules");
     rs->errors++;
+    rs->oom = 1;
   }
   free(all_p);
   free(all_m);
@@ -437,7 +447,7 @@ int tfx_rules_check(tfx_ruleset *rs, const tfx_rules_options *opt, tfx_diag *d) 
   size_t before = rs->errors;
   if (rs->checked) return 0;
   rs->checked = 1;
-  if (rs->oom) { /* partial ASTs: report nothing more than the parse did */
+  if (rs->oom) { /* out of memory, the ASTs may be partial: report nothing more */
     rs->errors++;
     return -1;
   }

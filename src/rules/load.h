@@ -137,6 +137,10 @@ size_t tfx_ruleset_n_sources(const tfx_ruleset *rs);
 const tfx_rules_source *tfx_ruleset_source(const tfx_ruleset *rs, size_t i);
 /* Errors reported so far by loads and checks of this rule set. */
 size_t tfx_ruleset_errors(const tfx_ruleset *rs);
+/* 1 when a load, parse or check of this rule set ran out of memory (reported as "out of
+ * memory ..."): its errors are then a resource failure, not errors in the rule files, and the
+ * callers return TFX_EXIT_FAIL (exit 1), not TFX_EXIT_RULES (exit 4). */
+int tfx_ruleset_oom(const tfx_ruleset *rs);
 
 /* 1-based line and column (in bytes) of loc's start. 0/0 for an unknown file. */
 void tfx_ruleset_linecol(const tfx_ruleset *rs, tfx_rules_loc loc, unsigned *line, unsigned *col);

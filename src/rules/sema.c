@@ -95,8 +95,10 @@ static const char *at(sema *s, tfx_rules_loc loc, char *buf, size_t size) {
 static void oom(sema *s) {
   if (s->oom) return;
   s->oom = 1;
-  tfx_error(s->d, NULL, 0, 0, "out of memory while checking rules");
+  tfx_error(s->d, s->file < s->rs->n_sources ? s->rs->sources[s->file].name : NULL, 0, 0,
+            "out of memory while checking rules");
   s->rs->errors++;
+  s->rs->oom = 1;
 }
 
 /* ---------------------------------------------------------------- bindings */

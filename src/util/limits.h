@@ -11,7 +11,9 @@
  *   nodes        graph: tfx_module_build_lim (main graph and every function) exit 3
  *   scope-depth  scope: tfx_scope_tree_build_lim                           exit 3
  *   rule-depth   rules: the rule parser (expressions and blocks)           exit 4
- *   output-size  passes/pass_emit.c, pipeline dumps, --report, tfxc fmt    exit 1
+ *   output-size  passes/pass_emit.c, pipeline dumps, --report, tfxc fmt,
+ *                tfxc compile (the pack: cli/cmd_compile.c), tfxc test --update
+ *                (the expectation files: cli/cmd_test.c)                  exit 1
  * Every limit error names the limit and says how to raise it. */
 #ifndef TFX_UTIL_LIMITS_H
 #define TFX_UTIL_LIMITS_H

@@ -155,6 +155,10 @@ int tfx_pack_save_file(const tfx_pack *p, const char *path, tfx_diag *d) {
 
 /* ---------------------------------------------------------------- reading */
 
+/* rd.err of a failed allocation (compared by address): reported as "out of memory loading
+ * pack" with TFX_EXIT_FAIL, not as a corrupt pack. */
+static const char rd_oom[] = "out of memory";
+
 typedef struct rd {
   const unsigned char *p;
   size_t n, off;
@@ -197,7 +201,7 @@ static void *rd_rows(rd *r, tfx_arena *a, uint32_t *count, size_t width, uint32_
   if (r->err) return NULL;
   uint32_t *rows = tfx_arena_calloc(a, (size_t)n * width + 1, sizeof *rows);
   if (!rows) {
-    r->err = "out of memory";
+    r->err = rd_oom;
     return NULL;
   }
   for (size_t i = 0; i < (size_t)n * width; i++) rows[i] = rd_u32(r);
@@ -211,14 +215,14 @@ static void load_consts(rd *r, tfx_pack *p) {
   p->consts = tfx_arena_calloc(&p->arena, (size_t)n + 1, sizeof *p->consts);
   p->list_first = tfx_arena_calloc(&p->arena, (size_t)n + 1, sizeof *p->list_first);
   if (!p->consts || !p->list_first) {
-    r->err = "out of memory";
+    r->err = rd_oom;
     return;
   }
   /* First pass sizes list_elems: the elements are at most the words left. */
   size_t cap = (r->n - r->off) / 4, used = 0;
   p->list_elems = tfx_arena_calloc(&p->arena, cap + 1, sizeof *p->list_elems);
   if (!p->list_elems) {
-    r->err = "out of memory";
+    r->err = rd_oom;
     return;
   }
   for (uint32_t k = 0; k < n && !r->err; k++) {
@@ -258,7 +262,7 @@ static void load_consts(rd *r, tfx_pack *p) {
       }
       char *s = tfx_arena_strndup(&p->arena, (const char *)r->p + r->off, len);
       if (!s) {
-        r->err = "out of memory";
+        r->err = rd_oom;
         break;
       }
       for (size_t i = len; i < padded; i++)
@@ -272,7 +276,7 @@ static void load_consts(rd *r, tfx_pack *p) {
       if (r->err) break;
       tfx_value *items = tfx_arena_calloc(&p->arena, (size_t)len + 1, sizeof *items);
       if (!items) {
-        r->err = "out of memory";
+        r->err = rd_oom;
         break;
       }
       p->list_first[k] = (uint32_t)used;
@@ -366,6 +370,11 @@ int tfx_pack_load(tfx_pack *p, const void *bytes, size_t len, const char *name, 
     }
   }
   if (!err && all.off != all.n) err = "trailing bytes after the last section";
+  if (err == rd_oom) {
+    tfx_error(d, name, 0, 0, "out of memory loading pack");
+    tfx_pack_free(p);
+    return TFX_EXIT_FAIL;
+  }
   if (err) {
     if (bad_sec)
       corrupt(d, name, "section %u: %s", bad_sec, err);
@@ -374,18 +383,24 @@ int tfx_pack_load(tfx_pack *p, const void *bytes, size_t len, const char *name, 
     tfx_pack_free(p);
     return TFX_EXIT_INPUT;
   }
-  if (tfx_pack_verify(p, name, d) != 0) {
+  int vr = tfx_pack_verify(p, name, d);
+  if (vr != 0) {
     tfx_pack_free(p);
-    return TFX_EXIT_INPUT;
+    return vr == -2 ? TFX_EXIT_FAIL : TFX_EXIT_INPUT;
   }
   return 0;
 }
 
 int tfx_pack_load_file(tfx_pack *p, const char *path, tfx_diag *d) {
   size_t len = 0;
+  size_t before = d->n;
   char *data = tfx_read_file(path, TFX_PACK_MAX_BYTES, &len, d);
   if (!data) {
     tfx_pack_init(p);
+    /* "out of memory reading file" is a resource failure (exit 1), not an unreadable pack */
+    if (d->n > before && d->items[d->n - 1].msg &&
+        strncmp(d->items[d->n - 1].msg, "out of memory", 13) == 0)
+      return TFX_EXIT_FAIL;
     return TFX_EXIT_INPUT;
   }
   int rc = tfx_pack_load(p, data, len, path, d);
@@ -516,7 +531,10 @@ int tfx_pack_verify(const tfx_pack *p, const char *name, tfx_diag *d) {
   if (expect != p->n_code) return corrupt(d, name, "code not covered by programs");
   if (p->n_code) {
     unsigned char *boundary = tfx_calloc(p->n_code, 1);
-    if (!boundary) return corrupt(d, name, "out of memory verifying");
+    if (!boundary) {
+      tfx_error(d, name, 0, 0, "out of memory verifying pack");
+      return -2;
+    }
     int rc = 0;
     for (uint32_t i = 0; i < p->n_progs && rc == 0; i++) rc = verify_prog(p, i, boundary, name, d);
     free(boundary);

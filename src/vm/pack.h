@@ -31,7 +31,8 @@
  * section framing and limits, then tfx_pack_verify (every instruction's opcode, operand kinds
  * and ranges, jump targets on instruction boundaries inside their program, program kinds,
  * rule/pass tables). Any failure is one error in the diag ("corrupt pack: ...") and
- * TFX_EXIT_INPUT; nothing is ever read out of bounds. */
+ * TFX_EXIT_INPUT; nothing is ever read out of bounds. Running out of memory is not the pack's
+ * fault: one "out of memory loading pack" (or "... verifying pack") error and TFX_EXIT_FAIL. */
 #ifndef TFX_VM_PACK_H
 #define TFX_VM_PACK_H
 
@@ -122,14 +123,17 @@ void tfx_pack_free(tfx_pack *p);
 /* Serializes p into out (appended). Deterministic. Returns 0, or -1 on out of memory. */
 int tfx_pack_write(const tfx_pack *p, tfx_strbuf *out);
 /* Parses and verifies bytes (borrowed) into p (initialized here). name is used in messages.
- * Returns 0, or TFX_EXIT_INPUT after one "corrupt pack" error (p is then empty). */
+ * Returns 0, TFX_EXIT_INPUT after one "corrupt pack" error, or TFX_EXIT_FAIL after one "out of
+ * memory ..." error (p is then empty). */
 int tfx_pack_load(tfx_pack *p, const void *bytes, size_t len, const char *name, tfx_diag *d);
-/* Reads and loads a .tfxb file. Returns 0 or TFX_EXIT_INPUT (reported). */
+/* Reads and loads a .tfxb file. Returns 0, TFX_EXIT_INPUT (unreadable or corrupt) or
+ * TFX_EXIT_FAIL (out of memory), reported. */
 int tfx_pack_load_file(tfx_pack *p, const char *path, tfx_diag *d);
 /* Writes p to path atomically. Returns 0 or TFX_EXIT_FAIL (reported). */
 int tfx_pack_save_file(const tfx_pack *p, const char *path, tfx_diag *d);
 /* Checks every table and instruction of an in-memory pack (see the file comment).
- * Returns 0, or -1 after reporting "corrupt pack: ..." against name. */
+ * Returns 0, -1 after reporting "corrupt pack: ..." against name, or -2 after reporting
+ * "out of memory verifying pack". */
 int tfx_pack_verify(const tfx_pack *p, const char *name, tfx_diag *d);
 /* FNV-1a 64 of n bytes (the pack hash). */
 uint64_t tfx_pack_hash(const void *data, size_t n);

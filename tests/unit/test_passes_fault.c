@@ -10,7 +10,8 @@
  * allocation observer, the code address each one is made from. The N-th allocation is then
  * made to fail for: every n up to DENSE, the first occurrence of every distinct allocation
  * site of the run, and n spread evenly over the whole range (STRIDED runs). Each run must
- * either fail with an error reported and no output and no temporary file in the output
+ * either fail with an error reported (never exit 4 or "corrupt pack": out of memory is not
+ * the rule files' or the pack's fault) and no output and no temporary file in the output
  * directory (dumps are debugging files written as the passes go: only their temporary files
  * must not remain), or succeed with outputs byte-identical to the reference (an allocation
  * whose failure the code works around). A run in which no allocation failed must succeed.
@@ -423,6 +424,15 @@ static void alloc_sweep(fx *f, run_kind kind, const char *label) {
       codes[rc > 0 && rc < 8 ? rc : 0]++;
       if (!tfx_diag_has_errors(&d))
         fail_msg("%s: allocation %ld failed: exit %d without an error reported", label, n, rc);
+      /* out of memory is neither an error in the rule files (exit 4) nor a corrupt pack */
+      int blamed = rc == TFX_EXIT_RULES;
+      for (size_t j = 0; j < d.n; j++)
+        if (d.items[j].msg && strstr(d.items[j].msg, "corrupt pack")) blamed = 1;
+      if (blamed) {
+        tfx_diag_print(&d, stderr);
+        fail_msg("%s: allocation %ld failed: exit %d, reported as a rule error or a corrupt pack",
+                 label, n, rc);
+      }
       if (count_entries(f->outdir, 0) != 0)
         fail_msg("%s: allocation %ld failed (exit %d), but %d files are left in the output "
                  "directory", label, n, rc, count_entries(f->outdir, 0));

@@ -1285,13 +1285,24 @@ static void speed_1000_passes(void **state) {
   tfx_sb_free(&s);
 }
 
-/* Fails the Nth allocation of load + check + compile for every N until a run succeeds. */
+/* Fails the Nth allocation of load + check + compile for every N until a run succeeds, with
+ * every arena allocation counted (the parser's AST nodes, sema, the compiler). Out of memory
+ * is a resource failure, not a rule error: every failing run reports "out of memory ..." and
+ * tfx_rules_compile (called as the rules pass does, also after load/check errors) returns
+ * TFX_EXIT_FAIL (exit 1), never TFX_EXIT_RULES (exit 4). Failures are seen in the parser,
+ * sema and the compiler, not only in loading. */
 static void fault_injection(void **state) {
   (void)state;
   static const char *text[2];
   text[0] = g_pair_rules;
   text[1] = g_map_rules;
   const char *names[2] = {"t.scoperule", "t.opmap"};
+  static const char *const phases[] = {"out of memory while loading rules",
+                                       "out of memory while parsing",
+                                       "out of memory while registering rules",
+                                       "out of memory while checking rules",
+                                       "out of memory while compiling rules"};
+  int seen[5] = {0};
   int ok = 0;
   long k;
   for (k = 1; k < 100000 && !ok; k++) {
@@ -1299,32 +1310,59 @@ static void fault_injection(void **state) {
     tfx_diag_init(&d);
     tfx_pack p;
     tfx_pack_init(&p);
+    tfx_alloc_fail_arena(1);
     tfx_alloc_fail_at(k);
     int rc = -1;
     tfx_ruleset *rs = tfx_ruleset_new();
     if (rs) {
-      int lr = tfx_rules_load_buffer(rs, names[0], text[0], strlen(text[0]), &d);
-      lr |= tfx_rules_load_buffer(rs, names[1], text[1], strlen(text[1]), &d);
-      if (tfx_rules_check(rs, NULL, &d) == 0 && lr == 0) rc = tfx_rules_compile(rs, &p, &d);
+      tfx_rules_load_buffer(rs, names[0], text[0], strlen(text[0]), &d);
+      tfx_rules_load_buffer(rs, names[1], text[1], strlen(text[1]), &d);
+      tfx_rules_check(rs, NULL, &d);
+      rc = tfx_rules_compile(rs, &p, &d);
     }
     long hits = tfx_alloc_failures();
     tfx_alloc_fail_at(0);
+    tfx_alloc_fail_arena(0);
     if (hits == 0) {
       if (rc) tg_dump(&d);
       assert_int_equal(rc, 0);
       assert_int_equal(p.n_rules, 2 + 7);
       ok = 1;
-    } else {
-      assert_true(rc != 0);
-      if (rs && d.errors == 0) fail_msg("allocation %ld failed without a diagnostic", k);
+    } else if (rs) {
+      if (rc != TFX_EXIT_FAIL || !TG_ERR(&d, "out of memory")) {
+        tg_dump(&d);
+        fail_msg("allocation %ld failed: exit %d, want %d with an 'out of memory' error", k, rc,
+                 TFX_EXIT_FAIL);
+      }
+      if (tfx_ruleset_errors(rs)) assert_true(tfx_ruleset_oom(rs));
+      for (int i = 0; i < 5; i++) seen[i] += TG_ERR(&d, phases[i]);
       assert_int_equal(p.n_rules, 0);
     }
     tfx_pack_free(&p);
     tfx_ruleset_free(rs);
     tfx_diag_free(&d);
   }
-  printf("fault injection: %ld allocation sites failed one at a time\n", k - 2);
+  printf("fault injection: %ld allocations failed one at a time (loading %d, parsing %d, "
+         "registering %d, checking %d, compiling %d)\n",
+         k - 2, seen[0], seen[1], seen[2], seen[3], seen[4]);
   assert_true(ok);
+  assert_true(seen[1] > 0); /* the parser */
+  assert_true(seen[3] > 0); /* sema */
+  assert_true(seen[4] > 0); /* the compiler */
+  /* genuine rule errors stay exit 4 */
+  tfx_diag d;
+  tfx_diag_init(&d);
+  tfx_pack p;
+  tfx_ruleset *rs = tfx_ruleset_new();
+  assert_non_null(rs);
+  tfx_rules_load_buffer(rs, "e.opmap", "op A -> B { attr x = ; }\n", 25, &d);
+  tfx_rules_check(rs, NULL, &d);
+  assert_false(tfx_ruleset_oom(rs));
+  assert_int_equal(tfx_rules_compile(rs, &p, &d), TFX_EXIT_RULES);
+  assert_false(TG_ERR(&d, "out of memory"));
+  tfx_ruleset_free(rs);
+  tfx_pack_free(&p);
+  tfx_diag_free(&d);
 }
 
 static int teardown_all(void **state) {

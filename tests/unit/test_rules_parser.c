@@ -1,6 +1,7 @@
 /* Unit tests for the rule grammar and AST builders: every feature, fuse statement, op-map
  * statement and expression form builds the expected AST with locations; syntax errors are
- * all reported and parsing recovers; nesting limits hold. */
+ * all reported and parsing recovers; nesting limits hold; running out of memory (also when
+ * growing the parser stack) is reported as out of memory, not as a rule error. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "rules/ast.h"
+#include "rules/build.h" /* tfx_rules_yymalloc */
 #include "rules/load.h"
 #include "util/arena.h"
 
@@ -363,6 +365,12 @@ static void nesting_limits(void **state) {
   free(t2);
 }
 
+static int has_msg(const tfx_diag *d, const char *what) {
+  for (size_t i = 0; i < d->n; i++)
+    if (d->items[i].msg && strstr(d->items[i].msg, what)) return 1;
+  return 0;
+}
+
 static void out_of_memory_everywhere(void **state) {
   (void)state;
   const char *text =
@@ -377,13 +385,80 @@ static void out_of_memory_everywhere(void **state) {
     if (rs) {
       tfx_rules_load_buffer(rs, "x.scoperule", text, strlen(text), &d);
       tfx_rules_check(rs, NULL, &d);
-      tfx_ruleset_free(rs);
     }
     long hits = tfx_alloc_failures();
     tfx_alloc_fail_at(0);
+    /* an error after a failed allocation is out of memory (exit 1), not a rule error */
+    if (rs && hits && tfx_ruleset_errors(rs)) {
+      if (!tfx_ruleset_oom(rs) || !has_msg(&d, "out of memory")) {
+        tfx_diag_print(&d, stderr);
+        fail_msg("allocation %ld failed: errors, but not out of memory", nth);
+      }
+    }
+    tfx_ruleset_free(rs);
     tfx_diag_free(&d);
     if (hits == 0) break;
   }
+}
+
+/* The parser stack grows past its initial 200 entries on deep (but allowed) nesting. When
+ * that allocation fails, bison says "memory exhausted" as for a stack over its maximum: it
+ * must be reported as out of memory (tfx_ruleset_oom, exit 1), not as nesting (exit 4). */
+static long stack_site_first; /* the n of the first allocation made by tfx_rules_yymalloc */
+static void stack_observer(const void *site, void *user) {
+  (void)user;
+  uintptr_t at = (uintptr_t)site, fn = (uintptr_t)&tfx_rules_yymalloc;
+  if (!stack_site_first && at > fn && at - fn < 256) stack_site_first = tfx_alloc_calls();
+}
+
+static void out_of_memory_parser_stack(void **state) {
+  (void)state;
+  size_t n = 200; /* within the default rule-depth (256), deeper than the initial stack */
+  char *text = malloc(n * 2 + 64);
+  assert_non_null(text);
+  strcpy(text, "op A -> B { attr x = ");
+  size_t k = strlen(text);
+  for (size_t i = 0; i < n; i++) text[k++] = '(';
+  text[k++] = '1';
+  for (size_t i = 0; i < n; i++) text[k++] = ')';
+  strcpy(text + k, "; }");
+  /* reference: parses cleanly, and the stack did grow */
+  stack_site_first = 0;
+  tfx_alloc_set_observer(stack_observer, NULL);
+  tfx_alloc_fail_at(0);
+  parsed p;
+  parse(&p, "x.opmap", text);
+  tfx_alloc_set_observer(NULL, NULL);
+  no_errors(&p);
+  done(&p);
+  assert_true(stack_site_first > 0);
+  long stack_runs = 0;
+  for (long nth = 1; nth < 100000; nth++) {
+    tfx_diag d;
+    tfx_diag_init(&d);
+    tfx_alloc_fail_at(nth);
+    tfx_ruleset *rs = tfx_ruleset_new();
+    if (rs) tfx_rules_load_buffer(rs, "x.opmap", text, strlen(text), &d);
+    long hits = tfx_alloc_failures();
+    tfx_alloc_fail_at(0);
+    if (hits == 0) {
+      assert_int_equal(d.n, 0);
+      tfx_ruleset_free(rs);
+      tfx_diag_free(&d);
+      break;
+    }
+    if (rs) {
+      if (!tfx_ruleset_oom(rs) || has_msg(&d, "nested too deeply")) {
+        tfx_diag_print(&d, stderr);
+        fail_msg("allocation %ld failed: not reported as out of memory", nth);
+      }
+      stack_runs += nth == stack_site_first;
+    }
+    tfx_ruleset_free(rs);
+    tfx_diag_free(&d);
+  }
+  assert_int_equal(stack_runs, 1); /* the stack allocation was among the failures */
+  free(text);
 }
 
 int main(void) {
@@ -396,6 +471,7 @@ int main(void) {
       cmocka_unit_test(several_errors_and_recovery),
       cmocka_unit_test(nesting_limits),
       cmocka_unit_test(out_of_memory_everywhere),
+      cmocka_unit_test(out_of_memory_parser_stack),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,8 @@
  * disassembler (disasm.c): deterministic write -> load -> write round trips, every
  * truncation and byte flip rejected without a crash or leak, mutated packs with a valid hash
  * either rejected by the verifier or safe to run, targeted verifier errors (bad jump,
- * register, constant, opcode, ...), assembler misuse, allocation-failure injection, files,
+ * register, constant, opcode, ...), assembler misuse, allocation-failure injection (out of
+ * memory loading a pack is exit 1, not a corrupt pack), files,
  * and a golden disassembly. */
 #define _POSIX_C_SOURCE 200809L /* mkstemp */
 #include <stdlib.h>
@@ -414,6 +415,70 @@ static void allocation_failures(void **state) {
   (void)f;
 }
 
+/* Out of memory while loading a pack (reading the file, the sections, the verifier) is a
+ * resource failure, not a corrupt pack: every failing allocation of tfx_pack_load_file gives
+ * one "out of memory ..." error and TFX_EXIT_FAIL, never "corrupt pack" / TFX_EXIT_INPUT. */
+static void pack_load_out_of_memory(void **state) {
+  vt *f = *state;
+  build_sample(&f->as);
+  assert_int_equal(tfx_asm_finish(&f->as, &f->p, "s", &f->d), 0);
+  char path[] = "/tmp/tfxc_vm_oom_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  assert_int_equal(tfx_pack_save_file(&f->p, path, &f->d), 0);
+  int seen_read = 0, seen_sections = 0, seen_verify = 0;
+  long n;
+  for (n = 1; n < 100000; n++) {
+    tfx_diag d;
+    tfx_diag_init(&d);
+    tfx_pack q;
+    tfx_alloc_fail_arena(1); /* every arena allocation of the loader counts */
+    tfx_alloc_fail_at(n);
+    int rc = tfx_pack_load_file(&q, path, &d);
+    long hits = tfx_alloc_failures();
+    tfx_alloc_fail_at(0);
+    tfx_alloc_fail_arena(0);
+    if (!hits) {
+      if (rc) tg_dump(&d);
+      assert_int_equal(rc, 0);
+      assert_int_equal(q.n_code, f->p.n_code);
+      tfx_pack_free(&q);
+      tfx_diag_free(&d);
+      break;
+    }
+    if (rc != TFX_EXIT_FAIL || d.errors != 1 || TG_ERR(&d, "corrupt pack")) {
+      tg_dump(&d);
+      fail_msg("allocation %ld failed while loading a pack: exit %d, want %d with one "
+               "'out of memory' error", n, rc, TFX_EXIT_FAIL);
+    }
+    assert_true(TG_ERR(&d, "out of memory"));
+    assert_string_equal(d.items[0].file, path);
+    seen_read += TG_ERR(&d, "out of memory reading file");
+    seen_sections += TG_ERR(&d, "out of memory loading pack");
+    seen_verify += TG_ERR(&d, "out of memory verifying pack");
+    assert_int_equal(q.n_code, 0); /* empty after a failure */
+    tfx_pack_free(&q);
+    tfx_diag_free(&d);
+  }
+  assert_true(n < 100000);
+  /* every stage of the load was reached by a failure */
+  assert_true(seen_read > 0);
+  assert_true(seen_sections > 0);
+  assert_true(seen_verify > 0);
+  remove(path);
+  /* a genuinely corrupt pack keeps its message and exit code */
+  tfx_strbuf b;
+  tfx_sb_init(&b);
+  assert_int_equal(tfx_pack_write(&f->p, &b), 0);
+  tfx_pack q;
+  assert_int_equal(tfx_pack_load(&q, b.data, b.len - 4, "t.tfxb", &f->d), TFX_EXIT_INPUT);
+  assert_true(TG_ERR(&f->d, "corrupt pack: "));
+  assert_false(TG_ERR(&f->d, "out of memory"));
+  tfx_pack_free(&q);
+  tfx_sb_free(&b);
+}
+
 static void vm_allocation_failures(void **state) {
   vt *f = *state;
   const char *g[] = {"a/MatMul|MatMul", "a/Split|Split|a/MatMul", "a/b/c|Add", "x|Const"};
@@ -534,6 +599,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(asm_misuse, vt_setup, vt_teardown),
       cmocka_unit_test_setup_teardown(allocation_failures, vt_setup, vt_teardown),
       cmocka_unit_test_setup_teardown(vm_allocation_failures, vt_setup, vt_teardown),
+      cmocka_unit_test_setup_teardown(pack_load_out_of_memory, vt_setup, vt_teardown),
       cmocka_unit_test_setup_teardown(files, vt_setup, vt_teardown),
       cmocka_unit_test_setup_teardown(disassembly_golden, vt_setup, vt_teardown),
   };
