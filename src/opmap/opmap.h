@@ -121,21 +121,24 @@ typedef struct tfx_map_graph_out {   /* TF output `index` is inner node `node` o
   int32_t port;
 } tfx_map_graph_out;
 
+/* One per node; pointers first, then the counts, so the struct has no padding holes (128
+ * bytes instead of 144: 16 MB at 10^6 nodes). */
 typedef struct tfx_mapped_op {
-  uint8_t how;                    /* tfx_map_how */
-  uint8_t cause;                  /* TFX_CAUSE_* (0 = fine) */
   const char *type;               /* CANN type (TF type for PASSTHROUGH/UNSUPPORTED) */
   const tfx_cann_op *proto;       /* its prototype, NULL if none */
-  uint32_t rule;                  /* pack rule index, TFX_PACK_NONE for AUTO/PASSTHROUGH/... */
   const char *message;            /* cause message, NULL when fine */
   const char *hint;               /* failures: "did you mean ..." / the rule that almost matched */
-  tfx_map_attr *attrs;  uint32_t n_attrs;
-  tfx_map_port *in;     uint32_t n_in;    /* CANN input ports in prototype order */
-  tfx_map_port *out;    uint32_t n_out;   /* CANN output ports */
-  tfx_map_dyn *dyn;     uint32_t n_dyn;
-  int32_t *deleted;     uint32_t n_deleted; /* TF data inputs dropped (become control edges) */
-  tfx_map_inner *inner; uint32_t n_inner;   /* GRAPH */
-  tfx_map_graph_out *outs; uint32_t n_outs; /* GRAPH */
+  tfx_map_attr *attrs;            /* n_attrs */
+  tfx_map_port *in;               /* n_in: CANN input ports in prototype order */
+  tfx_map_port *out;              /* n_out: CANN output ports */
+  tfx_map_dyn *dyn;               /* n_dyn */
+  int32_t *deleted;               /* n_deleted: TF data inputs dropped (become control edges) */
+  tfx_map_inner *inner;           /* n_inner: GRAPH */
+  tfx_map_graph_out *outs;        /* n_outs: GRAPH */
+  uint32_t rule;                  /* pack rule index, TFX_PACK_NONE for AUTO/PASSTHROUGH/... */
+  uint32_t n_attrs, n_in, n_out, n_dyn, n_deleted, n_inner, n_outs;
+  uint8_t how;                    /* tfx_map_how */
+  uint8_t cause;                  /* TFX_CAUSE_* (0 = fine) */
 } tfx_mapped_op;
 
 typedef struct tfx_mapped_graph {
