@@ -84,19 +84,6 @@ typedef struct pk_ctx {
   size_t max;
 } pk_ctx;
 
-static size_t tfx_pack_esize(ProtobufCType t) {
-  switch (t) {
-  case PROTOBUF_C_TYPE_INT64: case PROTOBUF_C_TYPE_SINT64: case PROTOBUF_C_TYPE_SFIXED64:
-  case PROTOBUF_C_TYPE_UINT64: case PROTOBUF_C_TYPE_FIXED64: case PROTOBUF_C_TYPE_DOUBLE:
-    return 8;
-  case PROTOBUF_C_TYPE_BOOL: return sizeof(protobuf_c_boolean);
-  case PROTOBUF_C_TYPE_STRING: return sizeof(char *);
-  case PROTOBUF_C_TYPE_BYTES: return sizeof(ProtobufCBinaryData);
-  case PROTOBUF_C_TYPE_MESSAGE: return sizeof(ProtobufCMessage *);
-  default: return 4;
-  }
-}
-
 static int pk_kind(ProtobufCType t) {
   switch (t) {
   case PROTOBUF_C_TYPE_INT32: case PROTOBUF_C_TYPE_ENUM: return PK_I32;
@@ -155,7 +142,7 @@ static pk_plan *pk_make_plan(const ProtobufCMessageDescriptor *d) {
     f[i].oneof = (fd->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) != 0;
     f[i].packed = fd->label == PROTOBUF_C_LABEL_REPEATED && (fd->flags & PROTOBUF_C_FIELD_FLAG_PACKED) &&
                   pk_wiretype(f[i].kind) != 2;
-    f[i].esize = (uint8_t)tfx_pack_esize(fd->type);
+    f[i].esize = (uint8_t)tfx_pb_elem_size(fd->type);
     f[i].tag_len = pk_put_varint(f[i].tag, ((uint64_t)fd->id << 3) | (uint64_t)pk_wiretype(f[i].kind));
     f[i].ptag_len = pk_put_varint(f[i].ptag, ((uint64_t)fd->id << 3) | 2);
   }
@@ -495,28 +482,39 @@ static void pk_free(pk_ctx *c) {
   c->cap = c->n = 0;
 }
 
-int tfx_io_pack_max(const ProtobufCMessage *msg, tfx_strbuf *out, size_t max, size_t *size) {
-  pk_ctx c;
-  memset(&c, 0, sizeof c);
-  c.next_cap = TFX_PACK_CHUNK_MIN;
-  c.max = max;
-  pk_rmsg(&c, msg, 0);
-  if (!c.err && pk_pos(&c) > max) c.err = 3; /* the limit is checked per chunk while writing */
-  if (c.err == 3) { /* over the limit: report the exact size, written nowhere */
-    for (pk_chunk *k = c.head, *nx; k; k = nx) {
+/* Writes msg into c's chunks with the size limit max. Returns 1 when c holds the result (the
+ * chunks, head->used set; c->err 1 or 2 when that failed) for the caller to finish and free,
+ * or -2 / -1 when the encoding is longer than max: *size = its exact size (-1: that size
+ * could not be computed), c already freed. *size otherwise gets the bytes written. */
+static int pk_run(pk_ctx *c, const ProtobufCMessage *msg, size_t max, size_t *size) {
+  memset(c, 0, sizeof *c);
+  c->next_cap = TFX_PACK_CHUNK_MIN;
+  c->max = max;
+  pk_rmsg(c, msg, 0);
+  if (!c->err && pk_pos(c) > max) c->err = 3; /* the limit is checked per chunk while writing */
+  if (c->err == 3) { /* over the limit: report the exact size, written nowhere */
+    for (pk_chunk *k = c->head, *nx; k; k = nx) {
       nx = k->next;
       free(k);
     }
-    c.head = NULL;
-    c.err = 0;
-    size_t n = pk_msg_size(&c, msg, 0);
+    c->head = NULL;
+    c->err = 0;
+    size_t n = pk_msg_size(c, msg, 0);
     if (size) *size = n;
-    int rc = c.err ? -1 : -2;
-    pk_free(&c);
+    int rc = c->err ? -1 : -2;
+    pk_free(c);
     return rc;
   }
+  if (size) *size = pk_pos(c);
+  if (c->head) c->head->used = (size_t)(c->head->data + c->head->cap - c->p);
+  return 1;
+}
+
+int tfx_io_pack_max(const ProtobufCMessage *msg, tfx_strbuf *out, size_t max, size_t *size) {
+  pk_ctx c;
+  int rc = pk_run(&c, msg, max, size);
+  if (rc < 0) return rc;
   size_t n = pk_pos(&c);
-  if (size) *size = n;
   if (c.err == 2) out->oom = 1; /* as tfx_sb_reserve does: the caller sees out of memory */
   if (c.err || !tfx_sb_reserve(out, n)) {
     pk_free(&c);
@@ -524,7 +522,6 @@ int tfx_io_pack_max(const ProtobufCMessage *msg, tfx_strbuf *out, size_t max, si
   }
   /* head holds the first bytes; free each chunk once copied */
   uint8_t *dst = (uint8_t *)out->data + out->len;
-  if (c.head) c.head->used = (size_t)(c.head->data + c.head->cap - c.p);
   while (c.head) {
     pk_chunk *k = c.head;
     memcpy(dst, k->data + k->cap - k->used, k->used);
@@ -541,27 +538,9 @@ int tfx_io_pack_max(const ProtobufCMessage *msg, tfx_strbuf *out, size_t max, si
 int tfx_io_pack_pieces(const ProtobufCMessage *msg, size_t max, tfx_io_pieces *out, size_t *size) {
   memset(out, 0, sizeof *out);
   pk_ctx c;
-  memset(&c, 0, sizeof c);
-  c.next_cap = TFX_PACK_CHUNK_MIN;
-  c.max = max;
-  pk_rmsg(&c, msg, 0);
-  if (!c.err && pk_pos(&c) > max) c.err = 3;
-  if (c.err == 3) { /* over the limit: the exact size, as tfx_io_pack_max reports it */
-    for (pk_chunk *k = c.head, *nx; k; k = nx) {
-      nx = k->next;
-      free(k);
-    }
-    c.head = NULL;
-    c.err = 0;
-    size_t n = pk_msg_size(&c, msg, 0);
-    if (size) *size = n;
-    int rc = c.err ? -1 : -2;
-    pk_free(&c);
-    return rc;
-  }
+  int run = pk_run(&c, msg, max, size);
+  if (run < 0) return run;
   size_t n = pk_pos(&c), k = 0;
-  if (size) *size = n;
-  if (c.head) c.head->used = (size_t)(c.head->data + c.head->cap - c.p);
   for (pk_chunk *q = c.head; q; q = q->next) k++;
   if (!c.err && k) {
     out->p = tfx_calloc(k, sizeof *out->p);

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "io/pbfield.h"
 #include "io/pbtxt_tokens.h"
 #include "pbtxt_lex.h"
 
@@ -261,24 +262,6 @@ static const char *tfx_pbtxt_depth_hint(const tfx_pbtxt_parser *p) {
 
 /* ---- field storage ---- */
 
-static size_t tfx_pbtxt_elem_size(ProtobufCType t) {
-  switch (t) {
-  case PROTOBUF_C_TYPE_INT32: case PROTOBUF_C_TYPE_SINT32: case PROTOBUF_C_TYPE_SFIXED32:
-  case PROTOBUF_C_TYPE_UINT32: case PROTOBUF_C_TYPE_FIXED32: case PROTOBUF_C_TYPE_ENUM:
-    return 4;
-  case PROTOBUF_C_TYPE_BOOL: return sizeof(protobuf_c_boolean);
-  case PROTOBUF_C_TYPE_FLOAT: return sizeof(float);
-  case PROTOBUF_C_TYPE_INT64: case PROTOBUF_C_TYPE_SINT64: case PROTOBUF_C_TYPE_SFIXED64:
-  case PROTOBUF_C_TYPE_UINT64: case PROTOBUF_C_TYPE_FIXED64:
-    return 8;
-  case PROTOBUF_C_TYPE_DOUBLE: return sizeof(double);
-  case PROTOBUF_C_TYPE_STRING: return sizeof(char *);
-  case PROTOBUF_C_TYPE_BYTES: return sizeof(ProtobufCBinaryData);
-  case PROTOBUF_C_TYPE_MESSAGE: return sizeof(ProtobufCMessage *);
-  }
-  return 0;
-}
-
 /* protoc's HasField for a field of an open message (decides "specified multiple times"). */
 static int tfx_pbtxt_has(const tfx_pbtxt_frame *fr, const ProtobufCFieldDescriptor *f, size_t idx) {
   const char *base = (const char *)fr->msg;
@@ -316,7 +299,7 @@ static void *tfx_pbtxt_slot(tfx_pbtxt_parser *p, tfx_pbtxt_frame *fr, const Prot
   fr->seen[idx] = 1;
   if (f->label == PROTOBUF_C_LABEL_REPEATED) {
     tfx_pbtxt_rep *r = &fr->reps[idx];
-    size_t esz = tfx_pbtxt_elem_size(f->type);
+    size_t esz = tfx_pb_elem_size(f->type);
     if (p->max_list && r->n >= p->max_list) {
       tfx_pbtxt_err(p, &p->cur, "repeated field \"%s\" has more than %zu elements (raise the list "
                     "limit with --limit list=N)", f->name, p->max_list);
@@ -718,7 +701,7 @@ static int tfx_pbtxt_scalar(tfx_pbtxt_parser *p, tfx_pbtxt_frame *fr, const Prot
     int64_t sv;
     uint64_t uv;
     if (tfx_pbtxt_int_value(p, f, &sv, &uv)) return -1;
-    if (tfx_pbtxt_elem_size(f->type) == 4) {
+    if (tfx_pb_elem_size(f->type) == 4) {
       if (f->type == PROTOBUF_C_TYPE_UINT32 || f->type == PROTOBUF_C_TYPE_FIXED32) v.u32 = (uint32_t)uv;
       else v.i32 = (int32_t)sv;
     } else if (f->type == PROTOBUF_C_TYPE_UINT64 || f->type == PROTOBUF_C_TYPE_FIXED64) {
@@ -732,7 +715,7 @@ static int tfx_pbtxt_scalar(tfx_pbtxt_parser *p, tfx_pbtxt_frame *fr, const Prot
 store:;
   void *slot = tfx_pbtxt_slot(p, fr, f, idx);
   if (!slot) return -1;
-  memcpy(slot, &v, tfx_pbtxt_elem_size(f->type));
+  memcpy(slot, &v, tfx_pb_elem_size(f->type));
   return 0;
 }
 
@@ -957,7 +940,7 @@ static int tfx_pbtxt_finish(tfx_pbtxt_parser *p, tfx_pbtxt_frame *fr, int ok) {
     tfx_pbtxt_rep *r = &fr->reps[i];
     const ProtobufCFieldDescriptor *f = &desc->fields[i];
     if (ok && r->n) {
-      size_t esz = tfx_pbtxt_elem_size(f->type);
+      size_t esz = tfx_pb_elem_size(f->type);
       void *arr = tfx_arena_calloc(p->arena, r->n, esz);
       if (!arr) {
         tfx_pbtxt_err(p, &p->cur, "out of memory");
