@@ -104,11 +104,16 @@ Ge__Proto__TensorDescriptor *tfx_ge_desc_new(tfx_arena *A, const char *name, int
   return td;
 }
 
+/* GE's own serializer (GeTensorSerializeUtils::GeTensorDescAsProto) writes the desc of an
+ * absent optional input, GeTensorDesc(GeShape(), FORMAT_RESERVED, DT_UNDEFINED), with layout
+ * "FORMAT_RESERVED" (TypeUtils::FormatToSerialString), an empty shape and origin_format "ND"
+ * (that desc's default origin format); the loader maps "FORMAT_RESERVED" back without a
+ * warning, whereas an empty layout logs "Format not support" for each desc. */
 Ge__Proto__TensorDescriptor *tfx_ge_desc_unfed(tfx_arena *A, const char *name) {
-  Ge__Proto__TensorDescriptor *td = desc_alloc(A, name);
+  Ge__Proto__TensorDescriptor *td = tfx_ge_desc_new(A, name, GE__PROTO__DATA_TYPE__DT_UNDEFINED,
+                                                    NULL, 0, 0, "ND");
   if (!td) return NULL;
-  td->dtype = GE__PROTO__DATA_TYPE__DT_UNDEFINED;
-  td->layout = (char *)""; /* empty: FORMAT_RESERVED, "not present" (air.md item 15) */
+  td->layout = (char *)"FORMAT_RESERVED"; /* with DT_UNDEFINED: "not present" (air.md item 15) */
   Ge__Proto__AttrDef *u = tfx_ge_attr_int(A, 1);
   if (!u || tfx_ge_td_attr_put(A, td, "_is_unfed_optional", u)) return NULL;
   return td;

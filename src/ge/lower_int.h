@@ -79,8 +79,9 @@ Ge__Proto__TensorDef *tfx_ge_tensor_from_tf_ex(tfx_arena *A, const Tensorflow__T
 Ge__Proto__TensorDescriptor *tfx_ge_desc_new(tfx_arena *A, const char *name, int dtype,
                                              const int64_t *dims, size_t n_dims, int shape_known,
                                              const char *layout);
-/* The descriptor of an optional input left unfed (air.md item 15, TorchAir's convention):
- * dtype DT_UNDEFINED, empty layout (FORMAT_RESERVED), no shape, attr _is_unfed_optional = 1. */
+/* The descriptor of an optional input left unfed, as GE's serializer writes it (air.md item
+ * 15): dtype DT_UNDEFINED, layout "FORMAT_RESERVED", an empty shape, attr origin_format "ND",
+ * and TorchAir's attr _is_unfed_optional = 1. */
 Ge__Proto__TensorDescriptor *tfx_ge_desc_unfed(tfx_arena *A, const char *name);
 /* A copy of src (attrs shared, they are never mutated after creation) with another name and,
  * when layout is non-NULL, another layout and origin_format. */

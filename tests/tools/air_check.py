@@ -34,7 +34,9 @@ What is checked (air.md item numbers in brackets) and what is not:
   output_desc[0] has value.desc's dtype and shape;
 - tensor descriptors of ops and Const values [15, 30-32]: non-empty layout naming a GE format,
   an `origin_format` string attr, format_for_int (if present) agreeing with layout; unfed
-  optional inputs ("") instead need dtype DT_UNDEFINED and an empty layout; every descriptor's
+  optional inputs ("") instead need dtype DT_UNDEFINED and the layout GE's serializer writes for
+  FORMAT_RESERVED ("FORMAT_RESERVED"; "RESERVED" decodes the same; an empty layout also decodes
+  to FORMAT_RESERVED but makes GE log "Format not support"); every descriptor's
   dtype (attrs included) is a proto DataType 0..40;
 - subgraphs [37, 38]: subgraph_name entries name graphs in ModelDef.graph (not the root); Data in
   subgraphs carry int `index` and `_parent_node_index` (< the parent op's data inputs); subgraph
@@ -148,6 +150,8 @@ DATA_OPS = {'Data', 'RefData', 'AippData', 'ANN_Data'}
 RAW_LISTS = {'_input_name_key', '_input_name_value', '_output_name_key', '_output_name_value',
              '_ir_attr_names', '_ir_inputs_key', '_ir_inputs_value', '_ir_outputs_key',
              '_ir_outputs_value', '_opt_input'}
+# layouts GE's SerialStringToFormat maps to FORMAT_RESERVED without a warning
+UNFED_LAYOUTS = ('FORMAT_RESERVED', 'RESERVED', 'UNDEFINED')
 
 CHECKS = [
     ('decode', 'the file is one binary ge.proto.ModelDef that decodes completely [1]'),
@@ -174,7 +178,7 @@ CHECKS = [
     ('desc-origin-format', 'tensor descriptors have an origin_format string attr [32]'),
     ('desc-format-for-int', 'format_for_int, when present, agrees with layout [31]'),
     ('desc-dtype', 'descriptor dtypes are proto DataType numbers 0..40 [30]'),
-    ('unfed-optional', 'an unfed optional input ("") has dtype DT_UNDEFINED, empty layout [15]'),
+    ('unfed-optional', 'an unfed optional input ("") has dtype DT_UNDEFINED, layout FORMAT_RESERVED [15]'),
     ('subgraph-names', 'subgraph_name entries name non-root graphs of the model [37]'),
     ('subgraph-data', 'subgraph Data nodes have int index and _parent_node_index [38]'),
     ('subgraph-netoutput', 'subgraph NetOutput input descs have int _parent_node_index [38]'),
@@ -755,11 +759,14 @@ class Checker:
             for i, d in enumerate(descs):
                 dw = '%s %s[%d]' % (ow, side, i)
                 if side == 'input_desc' and i in unfed:
-                    if d.get('dtype', 0) != 0 or d.get('layout', ''):
+                    lay = d.get('layout', '')
+                    if d.get('dtype', 0) != 0 or lay not in UNFED_LAYOUTS:
                         self.fail('unfed-optional', '%s: the input is "" (unfed optional) but '
                                   'its desc has dtype %s, layout %r; GE treats it as present '
-                                  'unless dtype is DT_UNDEFINED and layout empty'
-                                  % (dw, _dtname(d.get('dtype', 0)), d.get('layout', '')))
+                                  'unless dtype is DT_UNDEFINED and the format FORMAT_RESERVED '
+                                  '(layout "FORMAT_RESERVED", as GE writes it; an empty layout '
+                                  'makes GE log "Format not support")'
+                                  % (dw, _dtname(d.get('dtype', 0)), lay))
                     continue
                 self.check_desc_format(dw, d)
 

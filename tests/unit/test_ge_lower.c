@@ -297,9 +297,15 @@ static void optional_unfed(void **state) {
   const Ge__Proto__TensorDescriptor *bias = c->input_desc[2];
   assert_string_equal(bias->name, "bias");
   assert_int_equal(bias->dtype, GE__PROTO__DATA_TYPE__DT_UNDEFINED);
-  assert_string_equal(bias->layout, "");
+  /* what GE's own serializer writes (an empty layout makes GE log "Format not support") */
+  assert_string_equal(bias->layout, "FORMAT_RESERVED");
+  assert_non_null(bias->shape);
+  assert_int_equal(bias->shape->n_dim, 0);
   assert_int_equal(lt_int(lt_dattr(bias, "_is_unfed_optional")), 1);
-  assert_null(lt_dattr(bias, "origin_format"));
+  assert_int_equal(lt_dattr(bias, "origin_format")->s.len, 2);
+  assert_memory_equal(lt_dattr(bias, "origin_format")->s.data, "ND", 2);
+  assert_null(lt_dattr(bias, "origin_shape"));
+  assert_null(lt_dattr(bias, "origin_shape_initialized"));
   assert_string_equal(lt_slist(lt_oattr(c, "_opt_input")), "bias,offset_w");
   /* prototype defaults filled, rule value typed by the prototype (ListInt) */
   assert_string_equal(lt_ilist(lt_oattr(c, "dilations")), "1,1,1,1");
