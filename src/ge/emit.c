@@ -1,12 +1,15 @@
 /* GE IR emitters, binary and text: the .air file and GE's text dump format.
  * Stage: ge (output side, after lowering). Input: a finished ge.proto.ModelDef (maps already
  * sorted by tfx_ge_sort_maps). Output: bytes appended to a strbuf; nothing is appended on
- * error. Both reuse the io module's descriptor-driven writers: tfx_io_pack (bytes identical to
- * C++ protobuf, so identical to what GE's own SaveToFile would write for the same content) and
- * tfx_pbtxt_print (protoc's text format). JSON is in emit_json.c, Graphviz in emit_dot.c. */
+ * error. The .air comes from air_write.c (the bytes of the io module's tfx_io_pack, identical to
+ * C++ protobuf, so to what GE's own SaveToFile would write for the same content, by code
+ * specialised for GE IR's messages); the text from tfx_pbtxt_print (protoc's text format). JSON is in emit_json.c, Graphviz in emit_dot.c. */
 #include "ge/ge.h"
 
 #include <limits.h>
+#include <string.h>
+
+#include "ge/air_write.h"
 
 #include "io/io.h"
 #include "io/pbtxt.h"
@@ -31,27 +34,31 @@ static int tfx_ge_air_too_big(tfx_diag *d, size_t n) {
 }
 
 int tfx_ge_emit_air(const Ge__Proto__ModelDef *m, tfx_strbuf *out, tfx_diag *d) {
-  /* tfx_io_pack_max stops writing once the output passes the limit (checked per chunk, so at
-   * most the limit plus one chunk is ever allocated) and reports the exact size; nothing is
-   * appended then. (protobuf_c_message_get_packed_size as a first estimate cost another full
-   * walk of the model, 5% of a 10^5-node conversion.) */
-  size_t start = out->len, n = 0;
-  int rc = tfx_io_pack_max(&m->base, out, TFX_GE_AIR_MAX, &n);
-  if (rc == -2) return tfx_ge_air_too_big(d, n);
-  if (rc != 0 || out->oom) {
+  /* the writer stops once the output passes the limit (checked per chunk, so at most the
+   * limit plus one chunk is ever allocated) and reports the exact size; nothing is appended
+   * then. The chunks are joined here. */
+  tfx_io_pieces pc;
+  int rc = tfx_ge_emit_air_pieces(m, &pc, d);
+  if (rc) return rc;
+  size_t start = out->len;
+  if (!tfx_sb_reserve(out, pc.total)) {
+    tfx_io_pieces_free(&pc);
     tfx_ge_emit_undo(out, start);
-    if (out->oom)
-      tfx_error(d, NULL, 0, 0, "out of memory serializing the GE model");
-    else
-      tfx_error(d, NULL, 0, 0, "the GE model is nested too deeply to serialize (over 1000 levels)");
+    tfx_error(d, NULL, 0, 0, "out of memory serializing the GE model");
     return TFX_EXIT_FAIL;
   }
+  for (size_t i = 0; i < pc.n; i++) {
+    memcpy(out->data + out->len, pc.p[i].data, pc.p[i].len);
+    out->len += pc.p[i].len;
+  }
+  out->data[out->len] = 0;
+  tfx_io_pieces_free(&pc);
   return 0;
 }
 
 int tfx_ge_emit_air_pieces(const Ge__Proto__ModelDef *m, tfx_io_pieces *out, tfx_diag *d) {
   size_t n = 0;
-  int rc = tfx_io_pack_pieces(&m->base, TFX_GE_AIR_MAX, out, &n);
+  int rc = tfx_ge_air_write(m, TFX_GE_AIR_MAX, out, &n);
   if (rc == -2) return tfx_ge_air_too_big(d, n);
   if (rc == -3) {
     tfx_error(d, NULL, 0, 0, "out of memory serializing the GE model");

@@ -1,0 +1,528 @@
+/* Unit tests for the .air writer (src/ge/air_write.c): its bytes must be exactly those of the
+ * descriptor-driven packer tfx_io_pack (which tests/unit/test_io_pack.c and the corpus tests hold
+ * to protoc) for every field of every GE message type: proto3 presence (zero / empty fields left
+ * out, -0.0 written), oneof members with zero values, repeated elements that are NULL or empty,
+ * map entries with empty keys or no value, unknown fields, nested graphs and lists, chunk
+ * boundaries (a model of several MiB), and the two GE text models of tests/cli/ge_emit. Also:
+ * every allocation failure is reported (-3) without a leak, the size limit gives -2 with the
+ * exact size, nesting over 1000 levels gives -1. */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ge/air_write.h"
+#include "ge/ge.h"
+#include "io/io.h"
+#include "io/pbtxt.h"
+#include "util/arena.h"
+
+static tfx_arena ar;
+
+static void *A(size_t n) {
+  void *p = tfx_arena_calloc(&ar, 1, n ? n : 1);
+  assert_non_null(p);
+  return p;
+}
+
+static char *S(const char *s) {
+  char *p = tfx_arena_strdup(&ar, s);
+  assert_non_null(p);
+  return p;
+}
+
+static ProtobufCBinaryData B(const char *s, size_t n) {
+  uint8_t *d = A(n);
+  memcpy(d, s, n);
+  return (ProtobufCBinaryData){n, d};
+}
+
+/* Joins the pieces. */
+static uint8_t *joined(const tfx_io_pieces *pc) {
+  uint8_t *b = malloc(pc->total ? pc->total : 1);
+  assert_non_null(b);
+  size_t o = 0;
+  for (size_t i = 0; i < pc->n; i++) {
+    memcpy(b + o, pc->p[i].data, pc->p[i].len);
+    o += pc->p[i].len;
+  }
+  assert_int_equal(o, pc->total);
+  return b;
+}
+
+/* The writer's bytes equal tfx_io_pack's; returns the size. */
+static size_t same_as_packer(const Ge__Proto__ModelDef *m) {
+  tfx_strbuf ref;
+  tfx_sb_init(&ref);
+  assert_int_equal(tfx_io_pack(&m->base, &ref), 0);
+  tfx_io_pieces pc;
+  size_t n = 0;
+  assert_int_equal(tfx_ge_air_write(m, SIZE_MAX, &pc, &n), 0);
+  assert_int_equal(n, ref.len);
+  assert_int_equal(pc.total, ref.len);
+  uint8_t *b = joined(&pc);
+  if (ref.len) assert_memory_equal(b, ref.data, ref.len);
+  free(b);
+  tfx_io_pieces_free(&pc);
+  tfx_sb_free(&ref);
+  return n;
+}
+
+static void unknown(ProtobufCMessage *m, uint32_t tag) {
+  m->n_unknown_fields = 2;
+  m->unknown_fields = A(2 * sizeof *m->unknown_fields);
+  m->unknown_fields[0] = (ProtobufCMessageUnknownField){tag, PROTOBUF_C_WIRE_TYPE_VARINT, 1, A(1)};
+  m->unknown_fields[0].data[0] = 0x2a;
+  m->unknown_fields[1] =
+      (ProtobufCMessageUnknownField){tag + 1, PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED, 3, A(3)};
+  memcpy(m->unknown_fields[1].data, "\x02hi", 3);
+}
+
+static Ge__Proto__AttrDef *attr(int c) {
+  Ge__Proto__AttrDef *a = A(sizeof *a);
+  ge__proto__attr_def__init(a);
+  a->value_case = (Ge__Proto__AttrDef__ValueCase)c;
+  return a;
+}
+
+static Ge__Proto__TensorDescriptor *desc(int full);
+
+/* One AttrDef per oneof member, zero values included, and NULL message members. */
+static Ge__Proto__OpDef__AttrEntry **entries(size_t *n, int depth);
+
+static Ge__Proto__NamedAttrs *named(int depth) {
+  Ge__Proto__NamedAttrs *na = A(sizeof *na);
+  ge__proto__named_attrs__init(na);
+  na->name = S(depth ? "fn" : "");
+  if (depth) na->attr = (Ge__Proto__NamedAttrs__AttrEntry **)entries(&na->n_attr, depth - 1);
+  return na;
+}
+
+static Ge__Proto__GraphDef *graph(const char *name, int nops, int depth);
+
+static Ge__Proto__AttrDef__ListValue *listv(int depth) {
+  Ge__Proto__AttrDef__ListValue *l = A(sizeof *l);
+  ge__proto__attr_def__list_value__init(l);
+  l->val_type = GE__PROTO__ATTR_DEF__LIST_VALUE__LIST_VALUE_TYPE__VT_LIST_DATA_TYPE;
+  l->n_s = 3;
+  l->s = A(3 * sizeof *l->s);
+  l->s[0] = B("a", 1);
+  l->s[2] = B("xyz", 3); /* s[1] empty: still written */
+  static const int64_t iv[] = {0, -1, 300, INT64_MIN};
+  l->n_i = 4;
+  l->i = (int64_t *)iv;
+  static const float fv[] = {0.0f, -0.0f, 1.5f};
+  l->n_f = 3;
+  l->f = (float *)fv;
+  static const protobuf_c_boolean bv[] = {0, 1, 7};
+  l->n_b = 3;
+  l->b = (protobuf_c_boolean *)bv;
+  l->n_bt = 1;
+  l->bt = A(sizeof *l->bt);
+  l->bt[0] = B("\0\1", 2);
+  l->n_td = 2;
+  l->td = A(2 * sizeof *l->td);
+  l->td[0] = desc(0); /* td[1] NULL: an empty message */
+  l->n_t = 1;
+  l->t = A(sizeof *l->t);
+  l->t[0] = A(sizeof **l->t);
+  ge__proto__tensor_def__init(l->t[0]);
+  l->t[0]->data = B("abcd", 4);
+  if (depth) {
+    l->n_g = 1;
+    l->g = A(sizeof *l->g);
+    l->g[0] = graph("inner", 1, depth - 1);
+    l->n_na = 2;
+    l->na = A(2 * sizeof *l->na);
+    l->na[0] = named(depth - 1);
+    l->na[1] = named(0);
+  }
+  static const int64_t dv[] = {0, 1, 28};
+  l->n_dt = 3;
+  l->dt = (int64_t *)dv;
+  return l;
+}
+
+static Ge__Proto__OpDef__AttrEntry **entries(size_t *n, int depth) {
+  enum { N = 24 };
+  Ge__Proto__OpDef__AttrEntry **e = A(N * sizeof *e);
+  size_t k = 0;
+#define ENT(K, V)                                                                                   \
+  do {                                                                                             \
+    e[k] = A(sizeof **e);                                                                          \
+    ge__proto__op_def__attr_entry__init(e[k]);                                                     \
+    e[k]->key = S(K);                                                                              \
+    e[k]->value = (V);                                                                             \
+    k++;                                                                                           \
+  } while (0)
+  Ge__Proto__AttrDef *a;
+  ENT("", attr(GE__PROTO__ATTR_DEF__VALUE_I)); /* empty key, i = 0 */
+  ENT("novalue", NULL);
+  a = attr(GE__PROTO__ATTR_DEF__VALUE_I);
+  a->i = -5;
+  ENT("i", a);
+  ENT("s0", attr(GE__PROTO__ATTR_DEF__VALUE_S));
+  a = attr(GE__PROTO__ATTR_DEF__VALUE_S);
+  a->s = B("str", 3);
+  ENT("s", a);
+  ENT("f0", attr(GE__PROTO__ATTR_DEF__VALUE_F));
+  a = attr(GE__PROTO__ATTR_DEF__VALUE_F);
+  a->f = -0.0f;
+  ENT("fneg0", a);
+  a = attr(GE__PROTO__ATTR_DEF__VALUE_F);
+  a->f = NAN;
+  ENT("fnan", a);
+  ENT("b0", attr(GE__PROTO__ATTR_DEF__VALUE_B));
+  a = attr(GE__PROTO__ATTR_DEF__VALUE_B);
+  a->b = 1;
+  ENT("b", a);
+  a = attr(GE__PROTO__ATTR_DEF__VALUE_BT);
+  a->bt = B("\xff\x00", 2);
+  ENT("bt", a);
+  ENT("func_null", attr(GE__PROTO__ATTR_DEF__VALUE_FUNC));
+  a = attr(GE__PROTO__ATTR_DEF__VALUE_FUNC);
+  a->func = named(depth);
+  ENT("func", a);
+  a = attr(GE__PROTO__ATTR_DEF__VALUE_TD);
+  a->td = desc(1);
+  ENT("td", a);
+  a = attr(GE__PROTO__ATTR_DEF__VALUE_T);
+  a->t = A(sizeof *a->t);
+  ge__proto__tensor_def__init(a->t);
+  a->t->desc = desc(0);
+  ENT("t", a);
+  if (depth) {
+    a = attr(GE__PROTO__ATTR_DEF__VALUE_G);
+    a->g = graph("g", 2, depth - 1);
+    ENT("g", a);
+  }
+  a = attr(GE__PROTO__ATTR_DEF__VALUE_LIST_LIST_INT);
+  a->list_list_int = A(sizeof *a->list_list_int);
+  ge__proto__attr_def__list_list_int__init(a->list_list_int);
+  a->list_list_int->n_list_list_i = 3;
+  a->list_list_int->list_list_i = A(3 * sizeof(void *));
+  for (int j = 0; j < 2; j++) { /* [2] NULL */
+    Ge__Proto__AttrDef__ListListInt__ListInt *li = A(sizeof *li);
+    ge__proto__attr_def__list_list_int__list_int__init(li);
+    static const int64_t v[] = {1, -2, 3};
+    li->n_list_i = (size_t)j * 3;
+    li->list_i = (int64_t *)v;
+    a->list_list_int->list_list_i[j] = li;
+  }
+  ENT("lli", a);
+  a = attr(GE__PROTO__ATTR_DEF__VALUE_DT);
+  ENT("dt0", a);
+  a = attr(GE__PROTO__ATTR_DEF__VALUE_DT);
+  a->dt = 12;
+  ENT("dt", a);
+  a = attr(GE__PROTO__ATTR_DEF__VALUE_LIST_LIST_FLOAT);
+  a->list_list_float = A(sizeof *a->list_list_float);
+  ge__proto__attr_def__list_list_float__init(a->list_list_float);
+  a->list_list_float->n_list_list_f = 2;
+  a->list_list_float->list_list_f = A(2 * sizeof(void *));
+  {
+    Ge__Proto__AttrDef__ListListFloat__ListFloat *lf = A(sizeof *lf);
+    ge__proto__attr_def__list_list_float__list_float__init(lf);
+    static const float v[] = {1.0f, -0.0f};
+    lf->n_list_f = 2;
+    lf->list_f = (float *)v;
+    a->list_list_float->list_list_f[1] = lf;
+  }
+  ENT("llf", a);
+  a = attr(GE__PROTO__ATTR_DEF__VALUE_EXPRESSION);
+  a->expression = B("e", 1);
+  ENT("expr", a);
+  a = attr(GE__PROTO__ATTR_DEF__VALUE_LIST);
+  a->list = listv(depth);
+  ENT("list", a);
+  ENT("list_null", attr(GE__PROTO__ATTR_DEF__VALUE_LIST));
+  unknown(&e[2]->base, 9);
+  unknown(&e[2]->value->base, 40);
+  assert_true(k <= N);
+  *n = k;
+  return e;
+#undef ENT
+}
+
+static Ge__Proto__TensorDescriptor *desc(int full) {
+  Ge__Proto__TensorDescriptor *td = A(sizeof *td);
+  ge__proto__tensor_descriptor__init(td);
+  td->name = S("x");
+  td->dtype = GE__PROTO__DATA_TYPE__DT_FLOAT16;
+  td->shape = A(sizeof *td->shape);
+  ge__proto__shape_def__init(td->shape);
+  static const int64_t dims[] = {-1, 224, 0, -2};
+  td->shape->n_dim = 4;
+  td->shape->dim = (int64_t *)dims;
+  td->layout = S("NHWC");
+  if (!full) return td;
+  td->n_attr = 1;
+  td->attr = A(sizeof *td->attr);
+  td->attr[0] = A(sizeof **td->attr);
+  ge__proto__tensor_descriptor__attr_entry__init(td->attr[0]);
+  td->attr[0]->key = S("origin_format");
+  td->attr[0]->value = attr(GE__PROTO__ATTR_DEF__VALUE_S);
+  td->attr[0]->value->s = B("NHWC", 4);
+  td->attr_groups = A(sizeof *td->attr_groups);
+  ge__proto__attr_groups__init(td->attr_groups);
+  td->attr_groups->data = B("grp", 3);
+  td->has_out_attr = 1;
+  td->size = 1 << 20;
+  td->weight_size = -7;
+  td->reuse_input = 1;
+  td->output_tensor = 1;
+  td->device_type = S("NPU");
+  td->input_tensor = 1;
+  td->real_dim_cnt = 4;
+  td->reuse_input_index = 2;
+  td->data_offset = 128;
+  td->cmps_size = 9;
+  td->cmps_tab = S("tab");
+  td->cmps_tab_offset = 3;
+  unknown(&td->base, 50);
+  unknown(&td->shape->base, 7);
+  return td;
+}
+
+static char **strs(size_t n, const char *base) {
+  char **v = A(n * sizeof *v);
+  for (size_t k = 0; k < n; k++) {
+    char b[64];
+    snprintf(b, sizeof b, "%s:%zu", base, k);
+    v[k] = k == 1 ? S("") : k == 2 ? NULL : S(b); /* empty and NULL elements are written */
+  }
+  return v;
+}
+
+static Ge__Proto__OpDef *op(const char *name, int full, int depth) {
+  Ge__Proto__OpDef *o = A(sizeof *o);
+  ge__proto__op_def__init(o);
+  o->name = S(name);
+  o->type = S("Conv2D");
+  o->n_input = 4;
+  o->input = strs(4, "in");
+  o->n_input_desc = 3;
+  o->input_desc = A(3 * sizeof *o->input_desc);
+  o->input_desc[0] = desc(full);
+  o->input_desc[2] = desc(0); /* [1] NULL */
+  o->n_output_desc = 1;
+  o->output_desc = A(sizeof *o->output_desc);
+  o->output_desc[0] = desc(full);
+  if (!full) return o;
+  o->attr = entries(&o->n_attr, depth);
+  o->attr_groups = A(sizeof *o->attr_groups); /* empty AttrGroups: written, length 0 */
+  ge__proto__attr_groups__init(o->attr_groups);
+  o->has_out_attr = 1;
+  o->id = -3;
+  o->stream_id = 1LL << 40;
+  static const int64_t v[] = {5, 0, -1};
+  static const protobuf_c_boolean bv[] = {1, 0};
+#define PK(f, n) (o->n_##f = (n), o->f = (int64_t *)v)
+  o->n_input_name = 3, o->input_name = strs(3, "iname");
+  o->n_src_name = 1, o->src_name = strs(1, "src");
+  PK(src_index, 3);
+  o->n_dst_name = 3, o->dst_name = strs(3, "dst");
+  PK(dst_index, 1);
+  PK(input_i, 2);
+  PK(output_i, 3);
+  PK(workspace, 1);
+  PK(workspace_bytes, 3);
+#undef PK
+  o->n_is_input_const = 2;
+  o->is_input_const = (protobuf_c_boolean *)bv;
+  o->n_subgraph_name = 3;
+  o->subgraph_name = strs(3, "sub");
+  unknown(&o->base, 60);
+  return o;
+}
+
+static Ge__Proto__GraphDef *graph(const char *name, int nops, int depth) {
+  Ge__Proto__GraphDef *g = A(sizeof *g);
+  ge__proto__graph_def__init(g);
+  g->name = S(name);
+  g->n_input = 3;
+  g->input = strs(3, "data");
+  g->n_output = 1;
+  g->output = strs(1, "out");
+  g->n_op = (size_t)nops + 1;
+  g->op = A(g->n_op * sizeof *g->op);
+  for (int k = 0; k < nops; k++) {
+    char b[32];
+    snprintf(b, sizeof b, "op%d", k);
+    g->op[k] = op(b, k % 2 == 0, depth);
+  } /* the last op is NULL */
+  g->attr = (Ge__Proto__GraphDef__AttrEntry **)entries(&g->n_attr, 0);
+  g->attr_groups = A(sizeof *g->attr_groups);
+  ge__proto__attr_groups__init(g->attr_groups);
+  g->attr_groups->data = B("x", 1);
+  unknown(&g->base, 70);
+  return g;
+}
+
+static Ge__Proto__ModelDef *model(int nops, int depth) {
+  Ge__Proto__ModelDef *m = A(sizeof *m);
+  ge__proto__model_def__init(m);
+  m->name = S("model");
+  m->version = 0xFFFFFFFFu;
+  m->custom_version = S("v1");
+  m->n_graph = 3;
+  m->graph = A(3 * sizeof *m->graph);
+  m->graph[0] = graph("main", nops, depth);
+  m->graph[2] = graph("sub", 2, 0); /* [1] NULL */
+  m->attr = (Ge__Proto__ModelDef__AttrEntry **)entries(&m->n_attr, depth);
+  m->attr_groups = A(sizeof *m->attr_groups);
+  ge__proto__attr_groups__init(m->attr_groups);
+  unknown(&m->base, 80);
+  return m;
+}
+
+static int setup(void **state) {
+  (void)state;
+  tfx_arena_init(&ar);
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  tfx_arena_free(&ar);
+  return 0;
+}
+
+static void every_field(void **state) {
+  (void)state;
+  same_as_packer(model(6, 2));
+}
+
+static void empty_and_defaults(void **state) {
+  (void)state;
+  Ge__Proto__ModelDef *m = A(sizeof *m);
+  ge__proto__model_def__init(m);
+  assert_int_equal(same_as_packer(m), 0); /* nothing set: no bytes */
+  m->n_graph = 1;
+  m->graph = A(sizeof *m->graph);
+  m->graph[0] = A(sizeof **m->graph);
+  ge__proto__graph_def__init(m->graph[0]);
+  assert_int_equal(same_as_packer(m), 2); /* one empty graph: tag + length 0 */
+  Ge__Proto__OpDef *o = op("", 0, 0);
+  o->type = S("");
+  m->graph[0]->n_op = 1;
+  m->graph[0]->op = A(sizeof(void *));
+  m->graph[0]->op[0] = o;
+  same_as_packer(m);
+}
+
+/* Several MiB: the writer's chunks (64 KiB doubling) are crossed by strings, bytes and
+ * lengths; one bytes payload larger than a chunk gets its own. */
+static void chunk_boundaries(void **state) {
+  (void)state;
+  Ge__Proto__ModelDef *m = model(3000, 0);
+  Ge__Proto__AttrDef *big = attr(GE__PROTO__ATTR_DEF__VALUE_BT);
+  size_t n = (size_t)5 << 20;
+  big->bt.len = n;
+  big->bt.data = A(n);
+  for (size_t k = 0; k < n; k++) big->bt.data[k] = (uint8_t)(k * 131u);
+  m->graph[0]->op[8]->attr[2]->value = big; /* even ops have attrs */
+  size_t sz = same_as_packer(m);
+  assert_true(sz > n);
+}
+
+/* The GE text models of the emitter tests, parsed as GE's dumps are. */
+static void text_models(void **state) {
+  (void)state;
+  static const char *const files[] = {"tests/cli/ge_emit/model.pbtxt", "tests/cli/ge_emit/nasty.pbtxt"};
+  const char *src = getenv("TFXC_SRC");
+  if (!src) skip(); /* ctest sets it */
+  for (size_t i = 0; i < 2; i++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", src, files[i]);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    tfx_diag d;
+    tfx_diag_init(&d);
+    ProtobufCMessage *m = tfx_pbtxt_parse(&ge__proto__model_def__descriptor, buf, n, path, &ar, NULL, &d);
+    assert_non_null(m);
+    tfx_diag_free(&d);
+    same_as_packer((Ge__Proto__ModelDef *)m);
+    tfx_ge_sort_maps((Ge__Proto__ModelDef *)m);
+    same_as_packer((Ge__Proto__ModelDef *)m);
+  }
+}
+
+/* Every allocation failing in turn: -3, nothing kept (LeakSanitizer in the sanitizer build). */
+static void oom_every_allocation(void **state) {
+  (void)state;
+  Ge__Proto__ModelDef *m = model(2000, 1);
+  for (int n = 1;; n++) {
+    tfx_io_pieces pc;
+    tfx_alloc_fail_at(n);
+    int rc = tfx_ge_air_write(m, SIZE_MAX, &pc, NULL);
+    tfx_alloc_fail_at(0);
+    if (rc == 0) {
+      tfx_io_pieces_free(&pc);
+      assert_true(n > 3);
+      break;
+    }
+    assert_int_equal(rc, -3);
+    assert_int_equal(pc.n, 0);
+    assert_null(pc.p);
+  }
+}
+
+static void limits(void **state) {
+  (void)state;
+  Ge__Proto__ModelDef *m = model(40, 0);
+  tfx_strbuf ref;
+  tfx_sb_init(&ref);
+  assert_int_equal(tfx_io_pack(&m->base, &ref), 0);
+  tfx_io_pieces pc;
+  size_t n = 0;
+  assert_int_equal(tfx_ge_air_write(m, ref.len - 1, &pc, &n), -2); /* one byte over */
+  assert_int_equal(n, ref.len);
+  assert_int_equal(pc.n, 0);
+  assert_int_equal(tfx_ge_air_write(m, ref.len, &pc, &n), 0); /* exactly at the limit */
+  tfx_io_pieces_free(&pc);
+  tfx_sb_free(&ref);
+  /* NamedAttrs nested 1200 deep (func -> attr -> func ...): too deep, as for the packer */
+  Ge__Proto__NamedAttrs *na = named(0);
+  for (int k = 0; k < 1200; k++) {
+    Ge__Proto__NamedAttrs *up = named(0);
+    up->n_attr = 1;
+    up->attr = A(sizeof *up->attr);
+    up->attr[0] = A(sizeof **up->attr);
+    ge__proto__named_attrs__attr_entry__init(up->attr[0]);
+    up->attr[0]->value = attr(GE__PROTO__ATTR_DEF__VALUE_FUNC);
+    up->attr[0]->value->func = na;
+    na = up;
+  }
+  Ge__Proto__ModelDef *deep = model(1, 0);
+  deep->attr[0]->value = attr(GE__PROTO__ATTR_DEF__VALUE_FUNC);
+  deep->attr[0]->value->func = na;
+  assert_int_equal(tfx_ge_air_write(deep, SIZE_MAX, &pc, NULL), -1);
+  assert_int_equal(pc.n, 0);
+  tfx_sb_init(&ref);
+  assert_int_not_equal(tfx_io_pack(&deep->base, &ref), 0);
+  tfx_sb_free(&ref);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(every_field, setup, teardown),
+      cmocka_unit_test_setup_teardown(empty_and_defaults, setup, teardown),
+      cmocka_unit_test_setup_teardown(chunk_boundaries, setup, teardown),
+      cmocka_unit_test_setup_teardown(text_models, setup, teardown),
+      cmocka_unit_test_setup_teardown(oom_every_allocation, setup, teardown),
+      cmocka_unit_test_setup_teardown(limits, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
