@@ -18,7 +18,8 @@ import ctypes.util
 import json
 import os
 
-__all__ = ["Error", "Diagnostic", "Session", "convert", "check", "explain", "version"]
+__all__ = ["Error", "Diagnostic", "Session", "convert", "check", "explain", "explain_pass",
+           "version"]
 
 OK, FAILED, MISUSE, INPUT, RULES, NOMEM = range(6)
 _STATUS = {OK: "ok", FAILED: "failed", MISUSE: "misuse", INPUT: "input", RULES: "rules",
@@ -278,3 +279,25 @@ def explain(model, node, rules=(), name=None, **options):
     with s:
         s.run(failed_ok=True)
         return s.explain(node)
+
+
+def explain_pass(model, pass_name, rules=(), name=None, **options):
+    """What a scope fusion pass did (as `tfxc explain --rule PASS`, as data): the pass's entry
+    of the scope fusion report for each graph where it ran (layers with the scopes that
+    matched, the SELECT verdict, sub_type changes, results, dropped results), as a list of
+    dicts, each with a "graph" key ("" = the main graph). Raises Error(misuse) when no graph
+    ran a pass of that name."""
+    s = _session(model, rules, name, dict(options))
+    with s:
+        s.run("scope-fusion")
+        rep = s.report().get("scope_fusion") or {}
+        out = []
+        for g in rep.get("graphs", []):
+            for p in g.get("passes", []):
+                if p.get("pass") == pass_name:
+                    out.append(dict(p, graph=g.get("graph", "")))
+        if not out:
+            ran = sorted({p.get("pass") for g in rep.get("graphs", []) for p in g.get("passes", [])})
+            raise Error(MISUSE, "no scope fusion pass '%s' ran (passes that ran: %s)"
+                        % (pass_name, ", ".join(ran) or "none"), [])
+        return out

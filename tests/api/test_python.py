@@ -55,8 +55,10 @@ try:
         print("note: protoc not found; binary GraphDef bytes not tried")
     js = tfxc.convert(EX, emit="ge-json", input_shape="input:2,8")
     expect(js.startswith(b"{"), "convert(emit=ge-json, input_shape=...)")
+    fused = tfxc.convert(EX, emit="tf-pbtxt")
     tf = tfxc.convert(EX, emit="tf-pbtxt", disable_pass="scope-fusion")
-    expect(b"LayerNorm\"" not in tf and b"node {" in tf, "disable_pass=scope-fusion keeps the graph unfused")
+    expect(fused.count(b'op: "LayerNorm"') == 1 and tf.count(b'op: "LayerNorm"') == 0 and
+           b"node {" in tf, "disable_pass=scope-fusion keeps the graph unfused")
 
     report = tfxc.check(EX)
     expect(report["result"] == "success" and report["exit_code"] == 0 and report["fail"] == 0,
@@ -91,6 +93,11 @@ try:
             b'node { name: "y" op: "Relu" input: "x" attr { key: "T" value { type: DT_FLOAT } } }\n')
     w = tfxc.explain(relu, "y", rules=[("mine.opmap", b"op Relu -> Relu6 { auto; }\n")], name="r.pbtxt")
     expect(w["mapped_type"] == "Relu6" and w["rule"]["site"] == "mine.opmap:1", "rules=[(name, bytes)] apply")
+    lp = tfxc.explain_pass(EX, "ScopeLayerNormPass")
+    expect(len(lp) >= 1 and lp[0]["graph"] == "" and lp[0]["status"] == "SUCCESS" and
+           lp[0]["result_count"] >= 1, "explain_pass(ScopeLayerNormPass): SUCCESS, results")
+    e = raises(lambda: tfxc.explain_pass(EX, "NoSuchPass"), "misuse")
+    expect(e is not None and "ScopeLayerNormPass" in str(e), "explain_pass(unknown) raises misuse")
     # sessions
     with tfxc.Session() as s:
         s.load_model(EX)
