@@ -1,12 +1,33 @@
-/* tfxc public API: exit codes and version.
- * Stage: shared by every stage. The library API grows here as the pipeline lands
- * (load model, compile rules, run pipeline, emit); internals stay in src/. */
+/* tfxc public API: convert TensorFlow models to Ascend GE IR from a program.
+ *
+ * The library (libtfxc, `#include <tfxc/tfxc.h>`, pkg-config tfxc, CMake find_package(tfxc))
+ * is built around an opaque session, in the manner of sqlite3.h and lua.h:
+ *
+ *   tfxc_session *s;
+ *   if (tfxc_open(&s) != TFXC_OK) ...;                 only out of memory fails
+ *   tfxc_set_option(s, "input-shape", "x:1,224,224,3"); the convert command's options
+ *   tfxc_add_rules_path(s, "my_rules/");               rules (the stdlib is added unless
+ *   tfxc_load_model_path(s, "model.pb");                 "no-stdlib" is set)
+ *   tfxc_run(s, NULL);                                 the pipeline, through lowering
+ *   tfxc_emit(s, "air", &data, &len);                  any output kind into memory
+ *   tfxc_free(data);
+ *   tfxc_close(s);
+ *
+ * Every function returns a tfxc_status; messages go to the diagnostics handler
+ * (tfxc_set_diagnostic_handler) and the last error's text is kept (tfxc_errmsg). The library
+ * never prints, never exits and keeps no process-wide mutable state: sessions are independent
+ * and may be used from different threads at the same time (one session is used by one thread
+ * at a time). Outputs are byte-identical to the `tfxc` command's for the same model and
+ * options. Each function is documented, with an example, in docs/API.md. */
 #ifndef TFXC_TFXC_H
 #define TFXC_TFXC_H
 
-#define TFXC_VERSION "0.1.0"
+#include <stddef.h>
 
-/* Process exit codes; documented in docs/CLI.md. */
+#define TFXC_VERSION "0.1.0"
+#define TFXC_VERSION_NUMBER 1000 /* major * 1000000 + minor * 1000 + patch */
+
+/* Process exit codes of the command line; documented in docs/CLI.md. */
 enum tfx_exit {
   TFX_EXIT_OK = 0,      /* success */
   TFX_EXIT_FAIL = 1,    /* conversion failed, unsupported ops, test failures */
@@ -14,5 +35,147 @@ enum tfx_exit {
   TFX_EXIT_INPUT = 3,   /* unreadable or malformed input (model, text format, I/O) */
   TFX_EXIT_RULES = 4    /* rule compile errors */
 };
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(TFXC_BUILDING_LIBRARY) && defined(__GNUC__)
+#define TFXC_API __attribute__((visibility("default")))
+#else
+#define TFXC_API
+#endif
+#if defined(__GNUC__)
+#define TFXC_MUST_CHECK __attribute__((warn_unused_result))
+#else
+#define TFXC_MUST_CHECK
+#endif
+
+/* The result of every API call. */
+typedef enum tfxc_status {
+  TFXC_OK = 0,        /* success */
+  TFXC_FAILED = 1,    /* the conversion failed: unsupported ops, a failed --check, a pass error */
+  TFXC_MISUSE = 2,    /* a bad argument, option name or value, or call order */
+  TFXC_INPUT = 3,     /* unreadable or malformed input (model, file, I/O error) */
+  TFXC_RULES = 4,     /* rule compile errors */
+  TFXC_NOMEM = 5      /* out of memory */
+} tfxc_status;
+
+typedef enum tfxc_severity {
+  TFXC_SEV_ERROR = 0,
+  TFXC_SEV_WARNING = 1,
+  TFXC_SEV_NOTE = 2
+} tfxc_severity;
+
+/* One diagnostic. Strings are valid during the handler call only. */
+typedef struct tfxc_diagnostic {
+  tfxc_severity severity;
+  const char *file;      /* model, rule or output file; NULL when none */
+  unsigned line, column; /* 1-based; 0 = unknown */
+  const char *message;
+  const char *rule;      /* the rule source line the message points at, or NULL */
+} tfxc_diagnostic;
+
+typedef void (*tfxc_diagnostic_fn)(void *user, const tfxc_diagnostic *diag);
+
+typedef struct tfxc_session tfxc_session;
+
+/* "0.1.0" (TFXC_VERSION of the library actually linked). */
+TFXC_API const char *tfxc_version(void);
+/* "ok", "failed", "misuse", "input", "rules", "nomem"; "unknown" for other values. */
+TFXC_API const char *tfxc_status_name(tfxc_status st);
+/* The exit code the command line gives for st (docs/CLI.md); out of memory is 1. */
+TFXC_API int tfxc_status_exit_code(tfxc_status st);
+
+/* A new session in *out (NULL on failure). Returns TFXC_OK or TFXC_NOMEM. */
+TFXC_API tfxc_status tfxc_open(tfxc_session **out) TFXC_MUST_CHECK;
+/* Frees the session and everything it owns. NULL is fine. */
+TFXC_API void tfxc_close(tfxc_session *s);
+/* Frees a buffer returned by tfxc_emit, tfxc_report_json or tfxc_explain. */
+TFXC_API void tfxc_free(void *p);
+
+/* Receives every diagnostic from now on, when the call that produced it returns (in order).
+ * fn NULL: none are delivered (tfxc_errmsg still works). */
+TFXC_API void tfxc_set_diagnostic_handler(tfxc_session *s, tfxc_diagnostic_fn fn, void *user);
+/* The message of the last error ("file:line:col: message" when located), or "" when the last
+ * failing call reported none. Valid until the next call on s. */
+TFXC_API const char *tfxc_errmsg(const tfxc_session *s);
+
+/* Sets a conversion option: the convert command's long option name without "--" and its
+ * value as on the command line ("1" for flags). Names: tag, input-shape, out-nodes,
+ * input-format, emit, disable-pass, enable-scope-fusion-passes, vm-budget,
+ * passthrough-unknown, check, no-stdlib, max-file-size, limit (repeatable, NAME=N), W
+ * (repeatable, a warning option without "-W", e.g. "error"), verbose. Values are copied and
+ * checked here as the command line checks them. Options apply to the next tfxc_run.
+ * Returns TFXC_OK, TFXC_MISUSE (unknown name, bad value) or TFXC_NOMEM. */
+TFXC_API tfxc_status tfxc_set_option(tfxc_session *s, const char *name, const char *value)
+    TFXC_MUST_CHECK;
+
+/* Adds a rule source, in order, like -r PATH: a rule directory, a .scoperule/.opmap file, a
+ * CANN prototype file (.cannops.tsv) or one compiled pack (.tfxb). Checked at tfxc_run.
+ * Returns TFXC_OK, TFXC_MISUSE (NULL) or TFXC_NOMEM. */
+TFXC_API tfxc_status tfxc_add_rules_path(tfxc_session *s, const char *path) TFXC_MUST_CHECK;
+/* Adds rules held in memory (copied): rule text whose kind the name's extension gives
+ * ("mine.scoperule", "mine.opmap"), or a compiled pack (bytes starting "TFXB"), which must
+ * then be the only rule source besides prototype files. name is used in diagnostics.
+ * Returns TFXC_OK, TFXC_MISUSE (bad name or a second pack) or TFXC_NOMEM. */
+TFXC_API tfxc_status tfxc_add_rules_buffer(tfxc_session *s, const char *name, const void *data,
+                                           size_t len) TFXC_MUST_CHECK;
+
+/* Names the model to convert: a GraphDef (.pb/.pbtxt), MetaGraphDef or SavedModel directory.
+ * It is read by tfxc_run. Returns TFXC_OK, TFXC_MISUSE or TFXC_NOMEM. */
+TFXC_API tfxc_status tfxc_load_model_path(tfxc_session *s, const char *path) TFXC_MUST_CHECK;
+/* The same for a model in memory (copied): a serialized GraphDef, MetaGraphDef or SavedModel,
+ * binary or text format (e.g. Python's graph_def.SerializeToString()). name stands for the
+ * model path: it appears in messages and names the graph as the command line's model path
+ * would ("net.pb" converts like `tfxc net.pb`). Returns TFXC_OK, TFXC_MISUSE or TFXC_NOMEM. */
+TFXC_API tfxc_status tfxc_load_model_buffer(tfxc_session *s, const char *name, const void *data,
+                                            size_t len) TFXC_MUST_CHECK;
+
+/* Runs the pipeline on the model: every pass up to and including the pass named last (see
+ * `tfxc --list-passes`), or through "lowering" when last is NULL (with the "check" option:
+ * through "op-mapping", and unsupported ops fail). Outputs are not written; take them with
+ * tfxc_emit / tfxc_emit_file. Each run starts from the model again. Returns TFXC_OK,
+ * TFXC_FAILED, TFXC_MISUSE (no model, unknown pass name), TFXC_INPUT, TFXC_RULES or
+ * TFXC_NOMEM. */
+TFXC_API tfxc_status tfxc_run(tfxc_session *s, const char *last) TFXC_MUST_CHECK;
+
+/* Serializes the result of the last run as kind ("air", "ge-pbtxt", "ge-json", "dot",
+ * "tf-pbtxt") into a new buffer (*data, *len; free with tfxc_free). The GE kinds need a run
+ * through "lowering"; "tf-pbtxt" is the TF graph as the passes that ran left it. Use the
+ * "emit" option to name the kinds before the run as the command line's --emit does (asking for
+ * a GE kind makes the op mapping fill TF default attributes, which tf-pbtxt then shows).
+ * Returns TFXC_OK, TFXC_MISUSE (unknown kind, nothing to emit), TFXC_FAILED (the output-size
+ * limit) or TFXC_NOMEM. */
+TFXC_API tfxc_status tfxc_emit(tfxc_session *s, const char *kind, void **data, size_t *len)
+    TFXC_MUST_CHECK;
+/* The same, written to path atomically (a temporary file renamed over path; nothing is left
+ * on failure). Returns as tfxc_emit, or TFXC_INPUT when the file cannot be written. */
+TFXC_API tfxc_status tfxc_emit_file(tfxc_session *s, const char *kind, const char *path)
+    TFXC_MUST_CHECK;
+/* The default output file name the command line uses for kind: the model's file name without
+ * directories and its last extension, plus the kind's extension ("net.pb" -> "net.air").
+ * Returns TFXC_OK, TFXC_MISUSE (no model, unknown kind) or TFXC_NOMEM; free with tfxc_free. */
+TFXC_API tfxc_status tfxc_output_name(tfxc_session *s, const char *kind, char **name)
+    TFXC_MUST_CHECK;
+
+/* The report of the last run as JSON, the same text `tfxc --report FILE` writes (docs/CLI.md
+ * "Report"): the exit code the command line would give, the precheck per node (when the op
+ * mapping ran) and the scope fusion report. NUL-terminated; free with tfxc_free.
+ * Returns TFXC_OK, TFXC_MISUSE (no run yet) or TFXC_NOMEM. */
+TFXC_API tfxc_status tfxc_report_json(tfxc_session *s, char **json, size_t *len)
+    TFXC_MUST_CHECK;
+/* Why a node of the last run was converted as it was: one JSON object (NUL-terminated, free
+ * with tfxc_free) with its TF type, result, mapping ("rule", "graph", "auto", "passthrough",
+ * "unsupported", "fused"), CANN type, the rule and its site, the cause of a failure, a hint,
+ * and "fused_into" for nodes absorbed by scope fusion; the object of that node in the report's
+ * "op" list. Needs a run through "op-mapping". Returns TFXC_OK, TFXC_MISUSE (no op mapping,
+ * no such node) or TFXC_NOMEM. */
+TFXC_API tfxc_status tfxc_explain(tfxc_session *s, const char *node, char **json, size_t *len)
+    TFXC_MUST_CHECK;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -11,6 +11,8 @@
  * user's prototype gives it ports. Only rules/load.h's types are used, so
  * tfxc_cann does not link the rules library. */
 #include <stdlib.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "cann/cann.h"
@@ -150,9 +152,9 @@ tfx_cann_protos *tfx_cann_protos_merged(const tfx_cann_table *t, tfx_diag *d) {
 
 const struct tfx_rules_protos *tfx_cann_protos_hook(const tfx_cann_protos *p) { return p ? &p->hook : NULL; }
 
-const struct tfx_rules_protos *tfx_cann_stdlib_protos(tfx_diag *d) {
-  static tfx_cann_protos *shared;
-  if (shared) return &shared->hook;
+/* Built once per process and immutable afterwards (shared by sessions in several threads);
+ * a failed build is retried by the next caller. */
+static tfx_cann_protos *stdlib_protos_build(tfx_diag *d) {
   const tfx_cann_table *t = tfx_cann_stdlib(d);
   if (!t) return NULL;
   tfx_cann_protos *p = tfx_cann_protos_new(t);
@@ -165,6 +167,20 @@ const struct tfx_rules_protos *tfx_cann_stdlib_protos(tfx_diag *d) {
     tfx_cann_protos_free(p);
     return NULL;
   }
-  shared = p;
-  return &shared->hook;
+  return p;
+}
+
+const struct tfx_rules_protos *tfx_cann_stdlib_protos(tfx_diag *d) {
+  static _Atomic(tfx_cann_protos *) shared;
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  tfx_cann_protos *p = atomic_load_explicit(&shared, memory_order_acquire);
+  if (p) return &p->hook;
+  pthread_mutex_lock(&lock);
+  p = atomic_load_explicit(&shared, memory_order_relaxed);
+  if (!p) {
+    p = stdlib_protos_build(d);
+    if (p) atomic_store_explicit(&shared, p, memory_order_release);
+  }
+  pthread_mutex_unlock(&lock);
+  return p ? &p->hook : NULL;
 }

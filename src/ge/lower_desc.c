@@ -8,6 +8,7 @@
  * layout (a string: readable by every GE version; origin_format_for_int / format_for_int are
  * not written, item 31-32), origin_shape (VT_LIST_INT) + origin_shape_initialized when the rank
  * is known. Unknown rank is [-2], an unknown dim -1. */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,10 +33,9 @@ static const char *const common_layouts[] = {"ND", "NHWC", "NCHW", "HWCN", "NCDH
 #define N_COMMON_LAYOUTS (sizeof common_layouts / sizeof common_layouts[0])
 static Ge__Proto__AttrDef layout_attrs[N_COMMON_LAYOUTS], shape_known_attr;
 static Ge__Proto__TensorDescriptor__AttrEntry layout_entries[N_COMMON_LAYOUTS], shape_known_entry;
-static int shared_attrs_ready;
+static pthread_once_t shared_attrs_once = PTHREAD_ONCE_INIT; /* built once, then read-only */
 
-static void shared_attrs_init(void) {
-  if (shared_attrs_ready) return;
+static void shared_attrs_build(void) {
   for (size_t i = 0; i < N_COMMON_LAYOUTS; i++) {
     ge__proto__attr_def__init(&layout_attrs[i]);
     layout_attrs[i].value_case = GE__PROTO__ATTR_DEF__VALUE_S;
@@ -51,8 +51,9 @@ static void shared_attrs_init(void) {
   ge__proto__tensor_descriptor__attr_entry__init(&shape_known_entry);
   shape_known_entry.key = (char *)(uintptr_t)"origin_shape_initialized";
   shape_known_entry.value = &shape_known_attr;
-  shared_attrs_ready = 1;
 }
+
+static void shared_attrs_init(void) { pthread_once(&shared_attrs_once, shared_attrs_build); }
 
 static Ge__Proto__AttrDef *origin_format(tfx_arena *A, char *layout);
 

@@ -327,8 +327,6 @@ int tfx_io_load_model(const char *path, const tfx_load_opts *opts, tfx_model *ou
   memset(out, 0, sizeof *out);
   tfx_arena_init(&out->arena);
   size_t max_size = opts && opts->max_file_size ? opts->max_file_size : TFX_IO_DEFAULT_MAX_FILE;
-  unsigned max_depth = opts && opts->max_depth ? opts->max_depth : 100;
-  const char *tag = opts ? opts->tag : NULL;
 
   char *file = NULL;
   if (tfx_is_dir(path)) {
@@ -352,12 +350,24 @@ int tfx_io_load_model(const char *path, const tfx_load_opts *opts, tfx_model *ou
     tfx_error(d, path, 0, 0, "out of memory");
     return TFX_EXIT_INPUT;
   }
-  int rc = TFX_EXIT_INPUT;
   size_t len = 0;
   char *buf = tfx_read_file_hint(file, max_size,
                                  "raise the file-size limit with --limit file-size=SIZE or --max-file-size SIZE",
                                  &len, d);
-  if (!buf) goto out;
+  int rc = buf ? tfx_io_load_model_buffer(buf, len, file, opts, out, d) : TFX_EXIT_INPUT;
+  free(buf);
+  free(file);
+  return rc;
+}
+
+int tfx_io_load_model_buffer(const void *data, size_t len, const char *file,
+                             const tfx_load_opts *opts, tfx_model *out, tfx_diag *d) {
+  const char *buf = data;
+  memset(out, 0, sizeof *out);
+  tfx_arena_init(&out->arena);
+  unsigned max_depth = opts && opts->max_depth ? opts->max_depth : 100;
+  const char *tag = opts ? opts->tag : NULL;
+  int rc = TFX_EXIT_INPUT;
   out->path = tfx_arena_strdup(&out->arena, file);
   if (!out->path) {
     tfx_error(d, file, 0, 0, "out of memory");
@@ -403,8 +413,6 @@ int tfx_io_load_model(const char *path, const tfx_load_opts *opts, tfx_model *ou
   }
   if (out->graph) rc = TFX_EXIT_OK;
 out:
-  free(buf);
-  free(file);
   if (rc != TFX_EXIT_OK) tfx_model_free(out);
   return rc;
 }

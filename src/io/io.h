@@ -71,6 +71,11 @@ typedef struct tfx_model {
 
 /* Loads path. opts may be NULL. On failure the model is left empty (arena freed). */
 int tfx_io_load_model(const char *path, const tfx_load_opts *opts, tfx_model *out, tfx_diag *d);
+/* The same for a model already in memory (len bytes at data, borrowed: the model keeps no
+ * pointer into it). file names the model in messages and becomes out->path; the file-size
+ * limit of opts is not applied (the caller holds the bytes already). */
+int tfx_io_load_model_buffer(const void *data, size_t len, const char *file,
+                             const tfx_load_opts *opts, tfx_model *out, tfx_diag *d);
 void tfx_model_free(tfx_model *m);
 
 /* Unpacks a binary message into arena; NULL after reporting (fname used in the message). */

@@ -51,6 +51,10 @@ int tfx_rules_check_warn_option(const char *opt) {
   return tfx_rules_warning_option(&w, opt);
 }
 
+int tfx_rules_buffer_is_pack(const tfx_rules_buffer *b) {
+  return b->len >= 4 && memcmp(b->data, TFX_PACK_MAGIC, 4) == 0;
+}
+
 int tfx_rules_path_is_protos(const char *path) { return ends_with(path, TFX_RULES_PROTOS_SUFFIX); }
 
 /* Classifies the -r paths: missing ones are exit 3, other files exit 2, a pack mixed with
@@ -267,8 +271,11 @@ int tfx_rules_build(const tfx_rules_spec *s, tfx_pack *out, tfx_cann_table **pro
   int prc = load_protos(s, ov, &user, d);
   if (prc == TFX_EXIT_FAIL) return prc;
 
-  if (pack >= 0) {
-    rc = tfx_pack_load_file(out, s->paths[pack], d);
+  const tfx_rules_buffer *pack_buf =
+      s->n_buffers == 1 && tfx_rules_buffer_is_pack(&s->buffers[0]) ? &s->buffers[0] : NULL;
+  if (pack >= 0 || pack_buf) {
+    rc = pack_buf ? tfx_pack_load(out, pack_buf->data, pack_buf->len, pack_buf->name, d)
+                  : tfx_pack_load_file(out, s->paths[pack], d);
     if (rc == 0 && prc != 0) {
       tfx_pack_free(out);
       rc = prc;
@@ -295,6 +302,8 @@ int tfx_rules_build(const tfx_rules_spec *s, tfx_pack *out, tfx_cann_table **pro
     for (size_t i = 0; i < s->n_paths; i++) /* prototype files were loaded above */
       if (!tfx_rules_path_is_protos(s->paths[i]) || tfx_is_dir(s->paths[i]))
         tfx_rules_load_path(rs, s->paths[i], d);
+    for (size_t i = 0; i < s->n_buffers; i++)
+      tfx_rules_load_buffer(rs, s->buffers[i].name, s->buffers[i].data, s->buffers[i].len, d);
     tfx_ruleset_set_max_depth(rs, 0);
     if (!s->no_stdlib)
       for (unsigned i = 0; i < tfx_stdlib_count; i++) {
@@ -371,6 +380,8 @@ int tfx_pass_rules(tfx_ctx *ctx, void *user) {
   if (o) {
     s.paths = o->rule_paths;
     s.n_paths = o->n_rule_paths;
+    s.buffers = o->rule_buffers;
+    s.n_buffers = o->n_rule_buffers;
     s.no_stdlib = o->no_stdlib;
     s.warn_opts = o->warn_opts;
     s.n_warn_opts = o->n_warn_opts;

@@ -39,11 +39,25 @@ int tfx_precheck_json(const tfx_ctx *ctx, const char *model, tfx_strbuf *b, uint
 int tfx_ctx_wants_mapping(const tfx_ctx *ctx);
 
 /* ---- rules (pass_rules.c) ---- */
+/* A rule source in memory (the library API, tfxc_add_rules_buffer): rule text of the kind
+ * its name's extension gives (.scoperule / .opmap), or a pack (bytes starting "TFXB").
+ * Borrowed. */
+typedef struct tfx_rules_buffer {
+  const char *name;
+  const void *data;
+  size_t len;
+} tfx_rules_buffer;
+/* 1 if the buffer holds a pack (by its magic). */
+int tfx_rules_buffer_is_pack(const tfx_rules_buffer *b);
+
 /* Which rules a run uses: -r paths (directories, rule files, or exactly one .tfxb pack),
- * then the embedded stdlib unless no_stdlib. Strings are borrowed. */
+ * then the buffers (after the paths; a pack buffer only alone, checked by the caller), then
+ * the embedded stdlib unless no_stdlib. Strings are borrowed. */
 typedef struct tfx_rules_spec {
   const char *const *paths;
   size_t n_paths;
+  const tfx_rules_buffer *buffers;
+  size_t n_buffers;
   int no_stdlib;
   const char *const *warn_opts; /* "-Wname", "-Wno-name", "-Werror", "-Werror=name", "-Wall" */
   size_t n_warn_opts;

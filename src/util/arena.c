@@ -11,12 +11,14 @@ struct tfx_arena_chunk {
   max_align_t align_[]; /* payload follows */
 };
 
-static long fail_countdown;
-static long fail_hits;
-static long fail_calls;
-static int fail_arena;
-static void (*fail_observer)(const void *site, void *user);
-static void *fail_observer_user;
+/* Fault-injection state, per thread: a test arms it in the thread it then runs, and sessions
+ * converting in other threads neither see it nor race on its counters. */
+static _Thread_local long fail_countdown;
+static _Thread_local long fail_hits;
+static _Thread_local long fail_calls;
+static _Thread_local int fail_arena;
+static _Thread_local void (*fail_observer)(const void *site, void *user);
+static _Thread_local void *fail_observer_user;
 
 void tfx_alloc_fail_at(long n) { fail_countdown = n; fail_hits = 0; fail_calls = 0; }
 long tfx_alloc_failures(void) { return fail_hits; }

@@ -37,7 +37,8 @@ ProtobufCAllocator *tfx_arena_pb(tfx_arena *a);
  * allocation with the code address it was made from (the caller of tfx_malloc/tfx_realloc/
  * tfx_calloc/tfx_arena_alloc/tfx_arena_calloc/tfx_arena_strndup/tfx_arena_strdup, or the
  * protobuf-c code allocating into an arena): tests use it to find every distinct
- * allocation site of a run. These hooks are process-global and not thread-safe. */
+ * allocation site of a run. These hooks are per thread: they see the allocations of the
+ * thread that set them (library sessions in other threads are not affected). */
 void tfx_alloc_fail_at(long n);
 long tfx_alloc_failures(void);
 long tfx_alloc_calls(void);

@@ -19,10 +19,11 @@ int tfx_is_dir(const char *path) {
 
 /* ---- write fault injection (tfx_write_fail_at) ---- */
 
-static long wf_countdown;
-static long wf_hits;
-static long wf_calls;
-static int wf_enospc; /* a short write was injected: the next write() fails with ENOSPC */
+/* per thread, like the allocation fault injection (arena.c) */
+static _Thread_local long wf_countdown;
+static _Thread_local long wf_hits;
+static _Thread_local long wf_calls;
+static _Thread_local int wf_enospc; /* a short write was injected: the next write() fails with ENOSPC */
 
 void tfx_write_fail_at(long n) {
   wf_countdown = n;

@@ -1,0 +1,718 @@
+/* The public API (include/tfxc/tfxc.h): a session around the pass pipeline.
+ * Stage: api. Input: options, rule sources and a model (paths or copies of the caller's
+ * bytes). Output: the pipeline run as the convert command runs it (src/cli/cmd_convert.c)
+ * but stopping before the EMIT group: outputs are serialized on demand by the same emitters
+ * the emit passes use, so they are byte-identical to the command's files. Diagnostics are
+ * collected per call, then handed to the caller's handler. Nothing here prints or exits, and
+ * the session holds all of its state (the stdlib tables it shares are built once and never
+ * change: src/cann). */
+#define _POSIX_C_SOURCE 200809L
+#define TFXC_BUILDING_LIBRARY 1
+#include "tfxc/tfxc.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api_int.h"
+#include "ge/ge.h"
+#include "graph/prune.h"
+#include "io/pbtxt.h"
+#include "util/arena.h"
+#include "util/fileio.h"
+
+typedef struct strvec {
+  char **v;
+  size_t n, cap;
+} strvec;
+
+struct tfxc_session {
+  tfx_diag diag;
+  tfxc_diagnostic_fn diag_fn;
+  void *diag_user;
+  char *errmsg;           /* last error, "" when none */
+
+  /* options (owned copies; o's strings point at them) */
+  tfx_options o;
+  char *tag, *input_shape, *out_nodes, *input_format, *disable, *enable_scope;
+  unsigned emit_mask;     /* "emit"; 0 = air */
+  int check_only;
+  strvec warns;           /* "-W..." */
+  strvec rule_paths;
+  tfx_rules_buffer *bufs; /* data owned */
+  size_t n_bufs, cap_bufs;
+
+  /* the model */
+  char *model_name;       /* path, or the name of a buffer */
+  void *model_data;       /* NULL: model_name is a path */
+  size_t model_len;
+
+  /* the last run */
+  tfx_pipeline p;
+  tfx_ctx ctx;
+  int ran;                /* a run happened (ctx holds its results) */
+  int run_rc;             /* its exit code (tfx_exit) */
+  char *dis_pipe, *dis_rules;
+};
+
+/* ---------------------------------------------------------------- status and diagnostics */
+
+static tfxc_status from_exit(int rc) {
+  switch (rc) {
+  case TFX_EXIT_OK: return TFXC_OK;
+  case TFX_EXIT_USAGE: return TFXC_MISUSE;
+  case TFX_EXIT_INPUT: return TFXC_INPUT;
+  case TFX_EXIT_RULES: return TFXC_RULES;
+  default: return TFXC_FAILED;
+  }
+}
+
+const char *tfxc_version(void) { return TFXC_VERSION; }
+
+const char *tfxc_status_name(tfxc_status st) {
+  switch (st) {
+  case TFXC_OK: return "ok";
+  case TFXC_FAILED: return "failed";
+  case TFXC_MISUSE: return "misuse";
+  case TFXC_INPUT: return "input";
+  case TFXC_RULES: return "rules";
+  case TFXC_NOMEM: return "nomem";
+  }
+  return "unknown";
+}
+
+int tfxc_status_exit_code(tfxc_status st) {
+  switch (st) {
+  case TFXC_OK: return TFX_EXIT_OK;
+  case TFXC_MISUSE: return TFX_EXIT_USAGE;
+  case TFXC_INPUT: return TFX_EXIT_INPUT;
+  case TFXC_RULES: return TFX_EXIT_RULES;
+  default: return TFX_EXIT_FAIL;
+  }
+}
+
+/* Hands the call's diagnostics to the handler, keeps the last error's text, clears the list.
+ * Returns st. */
+static tfxc_status finish(tfxc_session *s, tfxc_status st) {
+  const tfx_diag_item *last_err = NULL;
+  for (size_t i = 0; i < s->diag.n; i++) {
+    const tfx_diag_item *it = &s->diag.items[i];
+    if (it->sev == TFX_SEV_ERROR) last_err = it;
+    if (!s->diag_fn) continue;
+    tfxc_diagnostic dg;
+    dg.severity = it->sev == TFX_SEV_ERROR     ? TFXC_SEV_ERROR
+                  : it->sev == TFX_SEV_WARNING ? TFXC_SEV_WARNING
+                                               : TFXC_SEV_NOTE;
+    dg.file = it->file;
+    dg.line = it->line;
+    dg.column = it->col;
+    dg.message = it->msg ? it->msg : "(out of memory)";
+    dg.rule = it->source_line;
+    s->diag_fn(s->diag_user, &dg);
+  }
+  if (st != TFXC_OK) {
+    free(s->errmsg);
+    s->errmsg = NULL;
+    tfx_strbuf b;
+    tfx_sb_init(&b);
+    if (last_err) {
+      if (last_err->file && last_err->line && last_err->col)
+        tfx_sb_printf(&b, "%s:%u:%u: ", last_err->file, last_err->line, last_err->col);
+      else if (last_err->file && last_err->line)
+        tfx_sb_printf(&b, "%s:%u: ", last_err->file, last_err->line);
+      else if (last_err->file)
+        tfx_sb_printf(&b, "%s: ", last_err->file);
+      tfx_sb_puts(&b, last_err->msg ? last_err->msg : "out of memory");
+    } else if (st == TFXC_NOMEM) {
+      tfx_sb_puts(&b, "out of memory");
+    }
+    if (!b.oom) s->errmsg = strdup(tfx_sb_cstr(&b));
+    tfx_sb_free(&b);
+  }
+  tfx_diag_clear(&s->diag);
+  return st;
+}
+
+void tfxc_set_diagnostic_handler(tfxc_session *s, tfxc_diagnostic_fn fn, void *user) {
+  if (!s) return;
+  s->diag_fn = fn;
+  s->diag_user = user;
+}
+
+const char *tfxc_errmsg(const tfxc_session *s) {
+  if (!s) return "no session";
+  return s->errmsg ? s->errmsg : "";
+}
+
+/* ---------------------------------------------------------------- lifetime */
+
+tfxc_status tfxc_open(tfxc_session **out) {
+  if (!out) return TFXC_MISUSE;
+  *out = NULL;
+  tfxc_session *s = tfx_calloc(1, sizeof *s);
+  if (!s) return TFXC_NOMEM;
+  tfx_diag_init(&s->diag);
+  tfx_pipeline_init(&s->p);
+  tfx_ctx_init(&s->ctx, &s->o, &s->diag);
+  *out = s;
+  return TFXC_OK;
+}
+
+static void strvec_free(strvec *v) {
+  for (size_t i = 0; i < v->n; i++) free(v->v[i]);
+  free(v->v);
+  memset(v, 0, sizeof *v);
+}
+
+/* Appends a copy of str. Returns 0 or -1 (out of memory). */
+static int strvec_push(strvec *v, const char *str) {
+  if (v->n == v->cap) {
+    size_t nc = v->cap ? v->cap * 2 : 8;
+    char **nv = tfx_realloc(v->v, nc * sizeof *nv);
+    if (!nv) return -1;
+    v->v = nv;
+    v->cap = nc;
+  }
+  char *c = strdup(str);
+  if (!c) return -1;
+  v->v[v->n++] = c;
+  return 0;
+}
+
+static void drop_run(tfxc_session *s) {
+  tfx_ctx_free(&s->ctx);
+  tfx_ctx_init(&s->ctx, &s->o, &s->diag);
+  tfx_pipeline_free(&s->p);
+  tfx_pipeline_init(&s->p);
+  free(s->dis_pipe);
+  free(s->dis_rules);
+  s->dis_pipe = s->dis_rules = NULL;
+  s->ran = 0;
+  s->run_rc = 0;
+}
+
+void tfxc_close(tfxc_session *s) {
+  if (!s) return;
+  drop_run(s);
+  tfx_ctx_free(&s->ctx);
+  tfx_pipeline_free(&s->p);
+  free(s->tag);
+  free(s->input_shape);
+  free(s->out_nodes);
+  free(s->input_format);
+  free(s->disable);
+  free(s->enable_scope);
+  strvec_free(&s->warns);
+  strvec_free(&s->rule_paths);
+  for (size_t i = 0; i < s->n_bufs; i++) {
+    free((void *)s->bufs[i].name);
+    free((void *)s->bufs[i].data);
+  }
+  free(s->bufs);
+  free(s->model_name);
+  free(s->model_data);
+  free(s->errmsg);
+  tfx_diag_free(&s->diag);
+  free(s);
+}
+
+void tfxc_free(void *p) { free(p); }
+
+/* ---------------------------------------------------------------- options */
+
+/* Replaces *slot with a copy of value. Returns 0 or -1 (out of memory). */
+static int set_str(char **slot, const char *value) {
+  char *c = strdup(value);
+  if (!c) return -1;
+  free(*slot);
+  *slot = c;
+  return 0;
+}
+
+/* "1"/"true"/"yes"/"on" -> 1, "0"/"false"/"no"/"off" -> 0, else -1. */
+static int parse_flag(const char *v) {
+  static const char *const yes[] = {"1", "true", "yes", "on"}, *const no[] = {"0", "false", "no", "off"};
+  for (size_t i = 0; i < 4; i++) {
+    if (strcmp(v, yes[i]) == 0) return 1;
+    if (strcmp(v, no[i]) == 0) return 0;
+  }
+  return -1;
+}
+
+/* Reports a misuse (an error message) and finishes the call with TFXC_MISUSE. */
+static tfxc_status bad(tfxc_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static tfxc_status bad(tfxc_session *s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  tfx_diag_addv(&s->diag, TFX_SEV_ERROR, NULL, 0, 0, fmt, ap);
+  va_end(ap);
+  return finish(s, TFXC_MISUSE);
+}
+
+static const char *const option_names[] = {
+  "tag", "input-shape", "out-nodes", "input-format", "emit", "disable-pass",
+  "enable-scope-fusion-passes", "vm-budget", "passthrough-unknown", "check", "no-stdlib",
+  "max-file-size", "limit", "W", "verbose",
+};
+
+tfxc_status tfxc_set_option(tfxc_session *s, const char *name, const char *value) {
+  if (!s) return TFXC_MISUSE;
+  if (!name || !value) return bad(s, "tfxc_set_option: %s", !name ? "no option name" : "no value");
+  tfx_diag *d = &s->diag;
+  int oom = 0;
+  int flag = parse_flag(value);
+  if (strcmp(name, "tag") == 0) {
+    oom = set_str(&s->tag, value);
+  } else if (strcmp(name, "input-shape") == 0 || strcmp(name, "out-nodes") == 0) {
+    int shape = name[0] == 'i';
+    if (!*value) return bad(s, "--%s: empty value", name);
+    tfx_arena a; /* syntax only; the names are checked against the graph by the prune pass */
+    tfx_arena_init(&a);
+    uint32_t n = 0;
+    int rc;
+    if (shape) {
+      tfx_prune_shape *ps = NULL;
+      rc = tfx_prune_parse_input_shape(value, &a, &ps, &n, d);
+    } else {
+      tfx_prune_out *po = NULL;
+      rc = tfx_prune_parse_out_nodes(value, &a, &po, &n, d);
+    }
+    tfx_arena_free(&a);
+    if (rc == TFX_EXIT_USAGE) return finish(s, TFXC_MISUSE);
+    if (rc) return finish(s, from_exit(rc));
+    oom = set_str(shape ? &s->input_shape : &s->out_nodes, value);
+  } else if (strcmp(name, "input-format") == 0) {
+    static const char *const ok[] = {"NCHW", "NHWC", "ND", "NCDHW", "NDHWC"};
+    size_t i = 0;
+    while (i < 5 && strcmp(value, ok[i]) != 0) i++;
+    if (i == 5) return bad(s, "--input-format: '%s' is not one of NCHW, NHWC, ND, NCDHW, NDHWC", value);
+    oom = set_str(&s->input_format, value);
+  } else if (strcmp(name, "emit") == 0) {
+    unsigned mask;
+    if (tfx_api_parse_emit(value, &mask, d) != 0) return finish(s, TFXC_MISUSE);
+    s->emit_mask = mask;
+  } else if (strcmp(name, "disable-pass") == 0) {
+    if (!*value) return bad(s, "--disable-pass: empty list");
+    oom = set_str(&s->disable, value);
+  } else if (strcmp(name, "enable-scope-fusion-passes") == 0) {
+    if (!*value) return bad(s, "--enable-scope-fusion-passes: empty list");
+    oom = set_str(&s->enable_scope, value);
+  } else if (strcmp(name, "vm-budget") == 0) {
+    unsigned n;
+    if (tfx_api_parse_uint(value, &n) != 0 || n == 0)
+      return bad(s, "--vm-budget: '%s' is not a positive number of steps (at most 1000000000)",
+                 value);
+    s->o.vm_budget = n;
+  } else if (strcmp(name, "passthrough-unknown") == 0 || strcmp(name, "check") == 0 ||
+             strcmp(name, "no-stdlib") == 0) {
+    if (flag < 0) return bad(s, "--%s: '%s' is not a flag value (1/0, true/false, yes/no, on/off)", name, value);
+    if (name[0] == 'p') s->o.passthrough_unknown = flag;
+    else if (name[0] == 'c') s->check_only = flag;
+    else s->o.no_stdlib = flag;
+  } else if (strcmp(name, "max-file-size") == 0) {
+    size_t n;
+    if (tfx_api_parse_size(value, &n) != 0 || n == 0)
+      return bad(s, "--max-file-size: '%s' is not a size (e.g. 512M, 4G)", value);
+    s->o.max_file_size = n;
+  } else if (strcmp(name, "limit") == 0) {
+    if (tfx_api_parse_limit(value, &s->o.limits, &s->o.max_file_size, &s->o.vm_budget, d) != 0)
+      return finish(s, TFXC_MISUSE);
+  } else if (strcmp(name, "W") == 0) {
+    size_t n = strlen(value);
+    char *opt = tfx_malloc(n + 3);
+    if (!opt) return finish(s, TFXC_NOMEM);
+    memcpy(opt, "-W", 2);
+    memcpy(opt + 2, value, n + 1);
+    int ok = tfx_rules_check_warn_option(opt) == 0;
+    if (ok) oom = strvec_push(&s->warns, opt);
+    free(opt);
+    if (!ok) return bad(s, "unknown warning option '-W%s'", value);
+  } else if (strcmp(name, "verbose") == 0) {
+    unsigned n;
+    if (strcmp(value, "-1") == 0) s->o.verbose = -1;
+    else if (tfx_api_parse_uint(value, &n) == 0 && n <= 16) s->o.verbose = (int)n;
+    else return bad(s, "--verbose: '%s' is not a level from -1 to 16", value);
+  } else {
+    const char *hint = tfx_pipeline_closest(name, option_names,
+                                            sizeof option_names / sizeof option_names[0]);
+    tfx_error(d, NULL, 0, 0, "unknown option '%s'%s%s%s", name, hint ? "; did you mean '" : "",
+              hint ? hint : "", hint ? "'?" : "");
+    return finish(s, TFXC_MISUSE);
+  }
+  return finish(s, oom ? TFXC_NOMEM : TFXC_OK);
+}
+
+/* ---------------------------------------------------------------- rules and model */
+
+tfxc_status tfxc_add_rules_path(tfxc_session *s, const char *path) {
+  if (!s) return TFXC_MISUSE;
+  if (!path || !*path) return bad(s, "tfxc_add_rules_path: %s", "no path");
+  return finish(s, strvec_push(&s->rule_paths, path) ? TFXC_NOMEM : TFXC_OK);
+}
+
+static int ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+tfxc_status tfxc_add_rules_buffer(tfxc_session *s, const char *name, const void *data,
+                                  size_t len) {
+  if (!s) return TFXC_MISUSE;
+  if (!name || !*name || (!data && len)) return bad(s, "tfxc_add_rules_buffer: %s", "no name or data");
+  tfx_rules_buffer b = {name, data ? data : "", len};
+  int pack = tfx_rules_buffer_is_pack(&b);
+  if (!pack && !ends_with(name, ".scoperule") && !ends_with(name, ".opmap"))
+    return bad(s, "rules '%s': neither a pack (bytes starting TFXB) nor named as rule text "
+               "(.scoperule, .opmap)", name);
+  if (pack || (s->n_bufs && tfx_rules_buffer_is_pack(&s->bufs[0])))
+    if (s->n_bufs)
+      return bad(s, "rules '%s': a pack holds a complete rule set and cannot be combined with "
+                 "other rules in memory", name);
+  if (s->n_bufs == s->cap_bufs) {
+    size_t nc = s->cap_bufs ? s->cap_bufs * 2 : 4;
+    tfx_rules_buffer *nb = tfx_realloc(s->bufs, nc * sizeof *nb);
+    if (!nb) return finish(s, TFXC_NOMEM);
+    s->bufs = nb;
+    s->cap_bufs = nc;
+  }
+  char *nm = strdup(name);
+  void *copy = tfx_malloc(len);
+  if (!nm || !copy) {
+    free(nm);
+    free(copy);
+    return finish(s, TFXC_NOMEM);
+  }
+  if (len) memcpy(copy, data, len);
+  s->bufs[s->n_bufs].name = nm;
+  s->bufs[s->n_bufs].data = copy;
+  s->bufs[s->n_bufs].len = len;
+  s->n_bufs++;
+  return finish(s, TFXC_OK);
+}
+
+tfxc_status tfxc_load_model_path(tfxc_session *s, const char *path) {
+  if (!s) return TFXC_MISUSE;
+  if (!path || !*path) return bad(s, "tfxc_load_model_path: %s", "no path");
+  char *c = strdup(path);
+  if (!c) return finish(s, TFXC_NOMEM);
+  drop_run(s); /* the results of a run refer to the old model */
+  free(s->model_name);
+  free(s->model_data);
+  s->model_name = c;
+  s->model_data = NULL;
+  s->model_len = 0;
+  return finish(s, TFXC_OK);
+}
+
+tfxc_status tfxc_load_model_buffer(tfxc_session *s, const char *name, const void *data,
+                                   size_t len) {
+  if (!s) return TFXC_MISUSE;
+  if (!name || !*name || (!data && len)) return bad(s, "tfxc_load_model_buffer: %s", "no name or data");
+  char *c = strdup(name);
+  void *copy = tfx_malloc(len);
+  if (!c || !copy) {
+    free(c);
+    free(copy);
+    return finish(s, TFXC_NOMEM);
+  }
+  if (len) memcpy(copy, data, len);
+  drop_run(s);
+  free(s->model_name);
+  free(s->model_data);
+  s->model_name = c;
+  s->model_data = copy;
+  s->model_len = len;
+  return finish(s, TFXC_OK);
+}
+
+/* The "load" pass for a model in memory (the builtin reads ctx->opts->model_path). */
+static int load_buffer_pass(tfx_ctx *ctx, void *user) {
+  tfxc_session *s = user;
+  tfx_ctx_free(ctx); /* a fresh load invalidates any index or tree */
+  const tfx_options *o = ctx->opts;
+  tfx_load_opts lo = {0};
+  lo.tag = o->tag;
+  lo.max_depth = tfx_limit_uint(&o->limits, TFX_LIMIT_DEPTH);
+  lo.max_string = tfx_limit_size(&o->limits, TFX_LIMIT_STRING);
+  lo.max_list = tfx_limit_size(&o->limits, TFX_LIMIT_LIST);
+  size_t max = o->max_file_size ? o->max_file_size : (size_t)4 << 30; /* io's default */
+  if (s->model_len > max) {
+    tfx_error(ctx->diag, s->model_name, 0, 0, "model of %zu bytes is over the file-size limit "
+              "(%zu); raise it with the option limit file-size=SIZE", s->model_len, max);
+    return TFX_EXIT_INPUT;
+  }
+  int rc = tfx_io_load_model_buffer(s->model_data, s->model_len, s->model_name, &lo,
+                                    &ctx->model, ctx->diag);
+  if (rc != 0) return rc;
+  ctx->have_model = 1;
+  return 0;
+}
+
+/* ---------------------------------------------------------------- running */
+
+/* Fills s->o from the session's options for a run. */
+static void setup_options(tfxc_session *s) {
+  tfx_options *o = &s->o;
+  o->model_path = s->model_name;
+  o->tag = s->tag;
+  o->input_shape = s->input_shape;
+  o->out_nodes = s->out_nodes;
+  o->input_format = s->input_format;
+  o->disable = s->disable;
+  o->enable_scope_passes = s->enable_scope;
+  o->rule_paths = (const char *const *)s->rule_paths.v;
+  o->n_rule_paths = s->rule_paths.n;
+  o->rule_buffers = s->bufs;
+  o->n_rule_buffers = s->n_bufs;
+  o->warn_opts = (const char *const *)s->warns.v;
+  o->n_warn_opts = s->warns.n;
+  o->check_only = s->check_only;
+  o->emit = s->check_only ? 0 : s->emit_mask ? s->emit_mask : 1u << TFX_EMIT_AIR;
+  for (int k = 0; k < TFX_EMIT__COUNT; k++) o->out_path[k] = NULL;
+  o->disable_rules = NULL;
+  o->dump_after = NULL;
+  o->time_passes = 0;
+  o->trace = 0;
+}
+
+tfxc_status tfxc_run(tfxc_session *s, const char *last) {
+  if (!s) return TFXC_MISUSE;
+  tfx_diag *d = &s->diag;
+  if (!s->model_name) {
+    tfx_error(d, NULL, 0, 0, "no model given (tfxc_load_model_path / tfxc_load_model_buffer)");
+    return finish(s, TFXC_MISUSE);
+  }
+  drop_run(s);
+  setup_options(s);
+  tfx_pipeline *p = &s->p;
+  if (tfx_pass_register_builtin(p) != 0) {
+    tfx_error(d, NULL, 0, 0, "out of memory registering passes");
+    return finish(s, TFXC_NOMEM);
+  }
+  if (s->model_data) {
+    tfx_pass *lp = tfx_pipeline_find(p, "load");
+    if (lp) {
+      lp->run = load_buffer_pass;
+      lp->user = s;
+    }
+  }
+  if (s->disable) {
+    if (tfx_api_split_disable(p, s->disable, &s->dis_pipe, &s->dis_rules) != 0) {
+      tfx_error(d, NULL, 0, 0, "out of memory");
+      return finish(s, TFXC_NOMEM);
+    }
+    if (*s->dis_pipe && tfx_pipeline_disable(p, s->dis_pipe, d) != 0) return finish(s, TFXC_MISUSE);
+    if (*s->dis_rules) {
+      const tfx_pass *rp = tfx_pipeline_find(p, "rules");
+      if (!rp || !rp->enabled) { /* no rules are loaded: nothing else can have these names */
+        tfx_pipeline_check_names(p, s->dis_rules, 0, "--disable-pass", d);
+        return finish(s, TFXC_MISUSE);
+      }
+      s->o.disable_rules = s->dis_rules;
+    }
+  }
+  tfx_pass_group last_group = s->check_only ? TFX_GROUP_OP_MAPPING : TFX_GROUP_LOWERING;
+  tfx_pipeline_sort(p);
+  size_t stop = p->n; /* passes from here on are held back */
+  if (last) {
+    tfx_pass *lp = tfx_pipeline_find(p, last);
+    if (!lp) {
+      tfx_pipeline_check_names(p, last, 0, "tfxc_run", d);
+      return finish(s, TFXC_MISUSE);
+    }
+    if (lp->group == TFX_GROUP_EMIT) {
+      tfx_error(d, NULL, 0, 0, "tfxc_run: '%s' writes files; run through 'lowering' and take the "
+                "outputs with tfxc_emit or tfxc_emit_file", last);
+      return finish(s, TFXC_MISUSE);
+    }
+    last_group = lp->group;
+    stop = (size_t)(lp - p->passes) + 1;
+  }
+  int held[64];
+  size_t n_held = 0;
+  for (size_t i = stop; i < p->n && n_held < 64; i++) {
+    held[n_held++] = p->passes[i].enabled;
+    p->passes[i].enabled = 0;
+  }
+  int rc = tfx_pipeline_run(p, &s->ctx, last_group);
+  for (size_t i = 0; i < n_held; i++) p->passes[stop + i].enabled = held[i];
+  if (s->check_only && rc == 0 && !last) {
+    const tfx_pass *om = tfx_pipeline_find(p, "op-mapping");
+    if (!s->ctx.opmap) {
+      tfx_error(d, NULL, 0, 0, "--check: the op mapping did not run%s",
+                om && !om->enabled ? " (pass 'op-mapping' is disabled)" : "");
+      rc = TFX_EXIT_FAIL;
+    } else if (s->ctx.opmap->n_failed) {
+      rc = TFX_EXIT_FAIL; /* the report lists them */
+    }
+  }
+  s->ran = 1;
+  s->run_rc = rc;
+  return finish(s, from_exit(rc));
+}
+
+/* ---------------------------------------------------------------- outputs */
+
+/* Serializes kind into sb. Returns a status (reported). */
+static tfxc_status emit_into(tfxc_session *s, int k, tfx_strbuf *sb) {
+  tfx_diag *d = &s->diag;
+  tfx_ctx *ctx = &s->ctx;
+  int rc = 0;
+  if (k == TFX_EMIT_TF_PBTXT) {
+    if (!ctx->have_model) {
+      tfx_error(d, NULL, 0, 0, "tfxc_emit tf-pbtxt: no model loaded (run first)");
+      return TFXC_MISUSE;
+    }
+    if (tfx_pbtxt_print(&ctx->model.graph->base, sb) != 0) sb->oom = 1;
+  } else {
+    if (!ctx->ge || !ctx->ge->model) {
+      tfx_error(d, NULL, 0, 0, "tfxc_emit %s: needs the GE model (a run through pass 'lowering')",
+                tfx_api_emit_name(k));
+      return TFXC_MISUSE;
+    }
+    switch (k) {
+    case TFX_EMIT_AIR: rc = tfx_ge_emit_air(ctx->ge->model, sb, d); break;
+    case TFX_EMIT_GE_PBTXT: rc = tfx_ge_emit_pbtxt(ctx->ge->model, sb, d); break;
+    case TFX_EMIT_GE_JSON: rc = tfx_ge_emit_json(ctx->ge->model, sb, d); break;
+    default: rc = tfx_ge_emit_dot(ctx->ge->model, sb, d); break;
+    }
+    if (rc) return from_exit(rc);
+  }
+  if (sb->oom) {
+    tfx_error(d, NULL, 0, 0, "out of memory writing --emit %s", tfx_api_emit_name(k));
+    return TFXC_NOMEM;
+  }
+  return TFXC_OK;
+}
+
+static int kind_of(tfxc_session *s, const char *kind) {
+  int k = tfx_api_emit_kind(kind);
+  if (k < 0) {
+    unsigned mask;
+    if (!kind || !*kind) tfx_error(&s->diag, NULL, 0, 0, "no output kind given");
+    else if (strchr(kind, ',')) tfx_error(&s->diag, NULL, 0, 0, "one output kind at a time ('%s')", kind);
+    else tfx_api_parse_emit(kind, &mask, &s->diag);
+  }
+  return k;
+}
+
+tfxc_status tfxc_emit(tfxc_session *s, const char *kind, void **data, size_t *len) {
+  if (!s) return TFXC_MISUSE;
+  if (!data || !len) return bad(s, "tfxc_emit: %s", "no result pointers");
+  *data = NULL;
+  *len = 0;
+  int k = kind_of(s, kind);
+  if (k < 0) return finish(s, TFXC_MISUSE);
+  tfx_strbuf sb;
+  tfx_sb_init(&sb);
+  tfxc_status st = emit_into(s, k, &sb);
+  if (st == TFXC_OK &&
+      tfx_check_output_size(tfx_api_emit_name(k), sb.len,
+                            tfx_limit_size(&s->o.limits, TFX_LIMIT_OUTPUT_SIZE), &s->diag) != 0)
+    st = TFXC_FAILED;
+  if (st == TFXC_OK) {
+    if (!sb.data && !(sb.data = tfx_malloc(1))) st = TFXC_NOMEM;
+    else {
+      *data = sb.data; /* the strbuf's block is malloc'ed: tfxc_free releases it */
+      *len = sb.len;
+      sb.data = NULL;
+    }
+  }
+  tfx_sb_free(&sb);
+  return finish(s, st);
+}
+
+tfxc_status tfxc_emit_file(tfxc_session *s, const char *kind, const char *path) {
+  if (!s) return TFXC_MISUSE;
+  if (!path || !*path || strcmp(path, "-") == 0)
+    return bad(s, "tfxc_emit_file: %s", "no file name (standard output is the caller's: use tfxc_emit)");
+  int k = kind_of(s, kind);
+  if (k < 0) return finish(s, TFXC_MISUSE);
+  tfx_strbuf sb;
+  tfx_sb_init(&sb);
+  tfxc_status st = emit_into(s, k, &sb);
+  if (st == TFXC_OK &&
+      tfx_check_output_size(path, sb.len, tfx_limit_size(&s->o.limits, TFX_LIMIT_OUTPUT_SIZE),
+                            &s->diag) != 0)
+    st = TFXC_FAILED;
+  if (st == TFXC_OK && tfx_write_file_atomic(path, sb.data ? sb.data : "", sb.len, &s->diag) != 0)
+    st = TFXC_INPUT;
+  tfx_sb_free(&sb);
+  return finish(s, st);
+}
+
+tfxc_status tfxc_output_name(tfxc_session *s, const char *kind, char **name) {
+  if (!s) return TFXC_MISUSE;
+  if (!name) return bad(s, "tfxc_output_name: %s", "no result pointer");
+  *name = NULL;
+  int k = kind_of(s, kind);
+  if (k < 0) return finish(s, TFXC_MISUSE);
+  if (!s->model_name) return bad(s, "tfxc_output_name: %s", "no model given");
+  *name = tfx_ctx_default_output(s->model_name, tfx_api_emit_suffix(k));
+  return finish(s, *name ? TFXC_OK : TFXC_NOMEM);
+}
+
+/* ---------------------------------------------------------------- report and explain */
+
+tfxc_status tfxc_report_json(tfxc_session *s, char **json, size_t *len) {
+  if (!s) return TFXC_MISUSE;
+  if (!json) return bad(s, "tfxc_report_json: %s", "no result pointer");
+  *json = NULL;
+  if (len) *len = 0;
+  if (!s->ran) return bad(s, "tfxc_report_json: %s", "no run yet (tfxc_run)");
+  tfx_strbuf sb;
+  tfx_sb_init(&sb);
+  if (tfx_api_report_json(&s->ctx, s->model_name, s->run_rc, &sb) != 0) {
+    tfx_sb_free(&sb);
+    tfx_error(&s->diag, NULL, 0, 0, "out of memory writing the report");
+    return finish(s, TFXC_NOMEM);
+  }
+  *json = sb.data;
+  if (len) *len = sb.len;
+  return finish(s, TFXC_OK);
+}
+
+tfxc_status tfxc_explain(tfxc_session *s, const char *node, char **json, size_t *len) {
+  if (!s) return TFXC_MISUSE;
+  if (!json || !node) return bad(s, "tfxc_explain: %s", "no node or result pointer");
+  *json = NULL;
+  if (len) *len = 0;
+  if (!s->ctx.opmap)
+    return bad(s, "tfxc_explain: %s", "the op mapping has not run (tfxc_run through 'op-mapping')");
+  /* the node's object in the precheck's "op" list: one entry per line, "{\"name\": N, ..." */
+  tfx_strbuf pre, key;
+  tfx_sb_init(&pre);
+  tfx_sb_init(&key);
+  uint32_t n_fail;
+  tfx_sb_puts(&key, "\n  {\"name\": ");
+  tfx_sb_json_str(&key, node, strlen(node));
+  tfx_sb_putc(&key, ',');
+  tfxc_status st = TFXC_OK;
+  if (tfx_precheck_json(&s->ctx, s->model_name, &pre, &n_fail) != 0 || pre.oom || key.oom) {
+    tfx_error(&s->diag, NULL, 0, 0, "out of memory (explain)");
+    st = TFXC_NOMEM;
+  } else {
+    const char *at = strstr(tfx_sb_cstr(&pre), tfx_sb_cstr(&key));
+    if (!at) {
+      tfx_error(&s->diag, NULL, 0, 0, "tfxc_explain: no node '%s' in the converted model", node);
+      st = TFXC_MISUSE;
+    } else {
+      at += 3; /* "\n  " */
+      const char *end = strchr(at, '\n');
+      size_t n = end ? (size_t)(end - at) : strlen(at);
+      if (n && at[n - 1] == ',') n--;
+      char *out = tfx_malloc(n + 2);
+      if (!out) st = TFXC_NOMEM;
+      else {
+        memcpy(out, at, n);
+        out[n] = '\n';
+        out[n + 1] = 0;
+        *json = out;
+        if (len) *len = n + 1;
+      }
+    }
+  }
+  tfx_sb_free(&pre);
+  tfx_sb_free(&key);
+  return finish(s, st);
+}
