@@ -190,6 +190,10 @@ fuse_stmt: SCOPES exprs ssemi                        { $$ = tfx_ast_stmt_exprs(P
   | DESCRIPTION expr ssemi                           { $$ = tfx_ast_stmt_expr(P, TFX_AST_S_DESCRIPTION, @1, $2); }
   | INPUT expr '{' portmaps '}' opt_semi             { $$ = tfx_ast_stmt_index_map(P, @1, 0, $2, &$4); }
   | OUTPUT expr '{' portmaps '}' opt_semi            { $$ = tfx_ast_stmt_index_map(P, @1, 1, $2, &$4); }
+  | OPTIONAL INPUT expr '{' portmaps '}' opt_semi    { $$ = tfx_ast_stmt_index_map(P, @1, 0, $3, &$5); if ($$) $$->optional = 1; }
+  | OPTIONAL OUTPUT expr '{' portmaps '}' opt_semi   { $$ = tfx_ast_stmt_index_map(P, @1, 1, $3, &$5); if ($$) $$->optional = 1; }
+  | ABSENT INPUT expr ssemi                          { $$ = tfx_ast_stmt_expr(P, TFX_AST_S_ABSENT_PORT, @1, $3); }
+  | ABSENT OUTPUT expr ssemi                         { $$ = tfx_ast_stmt_expr(P, TFX_AST_S_ABSENT_PORT, @1, $3); if ($$) $$->is_output = 1; }
   | ABSORB expr ssemi                                { $$ = tfx_ast_stmt_expr(P, TFX_AST_S_ABSORB, @1, $2); }
   | ATTR word '=' expr ssemi                         { $$ = tfx_ast_stmt_named(P, TFX_AST_S_ATTR, @1, 0, &$2, NULL, $4); }
   | LET IDENT '=' expr ssemi                         { $$ = tfx_ast_stmt_named(P, TFX_AST_S_LET, @1, 0, &$2, NULL, $4); }

@@ -53,8 +53,24 @@ typedef struct map_b {             /* an index map under construction */
   uint32_t n, cap;
 } map_b;
 
+typedef struct key_site {          /* one index-map statement (FR_KEY) of the open result */
+  int dir, optional;
+  int64_t absent;                  /* `absent input N`: N (the key is ""), else -1 */
+  int unmatched;                   /* an optional key that matches no child (check_keys) */
+  const char *key;                 /* copy in the report arena */
+  uint32_t klen, pc;
+} key_site;
+
+typedef struct map_err {           /* a pending result's index-map failure (check_keys),
+                                      reported when the result is committed */
+  const char *msg;                 /* NULL: none */
+  uint32_t pc;                     /* the statement's FR_KEY */
+} map_err;
+
 typedef struct builder {           /* the fusion result between FR_BEGIN and FR_END */
   int open;
+  key_site *keys;
+  uint32_t n_keys, cap_keys;
   tfx_fusion_result *r;
   uint32_t cap_scopes, cap_scope_names, cap_extra, cap_extra_names, cap_attrs, cap_inner, cap_outs;
   map_b *maps[2];
@@ -92,6 +108,8 @@ typedef struct run {
   int stopped;                     /* an invalid result ended the pass's additions */
   tfx_fusion_result **pending;     /* results of this select run */
   uint32_t n_pending, cap_pending;
+  map_err *pending_err;            /* parallel to pending (check_keys) */
+  uint32_t cap_pending_err;
   /* the graph's name-keyed final map */
   tfx_fusion_result **final;
   uint32_t n_final, cap_final;
@@ -352,6 +370,7 @@ static int need_open(run *r, const char *op) {
 }
 
 static void builder_reset(run *r) {
+  free(r->b.keys);
   for (int dir = 0; dir < 2; dir++) {
     for (uint32_t i = 0; i < r->b.n_maps[dir]; i++) free(r->b.maps[dir][i].to);
     free(r->b.maps[dir]);
@@ -448,6 +467,24 @@ static int h_map(void *c, int dir, const char *key, size_t klen, int64_t from, i
     mb->to[mb->n++] = TFX_FUSION_UNSET;
   }
   if (mb->to[from] == TFX_FUSION_UNSET) mb->to[from] = to; /* map insert: the first wins */
+  return 0;
+}
+
+static int h_key(void *c, int dir, const char *key, size_t klen, int flags, uint32_t pc) {
+  run *r = c;
+  if (need_open(r, dir ? "FR_KEY output" : "FR_KEY input")) return -1;
+  builder *b = &r->b;
+  if (MGROW(r, b->keys, b->n_keys, b->cap_keys)) return -1;
+  key_site *k = &b->keys[b->n_keys];
+  k->key = adup(r, key, klen);
+  if (!k->key) return -1;
+  k->dir = dir ? 1 : 0;
+  k->optional = flags & 1;
+  k->unmatched = 0;
+  k->absent = flags & 2 ? (int64_t)((uint32_t)flags >> 2) : -1;
+  k->klen = (uint32_t)klen;
+  k->pc = pc;
+  b->n_keys++;
   return 0;
 }
 
@@ -590,6 +627,110 @@ static int h_node_out(void *c, int64_t index, const char *node, size_t nl, int64
   if (!o->node) return -1;
   res->n_outs++;
   return 0;
+}
+
+/* ---------------------------------------------------------------- index-map checks
+ * tfxc is stricter than Ascend here (docs/LANGUAGE.md §3.4): Ascend ignores a key that matches
+ * no child and numbers the fused ports by the entries it found, so a typo in a key silently
+ * wires the next input into the wrong slot. Each key of an `input`/`output` statement must
+ * end the name of at least one child of the result unless the statement is `optional`, and
+ * the fused ports of each direction must be numbered 0..max without a gap: the ports of an
+ * optional key that matched nothing give nothing, and only `absent input N` declares a port
+ * deliberately unfed (a trailing unmatched optional key just leaves the fused op shorter). The first failure of a result is kept
+ * (set_map_err) and reported at the statement when the result is committed, so a result the
+ * pass's `require` discards is never an error. */
+
+static int ends_with(const char *s, const char *tail, size_t tl) {
+  size_t n = strlen(s);
+  return n >= tl && memcmp(s + n - tl, tail, tl) == 0;
+}
+
+/* 1 when key (a map of direction dir) is an optional key that matched no child. */
+static int map_unmatched(const builder *b, int dir, const char *key) {
+  for (uint32_t k = 0; k < b->n_keys; k++)
+    if (b->keys[k].dir == dir && b->keys[k].unmatched && strcmp(b->keys[k].key, key) == 0) {
+      int matched_too = 0; /* the same key written again without `optional` matched */
+      for (uint32_t j = 0; j < b->n_keys; j++)
+        matched_too |= b->keys[j].dir == dir && !b->keys[j].unmatched && b->keys[j].absent < 0 &&
+                       strcmp(b->keys[j].key, key) == 0;
+      return !matched_too;
+    }
+  return 0;
+}
+
+/* Fills *e for res (children computed), or leaves e->msg NULL. Returns -1 on out of memory. */
+static int check_keys(run *r, const tfx_fusion_result *res, map_err *e) {
+  builder *b = &r->b;
+  e->msg = NULL;
+  char buf[512];
+  for (uint32_t k = 0; k < b->n_keys; k++) {
+    key_site *ks = &b->keys[k];
+    if (ks->absent >= 0) continue;
+    int hit = 0;
+    for (uint32_t i = 0; i < res->n_children && !hit; i++) hit = ends_with(res->child_names[i], ks->key, ks->klen);
+    if (hit) continue;
+    if (ks->optional) {
+      ks->unmatched = 1; /* its ports give nothing: they count as gaps below */
+      continue;
+    }
+    snprintf(buf, sizeof buf,
+             "scope pass '%s': fusion result '%.120s' (type %.60s): %s key \"%.120s\" matches no node "
+             "of the result (%u node%s); fix the key, or write 'optional %s' if it may be absent",
+             r->pass_name, res->name, res->type, ks->dir ? "output" : "input", ks->key,
+             res->n_children, res->n_children == 1 ? "" : "s", ks->dir ? "output" : "input");
+    e->msg = adup(r, buf, strlen(buf));
+    e->pc = ks->pc;
+    return e->msg ? 0 : -1;
+  }
+  for (int dir = 0; dir < 2 && b->n_keys; dir++) { /* programs without FR_KEY: not checked */
+    const tfx_fusion_map *v = dir ? res->outputs : res->inputs;
+    uint32_t n = dir ? res->n_outputs : res->n_inputs;
+    int64_t max = -1;
+    for (uint32_t i = 0; i < n; i++)
+      for (uint32_t p = 0; p < v[i].n && !map_unmatched(b, dir, v[i].key); p++)
+        if (v[i].to[p] > max) max = v[i].to[p];
+    if (max < 0) continue;
+    for (int64_t q = 0; q < max; q++) {
+      int given = 0;
+      for (uint32_t k = 0; k < b->n_keys && !given; k++) given = b->keys[k].dir == dir && b->keys[k].absent == q;
+      for (uint32_t i = 0; i < n && !given; i++)
+        for (uint32_t p = 0; p < v[i].n && !given && !map_unmatched(b, dir, v[i].key); p++) given = v[i].to[p] == q;
+      if (given) continue;
+      uint32_t pc = TFX_PACK_NONE;
+      for (uint32_t k = 0; k < b->n_keys; k++)
+        if (b->keys[k].dir == dir) pc = b->keys[k].pc;
+      snprintf(buf, sizeof buf,
+               "scope pass '%s': fusion result '%.120s' (type %.60s): fused %s %lld is given by no "
+               "index map, but %s %lld is (the fused ports are numbered without gaps; "
+               "'absent %s %lld;' declares an unfed port)",
+               r->pass_name, res->name, res->type, dir ? "output" : "input", (long long)q,
+               dir ? "output" : "input", (long long)max, dir ? "output" : "input", (long long)q);
+      e->msg = adup(r, buf, strlen(buf));
+      e->pc = pc;
+      return e->msg ? 0 : -1;
+    }
+  }
+  return 0;
+}
+
+/* Reports the index-map failures of the committed results; returns -1 when there was one. */
+static int report_map_errs(run *r) {
+  int bad = 0;
+  for (uint32_t k = 0; k < r->n_pending; k++) {
+    const map_err *e = &r->pending_err[k];
+    if (!e->msg) continue;
+    const tfx_vm_loc *loc = e->pc != TFX_PACK_NONE ? tfx_pack_loc_at(r->p, e->pc) : NULL;
+    if (loc) {
+      tfx_error(r->d, tfx_pack_file(r->p, loc->file), loc->line, loc->col, "%s", e->msg);
+    } else {
+      const char *file;
+      unsigned line, col;
+      rule_site(r->p, r->rule, 0, &file, &line, &col);
+      tfx_error(r->d, file, line, col, "%s", e->msg);
+    }
+    bad = 1;
+  }
+  return bad ? -1 : 0;
 }
 
 /* ---------------------------------------------------------------- committing a result */
@@ -771,8 +912,11 @@ static int h_end(void *c) {
     snprintf(msg, sizeof msg, "CheckInnerNodesInfo failed: %.260s", why);
     rc = drop_invalid(r, res, msg, 0);
   } else {
+    uint32_t n_err = r->n_pending;
     if (compute_children(r, res)) rc = -1;
     else if (MGROW(r, r->pending, r->n_pending, r->cap_pending)) rc = -1;
+    else if (MGROW(r, r->pending_err, n_err, r->cap_pending_err)) rc = -1;
+    else if (check_keys(r, res, &r->pending_err[r->n_pending])) rc = -1;
     else r->pending[r->n_pending++] = res;
   }
   builder_reset(r);
@@ -790,6 +934,7 @@ static const tfx_vm_host fusion_host = {
     .result_absorb = h_absorb,
     .result_attr = h_attr,
     .result_invalid = h_invalid,
+    .result_key = h_key,
     .node_new = h_node_new,
     .node_input = h_node_input,
     .node_const = h_node_const,
@@ -1232,6 +1377,8 @@ static int run_pass(run *r, uint32_t rule) {
         for (uint32_t i = s->dfs_index; i < s->dfs_end; i++) t->scopes[t->dfs[i]].sub_type = TFX_NO_ID;
       }
       r->n_pending = 0;
+    } else if (rc == 0 && report_map_errs(r)) {
+      rc = -1; /* a key that matches no node, a gap in the fused ports (check_keys) */
     } else if (rc == 0) {
       pr->status = r->stopped ? TFX_FUSION_NOT_CHANGED : TFX_FUSION_SUCCESS;
       if (r->n_pending) {
@@ -1364,6 +1511,7 @@ out:
   tfx_hmap_free(&r.final_ix);
   free(r.final);
   free(r.pending);
+  free(r.pending_err);
   free(r.by_name);
   free(r.mark);
   free(r.scope_names);

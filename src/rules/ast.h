@@ -200,7 +200,9 @@ typedef enum tfx_ast_stmt_kind {
   TFX_AST_S_DYNAMIC,     /* dynamic input|output NAME count E;  is_output, name, expr */
   TFX_AST_S_DELETE,      /* delete input N when C;  index_expr, expr */
   TFX_AST_S_WHEN,        /* when C;               expr */
-  TFX_AST_S_PRIORITY     /* priority N;           index */
+  TFX_AST_S_PRIORITY,    /* priority N;           index */
+  /* fuse bodies, added later */
+  TFX_AST_S_ABSENT_PORT  /* absent input|output N;  is_output, expr (an integer literal) */
 } tfx_ast_stmt_kind;
 
 struct tfx_ast_stmt {
@@ -225,6 +227,8 @@ struct tfx_ast_stmt {
   tfx_ast_stmt *else_body;  /* IF: else branch (an else-if is a single IF statement) */
   int has_else;
   uint16_t depth;           /* block nesting (bounded by TFX_AST_MAX_DEPTH + 1) */
+  uint8_t optional;         /* INDEX_MAP: `optional input|output KEY {...}` (the key may match
+                               no node of the result) */
   tfx_ast_stmt *next;
 };
 

@@ -344,6 +344,8 @@ static void stmt(tfx_cc *c, const tfx_ast_stmt *st, body *b) {
     case TFX_AST_S_INDEX_MAP:
       r = tfx_cc_expr_any(c, st->expr);
       r2 = tfx_cc_alloc(c, 2, st->loc);
+      tfx_cc_loc(c, st->loc); /* FR_KEY: the statement's site, for the fusion-time key check */
+      EMIT(FR_KEY, (uint32_t)st->is_output, r, (uint32_t)(st->optional ? 1 : 0));
       for (const tfx_ast_portmap *p = st->ports; p; p = p->next) {
         tfx_cc_loc(c, p->loc);
         tfx_cc_load_int(c, r2, p->from);
@@ -434,6 +436,14 @@ static void stmt(tfx_cc *c, const tfx_ast_stmt *st, body *b) {
       tfx_asm_label_here(as, skip);
       break;
     }
+    case TFX_AST_S_ABSENT_PORT: /* FR_KEY with flags 2 | N << 2 and key "": fused port N is unfed */
+      if (st->expr && st->expr->kind == TFX_AST_E_INT && st->expr->u.i >= 0 && st->expr->u.i < (1 << 20)) {
+        r = tfx_cc_alloc(c, 1, st->loc);
+        tfx_cc_load_str(c, r, "");
+        tfx_cc_loc(c, st->loc);
+        EMIT(FR_KEY, (uint32_t)st->is_output, r, (uint32_t)(2 | st->expr->u.i << 2));
+      }
+      break;
     case TFX_AST_S_WHEN:     /* evaluated first by compile_opmap */
     case TFX_AST_S_PRIORITY: /* lives in the rule table */
       break;

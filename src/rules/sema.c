@@ -754,6 +754,12 @@ static void check_fuse_block(sema *s, const tfx_ast_stmt *list, body_ctx *c) {
       case TFX_AST_S_INVALID:
         need(s, st->expr, expr_type(s, st->expr), T_STRING, "the reason of 'invalid'");
         break;
+      case TFX_AST_S_ABSENT_PORT: {
+        int64_t v;
+        if (int_lit(s, st->expr, st->is_output ? "'absent output'" : "'absent input'", &v) && v < 0)
+          err(s, st->expr->loc, "port numbers start at 0");
+        break;
+      }
       case TFX_AST_S_NODE: check_node_stmt(s, c, st); break;
       case TFX_AST_S_OUT: check_out(s, c, st); break;
       default: break; /* op-map statements cannot be parsed here */
@@ -771,6 +777,58 @@ static void fuse_max_ports(const tfx_ast_stmt *list, body_ctx *c) {
           int64_t *mx = st->is_output ? &c->max_out : &c->max_in;
           if (m->to > *mx) *mx = m->to;
         }
+}
+
+/* ---------------------------------------------------------------- fused port numbering
+ * (issue 12 item 1; kept apart from check_fuse_block). The index maps of a result, in every
+ * branch together, must give each fused port 0..max of a direction: a port no map can give
+ * would make the fused op's later inputs shift into its slot. Keys themselves are checked at
+ * fusion time against the result's nodes (fusion/engine.c, check_keys): a pattern describes
+ * a scope by op-type counts and names, not by the names of its nodes. */
+
+typedef struct port_set {
+  uint64_t bits[2][4];                /* ports 0..255 per direction */
+  const tfx_ast_portmap *max_at[2];   /* the entry giving the highest port */
+} port_set;
+
+static void collect_ports(const tfx_ast_stmt *list, port_set *ps) {
+  if (list && list->depth > TFX_AST_MAX_DEPTH) return;
+  for (const tfx_ast_stmt *st = list; st; st = st->next) {
+    if (st->kind == TFX_AST_S_IF) {
+      collect_ports(st->body, ps);
+      collect_ports(st->else_body, ps);
+      continue;
+    }
+    int o = st->is_output ? 1 : 0;
+    if (st->kind == TFX_AST_S_ABSENT_PORT) { /* declared unfed: not a gap */
+      const tfx_ast_expr *e = st->expr;
+      if (e && e->kind == TFX_AST_E_INT && e->u.i >= 0 && e->u.i < 256) ps->bits[o][e->u.i / 64] |= 1ull << (e->u.i % 64);
+      continue;
+    }
+    if (st->kind != TFX_AST_S_INDEX_MAP) continue;
+    for (const tfx_ast_portmap *m = st->ports; m; m = m->next) {
+      if (m->to_none || m->to < 0) continue;
+      if (m->to < 256) ps->bits[o][m->to / 64] |= 1ull << (m->to % 64);
+      if (!ps->max_at[o] || m->to > ps->max_at[o]->to) ps->max_at[o] = m;
+    }
+  }
+}
+
+static void check_port_gaps(sema *s, const tfx_ast_fuse *f) {
+  port_set ps;
+  memset(&ps, 0, sizeof ps);
+  collect_ports(f->body, &ps);
+  for (int o = 0; o < 2; o++) {
+    const tfx_ast_portmap *m = ps.max_at[o];
+    if (!m || m->to >= 256) continue; /* past 255: left to the fusion-time check */
+    for (int64_t q = 0; q < m->to; q++)
+      if (!(ps.bits[o][q / 64] & (1ull << (q % 64)))) {
+        err(s, m->loc, "fused %s %lld is given by no index map of this result, but %s %lld is (the fused "
+            "ports are numbered without gaps; 'absent %s %lld;' declares an unfed port)", o ? "output" : "input",
+            (long long)q, o ? "output" : "input", (long long)m->to, o ? "output" : "input", (long long)q);
+        break;
+      }
+  }
 }
 
 static int has_scopes_stmt(const tfx_ast_stmt *list) {
@@ -807,6 +865,7 @@ static void check_fuse(sema *s, const tfx_ast_fuse *f) {
   fuse_max_ports(f->body, &c); /* top-level maps give the boundary port counts */
   c.max_in = c.max_in;
   check_fuse_block(s, f->body, &c);
+  check_port_gaps(s, f);
   if (!c.has_type)
     err(s, f->loc, "fusion result without a 'type' (add 'type OpType;')");
   if (c.n_nodes && !c.n_outs)

@@ -64,6 +64,14 @@ typedef struct tfx_vm_host {
   const char *(*format_of)(void *ctx, uint32_t node, int64_t port);
   /* DataType (proto numbering) of data input `port` of `node`, or -1 for none. */
   int64_t (*dtype_of)(void *ctx, uint32_t node, int64_t port);
+
+  /* ---- fusion results, added later (kept last so positional initializers stay valid) ---- */
+  /* One index-map statement's key, before its entries (FR_INPUT/OUTPUT): flags bit 0 = the
+   * key is optional (`optional input KEY {...}`); flags 2 | N << 2 (key ""): `absent input N`,
+   * fused port N is deliberately unfed. pc is the FR_KEY instruction (its source site:
+   * tfx_pack_loc_at). */
+  int (*result_key)(void *ctx, int dir, const char *key, size_t klen, int flags,
+                    uint32_t pc);                                        /* FR_KEY */
 } tfx_vm_host;
 
 #endif

@@ -97,6 +97,7 @@
   X(FR_ABSORB, R, _, _, _, SELECT, 0, "host.result_absorb(R[a])", "absorb a node or a list of nodes") \
   X(FR_ATTR, KS, R, _, _, SELECT, 0, "host.result_attr(K[a], R[b])", "attribute of the fused op") \
   X(FR_INVALID, R, _, _, _, SELECT, 0, "host.result_invalid(R[a])", "drop this result (ScopeInvalidType)") \
+  X(FR_KEY, D, R, I, _, SELECT, 0, "host.result_key(a, R[b], c)", "an index-map statement's key, before its entries: dir, key, flags (1 = optional; 2 | N << 2 = `absent` port N, key \"\")") \
   /* ---- inner nodes (many-to-many results, op -> graph maps) ---- */                        \
   X(NODE_NEW, R, R, _, _, EMIT, 0, "host.node_new(R[a], R[b])", "add an inner node: name, type") \
   X(NODE_IN, R, R, _, _, EMIT, 0, "host.node_input(R[a], R[b])", "next input: inner node name (none = boundary) and port") \

@@ -12,6 +12,7 @@
 
 #include "tfxc/tfxc.h"
 #include "util/fileio.h"
+#include "vm_fingerprint.h"
 
 void tfx_pack_init(tfx_pack *p) {
   memset(p, 0, sizeof *p);
@@ -134,7 +135,7 @@ int tfx_pack_write(const tfx_pack *p, tfx_strbuf *out) {
   put_u64(out, pl.len);
   put_u64(out, tfx_pack_hash(pl.data, pl.len));
   put_u32(out, TFX_PACK_N_SECTIONS);
-  put_u32(out, 0);
+  put_u32(out, TFX_PACK_TABLES_FINGERPRINT);
   tfx_sb_add(out, pl.data, pl.len);
   tfx_sb_free(&pl);
   return out->oom ? -1 : 0;
@@ -321,9 +322,18 @@ int tfx_pack_load(tfx_pack *p, const void *bytes, size_t len, const char *name, 
   rd h = {b, TFX_PACK_HEADER_SIZE, 4, NULL};
   uint32_t version = rd_u32(&h);
   uint64_t size = rd_u64(&h), hash = rd_u64(&h);
-  uint32_t nsec = rd_u32(&h), reserved = rd_u32(&h);
+  uint32_t nsec = rd_u32(&h), fingerprint = rd_u32(&h);
   if (version != TFX_PACK_VERSION) {
-    corrupt(d, name, "format version %u, expected %u", version, TFX_PACK_VERSION);
+    tfx_error(d, name, 0, 0,
+              "compiled by a different tfxc (pack format version %u, this tfxc reads %u): "
+              "recompile it with 'tfxc compile'", version, TFX_PACK_VERSION);
+    return TFX_EXIT_INPUT;
+  }
+  if (fingerprint != TFX_PACK_TABLES_FINGERPRINT) {
+    tfx_error(d, name, 0, 0,
+              "compiled by a different tfxc (VM tables fingerprint %08x, this tfxc has %08x: "
+              "opcode, builtin or property ids differ): recompile it with 'tfxc compile'",
+              fingerprint, (unsigned)TFX_PACK_TABLES_FINGERPRINT);
     return TFX_EXIT_INPUT;
   }
   if (len > TFX_PACK_MAX_BYTES || size != len - TFX_PACK_HEADER_SIZE) {
@@ -335,7 +345,7 @@ int tfx_pack_load(tfx_pack *p, const void *bytes, size_t len, const char *name, 
     corrupt(d, name, "content hash mismatch");
     return TFX_EXIT_INPUT;
   }
-  if (nsec != TFX_PACK_N_SECTIONS || reserved != 0) {
+  if (nsec != TFX_PACK_N_SECTIONS) {
     corrupt(d, name, "bad section count %u", nsec);
     return TFX_EXIT_INPUT;
   }

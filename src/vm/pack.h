@@ -10,7 +10,10 @@
  *          8   u64 payload size          bytes after the 32-byte header
  *         16   u64 hash                  FNV-1a 64 of the payload bytes
  *         24   u32 section count         TFX_PACK_N_SECTIONS
- *         28   u32 reserved (0)
+ *         28   u32 tables fingerprint    TFX_PACK_TABLES_FINGERPRINT: the first 32 bits of
+ *                                        the SHA-256 of the operand-kind, opcode, builtin and
+ *                                        property lists of vm/opcodes.h (names, order, kinds;
+ *                                        cmake/vm_fingerprint.cmake, run at build time)
  *         32   payload: TFX_PACK_N_SECTIONS sections in id order 1..N, each
  *              u32 id, u32 byte size, then `size` bytes:
  *     1 CONST    u32 n; n records: u32 tag, then NONE: -, BOOL/INT/DTYPE: i64, FLOAT: f64
@@ -27,6 +30,10 @@
  *     9 FILE     u32 n; n x {name}                         (string constants)
  *    10 LOC      u32 n; n x {pc, file, line, col}          (strictly increasing pc)
  *
+ * A pack of another format version or with another tables fingerprint was compiled by a
+ * different tfxc, whose opcode / builtin / property ids may mean something else: it is refused
+ * with "compiled by a different tfxc ...: recompile it" (TFX_EXIT_INPUT), before anything else
+ * is read.
  * Writing is deterministic (same pack, same bytes). Loading checks, in order: header, hash,
  * section framing and limits, then tfx_pack_verify (every instruction's opcode, operand kinds
  * and ranges, jump targets on instruction boundaries inside their program, program kinds,
@@ -46,7 +53,7 @@
 #include "vm/value.h"
 
 #define TFX_PACK_MAGIC "TFXB"
-#define TFX_PACK_VERSION 1u
+#define TFX_PACK_VERSION 2u /* 2: header word 28 holds the tables fingerprint */
 #define TFX_PACK_HEADER_SIZE 32u
 #define TFX_PACK_N_SECTIONS 10u
 #define TFX_PACK_NONE UINT32_MAX /* "no constant / no program / no rule" in table fields */

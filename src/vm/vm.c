@@ -507,6 +507,10 @@ fetch:
       VM_HOST(result_map, dir, RA.u.s, RA.n, RB.u.i, RC.tag == TFX_V_NONE ? -1 : RC.u.i);
       VM_NEXT();
     }
+    VM_CASE(FR_KEY)
+      VM_TRY(need(vm, &RB, TFX_V_STR, "an index-map key"));
+      VM_HOST(result_key, (int)TFX_INS_DIR(ins, 0), RB.u.s, RB.n, (int)TFX_INS_IMM(ins, 2), ipc);
+      VM_NEXT();
     VM_CASE(FR_ABSORB) {
       const uint32_t *ids;
       size_t n;

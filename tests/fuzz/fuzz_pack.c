@@ -126,6 +126,11 @@ static int h_map(void *c, int dir, const char *k, size_t kl, int64_t from, int64
   ((host_ctx *)c)->sum += (uint64_t)dir + (uint64_t)from + (uint64_t)to;
   return 0;
 }
+static int h_key(void *c, int dir, const char *k, size_t kl, int flags, uint32_t pc) {
+  touch(c, k, kl);
+  ((host_ctx *)c)->sum += (uint64_t)dir + (uint64_t)flags + pc;
+  return 0;
+}
 static int h_ids(void *c, const uint32_t *s, size_t n) { touch_ids(c, s, n); return 0; }
 static int h_named_value(void *c, const char *name, const tfx_value *v) {
   touch(c, name, strlen(name));
@@ -188,7 +193,7 @@ static int64_t h_dtype_of(void *c, uint32_t node, int64_t port) {
 static const tfx_vm_host host = {
   .result_begin = h_begin, .result_end = h_end, .result_scopes = h_scopes,
   .result_name = h_str, .result_type = h_str, .result_description = h_str,
-  .result_map = h_map, .result_absorb = h_ids, .result_attr = h_named_value,
+  .result_map = h_map, .result_key = h_key, .result_absorb = h_ids, .result_attr = h_named_value,
   .result_invalid = h_str,
   .node_new = h_node_new, .node_input = h_node_input, .node_const = h_value,
   .node_attr = h_named_value, .node_format = h_format, .node_out = h_node_out,

@@ -429,6 +429,7 @@ static void selection_effects(void **state) {
   E(f, LOADI, 4, 0, 0);
   E(f, LOADI, 5, 1, 0);
   E(f, LOADNONE, 6, 0, 0);
+  E(f, FR_KEY, 0, 3, 1); /* the statement's key (optional): accepted, not logged */
   E(f, FR_INPUT, 3, 4, 5);
   E(f, FR_INPUT, 3, 5, 6); /* none -> dropped edge (-1) */
   E(f, LOADK, 3, KS(f, "Add"), 0);

@@ -321,8 +321,17 @@ static void bad_header(void **state) {
   tfx_pack q;
   b.data[4] = 9; /* version */
   assert_int_equal(tfx_pack_load(&q, b.data, b.len, "v.tfxb", &f->d), TFX_EXIT_INPUT);
-  assert_true(TG_ERR(&f->d, "corrupt pack: format version 9, expected 1"));
-  b.data[4] = 1;
+  assert_true(TG_ERR(&f->d, "compiled by a different tfxc (pack format version 9, this tfxc reads 2): recompile"));
+  b.data[4] = (unsigned char)TFX_PACK_VERSION;
+  /* Another tables fingerprint (a pack of a tfxc whose opcode/builtin/property ids differ;
+   * tests/cli/pack_fingerprint.sh builds one from a shifted table): refused before the hash. */
+  b.data[28] ^= 0x40;
+  tfx_diag_clear(&f->d);
+  assert_int_equal(tfx_pack_load(&q, b.data, b.len, "v.tfxb", &f->d), TFX_EXIT_INPUT);
+  assert_int_equal(f->d.errors, 1);
+  assert_true(TG_ERR(&f->d, "compiled by a different tfxc (VM tables fingerprint"));
+  assert_true(TG_ERR(&f->d, "recompile it with 'tfxc compile'"));
+  b.data[28] ^= 0x40;
   b.data[0] = 'X';
   assert_int_equal(tfx_pack_load(&q, b.data, b.len, "v.tfxb", &f->d), TFX_EXIT_INPUT);
   assert_true(TG_ERR(&f->d, "bad magic"));
@@ -530,7 +539,7 @@ static void files(void **state) {
 }
 
 static const char *golden_disasm =
-    "; tfxb v1: 1 rules, 2 programs, 18 code words, 7 constants, 1 features\n"
+    "; tfxb v2: 1 rules, 2 programs, 18 code words, 7 constants, 1 features\n"
     "rule 0: pass \"P\" general main prog 1 [g.scoperule:1]\n"
     "  group 0\n"
     "    layer 0\n"

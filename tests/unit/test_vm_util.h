@@ -284,12 +284,18 @@ static inline int64_t h_dtype_of(void *c, uint32_t node, int64_t port) {
   return port == 0 ? 1 : -1;
 }
 
+/* FR_KEY (the site of an index-map statement): accepted, not logged. */
+static inline int h_result_key(void *c, int dir, const char *key, size_t n, int flags, uint32_t pc) {
+  (void)c, (void)dir, (void)key, (void)n, (void)flags, (void)pc;
+  return 0;
+}
+
 static const tfx_vm_host vt_host = {
     h_result_begin, h_result_end, h_result_scopes, h_result_name, h_result_type,
     h_result_desc, h_result_map, h_result_absorb, h_result_attr, h_result_invalid,
     h_node_new, h_node_input, h_node_const, h_node_attr, h_node_format, h_node_out,
     h_map_type, h_map_auto, h_map_attr, h_map_drop, h_map_format, h_map_port,
-    h_map_optional, h_map_dynamic, h_map_delete, h_format_of, h_dtype_of};
+    h_map_optional, h_map_dynamic, h_map_delete, h_format_of, h_dtype_of, h_result_key};
 
 /* ---- assembling and running ---- */
 
