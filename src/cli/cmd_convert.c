@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/progress.h"
 #include "fusion/engine.h"
 #include "opmap/opmap.h"
 #include "passes/passes.h"
@@ -406,6 +407,8 @@ int tfx_cli_convert(int argc, char **argv, int first, tfx_diag *d) {
     rc = TFX_EXIT_USAGE;
     goto done;
   }
+  tfx_cli_progress prog; /* a progress line on a terminal after 2 s (progress.c) */
+  tfx_cli_progress_install(&prog, &p, ca.o.verbose);
   rc = tfx_pipeline_run(&p, &ctx, ca.o.check_only ? TFX_GROUP_OP_MAPPING : TFX_GROUP_EMIT);
   if (ca.o.check_only && rc == 0) {
     const tfx_pass *om = tfx_pipeline_find(&p, "op-mapping");

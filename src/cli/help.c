@@ -66,6 +66,8 @@ void tfx_cli_help_main(FILE *f) {
     "      --disable-pass A,B      switch passes off ('load' and 'index' are required); scope\n"
     "                              fusion passes of the rules are accepted too\n"
     "      --time-passes           print a timing table of the passes to stderr\n"
+    "                              (a run past 2 s shows a progress line when stderr is a\n"
+    "                              terminal; -q hides it)\n"
     "      --dump-after PASS|all   write the TF graph (text) after PASS; a comma list is allowed\n"
     "      --dump-dir DIR          where --dump-after writes NN-<pass>.pbtxt (default tfxc-dump)\n"
     "  -v, --verbose               more messages (repeatable); reports every rule override\n"
