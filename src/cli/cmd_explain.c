@@ -526,7 +526,7 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
     goto done;
   }
   if (!ctx.have_pack) {
-    tfx_error(d, NULL, 0, 0, "tfxc explain: no rules loaded (rules pass disabled)");
+    tfx_error(d, "tfxc explain", 0, 0, "no rules loaded (rules pass disabled)");
     rc = TFX_EXIT_USAGE;
     goto done;
   }
