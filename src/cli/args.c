@@ -31,7 +31,13 @@ void tfx_cli_usage_error(tfx_diag *d, const char *cmd, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  tfx_error(d, cmd, 0, 0, "%s", buf); /* printed as "tfxc inspect: error: ..." */
+  /* printed as "tfxc inspect: error: ...": a message that starts with that prefix itself
+   * (or with "tfxc: ") would show it twice */
+  const char *msg = buf;
+  size_t n = strlen(cmd);
+  if (!strncmp(msg, cmd, n) && !strncmp(msg + n, ": ", 2)) msg += n + 2;
+  else if (!strncmp(msg, "tfxc: ", 6)) msg += 6;
+  tfx_error(d, cmd, 0, 0, "%s", msg);
   if (strcmp(cmd, "tfxc help") == 0)
     tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "run 'tfxc help' for the list of commands");
   else
@@ -61,10 +67,21 @@ static void unknown_option(tfx_cli_args *a, const char *arg, size_t len, tfx_dia
     tfx_cli_usage_error(d, a->cmd, "unknown option '%s'", word);
 }
 
+/* 1 if s[0..n) spells name with '_' for any '-' (ATC's spellings: --input_shape). */
+static int atc_spelling(const char *name, const char *s, size_t n) {
+  if (strlen(name) != n) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (s[i] != name[i] && !(s[i] == '_' && name[i] == '-')) return 0;
+  return 1;
+}
+
 static const tfx_cli_opt *find_long(const tfx_cli_args *a, const char *s, size_t n) {
   for (size_t k = 0; k < a->n_opts; k++)
     if (a->opts[k].name && strlen(a->opts[k].name) == n && memcmp(a->opts[k].name, s, n) == 0)
       return &a->opts[k];
+  if (memchr(s, '_', n)) /* ATC writes every long option with underscores */
+    for (size_t k = 0; k < a->n_opts; k++)
+      if (a->opts[k].name && atc_spelling(a->opts[k].name, s, n)) return &a->opts[k];
   return NULL;
 }
 
@@ -222,6 +239,14 @@ int tfx_cli_check_input_format(const char *s, tfx_diag *d) {
     if (strcmp(s, ok[i]) == 0) return 0;
   tfx_cli_usage_error(d, "tfxc", "--input-format: '%s' is not one of NCHW, NHWC, ND, NCDHW, NDHWC", s);
   return -1;
+}
+
+int tfx_cli_output_wants_ext(const char *path) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  if (!*base || strchr(base, '.') || strcmp(path, "-") == 0) return 0;
+  struct stat st; /* an existing device, FIFO or directory is taken as given */
+  return stat(path, &st) != 0 || S_ISREG(st.st_mode);
 }
 
 int tfx_cli_check_output_path(const char *path, const char *cmd, tfx_diag *d) {

@@ -48,6 +48,67 @@ static int run_help(int argc, char **argv, tfx_diag *d) {
   return TFX_EXIT_OK;
 }
 
+/* ---- options written before the command (`tfxc -Wall list-rules`) ---- */
+
+/* What an argument before a command is: 0 not an option, 1 an option the commands share
+ * (rules, warnings, verbosity, limits) with its value inline or none, 2 the same with its value
+ * in the next argument, 3 another option (of the convert command) taking the next argument, 4
+ * another option. */
+static int option_kind(const char *arg) {
+  static const char *const shared_val[] = {"--rules", "--limit", "--vm-budget", "--tag",
+                                           "--max-file-size"};
+  static const char *const shared_flag[] = {"--no-stdlib", "--verbose", "--quiet"};
+  static const char *const convert_val[] = {"--output", "--emit", "--input-shape", "--out-nodes",
+                                            "--input-format", "--enable-scope-fusion-passes",
+                                            "--disable-pass", "--report", "--dump-after",
+                                            "--dump-dir"};
+  char a[64]; /* ATC's spellings: '_' for '-' in the name */
+  snprintf(a, sizeof a, "%s", arg);
+  for (char *c = a + 2; *c && *c != '='; c++)
+    if (*c == '_' && a[1] == '-') *c = '-';
+  if (a[0] != '-' || !a[1]) return 0;
+  if (a[1] != '-') {
+    if (a[1] == 'W' || a[1] == 'r') return a[2] ? 1 : 2;
+    if (a[1] == 'o') return a[2] ? 4 : 3;
+    return strspn(a + 1, "vq") == strlen(a + 1) ? 1 : 4;
+  }
+  size_t n = strcspn(a, "=");
+  for (size_t i = 0; i < sizeof shared_val / sizeof *shared_val; i++)
+    if (strlen(shared_val[i]) == n && !strncmp(a, shared_val[i], n)) return a[n] ? 1 : 2;
+  for (size_t i = 0; i < sizeof shared_flag / sizeof *shared_flag; i++)
+    if (!strcmp(a, shared_flag[i])) return 1;
+  for (size_t i = 0; i < sizeof convert_val / sizeof *convert_val; i++)
+    if (strlen(convert_val[i]) == n && !strncmp(a, convert_val[i], n)) return a[n] ? 4 : 3;
+  return 4;
+}
+
+/* argv[1] is an option: when the first word after the leading options is a command (and no
+ * file of that name exists: `tfxc -v inspect` still converts a model named "inspect"), the
+ * shared options move after the command name (*moved = 1, argv is permuted in place) or, when
+ * another option stands before the command, that is a usage error naming where it belongs.
+ * Returns 0 or TFX_EXIT_USAGE (reported). */
+static int options_before_command(int argc, char **argv, int *moved, tfx_diag *d) {
+  *moved = 0;
+  int i = 1, other = 0;
+  while (i < argc && strcmp(argv[i], "--") != 0) {
+    int k = option_kind(argv[i]);
+    if (k == 0) break;
+    if (k >= 3) other = 1;
+    i += (k == 2 || k == 3) ? 2 : 1;
+  }
+  if (i >= argc || !find_command(argv[i]) || access(argv[i], F_OK) == 0) return 0;
+  if (other) {
+    tfx_cli_usage_error(d, "tfxc", "'%s' is a command and must come first: 'tfxc %s [OPTIONS]' "
+                        "(options before it are the model conversion's)", argv[i], argv[i]);
+    return TFX_EXIT_USAGE;
+  }
+  char *cmd = argv[i];
+  memmove(argv + 2, argv + 1, (size_t)(i - 1) * sizeof *argv);
+  argv[1] = cmd;
+  *moved = 1;
+  return 0;
+}
+
 static int dispatch(int argc, char **argv, tfx_diag *d) {
   if (argc < 2) {
     tfx_cli_usage_error(d, "tfxc", "no model given (usage: tfxc [OPTIONS] MODEL, or tfxc COMMAND)");
@@ -58,16 +119,28 @@ static int dispatch(int argc, char **argv, tfx_diag *d) {
     printf("tfxc %s\n", TFXC_VERSION);
     return TFX_EXIT_OK;
   }
+  int moved = 0;
+  if (a1[0] == '-') {
+    int r = options_before_command(argc, argv, &moved, d);
+    if (r) return r;
+    a1 = argv[1];
+  }
   const command *c = find_command(a1);
   if (c) {
     if (strcmp(c->name, "help") == 0) return run_help(argc, argv, d);
-    if (c->run) return c->run(argc, argv, 2, d);
+    if (c->run) {
+      int rc = c->run(argc, argv, 2, d);
+      if (rc == TFX_EXIT_USAGE && moved)
+        tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "the options before '%s' were given to it, as "
+                     "if written after it", c->name);
+      return rc;
+    }
     for (int i = 2; i < argc; i++)
       if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
         tfx_cli_help_for(c->name, stdout);
         return TFX_EXIT_OK;
       }
-    tfx_error(d, NULL, 0, 0, "tfxc %s: not implemented yet", c->name);
+    tfx_error(d, NULL, 0, 0, "command '%s' is not implemented yet", c->name);
     return TFX_EXIT_FAIL;
   }
   /* A bare word that is no file but looks like a misspelt command is a usage error. */

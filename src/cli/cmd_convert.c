@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/progress.h"
 #include "fusion/engine.h"
 #include "opmap/opmap.h"
 #include "passes/passes.h"
@@ -18,7 +19,7 @@ enum {
   O_RULES, O_NO_STDLIB, O_OUTPUT, O_EMIT, O_INPUT_SHAPE, O_INPUT_FORMAT, O_OUT_NODES,
   O_ENABLE_SCOPE, O_DISABLE_PASS, O_CHECK, O_REPORT, O_TIME_PASSES, O_DUMP_AFTER, O_DUMP_DIR,
   O_TRACE, O_VERBOSE, O_QUIET, O_TAG, O_MAX_FILE, O_LIST_PASSES, O_HELP, O_VERSION,
-  O_WARN, O_VM_BUDGET, O_PASSTHROUGH, O_LIMIT
+  O_WARN, O_VM_BUDGET, O_PASSTHROUGH, O_LIMIT, O_FRAMEWORK, O_MODEL
 };
 
 static const tfx_cli_opt convert_opts[] = {
@@ -48,6 +49,8 @@ static const tfx_cli_opt convert_opts[] = {
   {O_VM_BUDGET, "vm-budget", 0, "N"},
   {O_PASSTHROUGH, "passthrough-unknown", 0, NULL},
   {O_LIMIT, "limit", 0, "NAME=N"},
+  {O_FRAMEWORK, "framework", 0, "N"}, /* ATC's: 3 (TensorFlow) is the only one */
+  {O_MODEL, "model", 0, "FILE"},      /* ATC's spelling of MODEL */
 };
 
 typedef struct emit_kind {
@@ -111,6 +114,16 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx
   while ((id = tfx_cli_next(&a, &v, d)) != TFX_CLI_END) {
     switch (id) {
     case TFX_CLI_ERROR: return TFX_EXIT_USAGE;
+    case O_FRAMEWORK:
+      if (strcmp(v, "3") != 0) {
+        tfx_cli_usage_error(d, "tfxc", "--framework=%s: tfxc converts TensorFlow models only "
+                            "(ATC's --framework=3)", v);
+        usage = 1;
+      } else
+        tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "--framework=3: TensorFlow is the only "
+                     "framework tfxc reads; the option can be left out");
+      break;
+    case O_MODEL: /* fall through: the MODEL argument */
     case TFX_CLI_POSITIONAL:
       if (ca->o.model_path) {
         tfx_cli_usage_error(d, "tfxc", "more than one MODEL given ('%s' and '%s')",
@@ -379,10 +392,13 @@ int tfx_cli_convert(int argc, char **argv, int first, tfx_diag *d) {
   for (int k = 0; k < TFX_EMIT__COUNT; k++) kinds += (ca.o.emit >> k) & 1u;
   for (int k = 0; k < TFX_EMIT__COUNT; k++) {
     if (!(ca.o.emit & (1u << k))) continue;
-    if (ca.output && kinds == 1) { /* one kind: -o is the file */
+    if (ca.output && kinds == 1 && !tfx_cli_output_wants_ext(ca.output)) { /* -o is the file */
       ca.o.out_path[k] = ca.output;
       continue;
     }
+    if (ca.output && kinds == 1) /* ATC's --output=NAME: the extension is added */
+      tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "-o %s has no extension: writing %s%s (as ATC's "
+                   "--output adds .om)", ca.output, ca.output, emit_kinds[k].suffix);
     /* several kinds: -o is a stem, each kind adds its extension */
     if (ca.output) {
       size_t n = strlen(ca.output) + strlen(emit_kinds[k].suffix) + 1;
@@ -406,6 +422,8 @@ int tfx_cli_convert(int argc, char **argv, int first, tfx_diag *d) {
     rc = TFX_EXIT_USAGE;
     goto done;
   }
+  tfx_cli_progress prog; /* a progress line on a terminal after 2 s (progress.c) */
+  tfx_cli_progress_install(&prog, &p, ca.o.verbose);
   rc = tfx_pipeline_run(&p, &ctx, ca.o.check_only ? TFX_GROUP_OP_MAPPING : TFX_GROUP_EMIT);
   if (ca.o.check_only && rc == 0) {
     const tfx_pass *om = tfx_pipeline_find(&p, "op-mapping");

@@ -28,7 +28,7 @@
 
 enum {
   E_SCOPE, E_RULE, E_FUNCTION, E_RULES, E_NO_STDLIB, E_WARN, E_ENABLE_SCOPE, E_DISABLE_PASS, E_VM_BUDGET,
-  E_TAG, E_INPUT_SHAPE, E_OUT_NODES, E_MAX_FILE, E_VERBOSE, E_QUIET, E_HELP, E_LIMIT
+  E_TAG, E_INPUT_SHAPE, E_OUT_NODES, E_MAX_FILE, E_VERBOSE, E_QUIET, E_HELP, E_LIMIT, E_PASS
 };
 
 static const tfx_cli_opt explain_opts[] = {
@@ -49,6 +49,7 @@ static const tfx_cli_opt explain_opts[] = {
   {E_QUIET, "quiet", 'q', NULL},
   {E_HELP, "help", 'h', NULL},
   {E_LIMIT, "limit", 0, "NAME=N"},
+  {E_PASS, "pass", 0, "A,B"},
 };
 
 /* One evaluation of the scope by one pattern. */
@@ -64,6 +65,7 @@ typedef struct explain {
   const tfx_ctx *ctx;
   const char *scope;    /* full name with the trailing '/' */
   const char *graph;    /* "" the main graph, else the function name */
+  const char *only;     /* --pass: the comma list of passes --scope explains, or NULL (all) */
   int seen;             /* the scope existed in that graph when a pattern ran */
   eval *ev;
   size_t n, cap;
@@ -148,6 +150,18 @@ static const char *status_str(tfx_fusion_status s) {
   return s == TFX_FUSION_SUCCESS ? "SUCCESS" : s == TFX_FUSION_FAILED ? "FAILED" : "SCOPE_NOT_CHANGED";
 }
 
+/* 1 if name is an item of the comma list list. */
+static int in_list(const char *list, const char *name) {
+  size_t n = strlen(name);
+  for (const char *s = list;;) {
+    const char *e = strchr(s, ',');
+    size_t k = e ? (size_t)(e - s) : strlen(s);
+    if (k == n && memcmp(s, name, n) == 0) return 1;
+    if (!e) return 0;
+    s = e + 1;
+  }
+}
+
 /* "pass NAME (general, file:line)" */
 static void pass_head(tfx_strbuf *b, const tfx_pack *p, uint32_t ri) {
   const tfx_vm_rule *ru = &p->rules[ri];
@@ -215,6 +229,7 @@ static void explain_scope(tfx_strbuf *b, const explain *x) {
   for (uint32_t ri = 0; ri < p->n_rules; ri++) {
     const tfx_vm_rule *ru = &p->rules[ri];
     if (ru->kind != TFX_RULE_PASS) continue;
+    if (x->only && !in_list(x->only, tfx_pack_str(p, ru->name))) continue;
     const tfx_fusion_pass_report *pr = pass_report(g, tfx_pack_str(p, ru->name));
     pass_head(b, p, ri);
     if (!pr) {
@@ -394,7 +409,7 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
   tfx_cli_args a;
   tfx_cli_args_init(&a, argc, argv, first, "tfxc explain", explain_opts,
                     sizeof explain_opts / sizeof explain_opts[0]);
-  const char *scope = NULL, *rule = NULL, *function = NULL, *v;
+  const char *scope = NULL, *rule = NULL, *function = NULL, *only = NULL, *v;
   int help = 0, usage = 0, id, rc = 0;
   while ((id = tfx_cli_next(&a, &v, d)) != TFX_CLI_END) {
     switch (id) {
@@ -410,6 +425,7 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
     case E_SCOPE: scope = v; break;
     case E_RULE: rule = v; break;
     case E_FUNCTION: function = v; break;
+    case E_PASS: only = v; break;
     case E_RULES:
       if (tfx_cli_rules_add_path(&rules, v, d) != 0) {
         tfx_cli_rules_free(&rules);
@@ -468,6 +484,11 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
     tfx_cli_usage_error(d, "tfxc explain", "give exactly one of --scope NAME and --rule PASS");
     usage = 1;
   }
+  if (!usage && only && (rule || !*only)) {
+    tfx_cli_usage_error(d, "tfxc explain", rule ? "--pass limits --scope; --rule names its one "
+                        "pass already" : "--pass: empty list");
+    usage = 1;
+  }
   if (!usage && function && !*function) {
     tfx_cli_usage_error(d, "tfxc explain", "--function: empty function name");
     usage = 1;
@@ -489,6 +510,7 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
   explain x;
   memset(&x, 0, sizeof x);
   x.graph = function ? function : "";
+  x.only = only;
   char *sname = NULL;
   if (scope) {
     size_t n = strlen(scope);
@@ -526,7 +548,7 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
     goto done;
   }
   if (!ctx.have_pack) {
-    tfx_error(d, NULL, 0, 0, "tfxc explain: no rules loaded (rules pass disabled)");
+    tfx_error(d, "tfxc explain", 0, 0, "no rules loaded (rules pass disabled)");
     rc = TFX_EXIT_USAGE;
     goto done;
   }
@@ -551,6 +573,22 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
       rc = TFX_EXIT_USAGE;
       goto done;
     }
+  }
+  for (const char *s = only; s;) { /* every --pass name is a scope pass of the rules */
+    const char *e = strchr(s, ',');
+    size_t k = e ? (size_t)(e - s) : strlen(s);
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)(k < 255 ? k : 255), s);
+    if (find_pass(&ctx.pack, name) == TFX_PACK_NONE) {
+      for (uint32_t i = 0; i < ctx.pack.n_rules; i++)
+        if (ctx.pack.rules[i].kind == TFX_RULE_PASS)
+          tfx_sb_printf(&b, "%s%s", b.len ? ", " : "", tfx_pack_str(&ctx.pack, ctx.pack.rules[i].name));
+      tfx_cli_usage_error(d, "tfxc explain", "--pass: no scope pass '%s' (passes: %s)", name,
+                          b.len ? tfx_sb_cstr(&b) : "none");
+      rc = TFX_EXIT_USAGE;
+      goto done;
+    }
+    s = e ? e + 1 : NULL;
   }
   if (rule) {
     uint32_t ri = find_pass(&ctx.pack, rule);

@@ -46,7 +46,7 @@ static int pick_wire(const char *to, const char *out, tfx_wire *w, tfx_diag *d) 
   else if (ends_with(out, ".pbtxt") || ends_with(out, ".txt")) *w = TFX_WIRE_TEXT;
   else {
     tfx_cli_usage_error(d, "tfxc fmt",
-                        "tfxc fmt: cannot tell the format of '%s' from its extension (.pb, .pbtxt, "
+                        "cannot tell the format of '%s' from its extension (.pb, .pbtxt, "
                         ".txt); give --to pb|pbtxt", out);
     return -1;
   }

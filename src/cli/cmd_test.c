@@ -15,7 +15,8 @@
  *   tfxc explain MODEL [-r rules] ARGS... EXPLAIN-OPTIONS
  * (the `args` pass through: explain accepts the rule/pipeline options; a convert-only option
  * makes explain exit 2, failing the case), which must exit 0; its stdout is compared with
- * expected.explain. expected.explain without `explain` fails the case.
+ * expected.explain. expected.explain without `explain` fails the case. A case with no
+ * expectation file at all fails ("nothing to compare") unless --update creates them.
  * --update rewrites the expectations from the actual run: the files a case changes are
  * written all or nothing (tfx_write_files_atomic), each within --limit output-size. */
 #define _POSIX_C_SOURCE 200809L
@@ -595,6 +596,13 @@ static case_status test_case(const char *exe, const char *dir, int update, size_
     goto done;
   }
   int want_exit = 0, bad = 0, changed = 0;
+  if (!update && !e_exit && !e_err && !e_tf && !ge && !e_x && !xtext) {
+    /* a case that compares nothing would pass whatever tfxc does */
+    tfx_sb_puts(rep, "    nothing to compare: no expected.exit, expected.stderr, "
+                "expected.tf.pbtxt, expected.ge.pbtxt or explain file (tfxc test --update "
+                "creates them from this run)\n");
+    goto done;
+  }
   if (e_exit && parse_exit(e_exit, n_exit, &want_exit) != 0) {
     tfx_sb_puts(rep, "    expected.exit: not an exit code (0..255)\n");
     bad = 1;

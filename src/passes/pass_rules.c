@@ -33,6 +33,7 @@
 #include "rules/compile.h"
 #include "rules/load.h"
 #include "stdlib_embed.h"
+#include "stdlib_pack.h"
 #include "tfxc/tfxc.h"
 #include "util/fileio.h"
 #include "util/strbuf.h"
@@ -245,6 +246,16 @@ static int is_rule_name(const char *name) {
   return ends_with(name, ".scoperule") || ends_with(name, ".opmap");
 }
 
+/* 1 when the run's rules are the stdlib alone and the embedded pack (stdlib/stdlib_pack.h)
+ * gives what a compile of the sources would, diagnostics included: a compile that reports
+ * nothing under the run's warning options (the build step records whether the stdlib compiles
+ * silently by default and with -Wall). */
+static int use_stdlib_pack(const tfx_rules_spec *s) {
+  if (s->n_paths || s->n_buffers || s->no_stdlib || s->stdlib_from_source || !tfx_stdlib_pack_size) return 0;
+  if (tfx_stdlib_pack_flags & TFX_STDLIB_PACK_CLEAN_ALL) return 1;
+  return (tfx_stdlib_pack_flags & TFX_STDLIB_PACK_CLEAN_DEFAULT) && !s->n_warn_opts && s->verbose <= 0;
+}
+
 int tfx_rules_build(const tfx_rules_spec *s, tfx_pack *out, tfx_cann_table **protos,
                     tfx_diag *d) {
   tfx_pack_init(out);
@@ -273,7 +284,10 @@ int tfx_rules_build(const tfx_rules_spec *s, tfx_pack *out, tfx_cann_table **pro
 
   const tfx_rules_buffer *pack_buf =
       s->n_buffers == 1 && tfx_rules_buffer_is_pack(&s->buffers[0]) ? &s->buffers[0] : NULL;
-  if (pack >= 0 || pack_buf) {
+  if (s->n_paths == 0 && s->n_buffers == 0 && use_stdlib_pack(s)) {
+    /* The stdlib alone, compiled at build time: loaded and verified as any pack. */
+    rc = tfx_pack_load_builtin(out, tfx_stdlib_pack, (size_t)tfx_stdlib_pack_size, "<stdlib>", d);
+  } else if (pack >= 0 || pack_buf) {
     rc = pack_buf ? tfx_pack_load(out, pack_buf->data, pack_buf->len, pack_buf->name, d)
                   : tfx_pack_load_file(out, s->paths[pack], d);
     if (rc == 0 && prc != 0) {

@@ -63,6 +63,8 @@ typedef struct tfx_rules_spec {
   size_t n_warn_opts;
   int verbose;                  /* > 0: -Woverride on (every override is reported) */
   unsigned max_rule_depth;      /* rule-depth limit of the -r sources (not the stdlib); 0 = 256 */
+  int stdlib_from_source;       /* compile the stdlib sources even when the embedded pack
+                                   (stdlib/stdlib_pack.h) would do: tests compare the two */
 } tfx_rules_spec;
 
 /* Loads, checks and compiles the rules of s into out (initialized here; empty on failure).

@@ -230,7 +230,19 @@ static int dump_selected(const tfx_options *o, const char *name) {
 
 /* ---- running ---- */
 
+static int run_passes(tfx_pipeline *p, tfx_ctx *ctx, tfx_pass_group last_group);
+
 int tfx_pipeline_run(tfx_pipeline *p, tfx_ctx *ctx, tfx_pass_group last_group) {
+  int rc = run_passes(p, ctx, last_group);
+  if (p->progress) { /* the run is over: the hook may clear its line */
+    unsigned pos = 0;
+    for (size_t i = 0; i < p->n; i++) pos += p->passes[i].ran != 0;
+    p->progress(p->progress_user, ctx, NULL, pos, pos, 1);
+  }
+  return rc;
+}
+
+static int run_passes(tfx_pipeline *p, tfx_ctx *ctx, tfx_pass_group last_group) {
   tfx_pipeline_sort(p);
   for (size_t i = 0; i < p->n; i++) {
     p->passes[i].ran = 0;
@@ -239,13 +251,16 @@ int tfx_pipeline_run(tfx_pipeline *p, tfx_ctx *ctx, tfx_pass_group last_group) {
     p->passes[i].ms = 0.0;
   }
   p->total_ms = 0.0;
-  unsigned pos = 0;
+  unsigned pos = 0, n_run = 0;
+  for (size_t i = 0; p->progress && i < p->n && p->passes[i].group <= last_group; i++)
+    n_run += p->passes[i].enabled != 0;
   for (size_t i = 0; i < p->n; i++) {
     tfx_pass *ps = &p->passes[i];
     if (ps->group > last_group) break;
     if (!ps->enabled) continue;
     ps->position = ++pos;
     ps->ran = 1;
+    if (p->progress) p->progress(p->progress_user, ctx, ps, pos, n_run, 0);
     size_t errors_before = ctx->diag->errors;
     double t0 = tfx_pipeline_now_ms();
     int rc = ps->run(ctx, ps->user);

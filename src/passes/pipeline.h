@@ -53,6 +53,12 @@ typedef struct tfx_pass {
  * Returns 0 or an exit code (reported). */
 typedef int (*tfx_dump_fn)(tfx_ctx *ctx, const tfx_pass *pass, unsigned pos, void *user);
 
+/* Progress hook (the CLI's progress line): called before each pass runs (finished 0) and
+ * once after the run (pass NULL, finished 1). pos is the pass's 1-based run position, n_run
+ * how many passes this run will start. Prints nothing itself; never changes the run. */
+typedef void (*tfx_progress_fn)(void *user, const tfx_ctx *ctx, const tfx_pass *pass,
+                                unsigned pos, unsigned n_run, int finished);
+
 typedef struct tfx_pipeline {
   tfx_pass *passes;     /* kept in run order after tfx_pipeline_sort */
   size_t n, cap;
@@ -61,6 +67,8 @@ typedef struct tfx_pipeline {
   tfx_dump_fn dump;     /* default tfx_pipeline_dump_tf_graph */
   void *dump_user;
   double total_ms;      /* sum over the passes that ran in the last run */
+  tfx_progress_fn progress; /* NULL: none (the default) */
+  void *progress_user;
 } tfx_pipeline;
 
 void tfx_pipeline_init(tfx_pipeline *p);

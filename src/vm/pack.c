@@ -205,7 +205,12 @@ static void *rd_rows(rd *r, tfx_arena *a, uint32_t *count, size_t width, uint32_
     r->err = rd_oom;
     return NULL;
   }
-  for (size_t i = 0; i < (size_t)n * width; i++) rows[i] = rd_u32(r);
+  /* rd_count checked that the rows fit: decode them in one pass (no per-word check). */
+  const unsigned char *w = r->p + r->off;
+  size_t words = (size_t)n * width;
+  for (size_t i = 0; i < words; i++, w += 4)
+    rows[i] = (uint32_t)w[0] | (uint32_t)w[1] << 8 | (uint32_t)w[2] << 16 | (uint32_t)w[3] << 24;
+  r->off += words * 4;
   *count = n;
   return rows;
 }
@@ -312,7 +317,8 @@ static int corrupt(tfx_diag *d, const char *name, const char *fmt, ...) {
   return -1;
 }
 
-int tfx_pack_load(tfx_pack *p, const void *bytes, size_t len, const char *name, tfx_diag *d) {
+static int pack_load(tfx_pack *p, const void *bytes, size_t len, const char *name, int check_hash,
+                     tfx_diag *d) {
   tfx_pack_init(p);
   const unsigned char *b = bytes;
   if (len < TFX_PACK_HEADER_SIZE || memcmp(b, TFX_PACK_MAGIC, 4) != 0) {
@@ -341,7 +347,7 @@ int tfx_pack_load(tfx_pack *p, const void *bytes, size_t len, const char *name, 
             (unsigned long long)size, len);
     return TFX_EXIT_INPUT;
   }
-  if (tfx_pack_hash(b + TFX_PACK_HEADER_SIZE, (size_t)size) != hash) {
+  if (check_hash && tfx_pack_hash(b + TFX_PACK_HEADER_SIZE, (size_t)size) != hash) {
     corrupt(d, name, "content hash mismatch");
     return TFX_EXIT_INPUT;
   }
@@ -399,6 +405,15 @@ int tfx_pack_load(tfx_pack *p, const void *bytes, size_t len, const char *name, 
     return vr == -2 ? TFX_EXIT_FAIL : TFX_EXIT_INPUT;
   }
   return 0;
+}
+
+int tfx_pack_load(tfx_pack *p, const void *bytes, size_t len, const char *name, tfx_diag *d) {
+  return pack_load(p, bytes, len, name, 1, d);
+}
+
+int tfx_pack_load_builtin(tfx_pack *p, const void *bytes, size_t len, const char *name,
+                          tfx_diag *d) {
+  return pack_load(p, bytes, len, name, 0, d);
 }
 
 int tfx_pack_load_file(tfx_pack *p, const char *path, tfx_diag *d) {

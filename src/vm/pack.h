@@ -133,6 +133,12 @@ int tfx_pack_write(const tfx_pack *p, tfx_strbuf *out);
  * Returns 0, TFX_EXIT_INPUT after one "corrupt pack" error, or TFX_EXIT_FAIL after one "out of
  * memory ..." error (p is then empty). */
 int tfx_pack_load(tfx_pack *p, const void *bytes, size_t len, const char *name, tfx_diag *d);
+/* The same for a pack compiled into the program (the embedded stdlib, stdlib/stdlib_pack.h):
+ * every check above runs, the verifier included, except recomputing the content hash, which
+ * guards files against damage on the way and costs more than the verifier (the build step
+ * loads these bytes with the hash checked). */
+int tfx_pack_load_builtin(tfx_pack *p, const void *bytes, size_t len, const char *name,
+                          tfx_diag *d);
 /* Reads and loads a .tfxb file. Returns 0, TFX_EXIT_INPUT (unreadable or corrupt) or
  * TFX_EXIT_FAIL (out of memory), reported. */
 int tfx_pack_load_file(tfx_pack *p, const char *path, tfx_diag *d);

@@ -26,7 +26,7 @@ PB
 
 expect 2 "no model" --
 expect 2 "did you mean '--out-nodes'" -- --out-node x:0 m.pbtxt
-expect 2 "did you mean '--input-shape'" -- --input_shape x:1 m.pbtxt
+expect 2 "did you mean '--input-shape'" -- --input_shap x:1 m.pbtxt  # (--input_shape, ATC's spelling, is accepted: atc_habits.sh)
 expect 2 "did you mean '--out-nodes'" -- -out-nodes x:0 m.pbtxt
 expect 2 "unknown option '--frobnicate'" -- --frobnicate m.pbtxt
 expect 2 "run 'tfxc --help'" -- --frobnicate m.pbtxt
