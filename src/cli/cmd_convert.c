@@ -18,7 +18,7 @@ enum {
   O_RULES, O_NO_STDLIB, O_OUTPUT, O_EMIT, O_INPUT_SHAPE, O_INPUT_FORMAT, O_OUT_NODES,
   O_ENABLE_SCOPE, O_DISABLE_PASS, O_CHECK, O_REPORT, O_TIME_PASSES, O_DUMP_AFTER, O_DUMP_DIR,
   O_TRACE, O_VERBOSE, O_QUIET, O_TAG, O_MAX_FILE, O_LIST_PASSES, O_HELP, O_VERSION,
-  O_WARN, O_VM_BUDGET, O_PASSTHROUGH, O_LIMIT
+  O_WARN, O_VM_BUDGET, O_PASSTHROUGH, O_LIMIT, O_ALLOW_DANGLING
 };
 
 static const tfx_cli_opt convert_opts[] = {
@@ -48,6 +48,7 @@ static const tfx_cli_opt convert_opts[] = {
   {O_VM_BUDGET, "vm-budget", 0, "N"},
   {O_PASSTHROUGH, "passthrough-unknown", 0, NULL},
   {O_LIMIT, "limit", 0, "NAME=N"},
+  {O_ALLOW_DANGLING, "allow-dangling-inputs", 0, NULL},
 };
 
 typedef struct emit_kind {
@@ -149,6 +150,7 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx
     }
     case O_CHECK: ca->o.check_only = 1; break;
     case O_PASSTHROUGH: ca->o.passthrough_unknown = 1; break;
+    case O_ALLOW_DANGLING: ca->o.allow_dangling_inputs = 1; break;
     case O_REPORT:
       if (!*v) {
         tfx_cli_usage_error(d, "tfxc", "--report: empty file name");
@@ -406,7 +408,8 @@ int tfx_cli_convert(int argc, char **argv, int first, tfx_diag *d) {
     rc = TFX_EXIT_USAGE;
     goto done;
   }
-  rc = tfx_pipeline_run(&p, &ctx, ca.o.check_only ? TFX_GROUP_OP_MAPPING : TFX_GROUP_EMIT);
+  /* the precheck runs the lowering too (never the emitters): it fails when conversion would */
+  rc = tfx_pipeline_run(&p, &ctx, ca.o.check_only ? TFX_GROUP_LOWERING : TFX_GROUP_EMIT);
   if (ca.o.check_only && rc == 0) {
     const tfx_pass *om = tfx_pipeline_find(&p, "op-mapping");
     if (!ctx.opmap) {
