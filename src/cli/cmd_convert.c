@@ -19,7 +19,7 @@ enum {
   O_RULES, O_NO_STDLIB, O_OUTPUT, O_EMIT, O_INPUT_SHAPE, O_INPUT_FORMAT, O_OUT_NODES,
   O_ENABLE_SCOPE, O_DISABLE_PASS, O_CHECK, O_REPORT, O_TIME_PASSES, O_DUMP_AFTER, O_DUMP_DIR,
   O_TRACE, O_VERBOSE, O_QUIET, O_TAG, O_MAX_FILE, O_LIST_PASSES, O_HELP, O_VERSION,
-  O_WARN, O_VM_BUDGET, O_PASSTHROUGH, O_LIMIT, O_FRAMEWORK, O_MODEL
+  O_WARN, O_VM_BUDGET, O_PASSTHROUGH, O_LIMIT, O_FRAMEWORK, O_MODEL, O_ALLOW_DANGLING
 };
 
 static const tfx_cli_opt convert_opts[] = {
@@ -51,6 +51,7 @@ static const tfx_cli_opt convert_opts[] = {
   {O_LIMIT, "limit", 0, "NAME=N"},
   {O_FRAMEWORK, "framework", 0, "N"}, /* ATC's: 3 (TensorFlow) is the only one */
   {O_MODEL, "model", 0, "FILE"},      /* ATC's spelling of MODEL */
+  {O_ALLOW_DANGLING, "allow-dangling-inputs", 0, NULL},
 };
 
 typedef struct emit_kind {
@@ -162,6 +163,7 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx
     }
     case O_CHECK: ca->o.check_only = 1; break;
     case O_PASSTHROUGH: ca->o.passthrough_unknown = 1; break;
+    case O_ALLOW_DANGLING: ca->o.allow_dangling_inputs = 1; break;
     case O_REPORT:
       if (!*v) {
         tfx_cli_usage_error(d, "tfxc", "--report: empty file name");
@@ -424,7 +426,8 @@ int tfx_cli_convert(int argc, char **argv, int first, tfx_diag *d) {
   }
   tfx_cli_progress prog; /* a progress line on a terminal after 2 s (progress.c) */
   tfx_cli_progress_install(&prog, &p, ca.o.verbose);
-  rc = tfx_pipeline_run(&p, &ctx, ca.o.check_only ? TFX_GROUP_OP_MAPPING : TFX_GROUP_EMIT);
+  /* the precheck runs the lowering too (never the emitters): it fails when conversion would */
+  rc = tfx_pipeline_run(&p, &ctx, ca.o.check_only ? TFX_GROUP_LOWERING : TFX_GROUP_EMIT);
   if (ca.o.check_only && rc == 0) {
     const tfx_pass *om = tfx_pipeline_find(&p, "op-mapping");
     if (!ctx.opmap) {

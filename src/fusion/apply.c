@@ -24,8 +24,11 @@
  *    NodeDef input list cannot have holes: when the used ports are not 0..n-1, the inputs are
  *    listed in port order and attr `_fusion_input_ports` (list(i)) gives each one's port.
  *  - Outside consumers of a child output the maps do not export lose that input: ATC drops
- *    such edges too (the parser rewires only what the maps give). tfxc removes the input and
- *    warns (one warning per result listing the edges), so the GraphDef stays indexable.
+ *    such edges too (the parser rewires only what the maps give). tfxc removes the input, so
+ *    the GraphDef stays indexable, and lists every such edge in the graph entry's `dangling`
+ *    (consumer, input, absorbed producer, result, pass, rule); the caller makes them errors
+ *    (the scope-fusion pass and the precheck: a node that lost a data input is broken) or,
+ *    with --allow-dangling-inputs, warnings. Dropped control inputs are not listed.
  *  - A result whose new node name clashes with a node that stays (or with another result's
  *    new node) is not applied (warned).
  *  - New nodes: normal type -> one NodeDef {name, op = type}; ScopeToMultiNodes -> one per
@@ -107,6 +110,9 @@ typedef struct ap {
   uint32_t *in_key, *out_key;    /* node -> map index or TFX_NO_ID (claimed nodes) */
   uint32_t *members;             /* claimed nodes grouped by result, graph order in a group */
   tfx_strbuf sb;
+  tfx_arena *RA;                 /* the report's arena (dangling records) */
+  tfx_fusion_dangling *dang;     /* dropped data edges (malloc; copied to the report) */
+  uint32_t n_dang, cap_dang;
 } ap;
 
 static int oom(ap *a) {
@@ -853,6 +859,28 @@ static int check_names(ap *a) {
 
 /* ---------------------------------------------------------------- one graph */
 
+/* Records the data input `input` of consumer, which read absorbed node src, as dropped. */
+static int dangling(ap *a, const char *consumer, const char *input, uint32_t src) {
+  if (a->n_dang == a->cap_dang) {
+    uint32_t nc = a->cap_dang ? a->cap_dang * 2 : 8;
+    tfx_fusion_dangling *v = tfx_realloc(a->dang, (size_t)nc * sizeof *v);
+    if (!v) return oom(a);
+    a->dang = v;
+    a->cap_dang = nc;
+  }
+  const tfx_fusion_result *res = a->rs[a->claim[src]].res;
+  tfx_fusion_dangling *e = &a->dang[a->n_dang];
+  e->consumer = tfx_arena_strdup(a->RA, consumer);
+  e->input = tfx_arena_strdup(a->RA, input ? input : "");
+  e->producer = tfx_arena_strdup(a->RA, a->g->nodes[src].name);
+  e->result = tfx_arena_strdup(a->RA, res->name);
+  e->pass = tfx_arena_strdup(a->RA, res->pass ? res->pass : "");
+  e->rule = res->rule;
+  if (!e->consumer || !e->input || !e->producer || !e->result || !e->pass) return oom(a);
+  a->n_dang++;
+  return 0;
+}
+
 static int rewrite_consumers(ap *a, Tensorflow__NodeDef *nd, uint32_t u, int *changed) {
   const tfx_node *n = &a->g->nodes[u];
   *changed = 0;
@@ -872,12 +900,9 @@ static int rewrite_consumers(ap *a, Tensorflow__NodeDef *nd, uint32_t u, int *ch
         break;
       }
       if (!s) {
-        if (in->port >= 0) {
-          const rstate *r = &a->rs[a->claim[in->src]];
-          tfx_warning(a->d, NULL, 0, 0,
-                      "scope pass '%s': '%s' reads '%s', absorbed into '%s' whose index maps "
-                      "do not export that output; the input is dropped (as ATC drops the edge)",
-                      r->res->pass, n->name, nd->input[i], r->res->name);
+        if (in->port >= 0 && dangling(a, n->name, nd->input[i], in->src)) {
+          rc = -1;
+          break;
         }
         continue;
       }
@@ -1057,6 +1082,12 @@ static int apply_graph(ap *a, Tensorflow__GraphDef *gd) {
       e->value = s;
     }
   }
+  if (a->n_dang) {
+    ge->dangling = tfx_arena_alloc(a->RA, (size_t)a->n_dang * sizeof *ge->dangling);
+    if (!ge->dangling) return oom(a);
+    memcpy(ge->dangling, a->dang, (size_t)a->n_dang * sizeof *ge->dangling);
+  }
+  ge->n_dangling = a->n_dang;
   if (undo_push(a, arr, count)) return -1;
   *arr = nodes;
   *count = k;
@@ -1073,6 +1104,9 @@ static void ap_free(ap *a) {
   }
   for (uint32_t ri = 0; ri < a->n_rs; ri++) free(a->rs[ri].pulled);
   free(a->rs);
+  free(a->dang);
+  a->dang = NULL;
+  a->n_dang = a->cap_dang = 0;
   free(a->members);
   a->members = NULL;
   free(a->claim);
@@ -1097,6 +1131,7 @@ int tfx_fusion_apply(tfx_fusion_report *rep, const tfx_module *m, Tensorflow__Gr
     a.A = arena;
     a.u = u;
     a.d = d;
+    a.RA = &rep->arena;
     int rc = apply_graph(&a, gd);
     ap_free(&a);
     if (rc || a.oom) return TFX_EXIT_FAIL;

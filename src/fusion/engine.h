@@ -181,6 +181,17 @@ typedef struct tfx_fusion_pass_report {
   tfx_fusion_dropped *dropped;     uint32_t n_dropped;
 } tfx_fusion_pass_report;
 
+/* An outside data edge apply dropped: the consumer (a node that stays) read an output of a
+ * node absorbed into a result whose index maps do not export that output. */
+typedef struct tfx_fusion_dangling {
+  const char *consumer;           /* the node left without that data input */
+  const char *input;              /* the input as it was written ("prod:1") */
+  const char *producer;           /* the absorbed node it read */
+  const char *result;             /* the fusion result that absorbed it */
+  const char *pass;               /* the scope pass of that result */
+  uint32_t rule;                  /* its pack rule (location: file:line) */
+} tfx_fusion_dangling;
+
 typedef struct tfx_fusion_graph_report {
   const char *graph;              /* "" main graph, else the function name */
   const tfx_graph *g;             /* the graph index the ids refer to (until re-indexed) */
@@ -191,6 +202,7 @@ typedef struct tfx_fusion_graph_report {
   /* filled by tfx_fusion_apply: */
   int applied;
   uint32_t n_applied, n_removed;
+  tfx_fusion_dangling *dangling;  uint32_t n_dangling; /* dropped edges, graph order */
 } tfx_fusion_graph_report;
 
 typedef struct tfx_fusion_report {
@@ -289,7 +301,8 @@ void tfx_fusion_undo_free(tfx_fusion_undo *u);
  * indexes (entries refer to m's graphs; the main graph edits gd->node, a function entry its
  * FunctionDef's node_def / ret / control_ret). New NodeDefs and arrays are allocated in
  * arena (the model's). The index m is stale afterwards: re-index (tfx_ctx_reindex). Records
- * undo information in u. Semantics and decisions: see apply.c. Returns 0, or TFX_EXIT_FAIL on
+ * undo information in u. Outside data inputs it has to drop are not reported here: they are
+ * listed in each graph entry's `dangling` (the caller decides: error or warning). Semantics and decisions: see apply.c. Returns 0, or TFX_EXIT_FAIL on
  * out of memory (reported; call tfx_fusion_undo_rollback). */
 int tfx_fusion_apply(tfx_fusion_report *rep, const tfx_module *m, Tensorflow__GraphDef *gd,
                      tfx_arena *arena, tfx_fusion_undo *u, tfx_diag *d);

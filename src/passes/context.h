@@ -71,13 +71,16 @@ typedef struct tfx_options {
   const char *enable_scope_passes; /* --enable-scope-fusion-passes, raw "A,B"; the rules pass
                                   checks every name is a scope pass of ctx->pack (exit 2) */
   int passthrough_unknown;     /* --passthrough-unknown: keep unsupported ops under their TF type */
-  int check_only;              /* --check: stop after OP_MAPPING (the precheck report) */
+  int check_only;              /* --check: stop after LOWERING, emit nothing (the precheck report) */
   const struct tfx_rules_buffer *rule_buffers; /* rule sources in memory (library API), after
                                   rule_paths; see tfx_rules_spec */
   size_t n_rule_buffers;
   const char *disable_rules;   /* the --disable-pass names that are no pipeline pass, "A,B": the
                                   rules pass checks they are scope passes of ctx->pack (exit 2);
                                   the scope-fusion engine switches them off */
+  int allow_dangling_inputs;   /* --allow-dangling-inputs: a data input lost to scope fusion
+                                  (the result does not export that output) is dropped with a
+                                  warning, as ATC does, instead of failing the run */
 } tfx_options;
 
 typedef struct tfx_ctx {

@@ -2,7 +2,10 @@
  * Stage: passes/LOWERING. Input: ctx->module, ctx->opmap (pass "op-mapping"), the run's CANN
  * prototypes (tfx_ctx_protos: port names of user prototypes too), --input-format,
  * the parsed --input-shape / --out-nodes (ctx->prune). Output: ctx->ge. Skipped when no GE
- * output is asked for or for the precheck (--check). */
+ * output is asked for. The precheck (--check) runs it too, so that it fails exactly when the
+ * conversion would: each lowering error that names a node becomes that node's failure in the
+ * report (tfx_precheck_lowering); nothing is emitted. With nodes already failed it is skipped
+ * (lowering needs every node mapped; the precheck fails anyway). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,11 +16,14 @@
 
 int tfx_pass_lower(tfx_ctx *ctx, void *user) {
   (void)user;
-  if (!tfx_ctx_wants_mapping(ctx) || ctx->opts->check_only) return 0;
+  if (!tfx_ctx_wants_mapping(ctx)) return 0;
   if (!ctx->opmap) {
     tfx_error(ctx->diag, NULL, 0, 0, "pass 'lowering' needs the op mapping (pass 'op-mapping')");
     return TFX_EXIT_FAIL;
   }
+  int check = ctx->opts->check_only;
+  if (check && ctx->opmap->n_failed) return 0;
+  size_t first_diag = ctx->diag->n;
   const tfx_cann_table *protos = tfx_ctx_protos(ctx); /* user prototypes over the stdlib's */
   if (!protos) return TFX_EXIT_FAIL;
   char *stem = tfx_ctx_default_output(ctx->opts->model_path, "");
@@ -42,5 +48,5 @@ int tfx_pass_lower(tfx_ctx *ctx, void *user) {
   lo.prune = &ctx->prune;
   int rc = tfx_ge_lower(ctx->ge, &ctx->module, ctx->opmap, protos, &lo, ctx->diag);
   free(stem);
-  return rc;
+  return check ? tfx_precheck_lowering(ctx, first_diag, rc) : rc;
 }

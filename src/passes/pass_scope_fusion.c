@@ -4,6 +4,7 @@
  * Stage: passes/SCOPE_FUSION. Input: ctx->pack (pass "rules"; none -> nothing to do),
  * ctx->module, ctx->scopes, opts->enable_scope_passes / opts->disable_rules. Output: the
  * rewritten GraphDef, a fresh index, ctx->fusion_report. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,47 @@ static void forward(tfx_diag *to, const tfx_diag *from) {
     const tfx_diag_item *it = &from->items[i];
     tfx_diag_add(to, it->sev, it->file, it->line, it->col, "%s", it->msg);
   }
+}
+
+/* Data inputs the fusion dropped (the results do not export what a surviving node read).
+ * --allow-dangling-inputs, or a run that writes nothing (explain): warnings, as ATC drops such
+ * edges. A run with op mapping (a GE output, --check): the op mapping fails each consumer
+ * (tfx_precheck_dangling), so the precheck reports it too. --emit tf-pbtxt alone: errors here.
+ * Returns 0 or TFX_EXIT_FAIL. */
+static int dangling_inputs(tfx_ctx *ctx, const tfx_fusion_report *rep) {
+  const tfx_options *o = ctx->opts;
+  int allow = !o || o->allow_dangling_inputs;
+  int writes_tf = o && (o->emit & (1u << TFX_EMIT_TF_PBTXT)) != 0;
+  if (!allow && tfx_ctx_wants_mapping(ctx)) return 0;
+  if (!allow && !writes_tf) allow = 1;
+  uint32_t n = 0;
+  char site[512];
+  for (uint32_t i = 0; i < rep->n_graphs; i++) {
+    const tfx_fusion_graph_report *gr = &rep->graphs[i];
+    for (uint32_t k = 0; k < gr->n_dangling; k++) {
+      const tfx_fusion_dangling *e = &gr->dangling[k];
+      tfx_precheck_rule_site(ctx, e->rule, site, sizeof site);
+      char in_fn[300] = "";
+      if (*gr->graph) snprintf(in_fn, sizeof in_fn, " in function '%s'", gr->graph);
+      if (allow)
+        tfx_warning(ctx->diag, ctx->model.path, 0, 0,
+                    "node '%s'%s: data input '%s' dropped (--allow-dangling-inputs): '%s' was "
+                    "absorbed into '%s' by scope pass '%s' (%s), whose index maps do not export "
+                    "that output",
+                    e->consumer, in_fn, e->input, e->producer, e->result, e->pass, site);
+      else
+        tfx_error(ctx->diag, ctx->model.path, 0, 0,
+                  "node '%s'%s: data input '%s' is lost: '%s' was absorbed into '%s' by scope "
+                  "pass '%s' (%s), whose index maps do not export that output",
+                  e->consumer, in_fn, e->input, e->producer, e->result, e->pass, site);
+      n++;
+    }
+  }
+  if (allow || !n) return 0;
+  tfx_diag_add(ctx->diag, TFX_SEV_NOTE, NULL, 0, 0, "%u data input%s lost to scope fusion; fix the "
+               "rule's index maps, or give --allow-dangling-inputs to drop such edges as ATC does",
+               n, n == 1 ? "" : "s");
+  return TFX_EXIT_FAIL;
 }
 
 int tfx_pass_scope_fusion(tfx_ctx *ctx, void *user) {
@@ -125,8 +167,10 @@ int tfx_pass_scope_fusion(tfx_ctx *ctx, void *user) {
         tfx_warning(ctx->diag, NULL, 0, 0, "scope fusion not applied: %s", why);
         rc = tfx_ctx_reindex(ctx);
       }
+      for (uint32_t i = 0; i < rep->n_graphs; i++) rep->graphs[i].n_dangling = 0;
     }
     tfx_diag_free(&scratch);
+    if (rc == 0) rc = dangling_inputs(ctx, rep);
   } else if (rc) {
     tfx_fusion_undo_rollback(&undo);
     int r2 = tfx_ctx_reindex(ctx); /* the index may point at abandoned arrays: rebuild */

@@ -35,6 +35,19 @@ int tfx_pass_emit_ge(tfx_ctx *ctx, void *user);     /* "emit-ge": air, ge-pbtxt,
  * mapping and hints) for ctx->opmap; *n_fail = failed nodes. Returns 0, or -1 when there is
  * no op mapping or out of memory. */
 int tfx_precheck_json(const tfx_ctx *ctx, const char *model, tfx_strbuf *b, uint32_t *n_fail);
+/* --check: turns the errors the lowering added to ctx->diag since item first_diag (rc: its
+ * result) into failures of the nodes they name (cause 2, the message; the items are removed:
+ * the report holds them). Returns 0 when every error named a node (the report's failed nodes
+ * make the precheck fail), else rc (the other errors stay and fail the run). */
+int tfx_precheck_lowering(tfx_ctx *ctx, size_t first_diag, int rc);
+/* Fails (cause 2, a message naming the absorbed producer, the result, the scope pass and its
+ * rule file:line) every node of ctx->opmap that lost a data input to scope fusion
+ * (ctx->fusion_report's dangling lists), unless --allow-dangling-inputs. An unsupported node
+ * keeps its cause; a mapping failure is replaced (the lost input is its likely reason).
+ * Returns 0 or -1 (out of memory, reported). */
+int tfx_precheck_dangling(tfx_ctx *ctx);
+/* "file:line" of pack rule `rule` of the run into buf. */
+void tfx_precheck_rule_site(const tfx_ctx *ctx, uint32_t rule, char *buf, size_t n);
 /* 1 when the run asks for a GE output or the precheck (op mapping and lowering run only then). */
 int tfx_ctx_wants_mapping(const tfx_ctx *ctx);
 

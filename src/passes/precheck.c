@@ -14,11 +14,14 @@
  *            "rule": {"name": R, "site": "file:line"}      (nodes mapped by a rule)
  *            "fused_into": node                            (absorbed nodes)
  *            "hint": text }                                (failures with a hint) ] */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fusion/engine.h"
 #include "opmap/opmap.h"
 #include "passes/passes.h"
+#include "tfxc/tfxc.h"
 
 static void rule_json(tfx_strbuf *b, const tfx_pack *p, uint32_t r) {
   const tfx_vm_rule *ru = &p->rules[r];
@@ -109,6 +112,148 @@ static const tfx_fusion_graph_report *graph_report(const tfx_ctx *ctx, const tfx
   for (uint32_t i = 0; i < fr->n_graphs; i++)
     if (strcmp(fr->graphs[i].graph, g->func ? g->name : "") == 0) return &fr->graphs[i];
   return NULL;
+}
+
+/* ---- lowering failures as precheck failures (--check runs the lowering, never emits) ---- */
+
+/* The mapped graph of function fname ("" or NULL: the main graph), or NULL. */
+static tfx_mapped_graph *mapped_graph(tfx_opmap *om, const char *fname, size_t n) {
+  if (!fname) return &om->main;
+  for (uint32_t i = 0; i < om->n_funcs; i++) {
+    const tfx_graph *g = om->funcs[i].g;
+    if (g && g->name && strlen(g->name) == n && memcmp(g->name, fname, n) == 0) return &om->funcs[i];
+  }
+  return NULL;
+}
+
+/* The node a lowering message is about: "[function 'F': ]... node 'N'...". N may hold quotes,
+ * so every closing quote after "node '" is tried until the name is a node of the graph.
+ * Returns the node id (and its mapped graph in *mg) or TFX_NO_ID. */
+static uint32_t message_node(tfx_opmap *om, const char *msg, tfx_mapped_graph **mg) {
+  const char *fn = NULL;
+  size_t fn_len = 0;
+  if (strncmp(msg, "function '", 10) == 0) {
+    const char *e = strstr(msg + 10, "': ");
+    if (!e) return TFX_NO_ID;
+    fn = msg + 10;
+    fn_len = (size_t)(e - fn);
+    msg = e + 3;
+  }
+  *mg = mapped_graph(om, fn, fn_len);
+  if (!*mg || !(*mg)->g || !(*mg)->ops) return TFX_NO_ID;
+  const char *s = strstr(msg, "node '");
+  if (!s) return TFX_NO_ID;
+  s += 6;
+  char buf[1024];
+  for (const char *q = strchr(s, '\''); q; q = strchr(q + 1, '\'')) {
+    size_t n = (size_t)(q - s);
+    if (n >= sizeof buf) break;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    uint32_t id = tfx_graph_find((*mg)->g, buf);
+    if (id != TFX_NO_ID) return id;
+  }
+  return TFX_NO_ID;
+}
+
+static void drop_item(tfx_diag *d, size_t i) {
+  tfx_diag_item *it = &d->items[i];
+  if (it->sev == TFX_SEV_ERROR && d->errors) d->errors--;
+  free(it->file);
+  free(it->msg);
+  free(it->source_line);
+  memmove(it, it + 1, (d->n - i - 1) * sizeof *it);
+  d->n--;
+}
+
+int tfx_precheck_lowering(tfx_ctx *ctx, size_t first_diag, int rc) {
+  tfx_opmap *om = ctx->opmap;
+  tfx_diag *d = ctx->diag;
+  if (rc == 0 || !om) return rc;
+  int unattributed = 0;
+  for (size_t i = first_diag; i < d->n;) {
+    tfx_diag_item *it = &d->items[i];
+    if (it->sev != TFX_SEV_ERROR) {
+      i++;
+      continue;
+    }
+    tfx_mapped_graph *mg = NULL;
+    uint32_t id = it->msg && !strstr(it->msg, "out of memory") ? message_node(om, it->msg, &mg)
+                                                               : TFX_NO_ID;
+    if (id == TFX_NO_ID) {
+      unattributed = 1;
+      i++;
+      continue;
+    }
+    tfx_mapped_op *op = &mg->ops[id];
+    const char *m = it->msg;
+    if (strncmp(m, "function '", 10) == 0 && strstr(m, "': ")) m = strstr(m, "': ") + 3;
+    if (op->cause == TFX_CAUSE_OK && op->how != TFX_MAP_UNSUPPORTED) {
+      char *c = tfx_arena_strdup(&om->arena, m);
+      if (!c) return TFX_EXIT_FAIL; /* the item stays: the run fails with it */
+      op->cause = TFX_CAUSE_PARAM_INVALID;
+      op->message = c;
+      op->hint = NULL;
+      om->n_failed++;
+      if (om->n_ok) om->n_ok--;
+    }
+    drop_item(d, i); /* the report holds it now */
+  }
+  /* every error names its node: the report's failed nodes make the precheck fail */
+  return unattributed || d->errors ? rc : 0;
+}
+
+/* ---- data inputs lost to scope fusion ---- */
+
+void tfx_precheck_rule_site(const tfx_ctx *ctx, uint32_t rule, char *buf, size_t n) {
+  if (!ctx->have_pack || rule >= ctx->pack.n_rules) {
+    snprintf(buf, n, "unknown rule location");
+    return;
+  }
+  const tfx_vm_rule *ru = &ctx->pack.rules[rule];
+  const char *f = tfx_pack_file(&ctx->pack, ru->file);
+  snprintf(buf, n, "%s:%u", f ? f : "?", ru->line);
+}
+
+int tfx_precheck_dangling(tfx_ctx *ctx) {
+  const tfx_fusion_report *fr = ctx->fusion_report;
+  tfx_opmap *om = ctx->opmap;
+  if (!fr || !om || (ctx->opts && ctx->opts->allow_dangling_inputs)) return 0;
+  char site[512], msg[2048];
+  for (uint32_t i = 0; i < fr->n_graphs; i++) {
+    const tfx_fusion_graph_report *gr = &fr->graphs[i];
+    if (!gr->n_dangling) continue;
+    tfx_mapped_graph *mg = mapped_graph(om, *gr->graph ? gr->graph : NULL, strlen(gr->graph));
+    if (!mg || !mg->g || !mg->ops) continue;
+    for (uint32_t k = 0; k < gr->n_dangling; k++) {
+      const tfx_fusion_dangling *e = &gr->dangling[k];
+      uint32_t id = tfx_graph_find(mg->g, e->consumer);
+      if (id == TFX_NO_ID) continue; /* gone since (pruning, a later rewrite): nothing dangles */
+      tfx_mapped_op *op = &mg->ops[id];
+      tfx_precheck_rule_site(ctx, e->rule, site, sizeof site);
+      snprintf(msg, sizeof msg, "data input '%s' is lost: '%s' was absorbed into '%s' by scope "
+               "pass '%s' (%s), whose index maps do not export that output", e->input,
+               e->producer, e->result, e->pass, site);
+      /* an unsupported type keeps its cause; a mapping failure is most likely the missing
+       * input itself (e.g. "input number of tensorflow[0] should be equal to factory size"):
+       * the lost input is the cause to report */
+      if (op->how == TFX_MAP_UNSUPPORTED || op->how == TFX_MAP_NONE) continue;
+      char *c = tfx_arena_strdup(&om->arena, msg);
+      if (!c) {
+        tfx_error(ctx->diag, NULL, 0, 0, "out of memory (precheck)");
+        return -1;
+      }
+      if (op->cause == TFX_CAUSE_OK) {
+        om->n_failed++;
+        if (om->n_ok) om->n_ok--;
+      }
+      op->cause = TFX_CAUSE_PARAM_INVALID;
+      op->message = c;
+      op->hint = "fix the rule's index maps, or give --allow-dangling-inputs to drop the edge "
+                 "as ATC does";
+    }
+  }
+  return 0;
 }
 
 int tfx_precheck_json(const tfx_ctx *ctx, const char *model, tfx_strbuf *b, uint32_t *n_fail) {

@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """Converts every model-bearing corpus file to .air and checks that the outcome is one of:
 
-  converted        exit 0; `protoc --decode=ge.proto.ModelDef` decodes the .air (exit 0) and
-                   tests/tools/air_check.py accepts it;
+  converted        exit 0; `protoc --decode=ge.proto.ModelDef` decodes the .air (exit 0),
+                   tests/tools/air_check.py accepts it, and `tfxc --check` (same options)
+                   exits 0 with result "success" (the precheck runs the same mapping and
+                   lowering validation, issue 12 item 5);
   precheck-failed  exit 1; `tfxc --check` on the same file (same options) exits 1 with
                    result "failed", every failed op has causes with an int code and a message,
                    and the conversion's stderr names each failed node (`node 'N'`, plus
                    `in function 'F'` for function bodies);
   invalid-graph    exit 3 with a message, only for files whose graph does not validate: the
-                   manifest marks them negative-test, or `tfxc inspect` warns about the graph.
+                   manifest marks them negative-test, or `tfxc inspect` warns about the graph;
+                   `tfxc --check` exits 3 too.
 
 Files in KNOWN (a known tfxc bug; see there) are reported as `known-issue` instead.
 Anything else fails: another exit code, a crash (signal), a sanitizer report, exit 3 on a graph
@@ -168,13 +171,30 @@ def convert_one(tfxc, protoc, proto_dir, air_check, path, opts, negative, work):
         return "crashed", ["crashed          @  exit %d" % rc,
                            "crashed or sanitizer report (exit %d): %s" % (rc, err[-1500:])]
     if rc == 0:
-        return check_air(protoc, proto_dir, air_check, air, dt)
+        outcome, msgs = check_air(protoc, proto_dir, air_check, air, dt)
+        crc, out, cerr, _ = run([tfxc, "--check"] + opts + [path])
+        if crashed(crc, cerr):
+            msgs.append("--check crashed (exit %d): %s" % (crc, cerr[-1500:]))
+        elif crc != 0:
+            msgs.append("conversion exit 0 but --check exit %d (want 0): %s" % (crc, cerr[:800]))
+        else:
+            try:
+                res = json.loads(out).get("result")
+            except ValueError as e:
+                res = "no JSON report (%s)" % e
+            if res != "success":
+                msgs.append("conversion exit 0 but --check result %r" % res)
+        return outcome, msgs
     if rc == 1:
         return check_precheck(tfxc, path, opts, err, dt)
     if rc == 3:
         first = err.strip().splitlines()[0] if err.strip() else ""
         first = first.replace(path, "").lstrip(": ")
         line = "invalid-graph    @  %s" % first[:160]
+        crc, _, cerr, _ = run([tfxc, "--check"] + opts + [path])
+        if crc != 3:
+            return "invalid-graph", [line, "conversion exit 3 but --check exit %d (want 3): %s"
+                                     % (crc, cerr[:500])]
         if not first:
             return "invalid-graph", [line, "exit 3 without a message"]
         if negative:

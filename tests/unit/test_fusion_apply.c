@@ -90,7 +90,16 @@ static void index_maps(void **state) {
   assert_string_equal(ft_inputs(ft_find(f->gd->node, f->gd->n_node, "out")), "blk:1");
   /* out2: reads of the ignored child are dropped (warned), blk/mul:0 -> blk:1 */
   assert_string_equal(ft_inputs(ft_find(f->gd->node, f->gd->n_node, "out2")), "blk:1");
-  assert_true(ft_diag_has(&f->d, "'out2' reads 'blk/ign'"));
+  /* the dropped edge is recorded for the caller (an error unless --allow-dangling-inputs) */
+  assert_false(ft_diag_has(&f->d, "'out2' reads 'blk/ign'"));
+  assert_int_equal(ftx->rep.n_graphs, 1);
+  assert_int_equal(ftx->rep.graphs[0].n_dangling, 1);
+  const tfx_fusion_dangling *dg = &ftx->rep.graphs[0].dangling[0];
+  assert_string_equal(dg->consumer, "out2");
+  assert_string_equal(dg->input, "blk/ign");
+  assert_string_equal(dg->producer, "blk/ign");
+  assert_string_equal(dg->result, "blk");
+  assert_string_equal(dg->pass, "BlkPass");
   assert_string_equal(ft_inputs(ft_find(f->gd->node, f->gd->n_node, "after")), "^blk,^c");
   assert_string_equal(ft_names(f->gd->node, f->gd->n_node), "x w v c z blk out out2 after");
 }
