@@ -511,7 +511,7 @@ tfxc_status tfxc_run(tfxc_session *s, const char *last) {
       s->o.disable_rules = s->dis_rules;
     }
   }
-  tfx_pass_group last_group = s->check_only ? TFX_GROUP_OP_MAPPING : TFX_GROUP_LOWERING;
+  tfx_pass_group last_group = TFX_GROUP_LOWERING; /* --check runs the lowering too */
   tfx_pipeline_sort(p);
   size_t stop = p->n; /* passes from here on are held back */
   if (last) {
