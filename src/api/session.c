@@ -543,7 +543,10 @@ tfxc_status tfxc_run(tfxc_session *s, const char *last) {
                 om && !om->enabled ? " (pass 'op-mapping' is disabled)" : "");
       rc = TFX_EXIT_FAIL;
     } else if (s->ctx.opmap->n_failed) {
-      rc = TFX_EXIT_FAIL; /* the report lists them */
+      /* the command's report lists them and says nothing more; a caller gets one error */
+      tfx_error(d, NULL, 0, 0, "--check: %u node%s cannot be converted (tfxc_report_json lists "
+                "every node)", s->ctx.opmap->n_failed, s->ctx.opmap->n_failed == 1 ? "" : "s");
+      rc = TFX_EXIT_FAIL;
     }
   }
   s->ran = 1;

@@ -15,6 +15,7 @@
 #   fuzz_pack          `tfxc compile --no-stdlib` of every fuzz_rules seed that compiles, the
 #                      whole stdlib compiled, and a few damaged headers (when --tfxc is given)
 #   fuzz_convert       the binary GraphDefs of fuzz_graph_binary
+#   fuzz_api           the fuzz_model_load seeds behind a flag byte (see fuzz_api.c)
 #   fuzz_ge_pbtxt      GE IR text: every *.ge.pbtxt file of tests/golden and tests/cli/ge_emit,
 #                      and `tfxc --emit ge-pbtxt --passthrough-unknown` of every loadable model
 #                      of the corpus and tests/golden (when --tfxc is given)
@@ -231,6 +232,18 @@ PBTXT
   sed -e '/^library/d' "$tmp/fuse.pbtxt" > "$tmp/fuse2.pbtxt"
   "$tfxc" fmt -q "$tmp/fuse2.pbtxt" --to pb -o "$out/fuzz_convert/fuse_nolib.pb" 2>/dev/null || true
 fi
+
+# ---- fuzz_api: the fuzz_model_load seeds behind a flag byte (0: as .pb; 1: as .pbtxt;
+# 2: with --check; 8: an op map, a NUL, then the model) ----
+mkdir -p "$out/fuzz_api"
+for f in "$out"/fuzz_model_load/*; do
+  [ -f "$f" ] || continue
+  b=$(basename "$f")
+  case $b in *.pbtxt|*pbtxt*) fl='\001' ;; *) fl='\000' ;; esac
+  { printf "$fl"; cat "$f"; } > "$out/fuzz_api/$b"
+done
+{ printf '\010op Relu -> Relu6 { auto; }\n\000'; printf 'node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }\nnode { name: "y" op: "Relu" input: "x" }\n'; } \
+  > "$out/fuzz_api/rule_then_model"
 
 for t in "$out"/*/; do
   echo "make-seeds.sh: $(basename "$t"): $(find "$t" -type f | wc -l) seeds"

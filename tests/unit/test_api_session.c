@@ -338,6 +338,7 @@ static void out_of_memory_is_a_status(void **state) {
   void *air0;
   size_t n0;
   tfxc_session *ref = convert(0, &air0, &n0);
+  tfxc_free(air0);
   tfxc_close(ref);
   tfx_alloc_fail_at(0);
   {
