@@ -57,7 +57,7 @@ static int run_help(int argc, char **argv, tfx_diag *d) {
 static int option_kind(const char *arg) {
   static const char *const shared_val[] = {"--rules", "--limit", "--vm-budget", "--tag",
                                            "--max-file-size"};
-  static const char *const shared_flag[] = {"--no-stdlib", "--verbose", "--quiet"};
+  static const char *const shared_flag[] = {"--no-stdlib", "--verbose", "--quiet", "--help"};
   static const char *const convert_val[] = {"--output", "--emit", "--input-shape", "--out-nodes",
                                             "--input-format", "--enable-scope-fusion-passes",
                                             "--disable-pass", "--report", "--dump-after",
@@ -70,7 +70,7 @@ static int option_kind(const char *arg) {
   if (a[1] != '-') {
     if (a[1] == 'W' || a[1] == 'r') return a[2] ? 1 : 2;
     if (a[1] == 'o') return a[2] ? 4 : 3;
-    return strspn(a + 1, "vq") == strlen(a + 1) ? 1 : 4;
+    return strspn(a + 1, "vqh") == strlen(a + 1) ? 1 : 4;
   }
   size_t n = strcspn(a, "=");
   for (size_t i = 0; i < sizeof shared_val / sizeof *shared_val; i++)

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/explain_cond.h"
 #include "fusion/engine.h"
 #include "passes/passes.h"
 #include "scope/scope.h"
@@ -70,7 +71,13 @@ typedef struct explain {
   eval *ev;
   size_t n, cap;
   int oom;
+  tfx_xcond cond;       /* where/require verdicts from the VM trace (explain_cond.c) */
 } explain;
+
+static void on_trace(void *user, const char *line) {
+  explain *x = user;
+  if (x->cond.active) tfx_xcond_line(&x->cond, line);
+}
 
 static char *value_str(const tfx_value *v) {
   tfx_strbuf b;
@@ -84,9 +91,12 @@ static char *value_str(const tfx_value *v) {
 static void on_pattern(void *user, tfx_fusion_engine *e, const tfx_scope_tree *t, uint32_t rule,
                        uint32_t group, uint32_t layer, uint32_t k, uint32_t pattern) {
   explain *x = user;
+  x->cond.active = 0;
   if (x->oom || !t->graph || strcmp(t->graph->name ? t->graph->name : "", x->graph) != 0) return;
   uint32_t s = tfx_hmap_get(&t->by_name, x->scope, strlen(x->scope));
   if (s == TFX_HASH_NONE) return;
+  x->cond.active = 1; /* the pass's selection on this graph follows its patterns */
+  x->cond.scope_id = s;
   x->seen = 1;
   if (x->n == x->cap) {
     size_t nc = x->cap ? 2 * x->cap : 32;
@@ -282,6 +292,13 @@ static void explain_scope(tfx_strbuf *b, const explain *x) {
     }
     if (pr->select_ran && !pr->select_value)
       tfx_sb_puts(b, "  require: false (the pass changed nothing; its sub_types were cleared)\n");
+    int in_result = 0, matched = 0;
+    for (uint32_t i = 0; i < pr->n_results && !in_result; i++)
+      for (uint32_t j = 0; j < pr->results[i]->n_scopes; j++)
+        if (strncmp(x->scope, pr->results[i]->scopes[j], strlen(pr->results[i]->scopes[j])) == 0)
+          in_result = 1;
+    for (size_t i = 0; i < x->n; i++) matched |= x->ev[i].rule == ri && x->ev[i].matched;
+    tfx_xcond_print(&x->cond, ri, matched && !in_result && pr->select_value, b);
     for (uint32_t i = 0; i < pr->n_cleared; i++)
       if (strcmp(pr->cleared[i].scope, x->scope) == 0)
         tfx_sb_printf(b, "  sub_type %s cleared by this pass\n", pr->cleared[i].sub_type);
@@ -529,9 +546,13 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
   tfx_ctx ctx;
   tfx_ctx_init(&ctx, &o, d);
   x.ctx = &ctx;
+  tfx_xcond_init(&x.cond, &ctx.pack, UINT32_MAX);
   if (scope) {
     ctx.fusion_on_pattern = on_pattern;
     ctx.fusion_on_pattern_user = &x;
+    o.trace = 1; /* the selection programs' trace says which condition rejected the scope */
+    o.trace_fn = on_trace;
+    o.trace_user = &x;
   }
   tfx_strbuf b;
   tfx_sb_init(&b);
@@ -644,6 +665,7 @@ done:
     free(x.ev[i].found);
   }
   free(x.ev);
+  tfx_xcond_free(&x.cond);
   free(sname);
   tfx_ctx_free(&ctx);
   tfx_pipeline_free(&p);

@@ -244,6 +244,22 @@ static void bool_value(tfx_cc *c, const tfx_ast_expr *e, uint32_t dst) {
   tfx_asm_label_here(&c->as, le);
 }
 
+/* Where an expression starts in the source (a binary or postfix node's own location is its
+ * operator's). */
+static tfx_rules_loc start_loc(const tfx_ast_expr *e) {
+  tfx_rules_loc l = e->loc;
+  for (int i = 0; e && i < 64; i++) {
+    if (e->loc.file == l.file && e->loc.off < l.off) l = e->loc;
+    if (e->kind == TFX_AST_E_BINARY) e = e->u.op.a;
+    else if (e->kind == TFX_AST_E_COND) e = e->u.cond.c;
+    else if (e->kind == TFX_AST_E_INDEX || e->kind == TFX_AST_E_PERMUTE) e = e->u.index.base;
+    else if (e->kind == TFX_AST_E_SLICE) e = e->u.slice.base;
+    else if (e->kind == TFX_AST_E_PROP) e = e->u.prop.base;
+    else break;
+  }
+  return l;
+}
+
 void tfx_cc_jump(tfx_cc *c, const tfx_ast_expr *e, int jump_if, uint32_t label) {
   if (!e || !depth_ok(c, e)) return;
   uint32_t mark = c->top;
@@ -264,7 +280,9 @@ void tfx_cc_jump(tfx_cc *c, const tfx_ast_expr *e, int jump_if, uint32_t label) 
       tfx_asm_label_here(as, skip);
     }
   } else {
+    tfx_cc_loc(c, start_loc(e)); /* each leaf of a condition: its own line (--trace, explain) */
     uint32_t r = tfx_cc_expr_any(c, e);
+    tfx_cc_loc(c, start_loc(e)); /* the jump is the leaf's, not that of a condition inside it */
     if (is_bool(e)) {
       if (jump_if) EMIT(JT, r, label, 0);
       else EMIT(JF, r, label, 0);

@@ -137,6 +137,37 @@ static void feature_failed(tfx_vm *vm, uint32_t feat, uint32_t pc, tfx_value exp
   vm->n_failed++;
 }
 
+#define TRACE_VALUE_MAX 80 /* bytes of one value shown by --trace */
+
+/* Appends "  | rB=VALUE rC=VALUE" to a trace line: the registers the instruction at pc reads
+ * (operands of kind R that its effect does not assign, and the ranges of N operands), as they
+ * are before it runs; long values are cut ("..."). So a condition's trace shows what each
+ * comparison compared and each jump tested. */
+static void trace_values(tfx_vm *vm, uint32_t pc, tfx_strbuf *b) {
+  const uint32_t *ins = vm->pack->code + pc;
+  const tfx_opinfo *oi = &tfx_vm_ops[TFX_INS_OP(ins)];
+  int any = 0;
+  for (unsigned i = 0; i < oi->n_operands; i++) {
+    if (oi->kinds[i] != TFX_K_R) continue;
+    char dest[8];
+    snprintf(dest, sizeof dest, "R[%c] =", 'a' + i);
+    if (oi->effect && !strncmp(oi->effect, dest, strlen(dest))) continue;
+    uint32_t r = TFX_INS_RAW(ins, i), n = 1;
+    if (i + 1 < oi->n_operands && oi->kinds[i + 1] == TFX_K_N) n = TFX_INS_RAW(ins, i + 1);
+    for (uint32_t k = 0; k < n && k < 4 && r + k < TFX_VM_MAX_REGS; k++) {
+      tfx_sb_puts(b, any++ ? " " : "  | ");
+      tfx_sb_printf(b, "r%u=", r + k);
+      size_t at = b->len;
+      tfx_vm_format_value(b, &vm->regs[r + k], 1);
+      if (!b->oom && b->len - at > TRACE_VALUE_MAX) {
+        b->len = at + TRACE_VALUE_MAX;
+        b->data[b->len] = 0;
+        tfx_sb_puts(b, "...");
+      }
+    }
+  }
+}
+
 /* Formats and emits one trace line; -1 on out of memory (errmsg set). */
 static int trace_ins(tfx_vm *vm, uint32_t pc) {
   tfx_strbuf *b = &vm->trace_buf;
@@ -145,6 +176,7 @@ static int trace_ins(tfx_vm *vm, uint32_t pc) {
   if (l) tfx_sb_printf(b, "[%s:%u] ", tfx_pack_file(vm->pack, l->file), l->line);
   tfx_sb_printf(b, "%04u  ", pc);
   tfx_vm_format_ins(vm->pack, pc, b);
+  trace_values(vm, pc, b);
   if (b->oom) return tfx_vm_err(vm, -1, "out of memory");
   vm->trace(vm->trace_ctx, tfx_sb_cstr(b));
   return 0;

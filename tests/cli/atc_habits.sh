@@ -52,6 +52,8 @@ run 0 -v -r "$SRC/stdlib/fusion/02-layer_norm.scoperule" --no-stdlib list-rules
 grep -q "ScopeLayerNormPass" out || { echo "FAIL: tfxc -v -r F --no-stdlib list-rules"; fail=1; }
 run 0 -Werror compile --no-stdlib -r "$SRC/stdlib/fusion/02-layer_norm.scoperule" -o p.tfxb
 [ -s p.tfxb ] || { echo "FAIL: tfxc -Werror compile wrote nothing"; fail=1; }
+run 0 -h inspect
+grep -q "^Usage: tfxc inspect" out || { echo "FAIL: tfxc -h inspect is not inspect's help"; head -3 out; fail=1; }
 run 2 --tag serve list-rules
 grep -q "tfxc list-rules: error: unknown option '--tag'" err && grep -q "note: the options before 'list-rules' were given to it" err ||
   { echo "FAIL: an option list-rules does not take, before it:"; cat err; fail=1; }

@@ -616,7 +616,7 @@ static void trace_output(void **state) {
   assert_string_equal(tfx_sb_cstr(&f->trace),
                       "[t.rule:3] 0000  LOADI       r1, #2\n"
                       "[t.rule:3] 0003  LOADK       r2, k2                  ; \"two\"\n"
-                      "[t.rule:4] 0006  RET         r2\n");
+                      "[t.rule:4] 0006  RET         r2  | r2=\"two\"\n");
 }
 
 static void runs_are_independent(void **state) {
