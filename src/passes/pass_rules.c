@@ -284,6 +284,11 @@ int tfx_rules_build(const tfx_rules_spec *s, tfx_pack *out, tfx_cann_table **pro
     } else if (!(ro.protos = tfx_cann_stdlib_protos(d))) {
       return TFX_EXIT_FAIL;
     }
+    if (!(ro.tfops = tfx_cann_stdlib_tfops(d))) { /* -Wunknown-tf-op, -Wunknown-tf-attr */
+      tfx_cann_protos_free(view);
+      tfx_rules_protos_free(user);
+      return TFX_EXIT_FAIL;
+    }
     tfx_ruleset *rs = tfx_ruleset_new();
     if (!rs) {
       tfx_cann_protos_free(view);
