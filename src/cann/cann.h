@@ -217,5 +217,13 @@ const tfx_tf_op *tfx_tf_op_find(const tfx_tf_table *t, const char *name);
  * thread-safe on first use). NULL after reporting when the table cannot be loaded. */
 struct tfx_rules_tfops;
 const struct tfx_rules_tfops *tfx_cann_stdlib_tfops(tfx_diag *d);
+/* A view over user TF op definition tables (files named *.tfops.tsv, the tf-ops.tsv format;
+ * the first definition of a name wins, in the order given) over the stdlib's table and its
+ * extra list. Borrows the tables. NULL after reporting (out of memory, a stdlib table that
+ * cannot be loaded). */
+typedef struct tfx_tf_view tfx_tf_view;
+tfx_tf_view *tfx_tf_view_new(const tfx_tf_table *const *user, uint32_t n_user, tfx_diag *d);
+void tfx_tf_view_free(tfx_tf_view *v);
+const struct tfx_rules_tfops *tfx_tf_view_hook(const tfx_tf_view *v);
 
 #endif

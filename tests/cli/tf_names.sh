@@ -36,4 +36,27 @@ W2="bad.opmap:2:51: warning: 'transpose_aa' is not an attribute of TF op 'MatMul
 "$TFXC" compile --no-stdlib -Werror -Wno-unknown-op -r good.opmap -r fuse.scoperule -o g.tfxb 2>err ||
   { echo "FAIL: defined, fused, listed types and '??' warned"; cat err; fail=1; }
 "$TFXC" compile -Werror -o s.tfxb 2>err || { echo "FAIL: the stdlib is not clean"; cat err; fail=1; }
+
+# A custom TF op defined in a user file (*.tfops.tsv, the tf-ops.tsv format), given as a -r
+# file or found under a -r directory: its type is known and its attributes are checked.
+mkdir -p defs/sub
+printf '#name\tinputs\toutputs\tattrs\tis_stateful\nAdCustom\tx:T,y:T\tz:T\tT:type,alpha:float=1\t0\n' >defs/sub/ad.tfops.tsv
+printf 'op AdCustom -> Add { auto; attr x = alpha; attr y = alpah; }\n' >custom.opmap
+"$TFXC" compile --no-stdlib -Werror -r custom.opmap -o c.tfxb 2>err; rc=$?
+[ $rc -eq 4 ] && grep -qF "unknown TF op type 'AdCustom'" err && echo "ok: undefined custom op" ||
+  { echo "FAIL: custom op without its definition (exit $rc)"; cat err; fail=1; }
+for defs in defs defs/sub/ad.tfops.tsv; do
+  "$TFXC" compile --no-stdlib -r custom.opmap -r $defs -o c.tfxb 2>err; rc=$?
+  if [ $rc -eq 0 ] && ! grep -q "unknown TF op type" err &&
+     grep -qF "custom.opmap:1:53: warning: 'alpah' is not an attribute of TF op 'AdCustom'; did you mean 'alpha'" err &&
+     [ "$(grep -c warning: err)" -eq 1 ]; then
+    echo "ok: -r $defs defines AdCustom"
+  else
+    echo "FAIL: -r $defs (exit $rc)"; cat err; fail=1
+  fi
+done
+printf 'AdCustom\tx:T\n' >bad.tfops.tsv
+"$TFXC" compile --no-stdlib -r custom.opmap -r bad.tfops.tsv -o c.tfxb 2>err; rc=$?
+[ $rc -eq 4 ] && grep -q "^bad.tfops.tsv:1:" err && echo "ok: a malformed definition file is a rule error" ||
+  { echo "FAIL: malformed definition file (exit $rc)"; cat err; fail=1; }
 exit $fail

@@ -39,7 +39,7 @@ done
 
 rm -rf "$out"
 mkdir -p "$out"/fuzz_model_load "$out"/fuzz_graph_binary "$out"/fuzz_pbtxt "$out"/fuzz_prune_opts \
-  "$out"/fuzz_rules "$out"/fuzz_pack "$out"/fuzz_convert "$out"/fuzz_ge_pbtxt
+  "$out"/fuzz_rules "$out"/fuzz_pack "$out"/fuzz_convert "$out"/fuzz_ge_pbtxt "$out"/fuzz_op_tables
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # LeakSanitizer reports from an instrumented tfxc must not break seeding.
@@ -231,6 +231,17 @@ PBTXT
   sed -e '/^library/d' "$tmp/fuse.pbtxt" > "$tmp/fuse2.pbtxt"
   "$tfxc" fmt -q "$tmp/fuse2.pbtxt" --to pb -o "$out/fuzz_convert/fuse_nolib.pb" 2>/dev/null || true
 fi
+
+# fuzz_op_tables: kind byte (0 TF definitions, 1 CANN prototypes) + the first 64 lines of the
+# stdlib's tables and every *.cannops.tsv / *.tfops.tsv of the golden cases.
+{ printf '\0'; head -64 "$root/stdlib/ops/tf-ops.tsv"; } > "$out/fuzz_op_tables/tf-ops"
+{ printf '\1'; head -64 "$root/stdlib/ops/cann-ops.tsv"; } > "$out/fuzz_op_tables/cann-ops"
+k=0
+while IFS= read -r -d '' f; do
+  k=$((k + 1))
+  case "$f" in *.tfops.tsv) b='\0' ;; *) b='\1' ;; esac
+  { printf "$b"; head -c 65536 "$f"; } > "$out/fuzz_op_tables/user$k"
+done < <(find "$golden" "$root/tests/cli" -name '*.cannops.tsv' -print0 -o -name '*.tfops.tsv' -print0 2>/dev/null)
 
 for t in "$out"/*/; do
   echo "make-seeds.sh: $(basename "$t"): $(find "$t" -type f | wc -l) seeds"
