@@ -646,6 +646,37 @@ size_t tfx_cann_similar(const tfx_cann_table *t, const char *name, const char **
   return n;
 }
 
+size_t tfx_names_similar(const char *const *names, uint32_t count, const char *name, const char **out, size_t max) {
+  if (!names || !name || !out || !max) return 0;
+  size_t nn = strlen(name), n = 0;
+  cand best[16];
+  if (max > 16) max = 16;
+  for (uint32_t i = 0; i < count; i++) {
+    const char *s = names[i];
+    if (!s || !strcmp(s, name)) continue;
+    size_t ns = strlen(s);
+    cand c = {s, edit_distance(name, nn, s, ns, 3)};
+    if (c.score > 3) {
+      if (!icontains(s, ns, name, nn) && !icontains(name, nn, s, ns)) continue;
+      c.score = 4 + (ns > nn ? ns - nn : nn - ns);
+    }
+    size_t k;
+    if (n < max) {
+      k = n++;
+    } else {
+      if (!better(&c, &best[max - 1])) continue;
+      k = max - 1;
+    }
+    while (k > 0 && better(&c, &best[k - 1])) {
+      best[k] = best[k - 1];
+      k--;
+    }
+    best[k] = c;
+  }
+  for (size_t i = 0; i < n; i++) out[i] = best[i].name;
+  return n;
+}
+
 /* ---------------------------------------------------------------- the embedded table */
 
 const tfx_embedded_file *tfx_cann_embedded(const char *name, tfx_diag *d) {

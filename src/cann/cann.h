@@ -128,6 +128,9 @@ const tfx_cann_attr *tfx_cann_attr_find(const tfx_cann_op *op, const char *name)
  * "did you mean" hints in the precheck report. */
 size_t tfx_cann_similar(const tfx_cann_table *t, const char *name, const char **out, size_t max);
 
+/* The same over a plain array of names (NULL entries skipped). */
+size_t tfx_names_similar(const char *const *names, uint32_t count, const char *name, const char **out, size_t max);
+
 /* C++ ge::DataType number of a DT_* name ("DT_FLOAT16" -> 1, "DT_BF16" -> 27; facts/ascend.md
  * §6.4), or -1 when unknown. n is the name's length. */
 int tfx_cann_dtype(const char *name, size_t n);
@@ -208,5 +211,19 @@ int tfx_tf_ops_load(tfx_tf_table *t, const char *text, size_t len, const char *f
 const tfx_tf_table *tfx_tf_ops_stdlib(tfx_diag *d);
 void tfx_tf_ops_free(tfx_tf_table *t);
 const tfx_tf_op *tfx_tf_op_find(const tfx_tf_table *t, const char *name);
+
+/* The rule checker's view of the stdlib's TF op definitions (rules/load.h tfx_rules_tfops:
+ * -Wunknown-tf-op, -Wunknown-tf-attr), built on first use and shared (never freed; not
+ * thread-safe on first use). NULL after reporting when the table cannot be loaded. */
+struct tfx_rules_tfops;
+const struct tfx_rules_tfops *tfx_cann_stdlib_tfops(tfx_diag *d);
+/* A view over user TF op definition tables (files named *.tfops.tsv, the tf-ops.tsv format;
+ * the first definition of a name wins, in the order given) over the stdlib's table and its
+ * extra list. Borrows the tables. NULL after reporting (out of memory, a stdlib table that
+ * cannot be loaded). */
+typedef struct tfx_tf_view tfx_tf_view;
+tfx_tf_view *tfx_tf_view_new(const tfx_tf_table *const *user, uint32_t n_user, tfx_diag *d);
+void tfx_tf_view_free(tfx_tf_view *v);
+const struct tfx_rules_tfops *tfx_tf_view_hook(const tfx_tf_view *v);
 
 #endif

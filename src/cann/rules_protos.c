@@ -42,6 +42,36 @@ static tfx_rules_port_kind port_kind(uint8_t k) {
          : k == TFX_CANN_DYN ? TFX_RULES_PORT_DYNAMIC : TFX_RULES_PORT_REQUIRED;
 }
 
+static const char *const attr_type_names[TFX_CANN_A__COUNT] = {
+    "Int", "Float", "Bool", "String", "Type", "Tensor", "ListInt", "ListFloat", "ListBool",
+    "ListString", "ListType", "ListListInt", "GRAPH", "DYNAMIC_GRAPH"};
+
+static tfx_rules_attr_kind attr_kind(uint8_t t) {
+  switch (t) {
+    case TFX_CANN_A_INT: case TFX_CANN_A_FLOAT: return TFX_RULES_A_NUMBER;
+    case TFX_CANN_A_BOOL: return TFX_RULES_A_BOOL;
+    case TFX_CANN_A_STRING: return TFX_RULES_A_STRING;
+    case TFX_CANN_A_TYPE: return TFX_RULES_A_TYPE;
+    case TFX_CANN_A_LIST_INT: case TFX_CANN_A_LIST_FLOAT: case TFX_CANN_A_LIST_BOOL:
+    case TFX_CANN_A_LIST_STRING: case TFX_CANN_A_LIST_TYPE: case TFX_CANN_A_LIST_LIST_INT:
+      return TFX_RULES_A_LIST;
+    default: return TFX_RULES_A_OTHER;
+  }
+}
+
+static tfx_rules_proto_attr *attrs(tfx_arena *a, const tfx_cann_attr *src, uint32_t n, int *oom) {
+  if (!n) return NULL;
+  tfx_rules_proto_attr *out = tfx_arena_calloc(a, n, sizeof *out);
+  if (!out) {
+    *oom = 1;
+    return NULL;
+  }
+  for (uint32_t i = 0; i < n; i++)
+    out[i] = (tfx_rules_proto_attr){src[i].name, src[i].type < TFX_CANN_A__COUNT ? attr_type_names[src[i].type] : "?",
+                                    attr_kind(src[i].type)};
+  return out;
+}
+
 static tfx_rules_proto_port *ports(tfx_arena *a, const tfx_cann_port *src, uint32_t n, int *oom) {
   if (!n) return NULL;
   tfx_rules_proto_port *out = tfx_arena_calloc(a, n, sizeof *out);
@@ -71,6 +101,8 @@ tfx_cann_protos *tfx_cann_protos_new(const tfx_cann_table *t) {
     r->n_inputs = op->n_in;
     r->outputs = ports(&p->arena, op->out, op->n_out, &oom);
     r->n_outputs = op->n_out;
+    r->attrs = attrs(&p->arena, op->attrs, op->n_attrs, &oom);
+    r->n_attrs = op->n_attrs;
   }
   if (oom) {
     tfx_cann_protos_free(p);
@@ -123,7 +155,7 @@ static int add_known(tfx_cann_protos *p, const char *text, size_t len, const cha
       p->cap_known = cap;
     }
     if (tfx_hmap_put(&p->by_known, name, col[0].n, p->n_known, NULL) < 0) goto oom;
-    p->known[p->n_known++] = (tfx_rules_op_proto){name, NULL, 0, NULL, 0};
+    p->known[p->n_known++] = (tfx_rules_op_proto){name, NULL, 0, NULL, 0, NULL, 0};
   }
   return r.errors ? TFX_EXIT_INPUT : 0;
 oom:

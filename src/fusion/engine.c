@@ -61,12 +61,6 @@ typedef struct key_site {          /* one index-map statement (FR_KEY) of the op
   uint32_t klen, pc;
 } key_site;
 
-typedef struct map_err {           /* a pending result's index-map failure (check_keys),
-                                      reported when the result is committed */
-  const char *msg;                 /* NULL: none */
-  uint32_t pc;                     /* the statement's FR_KEY */
-} map_err;
-
 typedef struct builder {           /* the fusion result between FR_BEGIN and FR_END */
   int open;
   key_site *keys;
@@ -108,8 +102,6 @@ typedef struct run {
   int stopped;                     /* an invalid result ended the pass's additions */
   tfx_fusion_result **pending;     /* results of this select run */
   uint32_t n_pending, cap_pending;
-  map_err *pending_err;            /* parallel to pending (check_keys) */
-  uint32_t cap_pending_err;
   /* the graph's name-keyed final map */
   tfx_fusion_result **final;
   uint32_t n_final, cap_final;
@@ -636,9 +628,11 @@ static int h_node_out(void *c, int64_t index, const char *node, size_t nl, int64
  * end the name of at least one child of the result unless the statement is `optional`, and
  * the fused ports of each direction must be numbered 0..max without a gap: the ports of an
  * optional key that matched nothing give nothing, and only `absent input N` declares a port
- * deliberately unfed (a trailing unmatched optional key just leaves the fused op shorter). The first failure of a result is kept
- * (set_map_err) and reported at the statement when the result is committed, so a result the
- * pass's `require` discards is never an error. */
+ * deliberately unfed (a trailing unmatched optional key just leaves the fused op shorter).
+ * The first failure of a result is kept
+ * (tfx_fusion_result.map_error) and reported at the statement once every pass ran, for the
+ * final results only: a result the pass's `require` discards or a later result of the same
+ * name replaces is never an error. */
 
 static int ends_with(const char *s, const char *tail, size_t tl) {
   size_t n = strlen(s);
@@ -659,9 +653,9 @@ static int map_unmatched(const builder *b, int dir, const char *key) {
 }
 
 /* Fills *e for res (children computed), or leaves e->msg NULL. Returns -1 on out of memory. */
-static int check_keys(run *r, const tfx_fusion_result *res, map_err *e) {
+static int check_keys(run *r, tfx_fusion_result *res) {
   builder *b = &r->b;
-  e->msg = NULL;
+  res->map_error = NULL;
   char buf[512];
   for (uint32_t k = 0; k < b->n_keys; k++) {
     key_site *ks = &b->keys[k];
@@ -678,9 +672,9 @@ static int check_keys(run *r, const tfx_fusion_result *res, map_err *e) {
              "of the result (%u node%s); fix the key, or write 'optional %s' if it may be absent",
              r->pass_name, res->name, res->type, ks->dir ? "output" : "input", ks->key,
              res->n_children, res->n_children == 1 ? "" : "s", ks->dir ? "output" : "input");
-    e->msg = adup(r, buf, strlen(buf));
-    e->pc = ks->pc;
-    return e->msg ? 0 : -1;
+    res->map_error = adup(r, buf, strlen(buf));
+    res->map_error_pc = ks->pc;
+    return res->map_error ? 0 : -1;
   }
   for (int dir = 0; dir < 2 && b->n_keys; dir++) { /* programs without FR_KEY: not checked */
     const tfx_fusion_map *v = dir ? res->outputs : res->inputs;
@@ -705,28 +699,29 @@ static int check_keys(run *r, const tfx_fusion_result *res, map_err *e) {
                "'absent %s %lld;' declares an unfed port)",
                r->pass_name, res->name, res->type, dir ? "output" : "input", (long long)q,
                dir ? "output" : "input", (long long)max, dir ? "output" : "input", (long long)q);
-      e->msg = adup(r, buf, strlen(buf));
-      e->pc = pc;
-      return e->msg ? 0 : -1;
+      res->map_error = adup(r, buf, strlen(buf));
+      res->map_error_pc = pc;
+      return res->map_error ? 0 : -1;
     }
   }
   return 0;
 }
 
-/* Reports the index-map failures of the committed results; returns -1 when there was one. */
+/* Reports the index-map failures of the graph's final results (a result replaced by a later
+ * one of the same name, or discarded by a `require`, is never an error); -1 when there was one. */
 static int report_map_errs(run *r) {
   int bad = 0;
-  for (uint32_t k = 0; k < r->n_pending; k++) {
-    const map_err *e = &r->pending_err[k];
-    if (!e->msg) continue;
-    const tfx_vm_loc *loc = e->pc != TFX_PACK_NONE ? tfx_pack_loc_at(r->p, e->pc) : NULL;
+  for (uint32_t k = 0; k < r->n_final; k++) {
+    const tfx_fusion_result *res = r->final[k];
+    if (!res->map_error) continue;
+    const tfx_vm_loc *loc = res->map_error_pc != TFX_PACK_NONE ? tfx_pack_loc_at(r->p, res->map_error_pc) : NULL;
     if (loc) {
-      tfx_error(r->d, tfx_pack_file(r->p, loc->file), loc->line, loc->col, "%s", e->msg);
+      tfx_error(r->d, tfx_pack_file(r->p, loc->file), loc->line, loc->col, "%s", res->map_error);
     } else {
       const char *file;
       unsigned line, col;
-      rule_site(r->p, r->rule, 0, &file, &line, &col);
-      tfx_error(r->d, file, line, col, "%s", e->msg);
+      rule_site(r->p, res->rule, 0, &file, &line, &col);
+      tfx_error(r->d, file, line, col, "%s", res->map_error);
     }
     bad = 1;
   }
@@ -912,11 +907,9 @@ static int h_end(void *c) {
     snprintf(msg, sizeof msg, "CheckInnerNodesInfo failed: %.260s", why);
     rc = drop_invalid(r, res, msg, 0);
   } else {
-    uint32_t n_err = r->n_pending;
     if (compute_children(r, res)) rc = -1;
+    else if (check_keys(r, res)) rc = -1;
     else if (MGROW(r, r->pending, r->n_pending, r->cap_pending)) rc = -1;
-    else if (MGROW(r, r->pending_err, n_err, r->cap_pending_err)) rc = -1;
-    else if (check_keys(r, res, &r->pending_err[r->n_pending])) rc = -1;
     else r->pending[r->n_pending++] = res;
   }
   builder_reset(r);
@@ -1377,8 +1370,6 @@ static int run_pass(run *r, uint32_t rule) {
         for (uint32_t i = s->dfs_index; i < s->dfs_end; i++) t->scopes[t->dfs[i]].sub_type = TFX_NO_ID;
       }
       r->n_pending = 0;
-    } else if (rc == 0 && report_map_errs(r)) {
-      rc = -1; /* a key that matches no node, a gap in the fused ports (check_keys) */
     } else if (rc == 0) {
       pr->status = r->stopped ? TFX_FUSION_NOT_CHANGED : TFX_FUSION_SUCCESS;
       if (r->n_pending) {
@@ -1484,6 +1475,8 @@ int tfx_fusion_run(tfx_fusion_engine *e, const tfx_fusion_enables *en, const tfx
     }
   }
 
+  /* A final result whose index maps failed check_keys fails the run. */
+  if (rc == 0 && !r.oom && report_map_errs(&r)) rc = TFX_EXIT_FAIL;
   /* Final sub_types and the final result map (sorted by name). */
   uint32_t cap_fs = 0;
   for (uint32_t k = 0; k < t->n_scopes && !r.oom; k++) {
@@ -1511,7 +1504,6 @@ out:
   tfx_hmap_free(&r.final_ix);
   free(r.final);
   free(r.pending);
-  free(r.pending_err);
   free(r.by_name);
   free(r.mark);
   free(r.scope_names);

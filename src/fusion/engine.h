@@ -138,6 +138,9 @@ typedef struct tfx_fusion_result {
   const char **child_names;       /* their names (copies), same order */
   const char **child_types;       /* their op types (copies), same order (precheck report) */
   uint32_t n_children;
+  const char *map_error;          /* index-map check (engine.c check_keys): the first failure,
+                                     reported at map_error_pc if the result is final; or NULL */
+  uint32_t map_error_pc;
 } tfx_fusion_result;
 
 typedef struct tfx_fusion_match {

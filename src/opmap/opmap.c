@@ -247,7 +247,7 @@ static int map_node(om_run *r, tfx_mapped_op *op, uint32_t id, int *linked) {
       if (op->proto) op->type = op->proto->name;
     }
     trace(r, "opmap: node '%s' -> %s (%s)", nname, op->type, tfx_map_how_name(op->how));
-    return tfx_om_finish(r, op);
+    return tfx_om_finish(r, op) ? -1 : tfx_om_check(r, op);
   }
   /* no rule applied */
   tfx_om_builder_reset(&r->b);
@@ -258,7 +258,7 @@ static int map_node(om_run *r, tfx_mapped_op *op, uint32_t id, int *linked) {
     op->type = op->proto->name;
     r->b.auto_ = 1;
     trace(r, "opmap: node '%s' -> %s (auto)", nname, op->type);
-    return tfx_om_finish(r, op);
+    return tfx_om_finish(r, op) ? -1 : tfx_om_check(r, op);
   }
   /* the hint depends only on the type (same candidates, same first failing one): once per
    * op id, since tfx_cann_similar scans the whole table */

@@ -127,4 +127,9 @@ const Tensorflow__AttrValue *tfx_om_node_attr(const tfx_node *nd, const char *na
  * prototype. Returns 0, or -1 on out of memory (reported). */
 int tfx_om_finish(om_run *r, tfx_mapped_op *op);
 
+/* ---- check.c ---- */
+/* Checks a finished RULE / AUTO op against its prototype: an undeclared CANN type, attribute
+ * kinds, required attributes left unset (sets cause/message). Returns 0 or -1 (out of memory). */
+int tfx_om_check(om_run *r, tfx_mapped_op *op);
+
 #endif

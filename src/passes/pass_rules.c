@@ -57,6 +57,7 @@ int tfx_rules_buffer_is_pack(const tfx_rules_buffer *b) {
 }
 
 int tfx_rules_path_is_protos(const char *path) { return ends_with(path, TFX_RULES_PROTOS_SUFFIX); }
+int tfx_rules_path_is_tfops(const char *path) { return ends_with(path, TFX_RULES_TFOPS_SUFFIX); }
 
 /* Classifies the -r paths: missing ones are exit 3, other files exit 2, a pack mixed with
  * anything but prototype files exit 2. *pack gets the index of the pack path or -1. */
@@ -78,13 +79,14 @@ static int classify(const tfx_rules_spec *s, long *pack, tfx_diag *d) {
       *pack = (long)i;
       continue;
     }
-    if (tfx_rules_path_is_protos(p)) {
+    if (tfx_rules_path_is_protos(p) || tfx_rules_path_is_tfops(p)) {
       n_protos++;
       continue;
     }
     if (!ends_with(p, ".scoperule") && !ends_with(p, ".opmap")) {
       tfx_error(d, NULL, 0, 0, "-r %s: not a rule directory, rule file (.scoperule, .opmap), "
-                "CANN prototype file (" TFX_RULES_PROTOS_SUFFIX ") or pack (.tfxb)", p);
+                "CANN prototype file (" TFX_RULES_PROTOS_SUFFIX "), TF op definitions ("
+                TFX_RULES_TFOPS_SUFFIX ") or pack (.tfxb)", p);
       rc = TFX_EXIT_USAGE;
     }
   }
@@ -136,7 +138,11 @@ static int cmp_paths(const void *a, const void *b) {
  * links like the rule loader. A directory that cannot be read or is nested too deeply is
  * skipped silently: the rule loader walks the same tree and reports it (a rule error). Returns
  * 0 or -2 (out of memory). */
+static int walk_protos_as(const char *dir, int depth, pathvec *out, int (*want)(const char *));
 static int walk_protos(const char *dir, int depth, pathvec *out) {
+  return walk_protos_as(dir, depth, out, tfx_rules_path_is_protos);
+}
+static int walk_protos_as(const char *dir, int depth, pathvec *out, int (*want)(const char *)) {
   if (depth > PROTOS_MAX_DIR_DEPTH) return 0;
   DIR *dh = opendir(dir);
   if (!dh) return 0;
@@ -157,8 +163,8 @@ static int walk_protos(const char *dir, int depth, pathvec *out) {
     struct stat st;
     if (stat(tfx_sb_cstr(&p), &st) != 0) continue; /* a dangling link */
     if (S_ISDIR(st.st_mode)) {
-      rc = walk_protos(tfx_sb_cstr(&p), depth + 1, out);
-    } else if (S_ISREG(st.st_mode) && tfx_rules_path_is_protos(e->d_name)) {
+      rc = walk_protos_as(tfx_sb_cstr(&p), depth + 1, out, want);
+    } else if (S_ISREG(st.st_mode) && want(e->d_name)) {
       if (pv_push(out, tfx_sb_cstr(&p)) != 0) rc = -2;
     }
   }
@@ -236,6 +242,68 @@ oom:
   return TFX_EXIT_FAIL;
 }
 
+/* ---------------------------------------------------------------- user TF op definitions */
+
+typedef struct tfops_set {
+  tfx_tf_table **t;
+  uint32_t n;
+} tfops_set;
+
+static void tfops_free(tfops_set *u) {
+  for (uint32_t i = 0; i < u->n; i++) {
+    tfx_tf_ops_free(u->t[i]);
+    free(u->t[i]);
+  }
+  free(u->t);
+  memset(u, 0, sizeof *u);
+}
+
+/* Loads the TF op definition files of the -r paths (a *.tfops.tsv path, and every one under a
+ * directory, in byte order of its path), each into its own table, in -r order. Returns 0,
+ * TFX_EXIT_RULES (malformed or unreadable files: all reported) or TFX_EXIT_FAIL (out of
+ * memory, reported). */
+static int load_tfops(const tfx_rules_spec *s, tfops_set *u, tfx_diag *d) {
+  memset(u, 0, sizeof *u);
+  pathvec files = {0};
+  int bad = 0, rc = 0;
+  for (size_t i = 0; i < s->n_paths; i++) {
+    const char *p = s->paths[i];
+    if (tfx_is_dir(p)) {
+      size_t first = files.n;
+      if (walk_protos_as(p, 0, &files, tfx_rules_path_is_tfops) != 0) goto oom;
+      if (files.n - first > 1) qsort(files.v + first, files.n - first, sizeof *files.v, cmp_paths);
+    } else if (tfx_rules_path_is_tfops(p)) {
+      if (pv_push(&files, p) != 0) goto oom;
+    }
+  }
+  if (files.n && !(u->t = tfx_calloc(files.n, sizeof *u->t))) goto oom;
+  for (size_t i = 0; i < files.n && rc == 0; i++) {
+    size_t len;
+    char *text = tfx_read_file(files.v[i], PROTOS_MAX_FILE, &len, d);
+    if (!text) {
+      bad = 1;
+      continue;
+    }
+    tfx_tf_table *t = tfx_calloc(1, sizeof *t);
+    if (!t) {
+      free(text);
+      goto oom;
+    }
+    u->t[u->n++] = t;
+    int r = tfx_tf_ops_load(t, text, len, files.v[i], d);
+    free(text);
+    if (r == TFX_EXIT_FAIL) rc = r;
+    else if (r != 0) bad = 1;
+  }
+  pv_free(&files);
+  if (rc) return rc;
+  return bad ? TFX_EXIT_RULES : 0;
+oom:
+  pv_free(&files);
+  tfx_error(d, NULL, 0, 0, "out of memory loading TF op definitions");
+  return TFX_EXIT_FAIL;
+}
+
 void tfx_rules_protos_free(tfx_cann_table *t) {
   if (!t) return;
   tfx_cann_free(t);
@@ -305,8 +373,22 @@ int tfx_rules_build(const tfx_rules_spec *s, tfx_pack *out, tfx_cann_table **pro
     } else if (!(ro.protos = tfx_cann_stdlib_protos(d))) {
       return TFX_EXIT_FAIL;
     }
+    /* -Wunknown-tf-op, -Wunknown-tf-attr: the user's TF op definitions over the stdlib's */
+    tfops_set tfu;
+    int trc = load_tfops(s, &tfu, d);
+    tfx_tf_view *tfv = trc == TFX_EXIT_FAIL ? NULL : tfx_tf_view_new((const tfx_tf_table *const *)tfu.t, tfu.n, d);
+    if (!tfv) {
+      tfops_free(&tfu);
+      tfx_cann_protos_free(view);
+      tfx_rules_protos_free(user);
+      return TFX_EXIT_FAIL;
+    }
+    if (trc != 0 && prc == 0) prc = trc; /* malformed definition files are rule errors */
+    ro.tfops = tfx_tf_view_hook(tfv);
     tfx_ruleset *rs = tfx_ruleset_new();
     if (!rs) {
+      tfx_tf_view_free(tfv);
+      tfops_free(&tfu);
       tfx_cann_protos_free(view);
       tfx_rules_protos_free(user);
       tfx_error(d, NULL, 0, 0, "out of memory loading rules");
@@ -314,7 +396,8 @@ int tfx_rules_build(const tfx_rules_spec *s, tfx_pack *out, tfx_cann_table **pro
     }
     tfx_ruleset_set_max_depth(rs, s->max_rule_depth); /* --limit rule-depth: -r sources only */
     for (size_t i = 0; i < s->n_paths; i++) /* prototype files were loaded above */
-      if (!tfx_rules_path_is_protos(s->paths[i]) || tfx_is_dir(s->paths[i]))
+      if ((!tfx_rules_path_is_protos(s->paths[i]) && !tfx_rules_path_is_tfops(s->paths[i])) ||
+          tfx_is_dir(s->paths[i]))
         tfx_rules_load_path(rs, s->paths[i], d);
     for (size_t i = 0; i < s->n_buffers; i++)
       tfx_rules_load_buffer(rs, s->buffers[i].name, s->buffers[i].data, s->buffers[i].len, d);
@@ -338,6 +421,8 @@ int tfx_rules_build(const tfx_rules_spec *s, tfx_pack *out, tfx_cann_table **pro
       }
     }
     tfx_ruleset_free(rs);
+    tfx_tf_view_free(tfv);
+    tfops_free(&tfu);
     tfx_cann_protos_free(view);
   }
   if (rc == 0 && protos) *protos = user;

@@ -101,6 +101,8 @@ void tfx_rules_protos_free(struct tfx_cann_table *t); /* NULL is fine */
 int tfx_rules_path_is_pack(const char *path);
 /* 1 if a path names a CANN prototype file (by its .cannops.tsv ending). */
 #define TFX_RULES_PROTOS_SUFFIX ".cannops.tsv"
+#define TFX_RULES_TFOPS_SUFFIX ".tfops.tsv" /* user TF op definitions (tf-ops.tsv format) */
+int tfx_rules_path_is_tfops(const char *path);
 int tfx_rules_path_is_protos(const char *path);
 /* 0 if opt ("-Wno-shadow", ...) is a valid rule-warning option, else -1. */
 int tfx_rules_check_warn_option(const char *opt);

@@ -21,7 +21,9 @@
   X(SHADOW, "shadow", 1, "a binding hides another binding of the same name")                   \
   X(INVALID_RESULT, "invalid-result", 1, "a fusion result was dropped by `invalid` (run time)") \
   X(OVERRIDE, "override", 0, "a rule is ignored because an earlier one has its name (-v)")      \
-  X(UNKNOWN_OP, "unknown-op", 1, "an op map or inner node names a CANN type with no prototype")
+  X(UNKNOWN_OP, "unknown-op", 1, "an op map or inner node names a CANN type with no prototype") \
+  X(UNKNOWN_TF_OP, "unknown-tf-op", 1, "an op map's TF type has no TF op definition and no rule fuses it") \
+  X(UNKNOWN_TF_ATTR, "unknown-tf-attr", 1, "an op map reads a name that is no attribute of its TF op")
 
 typedef enum tfx_rules_warning {
 #define TFX_RULES_W_ENUM(id, name, on, doc) TFX_RULES_W_##id,
@@ -53,12 +55,28 @@ typedef struct tfx_rules_proto_port {
   const char *name;
   tfx_rules_port_kind kind;
 } tfx_rules_proto_port;
+/* What kind of value a prototype attribute takes, as far as a static check can tell. */
+typedef enum {
+  TFX_RULES_A_OTHER = 0, /* Tensor, subgraphs: not checked */
+  TFX_RULES_A_NUMBER,    /* Int, Float */
+  TFX_RULES_A_BOOL,
+  TFX_RULES_A_STRING,
+  TFX_RULES_A_TYPE,
+  TFX_RULES_A_LIST       /* ListInt, ListFloat, ... */
+} tfx_rules_attr_kind;
+typedef struct tfx_rules_proto_attr {
+  const char *name;
+  const char *type;        /* as the prototype writes it ("ListInt"), for messages */
+  tfx_rules_attr_kind kind;
+} tfx_rules_proto_attr;
 typedef struct tfx_rules_op_proto {
   const char *type;
   const tfx_rules_proto_port *inputs;
   size_t n_inputs;
   const tfx_rules_proto_port *outputs;
   size_t n_outputs;
+  const tfx_rules_proto_attr *attrs; /* may be NULL: attribute values are then not checked */
+  size_t n_attrs;
 } tfx_rules_op_proto;
 
 /* Returns the prototype of a CANN op type, or NULL when unknown. ctx is the caller's. */
@@ -77,6 +95,19 @@ typedef struct tfx_rules_proto_table {
 } tfx_rules_proto_table;
 const tfx_rules_op_proto *tfx_rules_proto_table_lookup(void *table, const char *type);
 
+/* ---------------------------------------------------------------- TF op definitions hook */
+
+/* The TF-side names of op maps are checked through this (the stdlib's tf-ops.tsv:
+ * cann/cann.h tfx_cann_stdlib_tfops). ctx is the provider's. */
+typedef struct tfx_rules_tfops {
+  /* 1 when type is a TF op with a definition (its attribute names in *attrs / *n_attrs); 2 when
+   * the type is known without a definition (attribute names not checked); 0 when unknown. */
+  int (*lookup)(void *ctx, const char *type, const char *const **attrs, size_t *n_attrs);
+  /* Up to max defined op names close to name, best first; returns how many. */
+  size_t (*similar)(void *ctx, const char *name, const char **out, size_t max);
+  void *ctx;
+} tfx_rules_tfops;
+
 /* ---------------------------------------------------------------- rule sets */
 
 typedef struct tfx_rules_source {
@@ -94,6 +125,7 @@ typedef struct tfx_ruleset tfx_ruleset;
 typedef struct tfx_rules_options {
   tfx_rules_warnings warnings;
   const tfx_rules_protos *protos; /* NULL: op-map ports are not checked against prototypes */
+  const tfx_rules_tfops *tfops;   /* NULL: TF op types and attribute names are not checked */
 } tfx_rules_options;
 
 void tfx_rules_options_init(tfx_rules_options *o);

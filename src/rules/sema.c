@@ -61,6 +61,10 @@ typedef struct sema {
   tfx_hmap known;      /* sub_types set by registered passes so far */
   tfx_hmap local;      /* sub_types set by the current pass so far */
   int oom;
+  /* TF-side names of op maps (check_tf_*): */
+  tfx_hmap fused_types;                /* types of fusion results and inner nodes (all files) */
+  const struct tfx_ast_opmap *cur_map; /* the op map being checked, NULL elsewhere */
+  const tfx_ast_expr *coalesce_lhs;    /* left operand of the `??` being typed */
 } sema;
 
 static void err(sema *s, tfx_rules_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -215,6 +219,7 @@ static int known_dtype(const char *name) {
 /* ---------------------------------------------------------------- expressions */
 
 static unsigned expr_type(sema *s, const tfx_ast_expr *e);
+static void check_tf_attr_ident(sema *s, const tfx_ast_expr *e);
 
 static void need(sema *s, const tfx_ast_expr *e, unsigned have, unsigned want, const char *what) {
   if (have & want) return;
@@ -301,6 +306,7 @@ static unsigned prop_type(sema *s, const tfx_ast_expr *e) {
 
 static unsigned binary_type(sema *s, const tfx_ast_expr *e) {
   tfx_ast_op op = e->u.op.op;
+  if (op == TFX_AST_OP_COALESCE) s->coalesce_lhs = e->u.op.a;
   unsigned a = expr_type(s, e->u.op.a), b = expr_type(s, e->u.op.b);
   char x[128], y[128];
   const char *on = tfx_ast_op_name(op);
@@ -381,6 +387,7 @@ static unsigned expr_type(sema *s, const tfx_ast_expr *e) {
       if (s->kind == TFX_AST_OPMAP) {
         if (!strcmp(e->u.name, "n_inputs")) return T_INT;
         if (!strcmp(e->u.name, "op")) return T_STRING;
+        check_tf_attr_ident(s, e);
         return T_ANY; /* an attribute of the TF node, or none */
       }
       err(s, e->loc, "unknown name '%s'", e->u.name);
@@ -936,6 +943,30 @@ static void check_port_proto(sema *s, const tfx_ast_opmap *m, const tfx_rules_op
     err(s, st->name.loc, "input '%s' of '%s' is required, not optional", st->name.s, m->to.s);
 }
 
+/* ---------------------------------------------------------------- CANN attribute types
+ * (issue 12 item 3; kept apart from check_opmap). `attr NAME = E` of an op map whose value has
+ * a statically known type that can never be the prototype attribute's (an int for ListInt, a
+ * list for Int, a string for a number or bool) is an error here; values known only when a
+ * node is mapped are checked then (opmap/check.c). */
+static void check_attr_proto(sema *s, const tfx_ast_opmap *m, const tfx_rules_op_proto *op, const tfx_ast_stmt *st,
+                             unsigned t) {
+  const tfx_rules_proto_attr *pa = NULL;
+  for (size_t i = 0; i < op->n_attrs && !pa; i++)
+    if (!strcmp(op->attrs[i].name, st->name.s)) pa = &op->attrs[i];
+  if (!pa || pa->kind == TFX_RULES_A_OTHER || (t & T_NONE) || t == T_ANY || !st->expr) return;
+  int bad;
+  switch (pa->kind) {
+    case TFX_RULES_A_LIST: bad = !(t & T_LIST); break;
+    case TFX_RULES_A_NUMBER: case TFX_RULES_A_BOOL: bad = !(t & ~(unsigned)(T_LIST | T_STRING)); break;
+    case TFX_RULES_A_STRING: case TFX_RULES_A_TYPE: bad = !(t & ~(unsigned)T_LIST); break;
+    default: bad = 0; break;
+  }
+  if (!bad) return;
+  char b[128];
+  err(s, st->expr->loc, "type mismatch: attribute '%s' of CANN op '%s' is %s, the value is %s", st->name.s, m->to.s,
+      pa->type, tname(t, b, sizeof b));
+}
+
 static const char *port_stmt_name(const tfx_ast_stmt *st) {
   switch (st->kind) {
     case TFX_AST_S_DYNAMIC: return st->is_output ? "dynamic output" : "dynamic input";
@@ -987,7 +1018,8 @@ static void check_opmap(sema *s, const tfx_ast_opmap *m) {
         break;
       case TFX_AST_S_PRIORITY: once(s, &prio_s, st, "priority"); break;
       case TFX_AST_S_ATTR: {
-        expr_type(s, st->expr);
+        unsigned t = expr_type(s, st->expr);
+        if (proto) check_attr_proto(s, m, proto, st, t);
         int dup = 0;
         for (int i = 0; i < n_attrs && !dup; i++)
           if (!strcmp(attrs[i]->name.s, st->name.s)) {
@@ -1076,6 +1108,109 @@ static void check_opmap(sema *s, const tfx_ast_opmap *m) {
   free(c.nodes);
 }
 
+/* ---------------------------------------------------------------- TF-side names of op maps
+ * (issue 12 item 2; kept apart from check_opmap). An op map's TF types must have a TF op
+ * definition (the tfops hook: the stdlib's tf-ops.tsv) or be produced by a scope rule of the
+ * set (a fusion result's `type`, an inner node's type), else -Wunknown-tf-op; a bare name an
+ * op map reads (a TF attribute) must be an attribute of at least one of its defined TF types,
+ * else -Wunknown-tf-attr. Maps with a TF type the hook does not define are not checked for
+ * attribute names. Both warnings say "did you mean". */
+
+static void collect_fused_types(sema *s, const tfx_ast_stmt *list) {
+  if (list && list->depth > TFX_AST_MAX_DEPTH) return;
+  for (const tfx_ast_stmt *st = list; st; st = st->next) {
+    const char *t = st->kind == TFX_AST_S_TYPE ? st->name.s : st->kind == TFX_AST_S_NODE ? st->type.s : NULL;
+    if (t && tfx_hmap_put(&s->fused_types, t, strlen(t), 1, NULL) < 0) oom(s);
+    if (st->kind == TFX_AST_S_IF) {
+      collect_fused_types(s, st->body);
+      collect_fused_types(s, st->else_body);
+    }
+  }
+}
+
+/* Edit distance of a and b (case-sensitive), capped at 4 (longer names: 4). */
+static size_t edit4(const char *a, const char *b) {
+  size_t na = strlen(a), nb = strlen(b);
+  if (na > 63 || nb > 63) return 4;
+  size_t row[64];
+  for (size_t j = 0; j <= nb; j++) row[j] = j;
+  for (size_t i = 1; i <= na; i++) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= nb; j++) {
+      size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+      if (up + 1 < best) best = up + 1;
+      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+      diag = up;
+      row[j] = best;
+    }
+  }
+  return row[nb] < 4 ? row[nb] : 4;
+}
+
+/* Up to max names of v within edit distance 3 of name, closest first (then in v's order). */
+static size_t tfx_rules_names_similar(const char *const *v, size_t n, const char *name, const char **out, size_t max) {
+  size_t k = 0;
+  for (size_t d = 1; d <= 3 && k < max; d++)
+    for (size_t i = 0; i < n && k < max; i++) {
+      int dup = 0;
+      for (size_t j = 0; j < k; j++) dup |= !strcmp(out[j], v[i]);
+      if (!dup && edit4(name, v[i]) == d) out[k++] = v[i];
+    }
+  return k;
+}
+
+static void hint_list(const char **v, size_t n, char *buf, size_t size) {
+  size_t k = 0;
+  buf[0] = 0;
+  for (size_t i = 0; i < n && k < size; i++)
+    k += (size_t)snprintf(buf + k, size - k, "%s'%s'", i == 0 ? "; did you mean " : i + 1 == n ? " or " : ", ", v[i]);
+  if (n && k < size) snprintf(buf + k, size - k, "?");
+}
+
+static void check_tf_types(sema *s, const tfx_ast_opmap *m) {
+  const tfx_rules_tfops *h = s->opt->tfops;
+  if (!h || !h->lookup) return;
+  for (const tfx_ast_name *f = m->from; f; f = f->next) {
+    const char *const *attrs;
+    size_t na;
+    if (h->lookup(h->ctx, f->s, &attrs, &na)) continue;
+    if (tfx_hmap_get(&s->fused_types, f->s, strlen(f->s)) != TFX_HASH_NONE) continue;
+    const char *sim[3];
+    size_t ns = h->similar ? h->similar(h->ctx, f->s, sim, 3) : 0;
+    char hint[300];
+    hint_list(sim, ns, hint, sizeof hint);
+    warn(s, TFX_RULES_W_UNKNOWN_TF_OP, f->loc, "unknown TF op type '%s': no TF op definition and no scope rule "
+         "fuses into it%s", f->s, hint);
+  }
+}
+
+static void check_tf_attr_ident(sema *s, const tfx_ast_expr *e) {
+  const tfx_rules_tfops *h = s->opt->tfops;
+  const tfx_ast_opmap *m = s->cur_map;
+  if (!h || !h->lookup || !m || e == s->coalesce_lhs) return; /* `x ?? d`: may be absent */
+  const char *cand[64];
+  size_t nc = 0;
+  const char *first = NULL;
+  for (const tfx_ast_name *f = m->from; f; f = f->next) {
+    const char *const *attrs;
+    size_t na;
+    if (h->lookup(h->ctx, f->s, &attrs, &na) != 1) return; /* no definition: not checked */
+    for (size_t i = 0; i < na; i++) {
+      if (!strcmp(attrs[i], e->u.name)) return;
+      if (nc < 64) cand[nc++] = attrs[i];
+    }
+    if (!first) first = f->s;
+  }
+  if (!first) return;
+  const char *sim[3];
+  size_t ns = tfx_rules_names_similar(cand, nc, e->u.name, sim, 3);
+  char hint[300];
+  hint_list(sim, ns, hint, sizeof hint);
+  warn(s, TFX_RULES_W_UNKNOWN_TF_ATTR, e->loc, "'%s' is not an attribute of TF op '%s'%s (it reads as none)", e->u.name,
+       m->n_from > 1 ? "any of the map's TF ops" : first, hint);
+}
+
 /* ---------------------------------------------------------------- entry */
 
 int tfx_rules_sema(tfx_ruleset *rs, const tfx_rules_options *opt, tfx_diag *d) {
@@ -1086,6 +1221,10 @@ int tfx_rules_sema(tfx_ruleset *rs, const tfx_rules_options *opt, tfx_diag *d) {
   s.opt = opt;
   tfx_hmap_init(&s.known);
   tfx_hmap_init(&s.local);
+  tfx_hmap_init(&s.fused_types);
+  for (uint32_t f = 0; f < rs->n_sources && opt->tfops; f++) /* every file: maps may come first */
+    for (const tfx_ast_pass *p = rs->sources[f].ast ? rs->sources[f].ast->passes : NULL; p; p = p->next)
+      for (const tfx_ast_fuse *fu = p->fuses; fu; fu = fu->next) collect_fused_types(&s, fu->body);
   size_t before = rs->errors;
   for (uint32_t f = 0; f < rs->n_sources && !s.oom; f++) {
     const tfx_ast_file *file = rs->sources[f].ast;
@@ -1093,10 +1232,16 @@ int tfx_rules_sema(tfx_ruleset *rs, const tfx_rules_options *opt, tfx_diag *d) {
     s.file = f;
     s.kind = file->kind;
     for (const tfx_ast_pass *p = file->passes; p; p = p->next) check_pass(&s, p);
-    for (const tfx_ast_opmap *m = file->opmaps; m; m = m->next) check_opmap(&s, m);
+    for (const tfx_ast_opmap *m = file->opmaps; m; m = m->next) {
+      check_tf_types(&s, m);
+      s.cur_map = m;
+      check_opmap(&s, m);
+      s.cur_map = NULL;
+    }
   }
   free(s.b);
   tfx_hmap_free(&s.known);
   tfx_hmap_free(&s.local);
+  tfx_hmap_free(&s.fused_types);
   return rs->errors > before ? -1 : 0;
 }

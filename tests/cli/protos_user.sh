@@ -62,7 +62,10 @@ echo "ok: a new op with and without its prototype"
 expect 0 "" -- m.pbtxt -r custom --emit ge-pbtxt -o ge.pbtxt
 [ "$(ports ge.pbtxt add)" = "AddCustom in:x in:y out:z" ] ||
   { echo "FAIL: GE ports with the prototype: $(ports ge.pbtxt add)"; fail=1; }
-expect 0 "" -- m.pbtxt -r auto.opmap --emit ge-pbtxt -o ge0.pbtxt
+# Without the prototype the node fails (issue 12 item 4) unless --passthrough-unknown keeps it.
+expect 1 "maps to CANN op type 'AddCustom', which no prototype declares" -- m.pbtxt -r auto.opmap --emit ge-pbtxt -o ge0.pbtxt
+[ -e ge0.pbtxt ] && { echo "FAIL: output written for an undeclared CANN type"; fail=1; }
+expect 0 "" -- m.pbtxt -r auto.opmap --passthrough-unknown --emit ge-pbtxt -o ge0.pbtxt
 [ "$(ports ge0.pbtxt add)" = "AddCustom in:x0 in:x1 out:y0" ] ||
   { echo "FAIL: GE ports without a prototype: $(ports ge0.pbtxt add)"; fail=1; }
 # --no-stdlib drops the stdlib rules, never the prototypes (user and stdlib ones)
@@ -168,7 +171,8 @@ expect 2 "cannot be combined with other -r paths (except CANN prototype files" -
 expect 4 "bad/p.cannops.tsv:3:1: error" -- m.pbtxt -r c.tfxb -r bad/p.cannops.tsv --emit ge-pbtxt -o x.pbtxt
 [ -e x.pbtxt ] && { echo "FAIL: output written with a malformed prototype file next to a pack"; fail=1; }
 expect 0 "" -- compile -r auto.opmap -r custom/sub/add_custom.cannops.tsv -o auto.tfxb
-expect 0 "" -- m.pbtxt -r auto.tfxb --emit ge-pbtxt -o gepack0.pbtxt
+expect 1 "which no prototype declares" -- m.pbtxt -r auto.tfxb --emit ge-pbtxt -o gepack0.pbtxt
+expect 0 "" -- m.pbtxt -r auto.tfxb --passthrough-unknown --emit ge-pbtxt -o gepack0.pbtxt
 [ "$(ports gepack0.pbtxt add)" = "AddCustom in:x0 in:x1 out:y0" ] ||
   { echo "FAIL: a pack alone: $(ports gepack0.pbtxt add)"; fail=1; }
 expect 0 "" -- m.pbtxt -r auto.tfxb -r custom/sub/add_custom.cannops.tsv --emit ge-pbtxt -o gepack1.pbtxt
@@ -190,14 +194,15 @@ expect 0 "" -- compile -r quiet -o q.tfxb
 [ -s err ] && { echo "FAIL: an empty prototype file printed diagnostics"; cat err; fail=1; }
 echo "ok: prototype paths"
 
-# 9. tfxc test: a case's rules/ directory brings its prototypes; without them the GE golden
-# differs (TF port indexes instead of x, y, z).
+# 9. tfxc test: a case's rules/ directory brings its prototypes; without them the case fails
+# (the map names a CANN type no prototype declares: exit 1, issue 12 item 4).
 CASE="$TFXC_SRC/tests/golden/cases/ge-seed-add-custom"
 "$TFXC" test "$CASE" >out 2>&1 || { echo "FAIL: tfxc test ge-seed-add-custom"; cat out; fail=1; }
 cp -r "$CASE" case
 rm case/rules/add_custom.cannops.tsv
 "$TFXC" test case >out 2>&1 && { echo "FAIL: the golden case passes without its prototype file"; fail=1; }
-grep -q '^    +          s: "x0"$' out || { echo "FAIL: no GE diff without the prototype file"; cat out; fail=1; }
+grep -q "which no prototype declares" out && grep -q "exit code 1, expected 0" out ||
+  { echo "FAIL: no failure without the prototype file"; cat out; fail=1; }
 echo "ok: tfxc test picks the prototypes up from rules/"
 
 [ $fail -eq 0 ] && echo "ok: user prototypes"

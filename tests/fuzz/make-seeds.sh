@@ -40,7 +40,7 @@ done
 
 rm -rf "$out"
 mkdir -p "$out"/fuzz_model_load "$out"/fuzz_graph_binary "$out"/fuzz_pbtxt "$out"/fuzz_prune_opts \
-  "$out"/fuzz_rules "$out"/fuzz_pack "$out"/fuzz_convert "$out"/fuzz_ge_pbtxt
+  "$out"/fuzz_rules "$out"/fuzz_pack "$out"/fuzz_convert "$out"/fuzz_ge_pbtxt "$out"/fuzz_op_tables
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # LeakSanitizer reports from an instrumented tfxc must not break seeding.
@@ -244,6 +244,16 @@ for f in "$out"/fuzz_model_load/*; do
 done
 { printf '\010op Relu -> Relu6 { auto; }\n\000'; printf 'node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }\nnode { name: "y" op: "Relu" input: "x" }\n'; } \
   > "$out/fuzz_api/rule_then_model"
+# fuzz_op_tables: kind byte (0 TF definitions, 1 CANN prototypes) + the first 64 lines of the
+# stdlib's tables and every *.cannops.tsv / *.tfops.tsv of the golden cases.
+{ printf '\0'; head -64 "$root/stdlib/ops/tf-ops.tsv"; } > "$out/fuzz_op_tables/tf-ops"
+{ printf '\1'; head -64 "$root/stdlib/ops/cann-ops.tsv"; } > "$out/fuzz_op_tables/cann-ops"
+k=0
+while IFS= read -r -d '' f; do
+  k=$((k + 1))
+  case "$f" in *.tfops.tsv) b='\0' ;; *) b='\1' ;; esac
+  { printf "$b"; head -c 65536 "$f"; } > "$out/fuzz_op_tables/user$k"
+done < <(find "$golden" "$root/tests/cli" -name '*.cannops.tsv' -print0 -o -name '*.tfops.tsv' -print0 2>/dev/null)
 
 for t in "$out"/*/; do
   echo "make-seeds.sh: $(basename "$t"): $(find "$t" -type f | wc -l) seeds"

@@ -27,12 +27,18 @@ static const tfx_rules_proto_port y_out[] = {{"y", TFX_RULES_PORT_REQUIRED}};
 static const tfx_rules_proto_port concat_in[] = {{"x", TFX_RULES_PORT_DYNAMIC}, {"concat_dim", TFX_RULES_PORT_REQUIRED}};
 static const tfx_rules_proto_port fa_in[] = {{"query", TFX_RULES_PORT_REQUIRED}, {"key", TFX_RULES_PORT_REQUIRED},
                                              {"value", TFX_RULES_PORT_REQUIRED}, {"real_shift", TFX_RULES_PORT_OPTIONAL}};
+static const tfx_rules_proto_attr pool_attrs[] = {{"ksize", "ListInt", TFX_RULES_A_LIST},
+                                                  {"alpha", "Float", TFX_RULES_A_NUMBER},
+                                                  {"ceil", "Bool", TFX_RULES_A_BOOL},
+                                                  {"padding", "String", TFX_RULES_A_STRING},
+                                                  {"value", "Tensor", TFX_RULES_A_OTHER}};
 static const tfx_rules_op_proto fake_ops[] = {
-    {"Add", add_in, 2, y_out, 1},
-    {"ConcatV2", concat_in, 2, y_out, 1},
-    {"FlashAttentionScore", fa_in, 4, y_out, 1},
+    {"Add", add_in, 2, y_out, 1, NULL, 0},
+    {"ConcatV2", concat_in, 2, y_out, 1, NULL, 0},
+    {"FlashAttentionScore", fa_in, 4, y_out, 1, NULL, 0},
+    {"Pool", add_in, 1, y_out, 1, pool_attrs, 5},
 };
-static tfx_rules_proto_table fake_table = {fake_ops, 3};
+static tfx_rules_proto_table fake_table = {fake_ops, 4};
 static tfx_rules_protos fake_protos = {tfx_rules_proto_table_lookup, &fake_table};
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }

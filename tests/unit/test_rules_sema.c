@@ -159,8 +159,9 @@ static const tfx_rules_proto_port mm_in[] = {{"x1", TFX_RULES_PORT_REQUIRED}, {"
                                              {"bias", TFX_RULES_PORT_OPTIONAL}};
 static const tfx_rules_proto_port pk_in[] = {{"x", TFX_RULES_PORT_DYNAMIC}};
 static const tfx_rules_proto_port one_out[] = {{"y", TFX_RULES_PORT_REQUIRED}};
-static const tfx_rules_op_proto ops[] = {{"MatMulV2", mm_in, 3, one_out, 1}, {"Pack", pk_in, 1, one_out, 1},
-                                         {"Exp", pk_in, 1, one_out, 1}};
+static const tfx_rules_op_proto ops[] = {{"MatMulV2", mm_in, 3, one_out, 1, NULL, 0},
+                                         {"Pack", pk_in, 1, one_out, 1, NULL, 0},
+                                         {"Exp", pk_in, 1, one_out, 1, NULL, 0}};
 
 static void prototype_hook(void **state) {
   (void)state;
