@@ -437,6 +437,13 @@ int tfx_cli_convert(int argc, char **argv, int first, tfx_diag *d) {
     } else if (ctx.opmap->n_failed)
       rc = TFX_EXIT_FAIL; /* the report lists them */
   }
+  /* the precheck's failures grouped on stderr too (the report on stdout lists every node) */
+  if (ca.o.check_only && ctx.opmap) {
+    uint32_t nf = tfx_precheck_summary(&ctx, ca.o.verbose > 0, NULL);
+    if (nf)
+      tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "%u node%s the precheck; the report lists "
+                   "every node with the rule that handled it", nf, nf == 1 ? " fails" : "s fail");
+  }
   /* the report is written after a failed run too (its exit_code says so), unless nothing
    * was read (usage and input errors before any pass produced data stay report-less). The
    * precheck writes it to standard output unless --report names a file. */

@@ -20,44 +20,6 @@ int tfx_ctx_wants_mapping(const tfx_ctx *ctx) {
   return o->check_only || (o->emit & ~(1u << TFX_EMIT_TF_PBTXT)) != 0;
 }
 
-/* "node 'n'" or "node 'n' in function 'f'". */
-static void where(char *buf, size_t n, const tfx_graph *g, const tfx_node *nd) {
-  if (g->func) snprintf(buf, n, "node '%s' in function '%s'", nd->name, g->name);
-  else snprintf(buf, n, "node '%s'", nd->name);
-}
-
-/* Reports the unsupported and invalid nodes of one graph; passthrough nodes get a warning.
- * Returns the number of errors. */
-static uint32_t report_graph(tfx_ctx *ctx, const tfx_mapped_graph *mg) {
-  const tfx_graph *g = mg->g;
-  const char *file = ctx->model.path;
-  uint32_t errors = 0;
-  for (uint32_t i = 0; i < g->n_nodes; i++) {
-    const tfx_mapped_op *op = &mg->ops[i];
-    const tfx_node *nd = &g->nodes[i];
-    char w[512];
-    where(w, sizeof w, g, nd);
-    if (op->how == TFX_MAP_UNSUPPORTED || op->cause != TFX_CAUSE_OK) {
-      errors++;
-      if (op->how == TFX_MAP_UNSUPPORTED)
-        tfx_error(ctx->diag, file, 0, 0, "%s: op type '%s' is not supported: no op map and no "
-                  "CANN prototype of that name%s%s", w, nd->op, op->hint ? "; " : "",
-                  op->hint ? op->hint : "");
-      else
-        tfx_error(ctx->diag, file, 0, 0, "%s (op '%s' -> '%s'): %s%s%s", w, nd->op,
-                  op->type ? op->type : "?", op->message ? op->message : "invalid mapping",
-                  op->hint ? "; " : "", op->hint ? op->hint : "");
-    } else if (op->how == TFX_MAP_PASSTHROUGH) {
-      tfx_warning(ctx->diag, file, 0, 0, "%s: op type '%s' has no CANN mapping; kept as '%s' "
-                  "(--passthrough-unknown)", w, nd->op, op->type);
-    } else if (op->how == TFX_MAP_AUTO && ctx->opts && ctx->opts->verbose > 1) {
-      tfx_diag_add(ctx->diag, TFX_SEV_NOTE, file, 0, 0, "%s: op type '%s' auto-mapped to the "
-                   "CANN prototype of the same name (no op map)", w, nd->op);
-    }
-  }
-  return errors;
-}
-
 /* ---- what lowering cannot express, found here so the precheck reports it per node ---- */
 
 static int has_function(const tfx_module *m, const char *name) {
@@ -160,13 +122,15 @@ int tfx_pass_opmap(tfx_ctx *ctx, void *user) {
   for (uint32_t i = 0; i < ctx->opmap->n_funcs; i++)
     validate_graph(&ctx->module, ctx->opmap, &ctx->opmap->funcs[i]);
   if (tfx_precheck_dangling(ctx) != 0) return TFX_EXIT_FAIL; /* data inputs lost to fusion */
-  if (o->check_only) return 0; /* the precheck report says what failed; the CLI sets the exit */
-  uint32_t errors = report_graph(ctx, &ctx->opmap->main);
-  for (uint32_t i = 0; i < ctx->opmap->n_funcs; i++) errors += report_graph(ctx, &ctx->opmap->funcs[i]);
+  tfx_precheck_runtime_hints(ctx); /* variables, save/restore, ...: say what to do instead */
+  if (o->check_only) return 0; /* the CLI prints the summary after the lowering ran too */
+  /* grouped by TF type and cause (precheck_summary.c); -v: one line per node */
+  uint32_t lines = 0, errors = tfx_precheck_summary(ctx, o->verbose > 0, &lines);
   if (errors) {
     tfx_diag_add(ctx->diag, TFX_SEV_NOTE, NULL, 0, 0, "%u node%s cannot be converted; `tfxc --check "
-                 "MODEL` lists every node with the rule that handled it, --passthrough-unknown "
-                 "keeps unknown types as they are", errors, errors == 1 ? "" : "s");
+                 "MODEL` lists every node with the rule that handled it%s, --passthrough-unknown "
+                 "keeps unknown types as they are", errors, errors == 1 ? "" : "s",
+                 lines < errors ? " (-v lists each one here)" : "");
     return TFX_EXIT_FAIL;
   }
   return 0;

@@ -46,6 +46,20 @@ int tfx_precheck_lowering(tfx_ctx *ctx, size_t first_diag, int rc);
  * keeps its cause; a mapping failure is replaced (the lost input is its likely reason).
  * Returns 0 or -1 (out of memory, reported). */
 int tfx_precheck_dangling(tfx_ctx *ctx);
+/* ---- precheck_summary.c ---- */
+/* The cause hint of a TF type that only exists at run time (variables, save/restore,
+ * summaries, queues and readers, initialisers and tables, optimizer updates), else NULL. */
+const char *tfx_runtime_only_hint(const char *tf_type);
+/* The types of the runtime-only table (sorted); returns their number. */
+size_t tfx_runtime_only_ops(const char *const **types);
+/* Sets that hint on every unsupported / passthrough node of ctx->opmap of such a type. */
+void tfx_precheck_runtime_hints(tfx_ctx *ctx);
+/* Reports the nodes of ctx->opmap that failed (errors) or were passed through (warnings) into
+ * ctx->diag, grouped by TF type, outcome, message and hint: one diagnostic per group with its
+ * count and first node as the example, largest group first (a group of one reads as a
+ * per-node message); per_node: one diagnostic per node. Returns the number of failed nodes;
+ * *n_lines (may be NULL) gets the number of error diagnostics written. */
+uint32_t tfx_precheck_summary(const tfx_ctx *ctx, int per_node, uint32_t *n_lines);
 /* "file:line" of pack rule `rule` of the run into buf. */
 void tfx_precheck_rule_site(const tfx_ctx *ctx, uint32_t rule, char *buf, size_t n);
 /* 1 when the run asks for a GE output or the precheck (op mapping and lowering run only then). */

@@ -188,6 +188,16 @@ int tfx_precheck_lowering(tfx_ctx *ctx, size_t first_diag, int rc) {
     tfx_mapped_op *op = &mg->ops[id];
     const char *m = it->msg;
     if (strncmp(m, "function '", 10) == 0 && strstr(m, "': ")) m = strstr(m, "': ") + 3;
+    /* "node 'N' (op T): what" -> "what": the report entry and the summary name the node */
+    const char *nm = mg->g->nodes[id].name;
+    size_t nl = strlen(nm);
+    if (strncmp(m, "node '", 6) == 0 && strncmp(m + 6, nm, nl) == 0 && m[6 + nl] == '\'') {
+      const char *p = m + 7 + nl;
+      if (strncmp(p, " (op ", 5) == 0 && strstr(p, "): ")) p = strstr(p, "): ") + 3;
+      else if (strncmp(p, ": ", 2) == 0) p += 2;
+      else p = m;
+      if (*p) m = p;
+    }
     if (op->cause == TFX_CAUSE_OK && op->how != TFX_MAP_UNSUPPORTED) {
       char *c = tfx_arena_strdup(&om->arena, m);
       if (!c) return TFX_EXIT_FAIL; /* the item stays: the run fails with it */
