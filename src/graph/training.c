@@ -34,6 +34,14 @@ static const char *const summary_ops[] = {"MergeSummary", "SummaryWriter", "Crea
 
 tfx_train_kind tfx_train_classify(const char *op) {
   if (!op || !*op) return TFX_TRAIN_NONE;
+  /* fast rejection (this runs on every node): the suffix rules, then the first letters the
+   * prefix and name rules start with */
+  size_t len = strlen(op);
+  char last = op[len - 1];
+  if (last == 'y' && ends(op, "Summary")) return TFX_TRAIN_SUMMARY;
+  if (last == '2' && ends(op, "SummaryV2")) return TFX_TRAIN_SUMMARY;
+  if (last == '2' && ends(op, "ReaderV2")) return TFX_TRAIN_QUEUE;
+  if (!strchr("ACFIMPQRSVW", op[0])) return TFX_TRAIN_NONE;
   if (in_list(op, save_ops)) return TFX_TRAIN_SAVE;
   if (in_list(op, init_ops) || starts(op, "InitializeTable")) return TFX_TRAIN_INIT;
   if (in_list(op, assign_ops) || starts(op, "ResourceScatter") ||
@@ -176,28 +184,46 @@ int tfx_train_prune(Tensorflow__GraphDef *gd, tfx_arena *a, const char *fname, t
   tfx_hmap_init(&names);
   tfx_hmap_init(&fn);
   uint8_t *fx = NULL, *fl = tfx_calloc(n, 1);
-  uint32_t *stack = tfx_malloc((size_t)n * sizeof *stack);
-  size_t *pos = tfx_malloc((size_t)n * sizeof *pos);
+  uint32_t *stack = NULL, *src = NULL, *pos = NULL;
+  size_t *first = NULL;
   int rc = TFX_EXIT_INPUT;
-  if (!fl || !stack || !pos || tfx_hmap_reserve(&names, n) < 0 || function_effects(gd, &fn, &fx) < 0)
-    goto nomem;
+  if (!fl || function_effects(gd, &fn, &fx) < 0) goto nomem;
+  /* no side effect anywhere (a frozen graph): nothing serves training, nothing to do */
+  size_t effects = 0, edges = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    if (gd->node[i] && node_effect(gd->node[i], &fn, fx)) fl[i] |= T_EFFECT | T_SERVES, effects++;
+    edges += gd->node[i] ? gd->node[i]->n_input : 0;
+  }
+  if (effects == 0) {
+    rc = 0;
+    goto out;
+  }
+  /* every input resolved once: src[first[i] .. first[i+1]) are node i's producers */
+  stack = tfx_malloc((size_t)n * sizeof *stack);
+  pos = tfx_malloc((size_t)n * sizeof *pos);
+  first = tfx_malloc(((size_t)n + 1) * sizeof *first);
+  src = tfx_malloc((edges ? edges : 1) * sizeof *src);
+  if (!stack || !pos || !first || !src || tfx_hmap_reserve(&names, n) < 0) goto nomem;
   for (uint32_t i = 0; i < n; i++) {
     const char *nm = gd->node[i] && gd->node[i]->name ? gd->node[i]->name : "";
     uint32_t ex;
     if (tfx_hmap_put(&names, nm, strlen(nm), i, &ex) < 0) goto nomem;
-    if (gd->node[i] && node_effect(gd->node[i], &fn, fx)) fl[i] |= T_EFFECT | T_SERVES;
   }
-  /* consumers, and "serves training" = an effect upstream (iterative post-order DFS) */
+  size_t e = 0;
   for (uint32_t i = 0; i < n; i++) {
     const Tensorflow__NodeDef *nd = gd->node[i];
+    first[i] = e;
     for (size_t k = 0; nd && k < nd->n_input; k++) {
       const char *nm;
       size_t nl;
       input_name(nd->input[k] ? nd->input[k] : "", &nm, &nl);
       uint32_t p = tfx_hmap_get(&names, nm, nl);
+      src[e++] = p;
       if (p != TFX_HASH_NONE && p != i) fl[p] |= T_CONSUMED;
     }
   }
+  first[n] = e;
+  /* "serves training" = a side effect upstream (iterative post-order DFS) */
   for (uint32_t r = 0; r < n; r++) {
     if (fl[r] & T_DONE) continue;
     uint32_t sp = 0;
@@ -206,14 +232,8 @@ int tfx_train_prune(Tensorflow__GraphDef *gd, tfx_arena *a, const char *fname, t
     fl[r] |= T_OPEN;
     while (sp) {
       uint32_t u = stack[sp - 1];
-      const Tensorflow__NodeDef *nd = gd->node[u];
-      size_t ni = nd ? nd->n_input : 0;
-      if (pos[u] < ni) {
-        const char *nm;
-        size_t nl;
-        input_name(nd->input[pos[u]] ? nd->input[pos[u]] : "", &nm, &nl);
-        pos[u]++;
-        uint32_t p = tfx_hmap_get(&names, nm, nl);
+      if (first[u] + pos[u] < first[u + 1]) {
+        uint32_t p = src[first[u] + pos[u]++];
         if (p == TFX_HASH_NONE || (fl[p] & T_OPEN)) continue; /* unknown, or a loop back edge */
         if (fl[p] & T_DONE) {
           if (fl[p] & T_SERVES) fl[u] |= T_SERVES;
@@ -242,12 +262,9 @@ int tfx_train_prune(Tensorflow__GraphDef *gd, tfx_arena *a, const char *fname, t
     goto out;
   }
   while (sp) {
-    const Tensorflow__NodeDef *nd = gd->node[stack[--sp]];
-    for (size_t k = 0; nd && k < nd->n_input; k++) {
-      const char *nm;
-      size_t nl;
-      input_name(nd->input[k] ? nd->input[k] : "", &nm, &nl);
-      uint32_t p = tfx_hmap_get(&names, nm, nl);
+    uint32_t u = stack[--sp];
+    for (size_t k = first[u]; k < first[u + 1]; k++) {
+      uint32_t p = src[k];
       if (p == TFX_HASH_NONE || (fl[p] & T_KEEP)) continue;
       fl[p] |= T_KEEP;
       stack[sp++] = p;
@@ -276,6 +293,8 @@ out:
   free(fl);
   free(stack);
   free(pos);
+  free(first);
+  free(src);
   return rc;
 }
 
