@@ -103,7 +103,8 @@ static void default_threshold(void **state) {
       assert_non_null(p);
       assert_int_equal(v->t->data.len, 0);
       assert_int_equal(l->i, (int64_t)len);
-      assert_string_equal(p->s.data, "air_weight/m/Const_m_w_file");
+      assert_int_equal(p->s.len, strlen("air_weight/m/Const_m_w_file"));
+      assert_memory_equal(p->s.data, "air_weight/m/Const_m_w_file", p->s.len);
       /* attrs stay sorted by key */
       assert_string_equal(ops[0]->attr[0]->key, "length");
       assert_string_equal(ops[0]->attr[1]->key, "location");
