@@ -19,7 +19,7 @@ enum {
   O_RULES, O_NO_STDLIB, O_OUTPUT, O_EMIT, O_INPUT_SHAPE, O_INPUT_FORMAT, O_OUT_NODES,
   O_ENABLE_SCOPE, O_DISABLE_PASS, O_CHECK, O_REPORT, O_TIME_PASSES, O_DUMP_AFTER, O_DUMP_DIR,
   O_TRACE, O_VERBOSE, O_QUIET, O_TAG, O_MAX_FILE, O_LIST_PASSES, O_HELP, O_VERSION,
-  O_WARN, O_VM_BUDGET, O_PASSTHROUGH, O_LIMIT, O_FRAMEWORK, O_MODEL, O_ALLOW_DANGLING
+  O_WARN, O_VM_BUDGET, O_PASSTHROUGH, O_LIMIT, O_FRAMEWORK, O_MODEL, O_ALLOW_DANGLING, O_SIGNATURE
 };
 
 static const tfx_cli_opt convert_opts[] = {
@@ -52,6 +52,7 @@ static const tfx_cli_opt convert_opts[] = {
   {O_FRAMEWORK, "framework", 0, "N"}, /* ATC's: 3 (TensorFlow) is the only one */
   {O_MODEL, "model", 0, "FILE"},      /* ATC's spelling of MODEL */
   {O_ALLOW_DANGLING, "allow-dangling-inputs", 0, NULL},
+  {O_SIGNATURE, "signature", 0, "NAME"},
 };
 
 typedef struct emit_kind {
@@ -176,6 +177,7 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx
     case O_EMIT: ca->emit = v; break;
     case O_INPUT_SHAPE: ca->o.input_shape = v; break;
     case O_OUT_NODES: ca->o.out_nodes = v; break;
+    case O_SIGNATURE: ca->o.signature = v; break;
     case O_INPUT_FORMAT:
       if (tfx_cli_check_input_format(v, d) != 0) usage = 1;
       ca->o.input_format = v;
@@ -239,6 +241,11 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx
     tfx_cli_usage_error(d, "tfxc", "no MODEL given");
     usage = 1;
   }
+  if (ca->o.signature && ca->o.out_nodes && !usage) {
+    tfx_cli_usage_error(d, "tfxc", "--signature and --out-nodes both choose the outputs; give one");
+    usage = 1;
+  }
+  ca->o.select_outputs = 1; /* signatures and training machinery (pass prune) */
   if (!usage) {
     int pr = tfx_cli_check_prune_options(ca->o.input_shape, ca->o.out_nodes, d);
     if (pr == TFX_EXIT_USAGE) usage = 1;

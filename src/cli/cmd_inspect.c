@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "passes/passes.h"
+#include "passes/signature.h"
 #include "tfxc/tfxc.h"
 #include "util/arena.h"
 #include "util/strbuf.h"
@@ -87,6 +88,93 @@ static void json_ops(tfx_strbuf *sb, const op_stat *st, size_t n) {
   tfx_sb_putc(sb, '}');
 }
 
+/* ---- signatures (MetaGraphDef / SavedModel only; passes/signature.h) ---- */
+
+static const char *dtype_name(int dt) {
+  const ProtobufCEnumValue *v = protobuf_c_enum_descriptor_get_value(&tensorflow__data_type__descriptor, dt);
+  return v ? v->name : "DT_INVALID";
+}
+
+/* One tensor of a signature: its tensor name, dtype and shape (text or JSON). */
+static void sig_tensor(tfx_strbuf *sb, const char *key, const Tensorflow__TensorInfo *t, int json) {
+  const char *name = t && t->encoding_case == TENSORFLOW__TENSOR_INFO__ENCODING_NAME && t->name ? t->name : NULL;
+  const char *enc = !t ? "none" : t->encoding_case == TENSORFLOW__TENSOR_INFO__ENCODING_COO_SPARSE ? "coo_sparse"
+                   : t->encoding_case == TENSORFLOW__TENSOR_INFO__ENCODING_COMPOSITE_TENSOR ? "composite_tensor"
+                   : name ? "name" : "none";
+  const Tensorflow__TensorShapeProto *sh = t ? t->tensor_shape : NULL;
+  int rank_known = sh && !sh->unknown_rank;
+  if (json) {
+    tfx_sb_puts(sb, "{\"key\": ");
+    tfx_sb_json_str(sb, key, strlen(key));
+    tfx_sb_puts(sb, ", \"tensor\": ");
+    if (name) tfx_sb_json_str(sb, name, strlen(name));
+    else tfx_sb_puts(sb, "null");
+    tfx_sb_printf(sb, ", \"encoding\": \"%s\", \"dtype\": \"%s\", \"shape\": ", enc,
+                  dtype_name(t ? (int)t->dtype : 0));
+  } else {
+    tfx_sb_printf(sb, "%s: %s %s ", key, name ? name : enc, dtype_name(t ? (int)t->dtype : 0));
+  }
+  if (!rank_known) {
+    tfx_sb_puts(sb, json ? "null}" : "(unknown rank)");
+    return;
+  }
+  tfx_sb_putc(sb, '[');
+  for (size_t q = 0; q < sh->n_dim; q++)
+    tfx_sb_printf(sb, "%s%lld", q ? ", " : "", (long long)(sh->dim[q] ? sh->dim[q]->size : -1));
+  tfx_sb_puts(sb, json ? "]}" : "]");
+}
+
+/* Every signature, by name, with its inputs and outputs by key. -1 on out of memory. */
+static int render_sigs(const tfx_ctx *ctx, tfx_strbuf *sb, int json) {
+  const Tensorflow__MetaGraphDef *mg = tfx_sig_meta_graph(&ctx->model);
+  if (!mg) return 0;
+  const Tensorflow__MetaGraphDef__SignatureDefEntry *def = tfx_sig_default(mg);
+  size_t *idx = NULL, n = 0;
+  if (tfx_sig_sorted(mg, &idx, &n) != 0) return -1;
+  tfx_sb_printf(sb, json ? ", \"signatures\": [" : "signatures: %zu\n", n);
+  for (size_t k = 0; k < n; k++) {
+    const Tensorflow__MetaGraphDef__SignatureDefEntry *e = mg->signature_def[idx[k]];
+    const char *nm = e && e->key ? e->key : "";
+    const Tensorflow__SignatureDef *s = e ? e->value : NULL;
+    const char *method = s && s->method_name ? s->method_name : "";
+    if (json) {
+      tfx_sb_puts(sb, k ? ",\n  {\"name\": " : "\n  {\"name\": ");
+      tfx_sb_json_str(sb, nm, strlen(nm));
+      tfx_sb_puts(sb, ", \"method_name\": ");
+      tfx_sb_json_str(sb, method, strlen(method));
+      tfx_sb_printf(sb, ", \"default\": %s", e == def ? "true" : "false");
+    } else {
+      tfx_sb_printf(sb, "  %s%s%s%s%s\n", nm, *method ? " (" : "", method, *method ? ")" : "",
+                    e == def ? " [default]" : "");
+    }
+    for (int out = 0; out < 2; out++) {
+      size_t *pi = NULL, np = 0;
+      if (tfx_sig_sorted_ports(s, out, &pi, &np) != 0) {
+        free(idx);
+        return -1;
+      }
+      if (json) tfx_sb_puts(sb, out ? ", \"outputs\": [" : ", \"inputs\": [");
+      for (size_t q = 0; q < np; q++) {
+        const char *key = out ? s->outputs[pi[q]]->key : s->inputs[pi[q]]->key;
+        const Tensorflow__TensorInfo *t = out ? s->outputs[pi[q]]->value : s->inputs[pi[q]]->value;
+        if (json) {
+          if (q) tfx_sb_puts(sb, ", ");
+        } else {
+          tfx_sb_puts(sb, out ? "    output " : "    input  ");
+        }
+        sig_tensor(sb, key ? key : "", t, json);
+        if (!json) tfx_sb_putc(sb, '\n');
+      }
+      if (json) tfx_sb_putc(sb, ']');
+      free(pi);
+    }
+    if (json) tfx_sb_putc(sb, '}');
+  }
+  if (json) tfx_sb_puts(sb, n ? "\n]" : "]");
+  free(idx);
+  return sb->oom ? -1 : 0;
+}
+
 static int render_json(const tfx_ctx *ctx, tfx_strbuf *sb) {
   const Tensorflow__GraphDef *gd = ctx->model.graph;
   const tfx_module *m = &ctx->module;
@@ -126,7 +214,9 @@ static int render_json(const tfx_ctx *ctx, tfx_strbuf *sb) {
     free(sc);
     tfx_sb_putc(sb, '}');
   }
-  tfx_sb_puts(sb, t->n_scopes ? "\n]}\n" : "]}\n");
+  tfx_sb_puts(sb, t->n_scopes ? "\n]" : "]");
+  if (render_sigs(ctx, sb, 1) != 0) return -1;
+  tfx_sb_puts(sb, "}\n");
   return sb->oom ? -1 : 0;
 }
 
@@ -153,6 +243,7 @@ static int render_text(const tfx_ctx *ctx, unsigned depth, tfx_strbuf *sb) {
   else
     tfx_sb_puts(sb, "producer:   none (no versions field)\n");
   tfx_sb_printf(sb, "version:    %d (legacy GraphDef.version)\n", (int)gd->version);
+  if (render_sigs(ctx, sb, 0) != 0) return -1;
 
   size_t n_ops;
   op_stat *ops = op_histogram(m, &n_ops);

@@ -38,6 +38,8 @@ void tfx_cli_help_main(FILE *f) {
     "      --input-shape SPEC      \"name:d0,d1,...;name2:...\" (as ATC): the named nodes become\n"
     "                              Placeholders with that shape; what lies upstream is trimmed\n"
     "      --out-nodes SPEC        \"node:port;node:port\": keep only what these outputs need\n"
+    "      --signature NAME        MetaGraphDef/SavedModel signature giving the inputs and\n"
+    "                              outputs (default serving_default, or the only one)\n"
     "      --input-format FMT      NCHW, NHWC, ND, NCDHW or NDHWC: layout of 4-D/5-D Data\n"
     "                              nodes (default: their consumers' data_format, else ND)\n"
     "      --tag TAG               SavedModel meta graph tag (default \"serve\")\n"

@@ -78,6 +78,32 @@ int tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *om,
                  const tfx_cann_table *protos, const tfx_ge_lower_opts *o, tfx_diag *d);
 void tfx_ge_model_free(tfx_ge_model *gm);
 
+/* ---------------------------------------------------------------- external weights (external.c) */
+
+/* The weight files of a model too large for one .air (facts/air.md item 41). */
+typedef struct tfx_ge_extfile {
+  const char *path;     /* relative to the .air's directory (in the model's arena) */
+  const uint8_t *data;  /* the weight bytes (in the model's arena) */
+  size_t len;
+} tfx_ge_extfile;
+typedef struct tfx_ge_external {
+  tfx_ge_extfile *files; /* malloc'ed */
+  size_t n;
+} tfx_ge_external;
+
+/* The default threshold: INT_MAX, the largest .air ATC reads. */
+size_t tfx_ge_external_default(void);
+/* 1 when op is a Const/Constant whose `value` holds data (*t = that TensorDef): the ops whose
+ * weights go to external files. */
+int tfx_ge_const_weight(const Ge__Proto__OpDef *op, Ge__Proto__TensorDef **t);
+/* When gm's serialized size would be larger than threshold (0 = the default), moves every
+ * Const weight to an external file entry: the TensorDef keeps its desc with empty data, the op
+ * gets attrs `location` (the path in out) and `length`. out->n = 0 when nothing moved. Rules
+ * in external.c. Returns 0 or an exit code (reported; out is empty). Free out with
+ * tfx_ge_external_free (the paths and bytes stay in gm's arena). */
+int tfx_ge_externalize(tfx_ge_model *gm, size_t threshold, tfx_ge_external *out, tfx_diag *d);
+void tfx_ge_external_free(tfx_ge_external *x);
+
 /* ---------------------------------------------------------------- emitters (emit.c) */
 
 /* Binary ModelDef (the .air file). Map entries are written sorted by key. Refuses (error,

@@ -57,7 +57,7 @@
  *    stays a string); recursion is an error; nesting is limited to 32 levels.
  *  - Size: nothing here limits the model to 2 GiB except single tensors; the air emitter
  *    refuses a serialized model of 2 GiB or more (ge.h). External weights (air.md item 41) are
- *    not implemented.
+ *    made after lowering, by external.c (called from the emit pass).
  * Files: this one drives (graphs, subgraphs, outputs, checks); lower_node.c lowers each node
  * (attributes, Data layout, ops, edges); lower_desc.c makes descriptors; attr.c converts
  * values. */

@@ -44,6 +44,11 @@ typedef struct tfx_options {
   size_t max_file_size;        /* --max-file-size; 0 = io default */
   const char *input_shape;     /* --input-shape, raw "a:1,2;b:3" */
   const char *out_nodes;       /* --out-nodes, raw "n:0;m:1" */
+  const char *signature;       /* --signature NAME (passes/signature.h); NULL = the default */
+  int select_outputs;          /* convert: pass "prune" applies the model's signature (or, with
+                                  none and no --out-nodes, drops training machinery) and reports
+                                  training machinery the outputs need (graph/training.h);
+                                  inspect leaves it 0 and sees the whole graph */
   const char *input_format;    /* --input-format, validated: NCHW NHWC ND NCDHW NDHWC */
   unsigned emit;               /* bit (1u << tfx_emit_kind) per requested kind */
   const char *out_path[TFX_EMIT__COUNT]; /* output file per requested kind */

@@ -9,8 +9,11 @@
  * none of the run's outputs. */
 #include "passes/passes.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ge/ge.h"
 #include "io/pbtxt.h"
@@ -43,6 +46,61 @@ static int ge_writes_tf(const tfx_options *o) {
   return 1;
 }
 
+/* External weight files (ge/external.c): when the .air would be larger than --limit
+ * external-weights, its Const weights move to files under air_weight/ beside it. Fills
+ * paths[k] (malloc'ed) for ext->files[k] and creates the directories (those it made are listed
+ * in *made, to be removed again when the run fails). Returns 0 or an exit code (reported). */
+static int external_weights(tfx_ctx *ctx, tfx_ge_external *ext, char ***paths, char **made, size_t *n_made) {
+  const tfx_options *o = ctx->opts;
+  const char *air = o->out_path[TFX_EMIT_AIR];
+  int rc = tfx_ge_externalize(ctx->ge, tfx_limit_size(&o->limits, TFX_LIMIT_EXTERNAL_WEIGHTS), ext,
+                              ctx->diag);
+  if (rc || ext->n == 0) return rc;
+  struct stat st;
+  if (strcmp(air, "-") == 0 || (stat(air, &st) == 0 && !S_ISREG(st.st_mode))) {
+    tfx_error(ctx->diag, air, 0, 0, "the GE model is larger than %zu bytes (--limit external-weights), so its "
+              "%zu weights go to files under air_weight/ beside the .air: that needs -o FILE, not "
+              "standard output or a device", tfx_limit_size(&o->limits, TFX_LIMIT_EXTERNAL_WEIGHTS), ext->n);
+    return TFX_EXIT_FAIL;
+  }
+  const char *slash = strrchr(air, '/');
+  size_t dl = slash ? (size_t)(slash - air) + 1 : 0;
+  *paths = tfx_calloc(ext->n, sizeof **paths);
+  if (!*paths) goto nomem;
+  for (size_t k = 0; k < ext->n; k++) {
+    size_t pl = strlen(ext->files[k].path);
+    char *p = tfx_malloc(dl + pl + 1);
+    if (!p) goto nomem;
+    memcpy(p, air, dl);
+    memcpy(p + dl, ext->files[k].path, pl + 1);
+    (*paths)[k] = p;
+    /* air_weight/ and air_weight/<model>/: every directory of the relative path */
+    for (char *q = p + dl; (q = strchr(q, '/')) != NULL; q++) {
+      *q = 0;
+      int exists = tfx_is_dir(p);
+      if (!exists && mkdir(p, 0777) != 0 && errno != EEXIST) {
+        tfx_error(ctx->diag, p, 0, 0, "cannot create the directory for external weights: %s",
+                  strerror(errno));
+        *q = '/';
+        return TFX_EXIT_INPUT;
+      }
+      if (!exists && *n_made < 2) {
+        made[*n_made] = tfx_malloc(strlen(p) + 1);
+        if (made[*n_made]) strcpy(made[(*n_made)++], p);
+      }
+      *q = '/';
+    }
+  }
+  if (o->verbose > 0)
+    tfx_diag_add(ctx->diag, TFX_SEV_NOTE, air, 0, 0, "the GE model is larger than %zu bytes: %zu "
+                 "weights go to external files under %.*sair_weight/",
+                 tfx_limit_size(&o->limits, TFX_LIMIT_EXTERNAL_WEIGHTS), ext->n, (int)dl, air);
+  return 0;
+nomem:
+  tfx_error(ctx->diag, NULL, 0, 0, "out of memory preparing external weight files");
+  return TFX_EXIT_FAIL;
+}
+
 int tfx_pass_emit_ge(tfx_ctx *ctx, void *user) {
   (void)user;
   const tfx_options *o = ctx->opts;
@@ -57,6 +115,11 @@ int tfx_pass_emit_ge(tfx_ctx *ctx, void *user) {
   memset(&air, 0, sizeof air);
   int rc = 0;
   for (int k = 0; k < TFX_EMIT__COUNT; k++) tfx_sb_init(&out[k]);
+  tfx_ge_external ext = {NULL, 0};
+  char **ext_paths = NULL, *made[2];
+  size_t n_made = 0;
+  if ((o->emit & (1u << TFX_EMIT_AIR)) && o->out_path[TFX_EMIT_AIR])
+    rc = external_weights(ctx, &ext, &ext_paths, made, &n_made);
   for (int k = 0; k < TFX_EMIT__COUNT && rc == 0; k++) {
     int tf = k == TFX_EMIT_TF_PBTXT;
     if (!(o->emit & (1u << k)) || (!ge_emitters[k] && !(tf && with_tf))) continue;
@@ -84,10 +147,15 @@ int tfx_pass_emit_ge(tfx_ctx *ctx, void *user) {
   }
   /* --limit output-size, for every kind before the first file is written */
   size_t max_out = tfx_limit_size(&o->limits, TFX_LIMIT_OUTPUT_SIZE);
-  const char *paths[TFX_EMIT__COUNT];
-  tfx_wpiece one[TFX_EMIT__COUNT];
-  const tfx_wpiece *pieces[TFX_EMIT__COUNT];
-  size_t n_pieces[TFX_EMIT__COUNT], n = 0;
+  size_t cap = TFX_EMIT__COUNT + ext.n, n = 0;
+  const char **paths = tfx_calloc(cap, sizeof *paths);
+  tfx_wpiece *one = tfx_calloc(cap, sizeof *one);
+  const tfx_wpiece **pieces = tfx_calloc(cap, sizeof *pieces);
+  size_t *n_pieces = tfx_calloc(cap, sizeof *n_pieces);
+  if (rc == 0 && (!paths || !one || !pieces || !n_pieces)) {
+    tfx_error(ctx->diag, NULL, 0, 0, "out of memory writing the outputs");
+    rc = TFX_EXIT_FAIL;
+  }
   for (int k = 0; k < TFX_EMIT__COUNT && rc == 0; k++) {
     if (!(o->emit & (1u << k)) || (!ge_emitters[k] && !(k == TFX_EMIT_TF_PBTXT && with_tf))) continue;
     int is_air = k == TFX_EMIT_AIR;
@@ -99,8 +167,26 @@ int tfx_pass_emit_ge(tfx_ctx *ctx, void *user) {
     pieces[n] = is_air ? air.p : &one[n];
     n_pieces[n++] = is_air ? air.n : 1;
   }
+  for (size_t k = 0; k < ext.n && rc == 0; k++) { /* the external weight files, with the .air */
+    if (tfx_check_output_size(ext_paths[k], ext.files[k].len, max_out, ctx->diag) != 0) rc = TFX_EXIT_FAIL;
+    paths[n] = ext_paths[k];
+    one[n].data = ext.files[k].data;
+    one[n].len = ext.files[k].len;
+    pieces[n] = &one[n];
+    n_pieces[n++] = 1;
+  }
   if (rc == 0 && tfx_write_files_atomic_pieces(n, paths, pieces, n_pieces, ctx->diag) != 0)
     rc = TFX_EXIT_INPUT;
+  if (rc != 0)
+    while (n_made) rmdir(made[--n_made]); /* only when empty; nothing of this run is in them */
+  for (size_t k = 0; k < n_made; k++) free(made[k]);
+  for (size_t k = 0; ext_paths && k < ext.n; k++) free(ext_paths[k]);
+  free(ext_paths);
+  tfx_ge_external_free(&ext);
+  free(paths);
+  free(one);
+  free(pieces);
+  free(n_pieces);
   for (int k = 0; k < TFX_EMIT__COUNT; k++) tfx_sb_free(&out[k]);
   tfx_io_pieces_free(&air);
   return rc;

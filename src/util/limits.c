@@ -18,6 +18,9 @@ const tfx_limit_info tfx_limit_table[TFX_LIMIT__COUNT] = {
                             "nesting of rule expressions and blocks"},
   [TFX_LIMIT_OUTPUT_SIZE] = {"output-size", TFX_LIMIT_OUTPUT_SIZE_DEFAULT, UINT64_MAX >> 1, 1,
                              "bytes of one output file"},
+  [TFX_LIMIT_EXTERNAL_WEIGHTS] = {"external-weights", TFX_LIMIT_EXTERNAL_WEIGHTS_DEFAULT,
+                                  (uint64_t)INT32_MAX, 1,
+                                  "an .air larger than this gets its weights as external files"},
 };
 
 uint64_t tfx_limit_get(const tfx_limits *l, tfx_limit_id id) {

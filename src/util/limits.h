@@ -11,6 +11,8 @@
  *   nodes        graph: tfx_module_build_lim (main graph and every function) exit 3
  *   scope-depth  scope: tfx_scope_tree_build_lim                           exit 3
  *   rule-depth   rules: the rule parser (expressions and blocks)           exit 4
+ *   external-weights  passes/pass_emit.c (ge/external.c): not an error, the
+ *                size above which an .air's Const weights go to external files
  *   output-size  passes/pass_emit.c, pipeline dumps, --report, tfxc fmt,
  *                tfxc compile (the pack: cli/cmd_compile.c), tfxc test --update
  *                (the expectation files: cli/cmd_test.c)                  exit 1
@@ -29,6 +31,7 @@ typedef enum {
   TFX_LIMIT_SCOPE_DEPTH,  /* ScopeTree depth (root 0) */
   TFX_LIMIT_RULE_DEPTH,   /* nesting of rule expressions and blocks */
   TFX_LIMIT_OUTPUT_SIZE,  /* bytes of one output file */
+  TFX_LIMIT_EXTERNAL_WEIGHTS, /* .air size above which Const weights go to external files */
   TFX_LIMIT__COUNT
 } tfx_limit_id;
 
@@ -43,6 +46,7 @@ typedef enum {
 #define TFX_LIMIT_RULE_DEPTH_DEFAULT 256u
 #define TFX_LIMIT_RULE_DEPTH_MAX 1024u          /* = TFX_AST_MAX_DEPTH, the parser's hard cap */
 #define TFX_LIMIT_OUTPUT_SIZE_DEFAULT ((uint64_t)16 << 30) /* 16 GiB */
+#define TFX_LIMIT_EXTERNAL_WEIGHTS_DEFAULT ((uint64_t)INT32_MAX) /* the largest .air ATC reads */
 
 /* One value per tfx_limit_id; 0 = the default. */
 typedef struct tfx_limits {

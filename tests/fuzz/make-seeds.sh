@@ -16,6 +16,8 @@
 #                      whole stdlib compiled, and a few damaged headers (when --tfxc is given)
 #   fuzz_convert       the binary GraphDefs of fuzz_graph_binary
 #   fuzz_api           the fuzz_model_load seeds behind a flag byte (see fuzz_api.c)
+#   fuzz_signature     signature byte 0 + every MetaGraphDef / SavedModel seed of
+#                      fuzz_model_load, and tests/cli/signatures/model.pbtxt with bytes 0..3
 #   fuzz_ge_pbtxt      GE IR text: every *.ge.pbtxt file of tests/golden and tests/cli/ge_emit,
 #                      and `tfxc --emit ge-pbtxt --passthrough-unknown` of every loadable model
 #                      of the corpus and tests/golden (when --tfxc is given)
@@ -102,6 +104,15 @@ for src in "$corpus" "$golden"; do
     rel=${f#"$src"/}
     add_file "$f" "${tag}__${rel//\//__}"
   done < <(find "$src" -type f -print0 | LC_ALL=C sort -z)
+done
+
+# fuzz_signature: the signature byte, then a model (MetaGraphDefs and SavedModels by name).
+mkdir -p "$out/fuzz_signature"
+for f in "$out"/fuzz_model_load/*; do
+  case "$f" in *saved_model*|*.meta|*meta_graph*) { printf '\000'; cat "$f"; } > "$out/fuzz_signature/${f##*/}" ;; esac
+done
+for b in 0 1 2 3; do
+  { printf "\\00$b"; cat "$here/../cli/signatures/model.pbtxt"; } > "$out/fuzz_signature/signatures_model_$b"
 done
 
 # Hand-written seeds that do not depend on the corpus.
