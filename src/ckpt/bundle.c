@@ -340,6 +340,10 @@ static int on_entry(table_rd *r, const uint8_t *key, size_t klen, const uint8_t 
   r->last_len = klen;
   r->have_last = 1;
   if (klen == 0) return on_header(r, val, vlen);
+  if (memchr(key, 0, klen)) { /* the parts of a partitioned variable: keys start with a 0 byte */
+    r->c->n_slice_parts++;
+    return 0;
+  }
   key_text(key, klen, kt, sizeof kt);
   tfx_arena tmp;
   tfx_arena_init(&tmp);

@@ -49,7 +49,13 @@ typedef struct tfx_ckpt {
   int version_producer;
   tfx_ckpt_tensor *t;     /* n entries, sorted by name (the table order), header excluded */
   size_t n;
+  size_t n_slice_parts;   /* entries holding slices of partitioned variables (keys with a 0
+                             byte, not listed in t: tfxc does not assemble them) */
   tfx_ckpt_shard *shards; /* num_shards (in arena) */
+  /* variables of the graph whose key the bundle lacks (kept by the freeze pass: an error
+   * only when the outputs need them); borrowed strings of the model */
+  const char **missing_var, **missing_key;
+  size_t n_missing;
 } tfx_ckpt;
 
 /* Parses an index table (the bytes of PREFIX.index) into c's entry list. fname is used in

@@ -279,6 +279,7 @@ int tfx_cli_inspect(int argc, char **argv, int first, tfx_diag *d) {
   }
   /* inspect looks at the model only: no rules are loaded. */
   tfx_pipeline_disable(&p, "rules", d);
+  tfx_pipeline_disable(&p, "freeze", d); /* the model as stored, variables and all */
   rc = tfx_pipeline_run(&p, &ctx, TFX_GROUP_PRUNE);
   if (rc != 0) goto done;
   if (!ctx.have_scopes) {

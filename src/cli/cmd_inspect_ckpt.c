@@ -118,6 +118,9 @@ int tfx_cli_inspect_ckpt(const char *path, int json, size_t max_file_size, tfx_d
     if (w > 60) w = 60;
     tfx_sb_printf(&sb, "checkpoint: %s\nshards:     %u\ntensors:    %zu (%llu bytes)\n", prefix,
                   c.num_shards, c.n, (unsigned long long)total);
+    if (c.n_slice_parts)
+      tfx_sb_printf(&sb, "slices:     %zu (parts of partitioned variables, not listed)\n",
+                    c.n_slice_parts);
     for (size_t i = 0; i < c.n; i++) {
       char desc[512];
       tfx_ckpt_describe(&c.t[i], desc, sizeof desc);

@@ -33,6 +33,9 @@ void tfx_cli_help_main(FILE *f) {
     "      --input-format FMT      NCHW, NHWC, ND, NCDHW or NDHWC: layout of 4-D/5-D Data\n"
     "                              nodes (default: their consumers' data_format, else ND)\n"
     "      --tag TAG               SavedModel meta graph tag (default \"serve\")\n"
+    "      --checkpoint PREFIX     weights for the variables (PREFIX.index + PREFIX.data-*); a\n"
+    "                              SavedModel reads variables/ and a .meta its checkpoint itself\n"
+    "      --no-freeze             keep variables as they are (no weights are read)\n"
     "      --max-file-size SIZE    largest model file to read (default 4G; K, M, G suffixes)\n"
     "\n",
     f);

@@ -14,6 +14,7 @@ typedef struct builtin_pass {
 
 static const builtin_pass builtin[] = {
   {TFX_GROUP_LOAD, 0, "load", tfx_pass_load, TFX_PASS_REQUIRED},
+  {TFX_GROUP_LOAD, 10, "freeze", tfx_pass_freeze, 0}, /* variables -> checkpoint Consts */
   {TFX_GROUP_LOAD, 50, "rules", tfx_pass_rules, 0}, /* -r paths + stdlib -> ctx->pack */
   /* As in ATC, trimming works on the raw GraphDef before it is validated and indexed, so a
    * broken part that --input-shape / --out-nodes cut away does not stop the conversion. */
@@ -22,6 +23,7 @@ static const builtin_pass builtin[] = {
   {TFX_GROUP_PRUNE, 110, "scope-tree", tfx_pass_scope_tree, 0},
   {TFX_GROUP_SCOPE_FUSION, 0, "scope-fusion", tfx_pass_scope_fusion, 0},
   /* op mapping and lowering run only when a GE output or the precheck is asked for */
+  {TFX_GROUP_OP_MAPPING, -10, "no-variables", tfx_pass_no_variables, 0}, /* never weightless */
   {TFX_GROUP_OP_MAPPING, 0, "op-defaults", tfx_pass_op_defaults, 0}, /* TF op-def defaults */
   {TFX_GROUP_OP_MAPPING, 10, "op-mapping", tfx_pass_opmap, 0},
   {TFX_GROUP_LOWERING, 0, "lowering", tfx_pass_lower, 0},

@@ -19,12 +19,14 @@ int tfx_pass_load(tfx_ctx *ctx, void *user);        /* "load": tfx_io_load_model
 int tfx_pass_index(tfx_ctx *ctx, void *user);       /* "index": tfx_module_build */
 int tfx_pass_scope_tree(tfx_ctx *ctx, void *user);  /* "scope-tree": ScopeTree of the main graph */
 int tfx_pass_rules(tfx_ctx *ctx, void *user);       /* "rules": -r paths + stdlib -> ctx->pack */
+int tfx_pass_freeze(tfx_ctx *ctx, void *user);     /* "freeze": variables -> checkpoint Consts */
 /* PRUNE */
 int tfx_pass_prune(tfx_ctx *ctx, void *user);       /* "prune": --input-shape / --out-nodes */
 /* SCOPE_FUSION */
 int tfx_pass_scope_fusion(tfx_ctx *ctx, void *user); /* "scope-fusion": rule scope passes */
 /* OP_MAPPING */
 int tfx_pass_op_defaults(tfx_ctx *ctx, void *user); /* "op-defaults": missing TF default attrs */
+int tfx_pass_no_variables(tfx_ctx *ctx, void *user); /* "no-variables": none reaches lowering */
 int tfx_pass_opmap(tfx_ctx *ctx, void *user);       /* "op-mapping": TF op -> CANN op */
 /* LOWERING */
 int tfx_pass_lower(tfx_ctx *ctx, void *user);       /* "lowering": GE IR model */
