@@ -23,7 +23,6 @@ static const builtin_pass builtin[] = {
   {TFX_GROUP_PRUNE, 110, "scope-tree", tfx_pass_scope_tree, 0},
   {TFX_GROUP_SCOPE_FUSION, 0, "scope-fusion", tfx_pass_scope_fusion, 0},
   /* op mapping and lowering run only when a GE output or the precheck is asked for */
-  {TFX_GROUP_OP_MAPPING, -10, "no-variables", tfx_pass_no_variables, 0}, /* never weightless */
   {TFX_GROUP_OP_MAPPING, 0, "op-defaults", tfx_pass_op_defaults, 0}, /* TF op-def defaults */
   {TFX_GROUP_OP_MAPPING, 10, "op-mapping", tfx_pass_opmap, 0},
   {TFX_GROUP_LOWERING, 0, "lowering", tfx_pass_lower, 0},

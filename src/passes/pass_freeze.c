@@ -18,13 +18,14 @@
  *   by the tensor name the saver's RestoreV2 restores into it.
  * Errors (exit 3): a variable whose key is missing from the checkpoint, dtype/shape mismatch
  * (both named), any damage in the bundle. Without a checkpoint nothing is done here: the
- * "no-variables" check (OP_MAPPING) refuses a model whose variables would reach lowering. */
+ * op mapping (tfx_freeze_check_mapping) refuses a model whose variables would reach lowering. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "ckpt/ckpt.h"
+#include "opmap/opmap.h"
 #include "passes/passes.h"
 #include "tensorflow/trackable_object_graph.pb-c.h"
 #include "tfxc/object_graph_view.pb-c.h"
@@ -709,7 +710,7 @@ static int run_indexed(fz *z) {
       break;
     }
     const tfx_ckpt_tensor *t = tfx_ckpt_find(z->ck, key);
-    if (!t) { /* an error only if the outputs need it (pass "no-variables") */
+    if (!t) { /* an error only if the outputs need it (tfx_freeze_check_mapping) */
       rc = note_missing(z, v->name, key);
       continue;
     }
@@ -754,7 +755,7 @@ static int run(fz *z) {
   return rc;
 }
 
-/* 1 if the graph (or a function) holds a variable op. */
+/* 1 if the main graph holds a variable op. */
 static int has_variables(const Tensorflow__GraphDef *g) {
   for (size_t i = 0; i < g->n_node; i++)
     if (is_var_op(g->node[i]->op) || strcmp(g->node[i]->op, "VarHandleOp") == 0) return 1;
@@ -773,7 +774,7 @@ int tfx_pass_freeze(tfx_ctx *ctx, void *user) {
   char *prefix = find_prefix(ctx);
   if (!prefix) {
     if (o->checkpoint) return oom(&(fz){.d = ctx->diag, .model = ctx->model.path});
-    return 0; /* no weights: the no-variables check reports what reaches lowering */
+    return 0; /* no weights: the op mapping reports what would reach lowering */
   }
   tfx_ckpt *ck = tfx_malloc(sizeof *ck);
   if (!ck) {
@@ -797,15 +798,8 @@ int tfx_pass_freeze(tfx_ctx *ctx, void *user) {
 
 /* ---- never a weightless model ---- */
 
-static unsigned count_vars(node_t **nodes, size_t n, const char **first) {
-  unsigned c = 0;
-  for (size_t i = 0; i < n; i++)
-    if (is_var_op(nodes[i]->op) || strcmp(nodes[i]->op, "VarHandleOp") == 0 ||
-        strcmp(nodes[i]->op, "ReadVariableOp") == 0) {
-      if (!c && !*first) *first = nodes[i]->name;
-      c++;
-    }
-  return c;
+static int is_variable_node(const char *op) {
+  return is_var_op(op) || strcmp(op, "VarHandleOp") == 0 || strcmp(op, "ReadVariableOp") == 0;
 }
 
 /* Marks the functions nodes refer to (function attributes, or a function name as op). */
@@ -836,41 +830,88 @@ static void mark_called(const Tensorflow__GraphDef *g, node_t **nodes, size_t n,
   }
 }
 
-int tfx_pass_no_variables(tfx_ctx *ctx, void *user) {
-  (void)user;
+/* 1 when function fname is reached from the main graph (seen: per library function). */
+static int reached(const Tensorflow__GraphDef *g, const uint8_t *seen, const char *fname) {
+  for (size_t f = 0; g->library && f < g->library->n_function; f++) {
+    const Tensorflow__OpDef *sg = g->library->function[f]->signature;
+    if (seen[f] && sg && sg->name && strcmp(sg->name, fname) == 0) return 1;
+  }
+  return 0;
+}
+
+static void fail_op(tfx_opmap *om, tfx_mapped_op *op, const char *msg) {
+  if (op->cause != TFX_CAUSE_OK || op->how == TFX_MAP_UNSUPPORTED) return; /* already failed */
+  op->cause = TFX_CAUSE_PARAM_INVALID;
+  op->message = msg;
+  om->n_failed++;
+  if (om->n_ok) om->n_ok--;
+}
+
+int tfx_freeze_check_mapping(tfx_ctx *ctx) {
   const tfx_options *o = ctx->opts;
-  if (o->no_freeze || !ctx->have_model || !tfx_ctx_wants_mapping(ctx)) return 0;
+  tfx_opmap *om = ctx->opmap;
+  if (!o || o->no_freeze || !om || !ctx->have_model) return 0;
   const Tensorflow__GraphDef *g = ctx->model.graph;
-  const char *first = NULL;
-  unsigned n = count_vars(g->node, g->n_node, &first);
   size_t nf = g->library ? g->library->n_function : 0;
+  uint8_t *seen = tfx_calloc(nf ? nf : 1, 1);
+  size_t *stack = tfx_calloc(nf ? nf : 1, sizeof *stack), top = 0;
+  if (!seen || !stack) {
+    free(seen);
+    free(stack);
+    tfx_error(ctx->diag, NULL, 0, 0, "out of memory");
+    return TFX_EXIT_FAIL;
+  }
   if (nf) { /* only the functions the main graph reaches are lowered */
-    uint8_t *seen = tfx_calloc(nf, 1);
-    size_t *stack = tfx_calloc(nf, sizeof *stack), top = 0;
-    if (!seen || !stack) {
-      free(seen);
-      free(stack);
-      tfx_error(ctx->diag, NULL, 0, 0, "out of memory");
-      return TFX_EXIT_FAIL;
-    }
     mark_called(g, g->node, g->n_node, seen, stack, &top);
     while (top) {
       const Tensorflow__FunctionDef *f = g->library->function[stack[--top]];
-      n += count_vars(f->node_def, f->n_node_def, &first);
       mark_called(g, f->node_def, f->n_node_def, seen, stack, &top);
     }
-    free(seen);
-    free(stack);
   }
-  if (!n) return 0;
   const tfx_ckpt *ck = ctx->ckpt;
-  for (size_t i = 0; ck && i < ck->n_missing; i++) /* a key the checkpoint lacks */
-    for (size_t k = 0; k < g->n_node; k++)
-      if (strcmp(g->node[k]->name, ck->missing_var[i]) == 0) {
-        tfx_error(ctx->diag, ctx->model.path, 0, 0, "variable '%s': tensor '%s' is not in the "
-                  "checkpoint %s", ck->missing_var[i], ck->missing_key[i], ck->index_path);
-        return TFX_EXIT_INPUT;
-      }
+  char *msg_none = tfx_arena_strdup(&om->arena, "a variable without weights: no checkpoint found: "
+                                    "give --checkpoint PREFIX or a SavedModel directory "
+                                    "(--no-freeze keeps variables)");
+  char *msg_unres = NULL;
+  if (ck) {
+    tfx_strbuf sb;
+    tfx_sb_init(&sb);
+    tfx_sb_printf(&sb, "a variable without weights: the freezing with checkpoint %s could not "
+                  "resolve it (--no-freeze keeps variables)", ck->prefix);
+    msg_unres = sb.oom ? NULL : tfx_arena_strdup(&om->arena, tfx_sb_cstr(&sb));
+    tfx_sb_free(&sb);
+  }
+  unsigned n = 0;
+  const char *first = NULL, *missing_var = NULL, *missing_key = NULL;
+  for (uint32_t gi = 0; gi <= om->n_funcs; gi++) {
+    tfx_mapped_graph *mg = gi == 0 ? &om->main : &om->funcs[gi - 1];
+    if (!mg->g || !mg->ops || (gi && !reached(g, seen, mg->g->name))) continue;
+    for (uint32_t i = 0; i < mg->g->n_nodes; i++) {
+      const tfx_node *nd = &mg->g->nodes[i];
+      if (!is_variable_node(nd->op)) continue;
+      if (!n++) first = nd->name;
+      const char *msg = ck ? msg_unres : msg_none;
+      for (size_t k = 0; gi == 0 && ck && k < ck->n_missing; k++)
+        if (strcmp(ck->missing_var[k], nd->name) == 0) {
+          missing_var = ck->missing_var[k];
+          missing_key = ck->missing_key[k];
+          tfx_strbuf sb;
+          tfx_sb_init(&sb);
+          tfx_sb_printf(&sb, "tensor '%s' is not in the checkpoint %s", missing_key, ck->index_path);
+          msg = sb.oom ? NULL : tfx_arena_strdup(&om->arena, tfx_sb_cstr(&sb));
+          tfx_sb_free(&sb);
+        }
+      fail_op(om, &mg->ops[i], msg ? msg : "a variable without weights");
+    }
+  }
+  free(seen);
+  free(stack);
+  if (!n || o->check_only) return 0; /* --check: the report lists them */
+  if (missing_var) {
+    tfx_error(ctx->diag, ctx->model.path, 0, 0, "variable '%s': tensor '%s' is not in the "
+              "checkpoint %s", missing_var, missing_key, ck->index_path);
+    return TFX_EXIT_INPUT;
+  }
   if (ck)
     tfx_error(ctx->diag, ctx->model.path, 0, 0, "%u variable node%s (first: '%s') would reach "
               "lowering without weights although checkpoint %s was read: the outputs need a "

@@ -159,6 +159,7 @@ int tfx_pass_opmap(tfx_ctx *ctx, void *user) {
   validate_graph(&ctx->module, ctx->opmap, &ctx->opmap->main);
   for (uint32_t i = 0; i < ctx->opmap->n_funcs; i++)
     validate_graph(&ctx->module, ctx->opmap, &ctx->opmap->funcs[i]);
+  int vrc = tfx_freeze_check_mapping(ctx); /* variables without weights (pass_freeze.c) */
   if (o->check_only) return 0; /* the precheck report says what failed; the CLI sets the exit */
   uint32_t errors = report_graph(ctx, &ctx->opmap->main);
   for (uint32_t i = 0; i < ctx->opmap->n_funcs; i++) errors += report_graph(ctx, &ctx->opmap->funcs[i]);
@@ -166,7 +167,7 @@ int tfx_pass_opmap(tfx_ctx *ctx, void *user) {
     tfx_diag_add(ctx->diag, TFX_SEV_NOTE, NULL, 0, 0, "%u node%s cannot be converted; `tfxc --check "
                  "MODEL` lists every node with the rule that handled it, --passthrough-unknown "
                  "keeps unknown types as they are", errors, errors == 1 ? "" : "s");
-    return TFX_EXIT_FAIL;
+    return vrc ? vrc : TFX_EXIT_FAIL;
   }
   return 0;
 }

@@ -26,8 +26,14 @@ int tfx_pass_prune(tfx_ctx *ctx, void *user);       /* "prune": --input-shape / 
 int tfx_pass_scope_fusion(tfx_ctx *ctx, void *user); /* "scope-fusion": rule scope passes */
 /* OP_MAPPING */
 int tfx_pass_op_defaults(tfx_ctx *ctx, void *user); /* "op-defaults": missing TF default attrs */
-int tfx_pass_no_variables(tfx_ctx *ctx, void *user); /* "no-variables": none reaches lowering */
 int tfx_pass_opmap(tfx_ctx *ctx, void *user);       /* "op-mapping": TF op -> CANN op */
+/* Never a weightless model (pass_freeze.c), called by "op-mapping" after mapping: every
+ * variable node (VariableV2, Variable, VarHandleOp, ReadVariableOp) of the main graph or of a
+ * function it reaches is marked failed in ctx->opmap (cause 2, "a variable without weights:
+ * no checkpoint found: ..."), also when passed through; unless --no-freeze. Outside --check
+ * one summary error is reported and the result is TFX_EXIT_FAIL, or TFX_EXIT_INPUT when the
+ * checkpoint lacks the variable's tensor; 0 when there is none (or with --check). */
+int tfx_freeze_check_mapping(tfx_ctx *ctx);
 /* LOWERING */
 int tfx_pass_lower(tfx_ctx *ctx, void *user);       /* "lowering": GE IR model */
 /* EMIT */

@@ -62,5 +62,14 @@ for k, v in tfbundle.table(idx):
             f.seek(e["offset"]); b = f.read(1); f.seek(e["offset"]); f.write(bytes([b[0] ^ 1]))
 PY
 expect3 "TF2 flipped byte" StatefulPartitionedCall "'x/.ATTRIBUTES/VARIABLE_VALUE'" "crc32c"
+# a variable the outputs need whose tensor the checkpoint lacks (half_plus_two's saver filename)
+fresh half_plus_two
+rm -f "$WORK/out.air"
+"$TFXC" "$WORK/m" --out-nodes "y;filename_tensor" --passthrough-unknown -o "$WORK/out.air" 2>"$WORK/err"; rc=$?
+[ $rc -eq 3 ] && [ ! -e "$WORK/out.air" ] || fail "missing tensor: exit $rc, want 3 and no output"
+grep -qF "variable 'filename_tensor': tensor 'filename_tensor' is not in the checkpoint $WORK/m/variables/variables.index" "$WORK/err" ||
+  fail "missing tensor: message: $(head -c 300 "$WORK/err")"
+# ... and without that output the same model converts (the variable is not needed)
+"$TFXC" "$WORK/m" --out-nodes y --passthrough-unknown -o "$WORK/out.air" 2>"$WORK/err" || fail "half_plus_two y: $(head -c 300 "$WORK/err")"
 echo "ckpt_corrupt: $n damaged bundles refused, $FAILS failures"
 [ $FAILS -eq 0 ]
