@@ -20,6 +20,9 @@
 uint32_t tfx_crc32c_extend(uint32_t crc, const void *data, size_t n);
 static inline uint32_t tfx_crc32c(const void *data, size_t n) { return tfx_crc32c_extend(0, data, n); }
 uint32_t tfx_crc32c_mask(uint32_t crc);
+/* The portable table-driven path of tfx_crc32c_extend (which uses the CPU's instruction when
+ * there is one); exposed so tests can compare the two. */
+uint32_t tfx_crc32c_extend_soft(uint32_t crc, const void *data, size_t n);
 
 typedef struct tfx_ckpt_tensor {
   const char *name;       /* the table key (NUL-terminated copy) */

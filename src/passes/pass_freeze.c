@@ -175,11 +175,17 @@ static char *find_prefix(const tfx_ctx *ctx) {
   if (o->checkpoint) return strdup(o->checkpoint);
   const char *mp = o->model_path;
   struct stat st;
-  if (stat(mp, &st) == 0 && S_ISDIR(st.st_mode)) { /* SavedModel directory */
+  int is_dir = stat(mp, &st) == 0 && S_ISDIR(st.st_mode);
+  if (is_dir || ctx->model.kind == TFX_MSG_SAVEDMODEL) { /* a SavedModel directory, or its .pb */
     size_t n = strlen(mp) + 32;
     char *p = malloc(n);
     if (!p) return NULL;
-    snprintf(p, n, "%s/variables/variables", mp);
+    if (is_dir) snprintf(p, n, "%s/variables/variables", mp);
+    else {
+      const char *slash = strrchr(mp, '/');
+      if (slash) snprintf(p, n, "%.*s/variables/variables", (int)(slash - mp), mp);
+      else snprintf(p, n, "variables/variables");
+    }
     if (tfx_ckpt_exists(p)) return p;
     free(p);
     return NULL;
@@ -676,6 +682,35 @@ static void drop_unused(fz *z, worklist *wl) {
   tfx_hmap_free(&used);
 }
 
+/* In function bodies outputs are named by their op's output arg: a ReadVariableOp's is
+ * "value", a Const's "output". References "X:value:N" to a node X that is now a Const are
+ * renamed "X:output:N" (inputs and ret values). Returns 0 or an exit code. */
+static int fix_function_refs(fz *z, Tensorflow__FunctionDef *f) {
+  for (size_t pass = 0; pass < 2; pass++) {
+    size_t n = pass ? f->n_ret : 0;
+    for (size_t i = 0; i < (pass ? n : f->n_node_def); i++) {
+      size_t ni = pass ? 1 : f->node_def[i]->n_input;
+      for (size_t k = 0; k < ni; k++) {
+        char **ref = pass ? &f->ret[i]->value : &f->node_def[i]->input[k];
+        const char *s = *ref, *c = s ? strstr(s, ":value:") : NULL;
+        if (!c) continue;
+        size_t nl = (size_t)(c - s);
+        int is_const = 0;
+        for (size_t j = 0; j < f->n_node_def && !is_const; j++)
+          is_const = strlen(f->node_def[j]->name) == nl && strncmp(f->node_def[j]->name, s, nl) == 0 &&
+                     strcmp(f->node_def[j]->op, "Const") == 0;
+        if (!is_const) continue;
+        size_t len = nl + strlen(":output:") + strlen(c + 7) + 1;
+        char *r = tfx_arena_alloc(z->A, len);
+        if (!r) return oom(z);
+        snprintf(r, len, "%.*s:output:%s", (int)nl, s, c + 7);
+        *ref = r;
+      }
+    }
+  }
+  return 0;
+}
+
 /* ---- the pass ---- */
 
 static int note_missing(fz *z, const char *var, const char *key) {
@@ -741,6 +776,11 @@ static int run_indexed(fz *z) {
     if (!t) rc = TFX_EXIT_INPUT;
     else if ((rc = freeze_reads(z, w.f->node_def, w.f->n_node_def, an, w.var, t)) == 0)
       rc = push_calls(z, &wl, w.f->node_def, w.f->n_node_def, an, w.key, w.var);
+  }
+  for (size_t i = 0; i < wl.n && !rc; i++) {
+    int seen = 0; /* each function once */
+    for (size_t j = 0; j < i; j++) seen |= wl.w[j].f == wl.w[i].f;
+    if (!seen) rc = fix_function_refs(z, wl.w[i].f);
   }
   if (!rc) drop_unused(z, &wl);
   free(wl.w);
@@ -859,7 +899,7 @@ int tfx_freeze_check_mapping(tfx_ctx *ctx) {
     free(seen);
     free(stack);
     tfx_error(ctx->diag, NULL, 0, 0, "out of memory");
-    return TFX_EXIT_FAIL;
+    return -1;
   }
   if (nf) { /* only the functions the main graph reaches are lowered */
     mark_called(g, g->node, g->n_node, seen, stack, &top);

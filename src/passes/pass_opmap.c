@@ -160,6 +160,7 @@ int tfx_pass_opmap(tfx_ctx *ctx, void *user) {
   for (uint32_t i = 0; i < ctx->opmap->n_funcs; i++)
     validate_graph(&ctx->module, ctx->opmap, &ctx->opmap->funcs[i]);
   int vrc = tfx_freeze_check_mapping(ctx); /* variables without weights (pass_freeze.c) */
+  if (vrc < 0) return TFX_EXIT_FAIL; /* out of memory (reported) */
   if (o->check_only) return 0; /* the precheck report says what failed; the CLI sets the exit */
   uint32_t errors = report_graph(ctx, &ctx->opmap->main);
   for (uint32_t i = 0; i < ctx->opmap->n_funcs; i++) errors += report_graph(ctx, &ctx->opmap->funcs[i]);

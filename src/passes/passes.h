@@ -32,7 +32,8 @@ int tfx_pass_opmap(tfx_ctx *ctx, void *user);       /* "op-mapping": TF op -> CA
  * function it reaches is marked failed in ctx->opmap (cause 2, "a variable without weights:
  * no checkpoint found: ..."), also when passed through; unless --no-freeze. Outside --check
  * one summary error is reported and the result is TFX_EXIT_FAIL, or TFX_EXIT_INPUT when the
- * checkpoint lacks the variable's tensor; 0 when there is none (or with --check). */
+ * checkpoint lacks the variable's tensor; 0 when there is none (or with --check); -1 out of
+ * memory (reported). */
 int tfx_freeze_check_mapping(tfx_ctx *ctx);
 /* LOWERING */
 int tfx_pass_lower(tfx_ctx *ctx, void *user);       /* "lowering": GE IR model */

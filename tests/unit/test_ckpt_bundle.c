@@ -24,6 +24,11 @@ static void test_crc32c(void **state) {
   for (size_t cut = 0; cut < 40; cut++)
     assert_int_equal(tfx_crc32c_extend(tfx_crc32c(buf, cut), buf + cut, sizeof buf - cut), whole);
   assert_int_equal(tfx_crc32c_mask(0), 0xa282ead8u);
+  /* the hardware path (when the CPU has one) and the software path agree */
+  assert_int_equal(tfx_crc32c_extend_soft(0, "123456789", 9), 0xE3069283u);
+  for (size_t off = 0; off < 9; off++)
+    for (size_t n = 0; n + off <= sizeof buf; n += 37)
+      assert_int_equal(tfx_crc32c_extend(5, buf + off, n), tfx_crc32c_extend_soft(5, buf + off, n));
 }
 
 static uint8_t *read_corpus(const char *rel, size_t *len) {
