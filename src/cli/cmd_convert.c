@@ -19,7 +19,7 @@ enum {
   O_RULES, O_NO_STDLIB, O_OUTPUT, O_EMIT, O_INPUT_SHAPE, O_INPUT_FORMAT, O_OUT_NODES,
   O_ENABLE_SCOPE, O_DISABLE_PASS, O_CHECK, O_REPORT, O_TIME_PASSES, O_DUMP_AFTER, O_DUMP_DIR,
   O_TRACE, O_VERBOSE, O_QUIET, O_TAG, O_MAX_FILE, O_LIST_PASSES, O_HELP, O_VERSION,
-  O_WARN, O_VM_BUDGET, O_PASSTHROUGH, O_LIMIT, O_FRAMEWORK, O_MODEL, O_ALLOW_DANGLING, O_SIGNATURE
+  O_WARN, O_VM_BUDGET, O_PASSTHROUGH, O_LIMIT, O_FRAMEWORK, O_MODEL, O_ALLOW_DANGLING, O_SIGNATURE, O_CHECKPOINT, O_NO_FREEZE
 };
 
 static const tfx_cli_opt convert_opts[] = {
@@ -53,6 +53,8 @@ static const tfx_cli_opt convert_opts[] = {
   {O_MODEL, "model", 0, "FILE"},      /* ATC's spelling of MODEL */
   {O_ALLOW_DANGLING, "allow-dangling-inputs", 0, NULL},
   {O_SIGNATURE, "signature", 0, "NAME"},
+  {O_CHECKPOINT, "checkpoint", 0, "PREFIX"}, /* weights to freeze variables with */
+  {O_NO_FREEZE, "no-freeze", 0, NULL},
 };
 
 typedef struct emit_kind {
@@ -165,6 +167,14 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx
     case O_CHECK: ca->o.check_only = 1; break;
     case O_PASSTHROUGH: ca->o.passthrough_unknown = 1; break;
     case O_ALLOW_DANGLING: ca->o.allow_dangling_inputs = 1; break;
+    case O_CHECKPOINT:
+      if (!*v) {
+        tfx_cli_usage_error(d, "tfxc", "--checkpoint: empty prefix");
+        usage = 1;
+      }
+      ca->o.checkpoint = v;
+      break;
+    case O_NO_FREEZE: ca->o.no_freeze = 1; break;
     case O_REPORT:
       if (!*v) {
         tfx_cli_usage_error(d, "tfxc", "--report: empty file name");
@@ -233,6 +243,10 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx
   }
   if (ca->output && !*ca->output) {
     tfx_cli_usage_error(d, "tfxc", "-o/--output: empty file name");
+    usage = 1;
+  }
+  if (ca->o.checkpoint && ca->o.no_freeze) {
+    tfx_cli_usage_error(d, "tfxc", "--checkpoint and --no-freeze contradict each other");
     usage = 1;
   }
   if (ca->o.dump_dir && !ca->o.dump_after)

@@ -16,7 +16,7 @@
 #include "util/strbuf.h"
 
 enum { I_JSON, I_DEPTH, I_TAG, I_INPUT_SHAPE, I_OUT_NODES, I_MAX_FILE, I_VERBOSE, I_QUIET, I_HELP,
-       I_LIMIT };
+       I_LIMIT, I_VALUES };
 
 static const tfx_cli_opt inspect_opts[] = {
   {I_JSON, "json", 0, NULL},
@@ -29,6 +29,7 @@ static const tfx_cli_opt inspect_opts[] = {
   {I_QUIET, "quiet", 'q', NULL},
   {I_HELP, "help", 'h', NULL},
   {I_LIMIT, "limit", 0, "NAME=N"},
+  {I_VALUES, "values", 0, NULL}, /* checkpoints: every tensor's bytes in hex (JSON) */
 };
 
 #define DEFAULT_DEPTH 3u
@@ -290,7 +291,7 @@ int tfx_cli_inspect(int argc, char **argv, int first, tfx_diag *d) {
   tfx_cli_args a;
   tfx_cli_args_init(&a, argc, argv, first, "tfxc inspect", inspect_opts,
                     sizeof inspect_opts / sizeof inspect_opts[0]);
-  int json = 0, help = 0, usage = 0, id;
+  int json = 0, help = 0, usage = 0, id, values = 0;
   unsigned depth = DEFAULT_DEPTH;
   const char *v;
   while ((id = tfx_cli_next(&a, &v, d)) != TFX_CLI_END) {
@@ -304,6 +305,7 @@ int tfx_cli_inspect(int argc, char **argv, int first, tfx_diag *d) {
       o.model_path = v;
       break;
     case I_JSON: json = 1; break;
+    case I_VALUES: values = 1; break;
     case I_DEPTH:
       if (tfx_cli_parse_uint(v, &depth) != 0) {
         tfx_cli_usage_error(d, "tfxc inspect", "--depth: '%s' is not a non-negative integer", v);
@@ -342,7 +344,17 @@ int tfx_cli_inspect(int argc, char **argv, int first, tfx_diag *d) {
     if (pr == TFX_EXIT_USAGE) usage = 1;
     else if (pr) return pr;
   }
+  if (values && !usage && !(json && tfx_cli_inspect_is_ckpt(o.model_path))) {
+    tfx_cli_usage_error(d, "tfxc inspect", "--values needs --json and a checkpoint PREFIX");
+    usage = 1;
+  }
   if (usage) return TFX_EXIT_USAGE;
+  if (tfx_cli_inspect_is_ckpt(o.model_path)) { /* a checkpoint without a graph */
+    int crc = tfx_cli_inspect_ckpt(o.model_path, json | (values << 1), o.max_file_size, d);
+    tfx_cli_print_diag(d, o.verbose);
+    tfx_diag_clear(d);
+    return crc;
+  }
 
   tfx_pipeline p;
   tfx_pipeline_init(&p);
@@ -358,6 +370,7 @@ int tfx_cli_inspect(int argc, char **argv, int first, tfx_diag *d) {
   }
   /* inspect looks at the model only: no rules are loaded. */
   tfx_pipeline_disable(&p, "rules", d);
+  tfx_pipeline_disable(&p, "freeze", d); /* the model as stored, variables and all */
   rc = tfx_pipeline_run(&p, &ctx, TFX_GROUP_PRUNE);
   if (rc != 0) goto done;
   if (!ctx.have_scopes) {

@@ -43,6 +43,9 @@ void tfx_cli_help_main(FILE *f) {
     "      --input-format FMT      NCHW, NHWC, ND, NCDHW or NDHWC: layout of 4-D/5-D Data\n"
     "                              nodes (default: their consumers' data_format, else ND)\n"
     "      --tag TAG               SavedModel meta graph tag (default \"serve\")\n"
+    "      --checkpoint PREFIX     weights for the variables (PREFIX.index + PREFIX.data-*); a\n"
+    "                              SavedModel reads variables/ and a .meta its checkpoint itself\n"
+    "      --no-freeze             keep variables as they are (no weights are read)\n"
     "      --max-file-size SIZE    largest model file to read (default 4G; K, M, G suffixes)\n"
     "\n",
     f);
@@ -112,10 +115,13 @@ void tfx_cli_help_inspect(FILE *f) {
     "Prints a summary of MODEL on stdout: top-level node count, function count, producer version\n"
     "(GraphDef.versions.producer and the legacy GraphDef.version), the op-type histogram (by count,\n"
     "then name) and the scope tree of the main graph.\n"
+    "A checkpoint PREFIX (PREFIX.index + PREFIX.data-*, no graph) lists its tensors instead: name,\n"
+    "dtype, shape and bytes, after reading and checking every one (docs/CHECKPOINTS.md).\n"
     "\n"
     "Options:\n"
     "      --json                  one JSON object instead of text (shape in docs/CLI.md); always\n"
     "                              lists every scope, --depth does not apply\n"
+    "      --values                with --json and a checkpoint: each tensor's bytes in hex\n"
     "      --depth N               show the scope tree down to depth N (root is 0; default 3;\n"
     "                              0 = unlimited)\n"
     "      --tag TAG               SavedModel meta graph tag (default \"serve\")\n"

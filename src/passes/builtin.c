@@ -14,6 +14,7 @@ typedef struct builtin_pass {
 
 static const builtin_pass builtin[] = {
   {TFX_GROUP_LOAD, 0, "load", tfx_pass_load, TFX_PASS_REQUIRED},
+  {TFX_GROUP_LOAD, 10, "freeze", tfx_pass_freeze, 0}, /* variables -> checkpoint Consts */
   {TFX_GROUP_LOAD, 50, "rules", tfx_pass_rules, 0}, /* -r paths + stdlib -> ctx->pack */
   /* As in ATC, trimming works on the raw GraphDef before it is validated and indexed, so a
    * broken part that --input-shape / --out-nodes cut away does not stop the conversion. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cann/cann.h"
+#include "ckpt/ckpt.h"
 #include "fusion/engine.h"
 #include "ge/ge.h"
 #include "opmap/opmap.h"
@@ -26,6 +27,9 @@ void tfx_ctx_free(tfx_ctx *ctx) {
   if (ctx->have_module) tfx_module_free(&ctx->module);
   if (ctx->have_model) tfx_model_free(&ctx->model);
   ctx->have_scopes = ctx->have_module = ctx->have_model = 0;
+  if (ctx->ckpt) tfx_ckpt_free(ctx->ckpt); /* after the model: its Consts point into the shards */
+  free(ctx->ckpt);
+  ctx->ckpt = NULL;
   if (ctx->have_pack) tfx_pack_free(&ctx->pack); /* rules: the compiled pack */
   ctx->have_pack = 0;
   tfx_rules_protos_free(ctx->own_protos); /* after the mapping, which may point into it */

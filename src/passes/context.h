@@ -25,6 +25,7 @@ struct tfx_fusion_engine; /* fusion/engine.h */
 struct tfx_opmap;         /* opmap/opmap.h */
 struct tfx_ge_model;      /* ge/ge.h */
 struct tfx_cann_table;    /* cann/cann.h */
+struct tfx_ckpt;          /* ckpt/ckpt.h */
 
 /* Output kinds of --emit. Bit flags so a run can ask for several. */
 typedef enum {
@@ -80,6 +81,8 @@ typedef struct tfx_options {
   const struct tfx_rules_buffer *rule_buffers; /* rule sources in memory (library API), after
                                   rule_paths; see tfx_rules_spec */
   size_t n_rule_buffers;
+  const char *checkpoint;      /* --checkpoint PREFIX: weights for the freeze pass */
+  int no_freeze;               /* --no-freeze: keep variables (no freezing, no variables check) */
   const char *disable_rules;   /* the --disable-pass names that are no pipeline pass, "A,B": the
                                   rules pass checks they are scope passes of ctx->pack (exit 2);
                                   the scope-fusion engine switches them off */
@@ -121,6 +124,9 @@ typedef struct tfx_ctx {
   /* ---- op mapping (pass "op-mapping") and lowering (pass "lowering") ---- */
   struct tfx_opmap *opmap;     /* per-node mapping decisions; owned, NULL until the pass ran */
   struct tfx_ge_model *ge;     /* the GE IR model; owned, NULL until lowering ran */
+  /* ---- freezing (pass "freeze") ---- */
+  struct tfx_ckpt *ckpt;       /* the checkpoint read; owned, NULL when none. The frozen Consts'
+                                  bytes point into its mapped shards: freed with the model */
 } tfx_ctx;
 
 void tfx_ctx_init(tfx_ctx *ctx, const tfx_options *opts, tfx_diag *d);

@@ -19,6 +19,7 @@ int tfx_pass_load(tfx_ctx *ctx, void *user);        /* "load": tfx_io_load_model
 int tfx_pass_index(tfx_ctx *ctx, void *user);       /* "index": tfx_module_build */
 int tfx_pass_scope_tree(tfx_ctx *ctx, void *user);  /* "scope-tree": ScopeTree of the main graph */
 int tfx_pass_rules(tfx_ctx *ctx, void *user);       /* "rules": -r paths + stdlib -> ctx->pack */
+int tfx_pass_freeze(tfx_ctx *ctx, void *user);     /* "freeze": variables -> checkpoint Consts */
 /* PRUNE */
 int tfx_pass_prune(tfx_ctx *ctx, void *user);       /* "prune": --input-shape / --out-nodes */
 /* SCOPE_FUSION */
@@ -26,6 +27,14 @@ int tfx_pass_scope_fusion(tfx_ctx *ctx, void *user); /* "scope-fusion": rule sco
 /* OP_MAPPING */
 int tfx_pass_op_defaults(tfx_ctx *ctx, void *user); /* "op-defaults": missing TF default attrs */
 int tfx_pass_opmap(tfx_ctx *ctx, void *user);       /* "op-mapping": TF op -> CANN op */
+/* Never a weightless model (pass_freeze.c), called by "op-mapping" after mapping: every
+ * variable node (VariableV2, Variable, VarHandleOp, ReadVariableOp) of the main graph or of a
+ * function it reaches is marked failed in ctx->opmap (cause 2, "a variable without weights:
+ * no checkpoint found: ..."), also when passed through; unless --no-freeze. Outside --check
+ * one summary error is reported and the result is TFX_EXIT_FAIL, or TFX_EXIT_INPUT when the
+ * checkpoint lacks the variable's tensor; 0 when there is none (or with --check); -1 out of
+ * memory (reported). */
+int tfx_freeze_check_mapping(tfx_ctx *ctx);
 /* LOWERING */
 int tfx_pass_lower(tfx_ctx *ctx, void *user);       /* "lowering": GE IR model */
 /* EMIT */

@@ -38,20 +38,20 @@ grep -q "emit-tf" tf.txt && { echo "FAIL: emit-tf ran after a failure"; fail=1; 
 
 # --dump-after PASS into the default dir; file named NN-<pass>.pbtxt, NN = run position.
 "$TFXC" m.pbtxt --emit tf-pbtxt --dump-after prune 2>err || { echo "FAIL: --dump-after run"; cat err; fail=1; }
-[ -f tfxc-dump/03-prune.pbtxt ] || { echo "FAIL: tfxc-dump/03-prune.pbtxt missing: $(ls -R tfxc-dump 2>&1)"; fail=1; }
-grep -q 'name: "s/y"' tfxc-dump/03-prune.pbtxt 2>/dev/null || { echo "FAIL: dump content"; fail=1; }
+[ -f tfxc-dump/04-prune.pbtxt ] || { echo "FAIL: tfxc-dump/04-prune.pbtxt missing: $(ls -R tfxc-dump 2>&1)"; fail=1; }
+grep -q 'name: "s/y"' tfxc-dump/04-prune.pbtxt 2>/dev/null || { echo "FAIL: dump content"; fail=1; }
 [ "$(ls tfxc-dump | wc -l)" -eq 1 ] || { echo "FAIL: extra dumps: $(ls tfxc-dump)"; fail=1; }
 # The dump is the graph after that pass: after prune with --out-nodes only s/y's cone is left.
 "$TFXC" m.pbtxt --emit tf-pbtxt --out-nodes s/y:0 --dump-after load,prune --dump-dir d/nested 2>err ||
   { echo "FAIL: --dump-dir run"; cat err; fail=1; }
 grep -q 'name: "z"' d/nested/01-load.pbtxt 2>/dev/null || { echo "FAIL: 01-load dump lacks z"; fail=1; }
-grep -q 'name: "z"' d/nested/03-prune.pbtxt 2>/dev/null && { echo "FAIL: 03-prune dump still has z"; fail=1; }
-[ -f d/nested/03-prune.pbtxt ] || { echo "FAIL: d/nested/03-prune.pbtxt missing"; fail=1; }
+grep -q 'name: "z"' d/nested/04-prune.pbtxt 2>/dev/null && { echo "FAIL: 04-prune dump still has z"; fail=1; }
+[ -f d/nested/04-prune.pbtxt ] || { echo "FAIL: d/nested/04-prune.pbtxt missing"; fail=1; }
 # all: one file per pass that ran; disabled passes shift the positions.
 "$TFXC" m.pbtxt --emit tf-pbtxt --dump-after all --dump-dir all --disable-pass scope-tree,rules 2>err ||
   { echo "FAIL: --dump-after all"; cat err; fail=1; }
 got=$(ls all 2>/dev/null | grep -E -- '-(load|rules|prune|index|scope-tree)\.pbtxt$' | tr '\n' ' ')
-[ "$got" = "01-load.pbtxt 02-prune.pbtxt 03-index.pbtxt " ] || { echo "FAIL: dump-after all wrote '$got'"; fail=1; }
+[ "$got" = "01-load.pbtxt 03-prune.pbtxt 04-index.pbtxt " ] || { echo "FAIL: dump-after all wrote '$got'"; fail=1; }
 [ -f "all/$(ls all | wc -l | xargs printf '%02d')-emit-ge.pbtxt" ] || { echo "FAIL: emit-ge is not the last dump: $(ls all)"; fail=1; }
 ls all | grep -q -- '-emit-tf\.pbtxt$' || { echo "FAIL: no emit-tf dump: $(ls all)"; fail=1; }
 exit $fail
