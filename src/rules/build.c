@@ -875,3 +875,135 @@ void tfx_ast_file_add_opmap(tfx_rules_pctx *P, tfx_ast_opmap *m) {
   P->opmap_tail = m;
   P->ast->n_opmaps++;
 }
+
+/* ---------------------------------------------------------------- dataflow rewrites */
+
+tfx_ast_rewrite *tfx_ast_rewrite_new(tfx_rules_pctx *P, tfx_rules_loc loc, const tfx_ast_name *name,
+                                     int general, const tfx_ast_stmts *body) {
+  tfx_ast_rewrite *r = NEW(tfx_ast_rewrite);
+  if (!r) return NULL;
+  r->loc = loc;
+  r->name = *name;
+  r->name.next = NULL;
+  r->general = general;
+  r->body = body->head;
+  return r;
+}
+
+void tfx_ast_file_add_rewrite(tfx_rules_pctx *P, tfx_ast_rewrite *r) {
+  if (!r) return;
+  if (P->kind != TFX_AST_SCOPERULE) {
+    tfx_rules_perror(P, r->loc, "'rewrite' rules belong in .scoperule files");
+    return;
+  }
+  if (P->rewrite_tail) P->rewrite_tail->next = r;
+  else P->ast->rewrites = r;
+  P->rewrite_tail = r;
+  P->ast->n_rewrites++;
+}
+
+tfx_ast_stmt *tfx_ast_stmt_match(tfx_rules_pctx *P, tfx_rules_loc loc, const tfx_ast_name *name,
+                                 const tfx_ast_names *types, const tfx_ast_args *args, tfx_ast_expr *where) {
+  tfx_ast_stmt *s = stmt(P, TFX_AST_S_MATCH, loc);
+  if (!s) return NULL;
+  s->name = *name;
+  s->name.next = NULL;
+  s->names = types->head;
+  s->args = args->head;
+  s->n_args = args->n;
+  s->expr = where;
+  return s;
+}
+
+tfx_ast_stmt *tfx_ast_stmt_rewire(tfx_rules_pctx *P, tfx_rules_loc loc, tfx_ast_node_arg *from,
+                                  tfx_ast_node_arg *to) {
+  tfx_ast_stmt *s = stmt(P, TFX_AST_S_REWIRE, loc);
+  if (!s || !from || !to) return s;
+  from->next = to;
+  to->next = NULL;
+  s->args = from;
+  s->n_args = 2;
+  return s;
+}
+
+/* ---------------------------------------------------------------- fragments (reuse) */
+
+tfx_ast_fragbody tfx_ast_fragbody_empty(void) { return (tfx_ast_fragbody){{0}, {0}}; }
+
+tfx_ast_fragbody tfx_ast_fragbody_feature(tfx_ast_fragbody b, tfx_ast_feature *f) {
+  LIST_ADD(b.features, f);
+  return b;
+}
+
+tfx_ast_fragbody tfx_ast_fragbody_stmt(tfx_ast_fragbody b, tfx_ast_stmt *s) {
+  LIST_ADD(b.stmts, s);
+  return b;
+}
+
+static const tfx_ast_fragment *find_fragment(tfx_rules_pctx *P, const char *name) {
+  for (const tfx_ast_fragment *f = P->fragments; f; f = f->next)
+    if (!strcmp(f->name.s, name)) return f;
+  return NULL;
+}
+
+void tfx_ast_fragment_define(tfx_rules_pctx *P, tfx_rules_loc loc, const tfx_ast_name *name,
+                             const tfx_ast_fragbody *body) {
+  (void)loc;
+  const tfx_ast_fragment *prev = find_fragment(P, name->s);
+  if (prev) {
+    unsigned line, col;
+    tfx_ruleset_linecol(P->rs, prev->name.loc, &line, &col);
+    tfx_rules_perror(P, name->loc, "fragment '%s' already defined at %u:%u", name->s, line, col);
+    return;
+  }
+  tfx_ast_fragment *f = NEW(tfx_ast_fragment);
+  if (!f) return;
+  f->name = *name;
+  f->name.next = NULL;
+  f->body = *body;
+  f->next = P->fragments;
+  P->fragments = f;
+}
+
+static const tfx_ast_fragment *use_fragment(tfx_rules_pctx *P, tfx_rules_loc loc, const tfx_ast_name *name,
+                                            int want_features) {
+  const tfx_ast_fragment *f = find_fragment(P, name->s);
+  if (!f) {
+    tfx_rules_perror(P, name->loc, "unknown fragment '%s' (fragments are defined before use, in the same file)",
+                     name->s);
+    return NULL;
+  }
+  if (want_features ? f->body.stmts.n != 0 : f->body.features.n != 0) {
+    tfx_rules_perror(P, loc, "fragment '%s' holds %s; it is used in %s", name->s,
+                     want_features ? "match/where statements" : "pattern features",
+                     want_features ? "a pattern" : "a rewrite");
+    return NULL;
+  }
+  return f;
+}
+
+tfx_ast_features tfx_ast_features_use(tfx_rules_pctx *P, tfx_ast_features l, tfx_rules_loc loc,
+                                      const tfx_ast_name *name) {
+  const tfx_ast_fragment *f = use_fragment(P, loc, name, 1);
+  for (const tfx_ast_feature *x = f ? f->body.features.head : NULL; x; x = x->next) {
+    tfx_ast_feature *c = NEW(tfx_ast_feature);
+    if (!c) break;
+    *c = *x;
+    c->next = NULL;
+    LIST_ADD(l, c);
+  }
+  return l;
+}
+
+tfx_ast_stmts tfx_ast_stmts_use(tfx_rules_pctx *P, tfx_ast_stmts l, tfx_rules_loc loc,
+                                const tfx_ast_name *name) {
+  const tfx_ast_fragment *f = use_fragment(P, loc, name, 0);
+  for (const tfx_ast_stmt *x = f ? f->body.stmts.head : NULL; x; x = x->next) {
+    tfx_ast_stmt *c = NEW(tfx_ast_stmt);
+    if (!c) break;
+    *c = *x;
+    c->next = NULL;
+    LIST_ADD(l, c);
+  }
+  return l;
+}

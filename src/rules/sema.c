@@ -184,6 +184,8 @@ static const builtin builtins[] = {
     {"format_of", 1, 1, {T_INPUT}, T_STRING, K_OPMAP},
     {"dtype_of", 1, 1, {T_INPUT}, T_DTYPE, K_OPMAP},
     {"has_input", 1, 1, {T_INT}, T_BOOL, K_OPMAP},
+    {"input_port", 2, 2, {T_NODE, T_INT}, T_INT | T_NONE, K_BOTH},
+    {"input_ref", 2, 2, {T_NODE, T_INT}, T_STRING | T_NONE, K_BOTH},
 };
 
 typedef struct prop {
@@ -578,7 +580,9 @@ static void check_node_stmt(sema *s, body_ctx *c, const tfx_ast_stmt *st) {
           err(s, a->node.loc, "unknown inner node '%s' (inner nodes are defined before use)", a->node.s);
       }
       if (a->port < 0) err(s, a->loc, "port numbers start at 0");
-    } else if (a->kind == TFX_AST_ARG_INPUT) {
+    } else if (a->kind == TFX_AST_ARG_NAME) {
+      err(s, a->loc, "'%s' alone is an input of a rewrite; here write 'in N', 'NODE:PORT' or 'const V'", a->node.s);
+  } else if (a->kind == TFX_AST_ARG_INPUT) {
       if (a->port < 0) err(s, a->loc, "input numbers start at 0");
       else if (c->is_fuse && c->max_in >= 0 && a->port > c->max_in)
         err(s, a->loc, "boundary input %lld is produced by no index map (the fused inputs are 0..%lld)",
@@ -1017,6 +1021,10 @@ static void check_opmap(sema *s, const tfx_ast_opmap *m) {
   free(c.nodes);
 }
 
+/* ---------------------------------------------------------------- dataflow rewrites */
+
+#include "rules/sema_flow.inc" /* check_rewrites(): the `rewrite` rules, kept apart */
+
 /* ---------------------------------------------------------------- entry */
 
 int tfx_rules_sema(tfx_ruleset *rs, const tfx_rules_options *opt, tfx_diag *d) {
@@ -1036,6 +1044,7 @@ int tfx_rules_sema(tfx_ruleset *rs, const tfx_rules_options *opt, tfx_diag *d) {
     for (const tfx_ast_pass *p = file->passes; p; p = p->next) check_pass(&s, p);
     for (const tfx_ast_opmap *m = file->opmaps; m; m = m->next) check_opmap(&s, m);
   }
+  if (!s.oom) check_rewrites(&s);
   free(s.b);
   tfx_hmap_free(&s.known);
   tfx_hmap_free(&s.local);

@@ -321,8 +321,8 @@ static void bad_header(void **state) {
   tfx_pack q;
   b.data[4] = 9; /* version */
   assert_int_equal(tfx_pack_load(&q, b.data, b.len, "v.tfxb", &f->d), TFX_EXIT_INPUT);
-  assert_true(TG_ERR(&f->d, "corrupt pack: format version 9, expected 1"));
-  b.data[4] = 1;
+  assert_true(TG_ERR(&f->d, "corrupt pack: format version 9, expected 2"));
+  b.data[4] = 2; /* TFX_PACK_VERSION again */
   b.data[0] = 'X';
   assert_int_equal(tfx_pack_load(&q, b.data, b.len, "v.tfxb", &f->d), TFX_EXIT_INPUT);
   assert_true(TG_ERR(&f->d, "bad magic"));
@@ -530,7 +530,7 @@ static void files(void **state) {
 }
 
 static const char *golden_disasm =
-    "; tfxb v1: 1 rules, 2 programs, 18 code words, 7 constants, 1 features\n"
+    "; tfxb v2: 1 rules, 2 programs, 18 code words, 7 constants, 1 features\n"
     "rule 0: pass \"P\" general main prog 1 [g.scoperule:1]\n"
     "  group 0\n"
     "    layer 0\n"
