@@ -516,7 +516,8 @@ static int set_attr(edit *e, Tensorflow__NodeDef *nd, const char *key, const tfx
       int t = x->u.items[i].tag;
       if (t == TFX_V_INT && kind == TFX_V_FLOAT) t = TFX_V_FLOAT;
       if (t == TFX_V_FLOAT && kind == TFX_V_INT) kind = TFX_V_FLOAT;
-      if (t != kind || (t != TFX_V_INT && t != TFX_V_FLOAT && t != TFX_V_BOOL && t != TFX_V_STR)) return 1;
+      if (t != kind || (t != TFX_V_INT && t != TFX_V_FLOAT && t != TFX_V_BOOL && t != TFX_V_STR && t != TFX_V_DTYPE))
+        return 1;
     }
     Tensorflow__AttrValue *v = add_attr(e, nd, key);
     Tensorflow__AttrValue__ListValue *l = tfx_arena_alloc(e->A, sizeof *l);
@@ -532,6 +533,10 @@ static int set_attr(edit *e, Tensorflow__NodeDef *nd, const char *key, const tfx
       for (size_t i = 0; i < n; i++)
         l->f[i] = (float)(x->u.items[i].tag == TFX_V_INT ? (double)x->u.items[i].u.i : x->u.items[i].u.f);
       l->n_f = n;
+    } else if (kind == TFX_V_DTYPE) {
+      if (!(l->type = tfx_arena_calloc(e->A, n ? n : 1, sizeof *l->type))) return e->oom = 1, -1;
+      for (size_t i = 0; i < n; i++) l->type[i] = (Tensorflow__DataType)x->u.items[i].u.i;
+      l->n_type = n;
     } else if (kind == TFX_V_BOOL) {
       if (!(l->b = tfx_arena_calloc(e->A, n ? n : 1, sizeof *l->b))) return e->oom = 1, -1;
       for (size_t i = 0; i < n; i++) l->b[i] = x->u.items[i].u.i != 0;
