@@ -84,7 +84,7 @@ static void tfx_rules_yyerror(tfx_rules_loc *loc, void *scanner, tfx_rules_pctx 
 %token DELETE "delete" WHEN "when" PRIORITY "priority" GRAPH "graph" CONST "const"
 %token AND "and" OR "or" NOT "not" CONTAINS "contains" STARTS_WITH "starts_with"
 %token ENDS_WITH "ends_with" TRUE "true" FALSE "false" NONE "none" INVALID "invalid"
-%token REWRITE "rewrite" MATCH "match" FRAGMENT "fragment" USE "use"
+%token REWRITE "rewrite" MATCH "match" FRAGMENT "fragment" USE "use" TEMPLATE "template"
 %token EQ "==" NE "!=" LE "<=" GE ">=" ARROW "->" QQ "??"
 
 %type <name> word optype pass_name callee
@@ -121,6 +121,8 @@ static void tfx_rules_yyerror(tfx_rules_loc *loc, void *scanner, tfx_rules_pctx 
 %type <args> rw_refs
 %type <names> rw_types
 %type <frag> frag_items
+%type <names> tmpl_params
+%type <stmts> tmpl_body
 %type <stmt> match_stmt
 
 %%
@@ -132,6 +134,8 @@ items: %empty
   | items opmap                { tfx_ast_file_add_opmap(P, $2); }
   | items rewrite              { tfx_ast_file_add_rewrite(P, $2); }
   | items FRAGMENT IDENT '{' frag_items '}' { tfx_ast_fragment_define(P, @2, &$3, &$5); }
+  | items TEMPLATE IDENT '(' tmpl_params ')' ':' optype '(' node_args ')' tmpl_body
+                               { tfx_ast_template_define(P, @2, &$3, &$5, &$8, &$10, &$12); }
   | items error                { tfx_rules_recovered(P); }
   ;
 
@@ -231,6 +235,14 @@ bad_arrow: '=' '>' | '-' '>' | '>' | '=' | ':' | GE | EQ ;
 
 node_stmt: NODE IDENT ':' optype '(' node_args ')' ssemi { $$ = tfx_ast_stmt_node(P, @1, &$2, &$4, &$6, NULL); }
   | NODE IDENT ':' optype '(' node_args ')' '{' node_subs '}' opt_semi { $$ = tfx_ast_stmt_node(P, @1, &$2, &$4, &$6, &$9); }
+  | NODE IDENT '=' IDENT '(' ')' ssemi               { $$ = tfx_ast_stmt_node_template(P, @1, &$2, &$4, NULL); }
+  | NODE IDENT '=' IDENT '(' exprs ')' ssemi         { $$ = tfx_ast_stmt_node_template(P, @1, &$2, &$4, &$6); }
+  ;
+tmpl_params: %empty                                  { $$ = tfx_ast_names_empty(); }
+  | words                                            { $$ = $1; }
+  ;
+tmpl_body: ';'                                       { $$ = tfx_ast_stmts_empty(); }
+  | '{' node_subs '}' opt_semi                       { $$ = $2; }
   ;
 node_args: %empty                                    { $$ = tfx_ast_args_empty(); }
   | node_arg                                         { $$ = tfx_ast_args_add(tfx_ast_args_empty(), $1); }
@@ -336,7 +348,7 @@ word: IDENT
   | CONTAINS { $$ = tfx_ast_kw(P, @1); } | STARTS_WITH { $$ = tfx_ast_kw(P, @1); } | ENDS_WITH { $$ = tfx_ast_kw(P, @1); }
   | TRUE { $$ = tfx_ast_kw(P, @1); } | FALSE { $$ = tfx_ast_kw(P, @1); } | NONE { $$ = tfx_ast_kw(P, @1); }
   | INVALID { $$ = tfx_ast_kw(P, @1); } | REWRITE { $$ = tfx_ast_kw(P, @1); } | MATCH { $$ = tfx_ast_kw(P, @1); }
-  | FRAGMENT { $$ = tfx_ast_kw(P, @1); } | USE { $$ = tfx_ast_kw(P, @1); }
+  | FRAGMENT { $$ = tfx_ast_kw(P, @1); } | USE { $$ = tfx_ast_kw(P, @1); } | TEMPLATE { $$ = tfx_ast_kw(P, @1); }
   ;
 int_lit: INT                                         { $$ = tfx_ast_int_lit(P, @1, $1, 0); }
   | '-' INT                                          { $$ = tfx_ast_int_lit(P, @$, $2, 1); }

@@ -69,6 +69,7 @@ typedef struct tfx_rules_pctx {
   tfx_ast_opmap *opmap_tail;
   tfx_ast_rewrite *rewrite_tail;
   tfx_ast_fragment *fragments; /* defined so far in this file, newest first */
+  struct tfx_ast_template *templates; /* node templates defined so far in this file */
   /* the pass being built (passes do not nest) */
   tfx_ast_group *gtail;
   tfx_ast_require *rtail;
@@ -193,6 +194,15 @@ tfx_ast_features tfx_ast_features_use(tfx_rules_pctx *P, tfx_ast_features l, tfx
                                       const tfx_ast_name *name);
 tfx_ast_stmts tfx_ast_stmts_use(tfx_rules_pctx *P, tfx_ast_stmts l, tfx_rules_loc loc,
                                 const tfx_ast_name *name);
+/* Node templates (reuse with parameters): `template NAME(P, ...): Type(args) { attr/format }`
+ * defined before use in the same file; `node N = NAME(E, ...);` is the node statement with each
+ * parameter replaced by its argument (in expressions; a bare-name argument also renames a node
+ * or capture argument). */
+void tfx_ast_template_define(tfx_rules_pctx *P, tfx_rules_loc loc, const tfx_ast_name *name,
+                             const tfx_ast_names *params, const tfx_ast_name *type,
+                             const tfx_ast_args *args, const tfx_ast_stmts *body);
+tfx_ast_stmt *tfx_ast_stmt_node_template(tfx_rules_pctx *P, tfx_rules_loc loc, const tfx_ast_name *name,
+                                         const tfx_ast_name *tmpl, const tfx_ast_exprs *args);
 /* Dataflow rewrites. */
 tfx_ast_rewrite *tfx_ast_rewrite_new(tfx_rules_pctx *P, tfx_rules_loc loc, const tfx_ast_name *name,
                                      int general, const tfx_ast_stmts *body);
