@@ -66,6 +66,8 @@ static void tfx_rules_yyerror(tfx_rules_loc *loc, void *scanner, tfx_rules_pctx 
   tfx_ast_names names;
   tfx_ast_opmap *opmap;
   tfx_ast_op op;
+  tfx_ast_rewrite *rewrite;
+  tfx_ast_fragbody frag;
 }
 
 %token END 0 "end of file"
@@ -82,6 +84,7 @@ static void tfx_rules_yyerror(tfx_rules_loc *loc, void *scanner, tfx_rules_pctx 
 %token DELETE "delete" WHEN "when" PRIORITY "priority" GRAPH "graph" CONST "const"
 %token AND "and" OR "or" NOT "not" CONTAINS "contains" STARTS_WITH "starts_with"
 %token ENDS_WITH "ends_with" TRUE "true" FALSE "false" NONE "none" INVALID "invalid"
+%token REWRITE "rewrite" MATCH "match" FRAGMENT "fragment" USE "use" TEMPLATE "template"
 %token EQ "==" NE "!=" LE "<=" GE ">=" ARROW "->" QQ "??"
 
 %type <name> word optype pass_name callee
@@ -111,6 +114,16 @@ static void tfx_rules_yyerror(tfx_rules_loc *loc, void *scanner, tfx_rules_pctx 
 %type <args> node_args
 %type <names> optypes words
 %type <opmap> opmap
+%type <rewrite> rewrite
+%type <stmt> rw_stmt
+%type <stmts> rw_stmts
+%type <arg> rw_ref
+%type <args> rw_refs
+%type <names> rw_types
+%type <frag> frag_items
+%type <names> tmpl_params
+%type <stmts> tmpl_body
+%type <stmt> match_stmt
 
 %%
 
@@ -119,6 +132,10 @@ file: items ;
 items: %empty
   | items pass                 { tfx_ast_file_add_pass(P, $2); }
   | items opmap                { tfx_ast_file_add_opmap(P, $2); }
+  | items rewrite              { tfx_ast_file_add_rewrite(P, $2); }
+  | items FRAGMENT IDENT '{' frag_items '}' { tfx_ast_fragment_define(P, @2, &$3, &$5); }
+  | items TEMPLATE IDENT '(' tmpl_params ')' ':' optype '(' node_args ')' tmpl_body
+                               { tfx_ast_template_define(P, @2, &$3, &$5, &$8, &$10, &$12); }
   | items error                { tfx_rules_recovered(P); }
   ;
 
@@ -151,6 +168,7 @@ pattern: PATTERN IDENT '{' features '}'              { $$ = tfx_ast_pattern_new(
 
 features: %empty                                     { $$ = tfx_ast_features_empty(); }
   | features feature                                 { $$ = tfx_ast_features_add($1, $2); }
+  | features USE IDENT fsemi                         { $$ = tfx_ast_features_use(P, $1, @2, &$3); }
   ;
 feature: COUNT optype EQ expr fsemi                  { $$ = tfx_ast_feature_new(P, TFX_AST_F_COUNT_EQ, @1, &$2, NULL, NULL, $4); }
   | COUNT optype '=' expr fsemi                      { $$ = tfx_ast_feature_typo(P, TFX_AST_F_COUNT_EQ, @1, @3, &$2, NULL, NULL, $4); }
@@ -221,6 +239,14 @@ bad_arrow: '=' '>' | '-' '>' | '>' | '=' | ':' | GE | EQ ;
 
 node_stmt: NODE IDENT ':' optype '(' node_args ')' ssemi { $$ = tfx_ast_stmt_node(P, @1, &$2, &$4, &$6, NULL); }
   | NODE IDENT ':' optype '(' node_args ')' '{' node_subs '}' opt_semi { $$ = tfx_ast_stmt_node(P, @1, &$2, &$4, &$6, &$9); }
+  | NODE IDENT '=' IDENT '(' ')' ssemi               { $$ = tfx_ast_stmt_node_template(P, @1, &$2, &$4, NULL); }
+  | NODE IDENT '=' IDENT '(' exprs ')' ssemi         { $$ = tfx_ast_stmt_node_template(P, @1, &$2, &$4, &$6); }
+  ;
+tmpl_params: %empty                                  { $$ = tfx_ast_names_empty(); }
+  | words                                            { $$ = $1; }
+  ;
+tmpl_body: ';'                                       { $$ = tfx_ast_stmts_empty(); }
+  | '{' node_subs '}' opt_semi                       { $$ = $2; }
   ;
 node_args: %empty                                    { $$ = tfx_ast_args_empty(); }
   | node_arg                                         { $$ = tfx_ast_args_add(tfx_ast_args_empty(), $1); }
@@ -229,6 +255,7 @@ node_args: %empty                                    { $$ = tfx_ast_args_empty()
 node_arg: IN int_lit                                 { $$ = tfx_ast_node_arg_new(P, TFX_AST_ARG_INPUT, @$, $2.v, NULL, NULL); }
   | IDENT ':' int_lit                                { $$ = tfx_ast_node_arg_new(P, TFX_AST_ARG_PORT, @$, $3.v, &$1, NULL); }
   | CONST unary                                      { $$ = tfx_ast_node_arg_new(P, TFX_AST_ARG_CONST, @$, 0, NULL, $2); }
+  | IDENT                                            { $$ = tfx_ast_node_arg_new(P, TFX_AST_ARG_NAME, @$, 0, &$1, NULL); }
   ;
 node_subs: %empty                                    { $$ = tfx_ast_stmts_empty(); }
   | node_subs node_sub                               { $$ = tfx_ast_stmts_add($1, $2); }
@@ -239,6 +266,37 @@ node_sub: FORMAT INPUT expr '=' expr ssemi           { $$ = tfx_ast_stmt_format(
   | error ';'                                        { $$ = NULL; tfx_rules_recovered(P); }
   ;
 out_stmt: OUT int_lit '=' IDENT ':' int_lit ssemi    { $$ = tfx_ast_stmt_out(P, @1, $2.v, &$4, $6.v); } ;
+
+/* ------------------------------------------------------------------ dataflow rewrites */
+
+rewrite: REWRITE pass_name opt_general '{' rw_stmts '}' { $$ = tfx_ast_rewrite_new(P, @1, &$2, $3, &$5); } ;
+rw_stmts: %empty                                     { $$ = tfx_ast_stmts_empty(); }
+  | rw_stmts rw_stmt                                 { $$ = tfx_ast_stmts_add($1, $2); }
+  | rw_stmts USE IDENT ssemi                         { $$ = tfx_ast_stmts_use(P, $1, @2, &$3); }
+  ;
+match_stmt: MATCH IDENT ':' rw_types '(' rw_refs ')' opt_where ssemi { $$ = tfx_ast_stmt_match(P, @1, &$2, &$4, &$6, $8); }
+  | WHERE expr ssemi                                 { $$ = tfx_ast_stmt_expr(P, TFX_AST_S_WHERE, @1, $2); }
+  ;
+/* a fragment: pattern features and/or rewrite matches, spliced by `use NAME;` */
+frag_items: %empty                                   { $$ = tfx_ast_fragbody_empty(); }
+  | frag_items feature                               { $$ = tfx_ast_fragbody_feature($1, $2); }
+  | frag_items match_stmt                            { $$ = tfx_ast_fragbody_stmt($1, $2); }
+  ;
+rw_stmt: match_stmt
+  | node_stmt
+  | OUT rw_ref '=' rw_ref ssemi                      { $$ = tfx_ast_stmt_rewire(P, @1, $2, $4); }
+  | error ';'                                        { $$ = NULL; tfx_rules_recovered(P); }
+  ;
+rw_types: optype                                     { $$ = tfx_ast_names_add(P, tfx_ast_names_empty(), &$1); }
+  | rw_types '|' optype                              { $$ = tfx_ast_names_add(P, $1, &$3); }
+  ;
+rw_refs: %empty                                      { $$ = tfx_ast_args_empty(); }
+  | rw_ref                                           { $$ = tfx_ast_args_add(tfx_ast_args_empty(), $1); }
+  | rw_refs ',' rw_ref                               { $$ = tfx_ast_args_add($1, $3); }
+  ;
+rw_ref: IDENT                                        { $$ = tfx_ast_node_arg_new(P, TFX_AST_ARG_NAME, @$, 0, &$1, NULL); }
+  | IDENT ':' int_lit                                { $$ = tfx_ast_node_arg_new(P, TFX_AST_ARG_PORT, @$, $3.v, &$1, NULL); }
+  ;
 
 /* ------------------------------------------------------------------ op maps */
 
@@ -293,7 +351,8 @@ word: IDENT
   | AND { $$ = tfx_ast_kw(P, @1); } | OR { $$ = tfx_ast_kw(P, @1); } | NOT { $$ = tfx_ast_kw(P, @1); }
   | CONTAINS { $$ = tfx_ast_kw(P, @1); } | STARTS_WITH { $$ = tfx_ast_kw(P, @1); } | ENDS_WITH { $$ = tfx_ast_kw(P, @1); }
   | TRUE { $$ = tfx_ast_kw(P, @1); } | FALSE { $$ = tfx_ast_kw(P, @1); } | NONE { $$ = tfx_ast_kw(P, @1); }
-  | INVALID { $$ = tfx_ast_kw(P, @1); }
+  | INVALID { $$ = tfx_ast_kw(P, @1); } | REWRITE { $$ = tfx_ast_kw(P, @1); } | MATCH { $$ = tfx_ast_kw(P, @1); }
+  | FRAGMENT { $$ = tfx_ast_kw(P, @1); } | USE { $$ = tfx_ast_kw(P, @1); } | TEMPLATE { $$ = tfx_ast_kw(P, @1); }
   ;
 int_lit: INT                                         { $$ = tfx_ast_int_lit(P, @1, $1, 0); }
   | '-' INT                                          { $$ = tfx_ast_int_lit(P, @$, $2, 1); }

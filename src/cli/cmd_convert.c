@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/progress.h"
+#include "fusion/dataflow.h"
 #include "fusion/engine.h"
 #include "opmap/opmap.h"
 #include "passes/passes.h"
@@ -338,6 +339,16 @@ static int write_report(const char *path, const tfx_ctx *ctx, const char *model,
       if (fj.data[i] == '\n') tfx_sb_putc(&sb, ' ');
     }
   } else sb.oom = 1;
+  if (ctx->flow_report) { /* dataflow rewrites (present when some rewrite was enabled) */
+    tfx_sb_reset(&fj);
+    tfx_sb_puts(&sb, ",\n \"dataflow\": ");
+    if (tfx_flow_report_json(ctx->flow_report, &fj) == 0 && !fj.oom)
+      for (size_t i = 0; i < fj.len; i++) {
+        tfx_sb_putc(&sb, fj.data[i]);
+        if (fj.data[i] == '\n') tfx_sb_putc(&sb, ' ');
+      }
+    else sb.oom = 1;
+  }
   tfx_sb_puts(&sb, "\n}\n");
   int rc = 0;
   if (sb.oom) {

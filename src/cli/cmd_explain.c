@@ -29,7 +29,7 @@
 
 enum {
   E_SCOPE, E_RULE, E_FUNCTION, E_RULES, E_NO_STDLIB, E_WARN, E_ENABLE_SCOPE, E_DISABLE_PASS, E_VM_BUDGET,
-  E_TAG, E_INPUT_SHAPE, E_OUT_NODES, E_MAX_FILE, E_VERBOSE, E_QUIET, E_HELP, E_LIMIT, E_PASS
+  E_TAG, E_INPUT_SHAPE, E_OUT_NODES, E_MAX_FILE, E_VERBOSE, E_QUIET, E_HELP, E_LIMIT, E_PASS, E_NODE
 };
 
 static const tfx_cli_opt explain_opts[] = {
@@ -51,6 +51,7 @@ static const tfx_cli_opt explain_opts[] = {
   {E_HELP, "help", 'h', NULL},
   {E_LIMIT, "limit", 0, "NAME=N"},
   {E_PASS, "pass", 0, "A,B"},
+  {E_NODE, "node", 0, "NODE"}, /* with --rule REWRITE: explain_flow.c */
 };
 
 /* One evaluation of the scope by one pattern. */
@@ -426,7 +427,7 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
   tfx_cli_args a;
   tfx_cli_args_init(&a, argc, argv, first, "tfxc explain", explain_opts,
                     sizeof explain_opts / sizeof explain_opts[0]);
-  const char *scope = NULL, *rule = NULL, *function = NULL, *only = NULL, *v;
+  const char *scope = NULL, *rule = NULL, *function = NULL, *only = NULL, *node = NULL, *v;
   int help = 0, usage = 0, id, rc = 0;
   while ((id = tfx_cli_next(&a, &v, d)) != TFX_CLI_END) {
     switch (id) {
@@ -443,6 +444,7 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
     case E_RULE: rule = v; break;
     case E_FUNCTION: function = v; break;
     case E_PASS: only = v; break;
+    case E_NODE: node = v; break;
     case E_RULES:
       if (tfx_cli_rules_add_path(&rules, v, d) != 0) {
         tfx_cli_rules_free(&rules);
@@ -506,6 +508,10 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
                         "pass already" : "--pass: empty list");
     usage = 1;
   }
+  if (!usage && node && scope) {
+    tfx_cli_usage_error(d, "tfxc explain", "--node goes with --rule REWRITE, not --scope");
+    usage = 1;
+  }
   if (!usage && function && !*function) {
     tfx_cli_usage_error(d, "tfxc explain", "--function: empty function name");
     usage = 1;
@@ -561,6 +567,10 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
     rc = TFX_EXIT_FAIL;
     goto done;
   }
+  if (node && !scope && tfx_pipeline_disable(&p, "dataflow", d) != 0) { /* the graph before rewrites */
+    rc = TFX_EXIT_FAIL;
+    goto done;
+  }
   rc = tfx_pipeline_run(&p, &ctx, TFX_GROUP_SCOPE_FUSION);
   if (rc) goto done;
   if (x.oom) {
@@ -611,7 +621,18 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
     }
     s = e ? e + 1 : NULL;
   }
-  if (rule) {
+  if (rule && (node || tfx_cli_find_rewrite(&ctx.pack, rule) != TFX_PACK_NONE)) {
+    uint32_t ri = tfx_cli_find_rewrite(&ctx.pack, rule);
+    if (ri == TFX_PACK_NONE || !node) {
+      tfx_cli_usage_error(d, "tfxc explain", ri == TFX_PACK_NONE ? "--node: '%s' is not a rewrite rule"
+                                                                 : "--rule %s: a rewrite is explained at a node (add --node NODE)",
+                          rule);
+      rc = TFX_EXIT_USAGE;
+      goto done;
+    }
+    rc = tfx_cli_explain_flow(&b, &ctx, ri, function, node, d);
+    if (rc) goto done;
+  } else if (rule) {
     uint32_t ri = find_pass(&ctx.pack, rule);
     if (ri == TFX_PACK_NONE) {
       tfx_sb_init(&b);

@@ -2,10 +2,11 @@
  * Stage: cli. Input: the same rules a conversion loads (-r paths in order, then the stdlib),
  * compiled into a pack, or a pack given with -r; the listing is read from the pack's rule
  * table, so `-r DIR` and `-r pack.tfxb` list the same. Output on stdout, in registration
- * order (scope passes, then op maps): a table, or a JSON array of objects with `name`,
- * `kind` ("scope"/"map"), `general` (scope rules), `source` ("file:line"), `from` (maps:
- * list of TF types) and `to` (maps: the CANN type, or the list of inner node types of a
- * graph map). The CANN prototypes of the user's prototype files (-r *.cannops.tsv) that the
+ * order (scope passes, dataflow rewrites, then op maps): a table, or a JSON array of objects
+ * with `name`, `kind` ("scope"/"flow"/"map"), `general` (scope rules and rewrites), `source`
+ * ("file:line"), `from` (maps: list of TF types; rewrites: the root's op types) and `to`
+ * (maps: the CANN type, or the list of inner node types of a graph map; rewrites: the type of
+ * the node replacing the root, or "rewire"). The CANN prototypes of the user's prototype files (-r *.cannops.tsv) that the
  * run uses follow the rules, kind "proto" (their inputs -> outputs; JSON `inputs`, `outputs`);
  * an overridden one is not listed. */
 #include <stdlib.h>
@@ -79,6 +80,7 @@ typedef struct entry {
   const char *name, *kind, *file;
   unsigned line;
   int is_map, general;
+  int is_flow;      /* a dataflow rewrite: general like a scope pass, from (root types) -> to */
   const char *from[MAX_TYPES];
   uint32_t n_from;
   const char *to[MAX_TYPES];
@@ -92,11 +94,12 @@ static void fill(const tfx_pack *p, uint32_t i, entry *e) {
   e->name = tfx_pack_str(p, ru->name);
   if (!e->name) e->name = "?";
   e->is_map = ru->kind == TFX_RULE_MAP;
-  e->kind = e->is_map ? "map" : "scope";
+  e->is_flow = ru->kind == TFX_RULE_FLOW;
+  e->kind = e->is_map ? "map" : e->is_flow ? "flow" : "scope";
   e->general = (ru->flags & TFX_RULE_GENERAL) != 0;
   e->file = tfx_pack_file(p, ru->file);
   e->line = ru->line;
-  if (!e->is_map) return;
+  if (!e->is_map && !e->is_flow) return;
   e->n_from = list_strs(p, ru->from, e->from, MAX_TYPES);
   const char *to = tfx_pack_str(p, ru->to);
   if (ru->to < p->n_consts && p->consts[ru->to].tag == TFX_V_LIST) {
@@ -163,7 +166,7 @@ static void render_json(const tfx_pack *p, const tfx_cann_table *t, uint32_t n_p
     tfx_sb_json_str(b, tfx_sb_cstr(&s), s.len);
     if (s.oom) b->oom = 1; /* else the entry would show an empty source */
     tfx_sb_free(&s);
-    if (e->is_map) {
+    if (e->is_map || e->is_flow) {
       tfx_sb_puts(b, ", \"from\": ");
       json_strs(b, e->from, e->n_from);
       tfx_sb_puts(b, ", \"to\": ");
@@ -231,7 +234,7 @@ static void render_text(const tfx_pack *p, const tfx_cann_table *t, uint32_t n_p
     tfx_sb_printf(&src, "%s:%u", e->file, e->line);
     tfx_sb_printf(b, "%-5s  %-*s  %-7s  ", e->kind, (int)wname, e->name,
                   e->is_map ? "-" : e->general ? "yes" : "no");
-    if (e->is_map) {
+    if (e->is_map || e->is_flow) {
       tfx_sb_printf(b, "%-*s  ", (int)wsrc, tfx_sb_cstr(&src));
       join(b, e->from, e->n_from);
       tfx_sb_puts(b, " -> ");

@@ -227,6 +227,8 @@ void tfx_cli_help_explain(FILE *f) {
     "                              reports on it only (default: the main graph / every graph)\n"
     "      --pass A,B              --scope explains only these passes (so a golden\n"
     "                              expected.explain does not change when other rules do)\n"
+    "      --node NODE             with --rule REWRITE: run the dataflow rewrite at NODE and\n"
+    "                              print its nearest partial match (the first failing test)\n"
     "  -r, --rules PATH            rule directory or file (repeatable), or one pack (.tfxb)\n"
     "      --no-stdlib             do not load the built-in rules\n"
     "  -W NAME, -Wno-NAME          rule warnings on/off\n"

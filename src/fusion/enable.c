@@ -1,7 +1,8 @@
 /* Scope-pass enable set: Ascend's registry flags (is_general = enabled by default) plus the
  * --enable-scope-fusion-passes / --disable-pass switches (ascend.md §2.6, fact 14).
  * Stage: fusion. Passes are the TFX_RULE_PASS rules of the pack, in pack (registration)
- * order; the rule compiler keeps only the first registration of a name, so names are unique. */
+ * order; the rule compiler keeps only the first registration of a name, so names are unique.
+ * Dataflow rewrites (TFX_RULE_FLOW) are switched by name the same way (`general` = on). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +19,7 @@ int tfx_fusion_enables_init(tfx_fusion_enables *e, const tfx_pack *p, tfx_diag *
     return TFX_EXIT_FAIL;
   }
   for (uint32_t i = 0; i < p->n_rules; i++)
-    e->on[i] = p->rules[i].kind == TFX_RULE_PASS && (p->rules[i].flags & TFX_RULE_GENERAL);
+    e->on[i] = (p->rules[i].kind == TFX_RULE_PASS || p->rules[i].kind == TFX_RULE_FLOW) && (p->rules[i].flags & TFX_RULE_GENERAL);
   return 0;
 }
 
@@ -29,7 +30,7 @@ void tfx_fusion_enables_free(tfx_fusion_enables *e) {
 
 uint32_t tfx_fusion_find_pass(const tfx_pack *p, const char *name, size_t len) {
   for (uint32_t i = 0; i < p->n_rules; i++) {
-    if (p->rules[i].kind != TFX_RULE_PASS) continue;
+    if (p->rules[i].kind != TFX_RULE_PASS && p->rules[i].kind != TFX_RULE_FLOW) continue;
     const char *s = tfx_pack_str(p, p->rules[i].name);
     if (s && strlen(s) == len && memcmp(s, name, len) == 0) return i;
   }
@@ -39,7 +40,7 @@ uint32_t tfx_fusion_find_pass(const tfx_pack *p, const char *name, size_t len) {
 void tfx_fusion_pass_names(const tfx_pack *p, tfx_strbuf *out) {
   int first = 1;
   for (uint32_t i = 0; i < p->n_rules; i++) {
-    if (p->rules[i].kind != TFX_RULE_PASS) continue;
+    if (p->rules[i].kind != TFX_RULE_PASS && p->rules[i].kind != TFX_RULE_FLOW) continue;
     const char *s = tfx_pack_str(p, p->rules[i].name);
     if (!first) tfx_sb_puts(out, ", ");
     tfx_sb_puts(out, s ? s : "?");

@@ -22,6 +22,7 @@ static const builtin_pass builtin[] = {
   {TFX_GROUP_PRUNE, 100, "index", tfx_pass_index, TFX_PASS_REQUIRED},
   {TFX_GROUP_PRUNE, 110, "scope-tree", tfx_pass_scope_tree, 0},
   {TFX_GROUP_SCOPE_FUSION, 0, "scope-fusion", tfx_pass_scope_fusion, 0},
+  {TFX_GROUP_SCOPE_FUSION, 50, "dataflow", tfx_pass_dataflow, 0}, /* `rewrite` rules, TF-level types */
   /* op mapping and lowering run only when a GE output or the precheck is asked for */
   {TFX_GROUP_OP_MAPPING, 0, "op-defaults", tfx_pass_op_defaults, 0}, /* TF op-def defaults */
   {TFX_GROUP_OP_MAPPING, 10, "op-mapping", tfx_pass_opmap, 0},

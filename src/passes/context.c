@@ -7,6 +7,7 @@
 
 #include "cann/cann.h"
 #include "ckpt/ckpt.h"
+#include "fusion/dataflow.h"
 #include "fusion/engine.h"
 #include "ge/ge.h"
 #include "opmap/opmap.h"
@@ -35,6 +36,9 @@ void tfx_ctx_free(tfx_ctx *ctx) {
   tfx_rules_protos_free(ctx->own_protos); /* after the mapping, which may point into it */
   ctx->own_protos = NULL;
   ctx->protos = NULL;
+  if (ctx->flow_report) tfx_flow_report_free(ctx->flow_report); /* dataflow rewrites */
+  free(ctx->flow_report);
+  ctx->flow_report = NULL;
   if (ctx->fusion_report) tfx_fusion_report_free(ctx->fusion_report); /* scope fusion */
   free(ctx->fusion_report);
   ctx->fusion_report = NULL;

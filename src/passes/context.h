@@ -121,6 +121,8 @@ typedef struct tfx_ctx {
                             uint32_t rule, uint32_t group, uint32_t layer, uint32_t k,
                             uint32_t pattern);
   void *fusion_on_pattern_user;
+  /* ---- dataflow rewrites (pass "dataflow") ---- */
+  struct tfx_flow_report *flow_report; /* owned, NULL until the pass ran (--report) */
   /* ---- op mapping (pass "op-mapping") and lowering (pass "lowering") ---- */
   struct tfx_opmap *opmap;     /* per-node mapping decisions; owned, NULL until the pass ran */
   struct tfx_ge_model *ge;     /* the GE IR model; owned, NULL until lowering ran */

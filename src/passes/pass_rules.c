@@ -445,14 +445,14 @@ static int check_scope_names(const tfx_pack *p, const char *list, const char *op
     size_t n = e ? (size_t)(e - s) : strlen(s);
     int found = 0;
     for (uint32_t i = 0; i < p->n_rules && !found; i++) {
-      const char *name = p->rules[i].kind == TFX_RULE_PASS ? tfx_pack_str(p, p->rules[i].name) : NULL;
+      const char *name = p->rules[i].kind == TFX_RULE_PASS || p->rules[i].kind == TFX_RULE_FLOW ? tfx_pack_str(p, p->rules[i].name) : NULL;
       found = name && strlen(name) == n && memcmp(name, s, n) == 0;
     }
     if (!found) {
       tfx_strbuf known;
       tfx_sb_init(&known);
       for (uint32_t i = 0; i < p->n_rules; i++) {
-        const char *name = p->rules[i].kind == TFX_RULE_PASS ? tfx_pack_str(p, p->rules[i].name) : NULL;
+        const char *name = p->rules[i].kind == TFX_RULE_PASS || p->rules[i].kind == TFX_RULE_FLOW ? tfx_pack_str(p, p->rules[i].name) : NULL;
         if (!name) continue;
         tfx_sb_puts(&known, known.len ? ", " : "");
         tfx_sb_puts(&known, name);

@@ -85,7 +85,7 @@ int tfx_pass_scope_fusion(tfx_ctx *ctx, void *user) {
   if (o && (rc = tfx_fusion_enable(&en, o->enable_scope_passes, ctx->diag)) != 0) goto out_en;
   if (o && (rc = tfx_fusion_disable(&en, o->disable_rules, NULL, ctx->diag)) != 0) goto out_en;
   int any = 0;
-  for (uint32_t i = 0; i < en.n; i++) any |= en.on[i];
+  for (uint32_t i = 0; i < en.n; i++) any |= en.on[i] && p->rules[i].kind == TFX_RULE_PASS;
   if (!any) goto out_en;
 
   if (ctx->fusion_report) tfx_fusion_report_free(ctx->fusion_report);

@@ -24,6 +24,7 @@ int tfx_pass_freeze(tfx_ctx *ctx, void *user);     /* "freeze": variables -> che
 int tfx_pass_prune(tfx_ctx *ctx, void *user);       /* "prune": --input-shape / --out-nodes */
 /* SCOPE_FUSION */
 int tfx_pass_scope_fusion(tfx_ctx *ctx, void *user); /* "scope-fusion": rule scope passes */
+int tfx_pass_dataflow(tfx_ctx *ctx, void *user);     /* "dataflow": rule rewrites (pass_dataflow.c) */
 /* OP_MAPPING */
 int tfx_pass_op_defaults(tfx_ctx *ctx, void *user); /* "op-defaults": missing TF default attrs */
 int tfx_pass_opmap(tfx_ctx *ctx, void *user);       /* "op-mapping": TF op -> CANN op */

@@ -164,7 +164,9 @@ typedef struct tfx_ast_portmap {
 } tfx_ast_portmap;
 
 /* An argument of an inner node: `in N`, `NAME:PORT` or `const LITERAL`. */
-typedef enum tfx_ast_arg_kind { TFX_AST_ARG_INPUT, TFX_AST_ARG_PORT, TFX_AST_ARG_CONST } tfx_ast_arg_kind;
+/* In `rewrite` rules also a bare NAME (TFX_AST_ARG_NAME: port 0 of a matched or new node, a
+ * capture, or `_`), and NAME:PORT of a matched or new node. */
+typedef enum tfx_ast_arg_kind { TFX_AST_ARG_INPUT, TFX_AST_ARG_PORT, TFX_AST_ARG_CONST, TFX_AST_ARG_NAME } tfx_ast_arg_kind;
 typedef struct tfx_ast_node_arg {
   tfx_ast_arg_kind kind;
   tfx_rules_loc loc;
@@ -202,7 +204,11 @@ typedef enum tfx_ast_stmt_kind {
   TFX_AST_S_WHEN,        /* when C;               expr */
   TFX_AST_S_PRIORITY,    /* priority N;           index */
   /* fuse bodies, added later */
-  TFX_AST_S_ABSENT_PORT  /* absent input|output N;  is_output, expr (an integer literal) */
+  TFX_AST_S_ABSENT_PORT, /* absent input|output N;  is_output, expr (an integer literal) */
+  /* dataflow rewrites (`rewrite` in .scoperule) */
+  TFX_AST_S_MATCH,       /* match NAME: T1|T2(refs) [where C];  name, names = types, args, expr */
+  TFX_AST_S_WHERE,       /* where C;              expr */
+  TFX_AST_S_REWIRE       /* out REF = REF;        args = the matched output, args->next = its new source */
 } tfx_ast_stmt_kind;
 
 struct tfx_ast_stmt {
@@ -222,7 +228,7 @@ struct tfx_ast_stmt {
   uint32_t n_ports;
   tfx_ast_node_arg *args;   /* NODE */
   uint32_t n_args;
-  tfx_ast_name *names;      /* DROP */
+  tfx_ast_name *names;      /* DROP; MATCH: the op type alternatives */
   tfx_ast_stmt *body;       /* IF then-branch; NODE attr/format statements */
   tfx_ast_stmt *else_body;  /* IF: else branch (an else-if is a single IF statement) */
   int has_else;
@@ -262,6 +268,19 @@ typedef struct tfx_ast_pass {
   struct tfx_ast_pass *next;  /* next pass of the same file */
 } tfx_ast_pass;
 
+/* ---------------------------------------------------------------- dataflow rewrites */
+
+/* `rewrite NAME [general] { match ...; where ...; node ...; out ...; }` (docs/LANGUAGE.md,
+ * "Dataflow rewrites"). The first `match` is the root. */
+typedef struct tfx_ast_rewrite {
+  tfx_ast_name name;
+  tfx_rules_loc loc;        /* the `rewrite` keyword */
+  int general;              /* on by default */
+  tfx_ast_stmt *body;       /* MATCH, WHERE, NODE, REWIRE statements in source order */
+  int overridden;           /* set by the checker: an earlier rewrite has this name */
+  struct tfx_ast_rewrite *next;
+} tfx_ast_rewrite;
+
 /* ---------------------------------------------------------------- op maps */
 
 typedef struct tfx_ast_opmap {
@@ -286,6 +305,8 @@ typedef struct tfx_ast_file {
   uint32_t n_passes;
   tfx_ast_opmap *opmaps;    /* .opmap */
   uint32_t n_opmaps;
+  tfx_ast_rewrite *rewrites; /* .scoperule */
+  uint32_t n_rewrites;
 } tfx_ast_file;
 
 #endif

@@ -875,3 +875,323 @@ void tfx_ast_file_add_opmap(tfx_rules_pctx *P, tfx_ast_opmap *m) {
   P->opmap_tail = m;
   P->ast->n_opmaps++;
 }
+
+/* ---------------------------------------------------------------- dataflow rewrites */
+
+tfx_ast_rewrite *tfx_ast_rewrite_new(tfx_rules_pctx *P, tfx_rules_loc loc, const tfx_ast_name *name,
+                                     int general, const tfx_ast_stmts *body) {
+  tfx_ast_rewrite *r = NEW(tfx_ast_rewrite);
+  if (!r) return NULL;
+  r->loc = loc;
+  r->name = *name;
+  r->name.next = NULL;
+  r->general = general;
+  r->body = body->head;
+  return r;
+}
+
+void tfx_ast_file_add_rewrite(tfx_rules_pctx *P, tfx_ast_rewrite *r) {
+  if (!r) return;
+  if (P->kind != TFX_AST_SCOPERULE) {
+    tfx_rules_perror(P, r->loc, "'rewrite' rules belong in .scoperule files");
+    return;
+  }
+  if (P->rewrite_tail) P->rewrite_tail->next = r;
+  else P->ast->rewrites = r;
+  P->rewrite_tail = r;
+  P->ast->n_rewrites++;
+}
+
+tfx_ast_stmt *tfx_ast_stmt_match(tfx_rules_pctx *P, tfx_rules_loc loc, const tfx_ast_name *name,
+                                 const tfx_ast_names *types, const tfx_ast_args *args, tfx_ast_expr *where) {
+  tfx_ast_stmt *s = stmt(P, TFX_AST_S_MATCH, loc);
+  if (!s) return NULL;
+  s->name = *name;
+  s->name.next = NULL;
+  s->names = types->head;
+  s->args = args->head;
+  s->n_args = args->n;
+  s->expr = where;
+  return s;
+}
+
+tfx_ast_stmt *tfx_ast_stmt_rewire(tfx_rules_pctx *P, tfx_rules_loc loc, tfx_ast_node_arg *from,
+                                  tfx_ast_node_arg *to) {
+  tfx_ast_stmt *s = stmt(P, TFX_AST_S_REWIRE, loc);
+  if (!s || !from || !to) return s;
+  from->next = to;
+  to->next = NULL;
+  s->args = from;
+  s->n_args = 2;
+  return s;
+}
+
+/* ---------------------------------------------------------------- fragments (reuse) */
+
+tfx_ast_fragbody tfx_ast_fragbody_empty(void) { return (tfx_ast_fragbody){{0}, {0}}; }
+
+tfx_ast_fragbody tfx_ast_fragbody_feature(tfx_ast_fragbody b, tfx_ast_feature *f) {
+  LIST_ADD(b.features, f);
+  return b;
+}
+
+tfx_ast_fragbody tfx_ast_fragbody_stmt(tfx_ast_fragbody b, tfx_ast_stmt *s) {
+  LIST_ADD(b.stmts, s);
+  return b;
+}
+
+static const tfx_ast_fragment *find_fragment(tfx_rules_pctx *P, const char *name) {
+  for (const tfx_ast_fragment *f = P->fragments; f; f = f->next)
+    if (!strcmp(f->name.s, name)) return f;
+  return NULL;
+}
+
+void tfx_ast_fragment_define(tfx_rules_pctx *P, tfx_rules_loc loc, const tfx_ast_name *name,
+                             const tfx_ast_fragbody *body) {
+  (void)loc;
+  const tfx_ast_fragment *prev = find_fragment(P, name->s);
+  if (prev) {
+    unsigned line, col;
+    tfx_ruleset_linecol(P->rs, prev->name.loc, &line, &col);
+    tfx_rules_perror(P, name->loc, "fragment '%s' already defined at %u:%u", name->s, line, col);
+    return;
+  }
+  tfx_ast_fragment *f = NEW(tfx_ast_fragment);
+  if (!f) return;
+  f->name = *name;
+  f->name.next = NULL;
+  f->body = *body;
+  f->next = P->fragments;
+  P->fragments = f;
+}
+
+static const tfx_ast_fragment *use_fragment(tfx_rules_pctx *P, tfx_rules_loc loc, const tfx_ast_name *name,
+                                            int want_features) {
+  const tfx_ast_fragment *f = find_fragment(P, name->s);
+  if (!f) {
+    tfx_rules_perror(P, name->loc, "unknown fragment '%s' (fragments are defined before use, in the same file)",
+                     name->s);
+    return NULL;
+  }
+  if (want_features ? f->body.stmts.n != 0 : f->body.features.n != 0) {
+    tfx_rules_perror(P, loc, "fragment '%s' holds %s; it is used in %s", name->s,
+                     want_features ? "match/where statements" : "pattern features",
+                     want_features ? "a pattern" : "a rewrite");
+    return NULL;
+  }
+  return f;
+}
+
+tfx_ast_features tfx_ast_features_use(tfx_rules_pctx *P, tfx_ast_features l, tfx_rules_loc loc,
+                                      const tfx_ast_name *name) {
+  const tfx_ast_fragment *f = use_fragment(P, loc, name, 1);
+  for (const tfx_ast_feature *x = f ? f->body.features.head : NULL; x; x = x->next) {
+    tfx_ast_feature *c = NEW(tfx_ast_feature);
+    if (!c) break;
+    *c = *x;
+    c->next = NULL;
+    LIST_ADD(l, c);
+  }
+  return l;
+}
+
+tfx_ast_stmts tfx_ast_stmts_use(tfx_rules_pctx *P, tfx_ast_stmts l, tfx_rules_loc loc,
+                                const tfx_ast_name *name) {
+  const tfx_ast_fragment *f = use_fragment(P, loc, name, 0);
+  for (const tfx_ast_stmt *x = f ? f->body.stmts.head : NULL; x; x = x->next) {
+    tfx_ast_stmt *c = NEW(tfx_ast_stmt);
+    if (!c) break;
+    *c = *x;
+    c->next = NULL;
+    LIST_ADD(l, c);
+  }
+  return l;
+}
+
+/* ---------------------------------------------------------------- node templates (reuse) */
+
+typedef struct tfx_ast_template {
+  tfx_ast_name name;
+  tfx_ast_name *params;
+  uint32_t n_params;
+  tfx_ast_name type;
+  tfx_ast_node_arg *args;
+  uint32_t n_args;
+  tfx_ast_stmt *body;
+  struct tfx_ast_template *next;
+} tfx_ast_template;
+
+typedef struct subst {
+  const tfx_ast_name *params;
+  const tfx_ast_expr *const *args; /* by parameter index */
+  uint32_t n;
+  int too_deep;
+} subst;
+
+static const tfx_ast_expr *subst_find(const subst *sb, const char *name) {
+  uint32_t i = 0;
+  for (const tfx_ast_name *p = sb->params; p && i < sb->n; p = p->next, i++)
+    if (!strcmp(p->s, name)) return sb->args[i];
+  return NULL;
+}
+
+/* A copy of e (next = NULL) with every identifier naming a parameter replaced by (a copy of)
+ * its argument; depths recomputed. */
+static tfx_ast_expr *copy_expr(tfx_rules_pctx *P, const tfx_ast_expr *e, subst *sb, unsigned depth) {
+  if (!e) return NULL;
+  if (depth > TFX_AST_MAX_DEPTH) {
+    sb->too_deep = 1;
+    return NULL;
+  }
+  if (e->kind == TFX_AST_E_IDENT) {
+    const tfx_ast_expr *a = subst_find(sb, e->u.name);
+    if (a) {
+      tfx_ast_expr *c = NEW(tfx_ast_expr);
+      if (!c) return NULL;
+      *c = *a; /* the argument's own subtree is shared (read-only); only `next` differs */
+      c->next = NULL;
+      return c;
+    }
+  }
+  tfx_ast_expr *c = NEW(tfx_ast_expr);
+  if (!c) return NULL;
+  *c = *e;
+  c->next = NULL;
+  uint16_t d = 0;
+#define SUB(x) do { (x) = copy_expr(P, (x), sb, depth + 1); if ((x)) d = max16(d, (x)->depth); } while (0)
+  switch (e->kind) {
+    case TFX_AST_E_LIST:
+    case TFX_AST_E_CALL: {
+      tfx_ast_expr *head = e->kind == TFX_AST_E_LIST ? e->u.list.items : e->u.call.args, *h = NULL, *t = NULL;
+      for (const tfx_ast_expr *x = head; x; x = x->next) {
+        tfx_ast_expr *y = copy_expr(P, x, sb, depth + 1);
+        if (!y) break;
+        d = max16(d, y->depth);
+        if (t) t->next = y;
+        else h = y;
+        t = y;
+      }
+      if (e->kind == TFX_AST_E_LIST) c->u.list.items = h;
+      else c->u.call.args = h;
+      break;
+    }
+    case TFX_AST_E_DICT: {
+      tfx_ast_expr *kh = NULL, *kt = NULL, *vh = NULL, *vt = NULL;
+      for (const tfx_ast_expr *k = e->u.dict.keys, *v = e->u.dict.values; k && v; k = k->next, v = v->next) {
+        tfx_ast_expr *k2 = copy_expr(P, k, sb, depth + 1), *v2 = copy_expr(P, v, sb, depth + 1);
+        if (!k2 || !v2) break;
+        d = max16(d, max16(k2->depth, v2->depth));
+        if (kt) kt->next = k2, vt->next = v2;
+        else kh = k2, vh = v2;
+        kt = k2;
+        vt = v2;
+      }
+      c->u.dict.keys = kh;
+      c->u.dict.values = vh;
+      break;
+    }
+    case TFX_AST_E_UNARY: case TFX_AST_E_BINARY: SUB(c->u.op.a); SUB(c->u.op.b); break;
+    case TFX_AST_E_COND: SUB(c->u.cond.c); SUB(c->u.cond.t); SUB(c->u.cond.f); break;
+    case TFX_AST_E_INDEX: case TFX_AST_E_PERMUTE: SUB(c->u.index.base); SUB(c->u.index.index); break;
+    case TFX_AST_E_SLICE: SUB(c->u.slice.base); SUB(c->u.slice.lo); SUB(c->u.slice.hi); break;
+    case TFX_AST_E_PROP: SUB(c->u.prop.base); break;
+    case TFX_AST_E_QUANT: SUB(c->u.quant.list); SUB(c->u.quant.cond); break;
+    default: break;
+  }
+#undef SUB
+  unsigned nd = (unsigned)d + 1;
+  if (nd > P->max_depth) sb->too_deep = 1;
+  c->depth = (uint16_t)(nd > TFX_AST_MAX_DEPTH + 1 ? TFX_AST_MAX_DEPTH + 1 : nd);
+  return c;
+}
+
+static const tfx_ast_template *find_template(tfx_rules_pctx *P, const char *name) {
+  for (const tfx_ast_template *t = P->templates; t; t = t->next)
+    if (!strcmp(t->name.s, name)) return t;
+  return NULL;
+}
+
+void tfx_ast_template_define(tfx_rules_pctx *P, tfx_rules_loc loc, const tfx_ast_name *name,
+                             const tfx_ast_names *params, const tfx_ast_name *type,
+                             const tfx_ast_args *args, const tfx_ast_stmts *body) {
+  (void)loc;
+  const tfx_ast_template *prev = find_template(P, name->s);
+  if (prev) {
+    unsigned line, col;
+    tfx_ruleset_linecol(P->rs, prev->name.loc, &line, &col);
+    tfx_rules_perror(P, name->loc, "template '%s' already defined at %u:%u", name->s, line, col);
+    return;
+  }
+  for (const tfx_ast_name *p = params->head; p; p = p->next)
+    for (const tfx_ast_name *q = p->next; q; q = q->next)
+      if (!strcmp(p->s, q->s)) tfx_rules_perror(P, q->loc, "parameter '%s' given twice", q->s);
+  tfx_ast_template *t = NEW(tfx_ast_template);
+  if (!t) return;
+  t->name = *name;
+  t->name.next = NULL;
+  t->params = params->head;
+  t->n_params = params->n;
+  t->type = *type;
+  t->type.next = NULL;
+  t->args = args->head;
+  t->n_args = args->n;
+  t->body = body->head;
+  t->next = P->templates;
+  P->templates = t;
+}
+
+tfx_ast_stmt *tfx_ast_stmt_node_template(tfx_rules_pctx *P, tfx_rules_loc loc, const tfx_ast_name *name,
+                                         const tfx_ast_name *tmpl, const tfx_ast_exprs *args) {
+  const tfx_ast_template *t = find_template(P, tmpl->s);
+  if (!t) {
+    tfx_rules_perror(P, tmpl->loc, "unknown template '%s' (templates are defined before use, in the same file)",
+                     tmpl->s);
+    return NULL;
+  }
+  uint32_t n = args ? args->n : 0;
+  if (n != t->n_params) {
+    tfx_rules_perror(P, tmpl->loc, "template '%s' takes %u argument%s, not %u", tmpl->s, t->n_params,
+                     t->n_params == 1 ? "" : "s", n);
+    return NULL;
+  }
+  const tfx_ast_expr *av[64];
+  if (n > 64) {
+    tfx_rules_perror(P, tmpl->loc, "template '%s': more than 64 parameters", tmpl->s);
+    return NULL;
+  }
+  uint32_t i = 0;
+  for (const tfx_ast_expr *x = args ? args->head : NULL; x && i < n; x = x->next) av[i++] = x;
+  subst sb = {t->params, av, n, 0};
+  tfx_ast_args al = tfx_ast_args_empty();
+  for (const tfx_ast_node_arg *a = t->args; a; a = a->next) {
+    tfx_ast_node_arg *c = NEW(tfx_ast_node_arg);
+    if (!c) return NULL;
+    *c = *a;
+    c->next = NULL;
+    if (a->kind == TFX_AST_ARG_CONST) c->value = copy_expr(P, a->value, &sb, 1);
+    if (a->kind == TFX_AST_ARG_NAME || a->kind == TFX_AST_ARG_PORT) {
+      const tfx_ast_expr *v = subst_find(&sb, a->node.s);
+      if (v && v->kind == TFX_AST_E_IDENT) c->node.s = v->u.name; /* a renamed node / capture */
+      else if (v) tfx_rules_perror(P, v->loc, "template '%s': argument for '%s' names a node, so it must be a name",
+                                   tmpl->s, a->node.s);
+    }
+    LIST_ADD(al, c);
+  }
+  tfx_ast_stmts bl = tfx_ast_stmts_empty();
+  for (const tfx_ast_stmt *b = t->body; b; b = b->next) {
+    tfx_ast_stmt *c = NEW(tfx_ast_stmt);
+    if (!c) return NULL;
+    *c = *b;
+    c->next = NULL;
+    c->expr = copy_expr(P, b->expr, &sb, 1);
+    c->index_expr = copy_expr(P, b->index_expr, &sb, 1);
+    LIST_ADD(bl, c);
+  }
+  if (sb.too_deep) {
+    tfx_rules_perror(P, tmpl->loc, "template '%s': the expanded expressions are nested too deeply", tmpl->s);
+    return NULL;
+  }
+  tfx_ast_name ty = t->type;
+  ty.loc = tmpl->loc; /* diagnostics about the type point at the use */
+  return tfx_ast_stmt_node(P, loc, name, &ty, &al, &bl);
+}

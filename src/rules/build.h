@@ -47,6 +47,13 @@ TFX_AST_LIST_TYPE(tfx_ast_pattern, tfx_ast_patterns);
 TFX_AST_LIST_TYPE(tfx_ast_layer, tfx_ast_layers);
 TFX_AST_LIST_TYPE(tfx_ast_binding, tfx_ast_bindings);
 typedef struct { tfx_ast_expr *kh, *kt, *vh, *vt; uint32_t n; } tfx_ast_dict;
+typedef struct { tfx_ast_features features; tfx_ast_stmts stmts; } tfx_ast_fragbody;
+/* A `fragment NAME { ... }` of the file being parsed (spliced by `use NAME;`). */
+typedef struct tfx_ast_fragment {
+  tfx_ast_name name;
+  tfx_ast_fragbody body;
+  struct tfx_ast_fragment *next;
+} tfx_ast_fragment;
 
 #define TFX_RULES_MAX_BRACES 256
 
@@ -60,6 +67,9 @@ typedef struct tfx_rules_pctx {
   tfx_ast_file *ast;
   tfx_ast_pass *pass_tail;
   tfx_ast_opmap *opmap_tail;
+  tfx_ast_rewrite *rewrite_tail;
+  tfx_ast_fragment *fragments; /* defined so far in this file, newest first */
+  struct tfx_ast_template *templates; /* node templates defined so far in this file */
   /* the pass being built (passes do not nest) */
   tfx_ast_group *gtail;
   tfx_ast_require *rtail;
@@ -172,6 +182,35 @@ tfx_ast_pass *tfx_ast_pass_add_fuse(tfx_rules_pctx *P, tfx_ast_pass *p, tfx_ast_
 tfx_ast_pass *tfx_ast_pass_finish(tfx_rules_pctx *P, tfx_ast_pass *p, tfx_rules_loc loc,
                                   const tfx_ast_name *name, int general);
 void tfx_ast_file_add_pass(tfx_rules_pctx *P, tfx_ast_pass *p);
+/* Fragments (reuse): `fragment NAME { features and/or match/where statements }` defined before
+ * use in the same file; `use NAME;` in a pattern splices copies of its features, in a rewrite
+ * copies of its match/where statements (shallow copies: the AST is read-only after parsing). */
+tfx_ast_fragbody tfx_ast_fragbody_empty(void);
+tfx_ast_fragbody tfx_ast_fragbody_feature(tfx_ast_fragbody b, tfx_ast_feature *f);
+tfx_ast_fragbody tfx_ast_fragbody_stmt(tfx_ast_fragbody b, tfx_ast_stmt *s);
+void tfx_ast_fragment_define(tfx_rules_pctx *P, tfx_rules_loc loc, const tfx_ast_name *name,
+                             const tfx_ast_fragbody *body);
+tfx_ast_features tfx_ast_features_use(tfx_rules_pctx *P, tfx_ast_features l, tfx_rules_loc loc,
+                                      const tfx_ast_name *name);
+tfx_ast_stmts tfx_ast_stmts_use(tfx_rules_pctx *P, tfx_ast_stmts l, tfx_rules_loc loc,
+                                const tfx_ast_name *name);
+/* Node templates (reuse with parameters): `template NAME(P, ...): Type(args) { attr/format }`
+ * defined before use in the same file; `node N = NAME(E, ...);` is the node statement with each
+ * parameter replaced by its argument (in expressions; a bare-name argument also renames a node
+ * or capture argument). */
+void tfx_ast_template_define(tfx_rules_pctx *P, tfx_rules_loc loc, const tfx_ast_name *name,
+                             const tfx_ast_names *params, const tfx_ast_name *type,
+                             const tfx_ast_args *args, const tfx_ast_stmts *body);
+tfx_ast_stmt *tfx_ast_stmt_node_template(tfx_rules_pctx *P, tfx_rules_loc loc, const tfx_ast_name *name,
+                                         const tfx_ast_name *tmpl, const tfx_ast_exprs *args);
+/* Dataflow rewrites. */
+tfx_ast_rewrite *tfx_ast_rewrite_new(tfx_rules_pctx *P, tfx_rules_loc loc, const tfx_ast_name *name,
+                                     int general, const tfx_ast_stmts *body);
+void tfx_ast_file_add_rewrite(tfx_rules_pctx *P, tfx_ast_rewrite *r);
+tfx_ast_stmt *tfx_ast_stmt_match(tfx_rules_pctx *P, tfx_rules_loc loc, const tfx_ast_name *name,
+                                 const tfx_ast_names *types, const tfx_ast_args *args, tfx_ast_expr *where);
+tfx_ast_stmt *tfx_ast_stmt_rewire(tfx_rules_pctx *P, tfx_rules_loc loc, tfx_ast_node_arg *from,
+                                  tfx_ast_node_arg *to);
 
 /* ---- statements ---- */
 tfx_ast_stmts tfx_ast_stmts_empty(void);

@@ -298,6 +298,7 @@ static void node_stmt(tfx_cc *c, const tfx_ast_stmt *st) {
         tfx_cc_expr(c, a->value, r);
         EMIT(NODE_CONST, r, 0, 0);
         break;
+      case TFX_AST_ARG_NAME: break; /* rewrites only (compile_flow.c); sema rejects it here */
     }
   }
   body nb = {BODY_NODE, TFX_PACK_NONE, TFX_PACK_NONE};
@@ -446,6 +447,9 @@ static void stmt(tfx_cc *c, const tfx_ast_stmt *st, body *b) {
       break;
     case TFX_AST_S_WHEN:     /* evaluated first by compile_opmap */
     case TFX_AST_S_PRIORITY: /* lives in the rule table */
+    case TFX_AST_S_MATCH:    /* rewrites: compile_flow.c */
+    case TFX_AST_S_WHERE:
+    case TFX_AST_S_REWIRE:
       break;
   }
   c->top = mark;
@@ -729,6 +733,7 @@ int tfx_rules_compile(const tfx_ruleset *rs, tfx_pack *out, tfx_diag *d) {
   if (!c.files) tfx_cc_oom(&c);
   for (uint32_t i = 0; c.files && i < c.n_files; i++) c.files[i] = TFX_PACK_NONE;
   for (size_t i = 0; i < tfx_ruleset_n_passes(rs) && !c.oom; i++) compile_pass(&c, tfx_ruleset_pass(rs, i));
+  tfx_cc_rewrites(&c);
   for (size_t i = 0; i < tfx_ruleset_n_opmaps(rs) && !c.oom; i++) compile_opmap(&c, tfx_ruleset_opmap(rs, i), &names);
   int rc = 0;
   if (c.oom) { /* a resource failure, even after rule errors: exit 1, not 4 */

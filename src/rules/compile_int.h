@@ -70,4 +70,10 @@ tfx_ck tfx_cc_kind(const tfx_cc *c, const tfx_ast_expr *e);
 /* Interns the constant of a literal expression; TFX_PACK_NONE if e is not a constant. */
 uint32_t tfx_cc_const(tfx_cc *c, const tfx_ast_expr *e);
 
+/* ---- dataflow rewrites (compile_flow.c) ---- */
+/* Compiles every registered `rewrite` of c->rs (TFX_RULE_FLOW rules), in load order. */
+void tfx_cc_rewrites(tfx_cc *c);
+/* 1 when the TF op type's two data inputs commute (Add, Mul, Maximum, ...). */
+int tfx_flow_commutative(const char *op);
+
 #endif

@@ -188,6 +188,8 @@ static const builtin builtins[] = {
     {"format_of", 1, 1, {T_INPUT}, T_STRING, K_OPMAP},
     {"dtype_of", 1, 1, {T_INPUT}, T_DTYPE, K_OPMAP},
     {"has_input", 1, 1, {T_INT}, T_BOOL, K_OPMAP},
+    {"input_port", 2, 2, {T_NODE, T_INT}, T_INT | T_NONE, K_BOTH},
+    {"input_ref", 2, 2, {T_NODE, T_INT}, T_STRING | T_NONE, K_BOTH},
 };
 
 typedef struct prop {
@@ -585,7 +587,9 @@ static void check_node_stmt(sema *s, body_ctx *c, const tfx_ast_stmt *st) {
           err(s, a->node.loc, "unknown inner node '%s' (inner nodes are defined before use)", a->node.s);
       }
       if (a->port < 0) err(s, a->loc, "port numbers start at 0");
-    } else if (a->kind == TFX_AST_ARG_INPUT) {
+    } else if (a->kind == TFX_AST_ARG_NAME) {
+      err(s, a->loc, "'%s' alone is an input of a rewrite; here write 'in N', 'NODE:PORT' or 'const V'", a->node.s);
+  } else if (a->kind == TFX_AST_ARG_INPUT) {
       if (a->port < 0) err(s, a->loc, "input numbers start at 0");
       else if (c->is_fuse && c->max_in >= 0 && a->port > c->max_in)
         err(s, a->loc, "boundary input %lld is produced by no index map (the fused inputs are 0..%lld)",
@@ -1210,6 +1214,9 @@ static void check_tf_attr_ident(sema *s, const tfx_ast_expr *e) {
   warn(s, TFX_RULES_W_UNKNOWN_TF_ATTR, e->loc, "'%s' is not an attribute of TF op '%s'%s (it reads as none)", e->u.name,
        m->n_from > 1 ? "any of the map's TF ops" : first, hint);
 }
+/* ---------------------------------------------------------------- dataflow rewrites */
+
+#include "rules/sema_flow.inc" /* check_rewrites(): the `rewrite` rules, kept apart */
 
 /* ---------------------------------------------------------------- entry */
 
@@ -1239,6 +1246,7 @@ int tfx_rules_sema(tfx_ruleset *rs, const tfx_rules_options *opt, tfx_diag *d) {
       s.cur_map = NULL;
     }
   }
+  if (!s.oom) check_rewrites(&s);
   free(s.b);
   tfx_hmap_free(&s.known);
   tfx_hmap_free(&s.local);

@@ -73,10 +73,14 @@ void tfx_vm_disasm(const tfx_pack *p, tfx_strbuf *b) {
                 TFX_PACK_VERSION, p->n_rules, p->n_progs, p->n_code, p->n_consts, p->n_features);
   for (uint32_t r = 0; r < p->n_rules; r++) {
     const tfx_vm_rule *ru = &p->rules[r];
-    tfx_sb_printf(b, "rule %u: %s ", r, ru->kind == TFX_RULE_PASS ? "pass" : "map");
+    tfx_sb_printf(b, "rule %u: %s ", r, ru->kind == TFX_RULE_PASS ? "pass" : ru->kind == TFX_RULE_FLOW ? "rewrite" : "map");
     put_const(b, p, ru->name);
     if (ru->flags & TFX_RULE_GENERAL) tfx_sb_puts(b, " general");
     if (ru->flags & TFX_RULE_GRAPH) tfx_sb_puts(b, " graph");
+    if (ru->kind == TFX_RULE_FLOW) {
+      tfx_sb_puts(b, " root ");
+      put_const(b, p, ru->from);
+    }
     if (ru->kind == TFX_RULE_MAP) {
       tfx_sb_printf(b, " priority %d from ", ru->priority);
       put_const(b, p, ru->from);

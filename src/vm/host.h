@@ -72,6 +72,16 @@ typedef struct tfx_vm_host {
    * tfx_pack_loc_at). */
   int (*result_key)(void *ctx, int dir, const char *key, size_t klen, int flags,
                     uint32_t pc);                                        /* FR_KEY */
+
+  /* ---- dataflow rewrites (map programs of `rewrite` rules; DF_* opcodes) ---- */
+  /* Next input of the newest new node: the value data input `slot` of matched node `node` reads. */
+  int (*flow_input)(void *ctx, uint32_t node, int64_t slot);             /* DF_IN */
+  /* Output `port` of matched node `node` is read, after the rewrite, from output `tport` of the
+   * new node named `tname` (tname != NULL), or from the value data input `tport` of matched
+   * node `tnode` reads (tname == NULL). */
+  int (*flow_out)(void *ctx, uint32_t node, int64_t port, const char *tname, size_t tlen,
+                  uint32_t tnode, int64_t tport);                        /* DF_OUT */
+  int (*flow_remove)(void *ctx, const uint32_t *nodes, size_t n);        /* DF_DEL */
 } tfx_vm_host;
 
 #endif

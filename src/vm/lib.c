@@ -1063,6 +1063,42 @@ int tfx_vm_builtin(tfx_vm *vm, uint32_t id, const tfx_value *a, uint32_t argc, t
       *out = dt < 0 ? tfx_v_none() : tfx_v_dtype(dt);
     }
     return TFX_VMR_OK;
+  case TFX_BI_input_port:
+  case TFX_BI_input_ref: {
+    if (a[0].tag == TFX_V_NONE) {
+      *out = tfx_v_none();
+      return TFX_VMR_OK;
+    }
+    if ((rc = arg_type(vm, id, 0, &a[0], TFX_V_NODE))) return rc;
+    if ((rc = arg_type(vm, id, 1, &a[1], TFX_V_INT))) return rc;
+    const tfx_node *nd = &vm->graph->nodes[a[0].u.id];
+    if (a[1].u.i < 0 || a[1].u.i >= (int64_t)nd->n_data_in) {
+      *out = tfx_v_none();
+      return TFX_VMR_OK;
+    }
+    const tfx_input *in = &nd->in[a[1].u.i];
+    if (id == TFX_BI_input_port) {
+      *out = in->kind == TFX_IN_NODE ? tfx_v_int(in->port) : tfx_v_none();
+      return TFX_VMR_OK;
+    }
+    /* The value's identity: function bodies keep the input as written (`x`, `n:y:0`); the
+     * main graph writes `n` for port 0 (so `n` and `n:0` compare equal). */
+    char buf[64];
+    if (vm->graph->func || in->kind != TFX_IN_NODE || in->src >= vm->graph->n_nodes) {
+      const char *t = nd->def && (size_t)a[1].u.i < nd->def->n_input ? nd->def->input[a[1].u.i] : "";
+      return tfx_vm_make_str(vm, t, strlen(t), out);
+    }
+    const char *src = vm->graph->nodes[in->src].name;
+    if (in->port == 0) return tfx_vm_make_str(vm, src, strlen(src), out);
+    tfx_strbuf b;
+    tfx_sb_init(&b);
+    snprintf(buf, sizeof buf, ":%d", (int)in->port);
+    tfx_sb_puts(&b, src);
+    tfx_sb_puts(&b, buf);
+    rc = b.oom ? tfx_vm_err(vm, TFX_VMR_NOMEM, "out of memory") : tfx_vm_make_str(vm, b.data, b.len, out);
+    tfx_sb_free(&b);
+    return rc;
+  }
   case TFX_BI_has_input:
     if ((rc = arg_type(vm, id, 0, &a[0], TFX_V_INT))) return rc;
     *out = tfx_v_bool(a[0].u.i >= 0 && a[0].u.i < (int64_t)vm->graph->nodes[vm->cur_node].n_data_in);

@@ -114,7 +114,12 @@
   X(MAP_PORT, D, KS, R, _, MAP, 0, "host.map_port(a, K[b], R[c])", "named CANN port takes TF port R[c]") \
   X(MAP_OPTIONAL, KS, R, R, _, MAP, 0, "host.map_optional(K[a], R[b], R[c])", "optional input: name, TF port, connected") \
   X(MAP_DYNAMIC, D, KS, R, _, MAP, 0, "host.map_dynamic(a, K[b], R[c])", "dynamic port: count (int, or list length)") \
-  X(MAP_DELETE, R, _, _, _, MAP, 0, "host.map_delete_input(R[a])", "drop a TF input (becomes a control edge)")
+  X(MAP_DELETE, R, _, _, _, MAP, 0, "host.map_delete_input(R[a])", "drop a TF input (becomes a control edge)") \
+  /* ---- dataflow rewrites (map programs of `rewrite` rules; the current node is the root) ---- */ \
+  X(DF_CHECK, F, R, R, J, MAP, 0, "if not R[b]: fail(a, found R[c]); pc = d", "a pattern test: on failure record it (explain) and jump") \
+  X(DF_IN, R, R, _, _, MAP, 0, "host.flow_input(R[a], R[b])", "next input of the newest new node: what data input R[b] of matched node R[a] reads") \
+  X(DF_OUT, R, R, R, R, MAP, 0, "host.flow_out(R[a], R[b], R[c], R[d])", "rewire output R[b] of matched node R[a] to new node R[c] (a name) port R[d], or to what input R[d] of matched node R[c] reads") \
+  X(DF_DEL, R, _, _, _, MAP, 0, "host.flow_remove(R[a])", "the matched nodes (a node or a list) the rewrite removes")
 
 /* Builtin functions: B(NAME, min_args, max_args, PROGS, synopsis). */
 #define TFX_VM_BUILTINS(B)                                                                     \
@@ -141,7 +146,9 @@
   B(dtype_of, 1, 1, MAP, "dtype of the current node's data input a (host query)")              \
   B(has_input, 1, 1, MAP, "the current node has data input a")                                 \
   B(n_inputs, 0, 0, MAP, "number of data inputs of the current node")                          \
-  B(op, 0, 0, MAP, "op type of the current node")
+  B(op, 0, 0, MAP, "op type of the current node")                                            \
+  B(input_port, 2, 2, ANY, "output port of its producer that data input b of node a reads (none: no such input)") \
+  B(input_ref, 2, 2, ANY, "the value data input b of node a reads, as a string (\"x\", \"x:1\"; none: no such input)")
 
 /* Properties: P(NAME, ON, synopsis); ON is SCOPE, NODE or BOTH. */
 #define TFX_VM_PROPS(P)                                                                        \

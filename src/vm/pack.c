@@ -569,7 +569,7 @@ int tfx_pack_verify(const tfx_pack *p, const char *name, tfx_diag *d) {
   for (uint32_t r = 0; r < p->n_rules; r++) {
     const tfx_vm_rule *ru = &p->rules[r];
     if (!is_str(p, ru->name)) return corrupt(d, name, "rule %u: bad name", r);
-    if (ru->kind != TFX_RULE_PASS && ru->kind != TFX_RULE_MAP)
+    if (ru->kind != TFX_RULE_PASS && ru->kind != TFX_RULE_MAP && ru->kind != TFX_RULE_FLOW)
       return corrupt(d, name, "rule %u: bad kind", r);
     if (ru->flags & ~TFX_RULE_FLAGS_ALL) return corrupt(d, name, "rule %u: bad flags", r);
     if (ru->from != TFX_PACK_NONE) {
@@ -586,7 +586,7 @@ int tfx_pack_verify(const tfx_pack *p, const char *name, tfx_diag *d) {
         (ru->prog >= p->n_progs || p->progs[ru->prog].kind != want || p->progs[ru->prog].rule != r))
       return corrupt(d, name, "rule %u: bad program %u", r, ru->prog);
     if (!in_range(ru->group_first, ru->n_groups, p->n_groups) ||
-        (ru->kind == TFX_RULE_MAP && ru->n_groups))
+        (ru->kind != TFX_RULE_PASS && ru->n_groups))
       return corrupt(d, name, "rule %u: bad groups", r);
     if (ru->file != TFX_PACK_NONE && ru->file >= p->n_files)
       return corrupt(d, name, "rule %u: bad file", r);

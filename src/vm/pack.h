@@ -53,7 +53,7 @@
 #include "vm/value.h"
 
 #define TFX_PACK_MAGIC "TFXB"
-#define TFX_PACK_VERSION 2u /* 2: header word 28 holds the tables fingerprint */
+#define TFX_PACK_VERSION 3u /* 2: header word 28 holds the tables fingerprint; 3: DF_* opcodes */
 #define TFX_PACK_HEADER_SIZE 32u
 #define TFX_PACK_N_SECTIONS 10u
 #define TFX_PACK_NONE UINT32_MAX /* "no constant / no program / no rule" in table fields */
@@ -67,7 +67,7 @@
 #define TFX_PACK_MAX_TABLE (1u << 22) /* rows of any other section */
 
 /* Rule kinds and flags. */
-enum { TFX_RULE_PASS = 1, TFX_RULE_MAP = 2 };
+enum { TFX_RULE_PASS = 1, TFX_RULE_MAP = 2, TFX_RULE_FLOW = 3 /* rewrite: map program per root node */ };
 #define TFX_RULE_GENERAL 1u /* pass: enabled by default */
 #define TFX_RULE_GRAPH 2u   /* map: op TF -> graph (inner nodes) */
 #define TFX_RULE_FLAGS_ALL 3u
@@ -84,7 +84,7 @@ typedef struct tfx_vm_rule {
   uint32_t kind;        /* TFX_RULE_PASS / TFX_RULE_MAP */
   uint32_t flags;       /* TFX_RULE_* */
   int32_t priority;     /* maps */
-  uint32_t from;        /* maps: list-of-strings constant (TF types); else NONE */
+  uint32_t from;        /* maps, rewrites: list-of-strings constant (TF / root types); else NONE */
   uint32_t to;          /* maps: string constant (CANN type, "graph"); else NONE */
   uint32_t prog;        /* pass: selection program; map: map program; NONE if absent */
   uint32_t group_first, n_groups; /* pass structure (into pack->groups) */

@@ -618,6 +618,36 @@ fetch:
       VM_TRY(need(vm, &RA, TFX_V_INT, "an input index"));
       VM_HOST(map_delete_input, RA.u.i);
       VM_NEXT();
+
+    /* ---- dataflow rewrites ---- */
+    VM_CASE(DF_CHECK)
+      if (RB.tag == TFX_V_BOOL && RB.u.i) VM_NEXT();
+      feature_failed(vm, TFX_INS_FEAT(ins, 0), ipc, tfx_v_bool(1), RC);
+      pc = TFX_INS_TARGET(ins, 3);
+      VM_NEXT();
+    VM_CASE(DF_IN)
+      VM_TRY(need(vm, &RA, TFX_V_NODE, "a matched node"));
+      VM_TRY(need(vm, &RB, TFX_V_INT, "an input number"));
+      VM_HOST(flow_input, RA.u.id, RB.u.i);
+      VM_NEXT();
+    VM_CASE(DF_OUT)
+      VM_TRY(need(vm, &RA, TFX_V_NODE, "a matched node"));
+      VM_TRY(need(vm, &RB, TFX_V_INT, "a port"));
+      VM_TRY(need(vm, &RD, TFX_V_INT, "a port"));
+      if (RC.tag == TFX_V_STR) {
+        VM_HOST(flow_out, RA.u.id, RB.u.i, RC.u.s, RC.n, TFX_NO_ID, RD.u.i);
+      } else {
+        VM_TRY(need(vm, &RC, TFX_V_NODE, "a new node name or a matched node"));
+        VM_HOST(flow_out, RA.u.id, RB.u.i, NULL, 0, RC.u.id, RD.u.i);
+      }
+      VM_NEXT();
+    VM_CASE(DF_DEL) {
+      const uint32_t *ids;
+      size_t n;
+      VM_TRY(id_array(vm, &RA, TFX_V_NODE, &ids, &n));
+      VM_HOST(flow_remove, ids, n);
+      VM_NEXT();
+    }
     VM_DEFAULT
   }
   /* Not reached: every case ends in VM_NEXT or a goto, and the verifier admits only known

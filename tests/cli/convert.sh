@@ -53,7 +53,12 @@ if [ -n "$EX" ] && [ -f "$EX" ] && command -v python3 >/dev/null; then
   python3 - r.json <<'PY' || { echo "FAIL: --report content"; fail=1; }
 import json, sys
 r = json.load(open(sys.argv[1]))
-assert list(r) == ["tfxc_report", "model", "exit_code", "scope_fusion"], list(r)
+assert list(r) == ["tfxc_report", "model", "exit_code", "scope_fusion", "dataflow"], list(r)
+d = r["dataflow"]  # the stdlib's MatMulBiasAddFusion takes dense/MatMul + dense/BiasAdd
+assert d["rounds"] == 2 and d["rejected"] == 0 and d["capped"] is False, d
+assert d["applied"] == [{"rule": "MatMulBiasAddFusion", "graph": "", "round": 1, "root": "dense/BiasAdd",
+                         "matched": ["dense/BiasAdd", "dense/MatMul"],
+                         "replacement": [{"name": "dense/BiasAdd", "type": "MatMul"}]}], d["applied"]
 assert r["tfxc_report"] == 1 and r["exit_code"] == 0
 g = r["scope_fusion"]["graphs"][0]
 assert g["graph"] == "" and "ScopeLayerNormPass" in g["enabled_passes"]
@@ -66,7 +71,7 @@ assert g["final_fusion_results"] == [{"name": "dense/LayerNorm/", "type": "Layer
 assert g["applied"] is True
 PY
   "$TFXC" --report r2.json --no-stdlib --emit tf-pbtxt -o /dev/null "$EX" 2>err || { echo "FAIL: --report --no-stdlib"; cat err; fail=1; }
-  python3 -c 'import json,sys; r=json.load(open("r2.json")); sys.exit(r["scope_fusion"] is not None)' ||
+  python3 -c 'import json,sys; r=json.load(open("r2.json")); sys.exit(r["scope_fusion"] is not None or "dataflow" in r)' ||
     { echo "FAIL: --report without rules: scope_fusion should be null"; fail=1; }
   mkdir rdir
   "$TFXC" --report rdir --emit tf-pbtxt -o /dev/null "$EX" 2>err; rc=$?

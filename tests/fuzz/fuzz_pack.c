@@ -148,6 +148,16 @@ static int h_node_input(void *c, const char *s, size_t sl, int64_t port) {
   return 0;
 }
 static int h_value(void *c, const tfx_value *v) { touch_value(c, v); return 0; }
+static int h_flow_input(void *c, uint32_t node, int64_t slot) {
+  ((host_ctx *)c)->sum += node + (uint64_t)slot;
+  return 0;
+}
+static int h_flow_out(void *c, uint32_t node, int64_t port, const char *t, size_t tl, uint32_t tnode,
+                      int64_t tport) {
+  if (t) touch(c, t, tl);
+  ((host_ctx *)c)->sum += node + (uint64_t)port + tnode + (uint64_t)tport;
+  return 0;
+}
 static int h_format(void *c, int dir, int64_t port, const char *f, size_t n) {
   touch(c, f, n);
   ((host_ctx *)c)->sum += (uint64_t)dir + (uint64_t)port;
@@ -201,6 +211,7 @@ static const tfx_vm_host host = {
   .map_format = h_format, .map_port = h_port, .map_optional = h_optional,
   .map_dynamic = h_dynamic, .map_delete_input = h_delete,
   .format_of = h_format_of, .dtype_of = h_dtype_of,
+  .flow_input = h_flow_input, .flow_out = h_flow_out, .flow_remove = h_ids,
 };
 
 static void check_result(host_ctx *h, const tfx_pack *p, const tfx_vm_result *r, int rc, const tfx_diag *d) {

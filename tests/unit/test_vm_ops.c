@@ -411,6 +411,55 @@ static void builtins_map_and_effects(void **state) {
                       "node_out 0=e:0\n");
 }
 
+/* Dataflow rewrite opcodes (map programs of `rewrite` rules): a failing DF_CHECK records the
+ * failure and jumps; the effects reach the host; input_port / input_ref read an edge. */
+static void dataflow_effects(void **state) {
+  vt *f = *state;
+  build_model(f);
+  vt_begin(f, TFX_PK_MAP); /* r0 = MatMul (inputs x, w) */
+  uint32_t fid = tfx_asm_feature(&f->as, TFX_OP_DF_CHECK, "m: op is Conv2D", TFX_PACK_NONE, 0);
+  uint32_t fid2 = tfx_asm_feature(&f->as, TFX_OP_DF_CHECK, "m: op is MatMul", TFX_PACK_NONE, 0);
+  uint32_t no = tfx_asm_label_new(&f->as), go = tfx_asm_label_new(&f->as);
+  E(f, PROP, 1, 0, TFX_PR_op);
+  E(f, LOADK, 2, KS(f, "Conv2D"), 0);
+  E(f, EQ, 3, 1, 2);
+  E4(f, DF_CHECK, fid, 3, 1, no); /* fails: recorded, jumps */
+  E(f, LOADB, 4, 0, 0);
+  E(f, RET, 4, 0, 0);
+  tfx_asm_label_here(&f->as, no);
+  E(f, LOADK, 2, KS(f, "MatMul"), 0);
+  E(f, EQ, 3, 1, 2);
+  E4(f, DF_CHECK, fid2, 3, 1, go); /* holds: falls through */
+  tfx_asm_label_here(&f->as, go);
+  E(f, MOVE, 10, 0, 0);
+  E(f, LOADI, 11, 1, 0);
+  E4(f, CALL, 5, BI(input_port), 10, 2);
+  E4(f, CALL, 6, BI(input_ref), 10, 2);
+  E(f, LOADI, 11, 7, 0);
+  E4(f, CALL, 7, BI(input_ref), 10, 2); /* no input 7: none */
+  E(f, LOADK, 8, KS(f, "f"), 0);
+  E(f, LOADK, 9, KS(f, "Relu"), 0);
+  E(f, NODE_NEW, 8, 9, 0);
+  E(f, LOADI, 11, 0, 0);
+  E(f, DF_IN, 0, 11, 0);
+  E(f, LOADI, 12, 0, 0);
+  E4(f, DF_OUT, 0, 12, 8, 12);
+  E4(f, DF_OUT, 0, 12, 0, 11);
+  E(f, DF_DEL, 0, 0, 0);
+  E(f, NEWLIST, 13, 5, 3);
+  E(f, RET, 13, 0, 0);
+  vt_run_ok(f, TFX_PK_MAP, vt_node(f, "lstm_1/cell/MatMul"));
+  assert_string_equal(vt_ret(f), "[0, \"w\", none]");
+  assert_int_equal(f->res.n_fails, 1);
+  assert_int_equal(f->res.fails[0].feature, fid);
+  assert_string_equal(tfx_sb_cstr(&f->log),
+                      "node f:Relu\n"
+                      "flow_in lstm_1/cell/MatMul:0\n"
+                      "flow_out lstm_1/cell/MatMul:0=f:0\n"
+                      "flow_out lstm_1/cell/MatMul:0=input 0 of lstm_1/cell/MatMul\n"
+                      "flow_remove lstm_1/cell/MatMul\n");
+}
+
 static void selection_effects(void **state) {
   vt *f = *state;
   build_model(f);
@@ -654,6 +703,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(attr_kinds, vt_setup, vt_teardown),
       cmocka_unit_test_setup_teardown(builtins_general, vt_setup, vt_teardown),
       cmocka_unit_test_setup_teardown(builtins_map_and_effects, vt_setup, vt_teardown),
+      cmocka_unit_test_setup_teardown(dataflow_effects, vt_setup, vt_teardown),
       cmocka_unit_test_setup_teardown(selection_effects, vt_setup, vt_teardown),
       cmocka_unit_test_setup_teardown(type_error_names_rule_and_line, vt_setup, vt_teardown),
       cmocka_unit_test_setup_teardown(runtime_errors, vt_setup, vt_teardown),

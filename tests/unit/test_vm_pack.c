@@ -321,7 +321,7 @@ static void bad_header(void **state) {
   tfx_pack q;
   b.data[4] = 9; /* version */
   assert_int_equal(tfx_pack_load(&q, b.data, b.len, "v.tfxb", &f->d), TFX_EXIT_INPUT);
-  assert_true(TG_ERR(&f->d, "compiled by a different tfxc (pack format version 9, this tfxc reads 2): recompile"));
+  assert_true(TG_ERR(&f->d, "compiled by a different tfxc (pack format version 9, this tfxc reads 3): recompile"));
   b.data[4] = (unsigned char)TFX_PACK_VERSION;
   /* Another tables fingerprint (a pack of a tfxc whose opcode/builtin/property ids differ;
    * tests/cli/pack_fingerprint.sh builds one from a shifted table): refused before the hash. */

@@ -290,12 +290,34 @@ static inline int h_result_key(void *c, int dir, const char *key, size_t n, int 
   return 0;
 }
 
+static inline int h_flow_input(void *c, uint32_t node, int64_t slot) {
+  vt *f = c;
+  vt_logv(c, "flow_in %s:%lld", f->m.main.nodes[node].name, (long long)slot);
+  return f->fail_effect;
+}
+static inline int h_flow_out(void *c, uint32_t node, int64_t port, const char *t, size_t tl, uint32_t tnode,
+                             int64_t tport) {
+  vt *f = c;
+  if (t) vt_logv(c, "flow_out %s:%lld=%.*s:%lld", f->m.main.nodes[node].name, (long long)port, (int)tl, t, (long long)tport);
+  else vt_logv(c, "flow_out %s:%lld=input %lld of %s", f->m.main.nodes[node].name, (long long)port, (long long)tport,
+               f->m.main.nodes[tnode].name);
+  return f->fail_effect;
+}
+static inline int h_flow_remove(void *c, const uint32_t *nodes, size_t n) {
+  vt *f = c;
+  tfx_sb_puts(&f->log, "flow_remove");
+  for (size_t i = 0; i < n; i++) tfx_sb_printf(&f->log, " %s", f->m.main.nodes[nodes[i]].name);
+  tfx_sb_putc(&f->log, '\n');
+  return f->fail_effect;
+}
+
 static const tfx_vm_host vt_host = {
     h_result_begin, h_result_end, h_result_scopes, h_result_name, h_result_type,
     h_result_desc, h_result_map, h_result_absorb, h_result_attr, h_result_invalid,
     h_node_new, h_node_input, h_node_const, h_node_attr, h_node_format, h_node_out,
     h_map_type, h_map_auto, h_map_attr, h_map_drop, h_map_format, h_map_port,
-    h_map_optional, h_map_dynamic, h_map_delete, h_format_of, h_dtype_of, h_result_key};
+    h_map_optional, h_map_dynamic, h_map_delete, h_format_of, h_dtype_of, h_result_key, h_flow_input,
+    h_flow_out, h_flow_remove};
 
 /* ---- assembling and running ---- */
 

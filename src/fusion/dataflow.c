@@ -1,0 +1,995 @@
+/* Dataflow rewrite engine (see dataflow.h): the host of `rewrite` programs, one matching round
+ * over a graph, and the GraphDef edits of the rewrites it takes.
+ * Stage: fusion. Input: verified pack, module index, enable flags. Output: rewritten NodeDef
+ * lists (new NodeDefs and input arrays in the model's arena) and report entries. */
+#include "fusion/dataflow.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tfxc/tfxc.h"
+
+/* ---------------------------------------------------------------- report */
+
+void tfx_flow_report_init(tfx_flow_report *r) {
+  memset(r, 0, sizeof *r);
+  tfx_arena_init(&r->A);
+}
+
+void tfx_flow_report_free(tfx_flow_report *r) {
+  free(r->v);
+  tfx_arena_free(&r->A);
+  memset(r, 0, sizeof *r);
+  tfx_arena_init(&r->A);
+}
+
+static void json_strs(tfx_strbuf *b, const char *const *v, uint32_t n) {
+  tfx_sb_putc(b, '[');
+  for (uint32_t i = 0; i < n; i++) {
+    if (i) tfx_sb_puts(b, ", ");
+    tfx_sb_json_str(b, v[i], strlen(v[i]));
+  }
+  tfx_sb_putc(b, ']');
+}
+
+int tfx_flow_report_json(const tfx_flow_report *r, tfx_strbuf *b) {
+  tfx_sb_printf(b, "{\n  \"rounds\": %u,\n  \"candidates\": %u,\n  \"rejected\": %u,\n  \"capped\": %s,\n  \"applied\": [",
+                r->rounds, r->candidates, r->rejected, r->capped ? "true" : "false");
+  for (uint32_t i = 0; i < r->n; i++) {
+    const tfx_flow_applied *a = &r->v[i];
+    tfx_sb_puts(b, i ? ",\n    {\"rule\": " : "\n    {\"rule\": ");
+    tfx_sb_json_str(b, a->rule, strlen(a->rule));
+    tfx_sb_puts(b, ", \"graph\": ");
+    tfx_sb_json_str(b, a->graph, strlen(a->graph));
+    tfx_sb_printf(b, ", \"round\": %u, \"root\": ", a->round);
+    tfx_sb_json_str(b, a->root, strlen(a->root));
+    tfx_sb_puts(b, ", \"matched\": ");
+    json_strs(b, a->removed, a->n_removed);
+    tfx_sb_puts(b, ", \"replacement\": [");
+    for (uint32_t k = 0; k < a->n_created; k++) {
+      tfx_sb_puts(b, k ? ", {\"name\": " : "{\"name\": ");
+      tfx_sb_json_str(b, a->created[k], strlen(a->created[k]));
+      tfx_sb_puts(b, ", \"type\": ");
+      tfx_sb_json_str(b, a->created_types[k], strlen(a->created_types[k]));
+      tfx_sb_putc(b, '}');
+    }
+    tfx_sb_puts(b, "]}");
+  }
+  tfx_sb_puts(b, r->n ? "\n  ]\n}" : "]\n}");
+  return b->oom ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------- engine */
+
+int tfx_flow_engine_init(tfx_flow_engine *e, const tfx_pack *p, const uint8_t *on, int *any,
+                         tfx_diag *d) {
+  memset(e, 0, sizeof *e);
+  tfx_hmap_init(&e->by_type);
+  e->pack = p;
+  e->on = on;
+  *any = 0;
+  /* pairs (type slot, rule) in pack order, then grouped by slot (counting sort: stable) */
+  uint32_t n_pairs = 0;
+  for (uint32_t r = 0; r < p->n_rules; r++)
+    if (p->rules[r].kind == TFX_RULE_FLOW && (!on || on[r]) && p->rules[r].from < p->n_consts)
+      n_pairs += p->consts[p->rules[r].from].n;
+  uint32_t *pt = tfx_malloc(((size_t)n_pairs + 1) * sizeof *pt), *pr = tfx_malloc(((size_t)n_pairs + 1) * sizeof *pr);
+  e->rules = tfx_malloc(((size_t)n_pairs + 1) * sizeof *e->rules);
+  e->first = tfx_calloc((size_t)n_pairs + 1, sizeof *e->first);
+  e->count = tfx_calloc((size_t)n_pairs + 1, sizeof *e->count);
+  e->vm = tfx_vm_new(p);
+  if (!pt || !pr || !e->rules || !e->first || !e->count || !e->vm) goto nomem;
+  uint32_t k = 0;
+  for (uint32_t r = 0; r < p->n_rules; r++) {
+    if (p->rules[r].kind != TFX_RULE_FLOW || (on && !on[r]) || p->rules[r].from >= p->n_consts) continue;
+    *any = 1;
+    const tfx_value *l = &p->consts[p->rules[r].from];
+    for (uint32_t i = 0; i < l->n; i++) {
+      uint32_t slot = tfx_hmap_get(&e->by_type, l->u.items[i].u.s, l->u.items[i].n);
+      if (slot == TFX_HASH_NONE) {
+        slot = e->n_types++;
+        if (tfx_hmap_put(&e->by_type, l->u.items[i].u.s, l->u.items[i].n, slot, NULL) < 0) goto nomem;
+      }
+      pt[k] = slot;
+      pr[k++] = r;
+      e->count[slot]++;
+    }
+  }
+  for (uint32_t s = 1; s < e->n_types; s++) e->first[s] = e->first[s - 1] + e->count[s - 1];
+  uint32_t *fill = tfx_calloc((size_t)e->n_types + 1, sizeof *fill);
+  if (!fill) goto nomem;
+  for (uint32_t i = 0; i < k; i++) e->rules[e->first[pt[i]] + fill[pt[i]]++] = pr[i];
+  free(fill);
+  e->n_rules = k;
+  free(pt);
+  free(pr);
+  return 0;
+nomem:
+  free(pt);
+  free(pr);
+  tfx_flow_engine_free(e);
+  tfx_error(d, NULL, 0, 0, "out of memory (dataflow rewrites)");
+  return TFX_EXIT_FAIL;
+}
+
+void tfx_flow_engine_free(tfx_flow_engine *e) {
+  if (e->vm) tfx_vm_free(e->vm);
+  tfx_hmap_free(&e->by_type);
+  free(e->first);
+  free(e->count);
+  free(e->rules);
+  memset(e, 0, sizeof *e);
+}
+
+/* ---------------------------------------------------------------- host */
+
+typedef struct fin {
+  uint32_t node;     /* capture: matched node ... */
+  int64_t slot;      /* ... and its data input; or, with src: */
+  const char *src;   /* a new node's name (NULL: a capture) */
+  int64_t port;
+} fin;
+
+typedef struct fattr {
+  const char *name;
+  tfx_value v;
+} fattr;
+
+typedef struct fnew {
+  const char *name, *type;
+  fin *in;
+  uint32_t n_in, cap_in;
+  fattr *at;
+  uint32_t n_at, cap_at;
+  const char *final; /* its name in the graph (apply) */
+} fnew;
+
+typedef struct fout {
+  uint32_t node;
+  int64_t port;
+  const char *tname; /* new node, or NULL: what input tport of matched node tnode reads */
+  uint32_t tnode;
+  int64_t tport;
+} fout;
+
+typedef struct frun {
+  uint32_t rule, root;
+  fnew *nw;
+  uint32_t n_new, cap_new;
+  fout *out;
+  uint32_t n_out, cap_out;
+  uint32_t *rm;
+  uint32_t n_rm;
+  int taker;         /* index of the new node that replaces the root's output 0, or -1 */
+} frun;
+
+typedef struct fhost {
+  tfx_arena *A;      /* round scratch */
+  const tfx_graph *g;
+  frun cur;
+  int oom;
+  const char *err;   /* a host failure's reason */
+} fhost;
+
+static void *agrow(fhost *h, void *p, uint32_t n, uint32_t *cap, size_t size) {
+  if (n < *cap) return p;
+  uint32_t nc = *cap ? *cap * 2 : 4;
+  void *q = tfx_arena_calloc(h->A, nc, size);
+  if (!q) {
+    h->oom = 1;
+    return NULL;
+  }
+  if (n) memcpy(q, p, (size_t)n * size);
+  *cap = nc;
+  return q;
+}
+
+static const char *hdup(fhost *h, const char *s, size_t n) {
+  char *c = tfx_arena_strndup(h->A, s, n);
+  if (!c) h->oom = 1;
+  return c;
+}
+
+static int copy_value(fhost *h, const tfx_value *in, tfx_value *out, unsigned depth) {
+  if (depth > TFX_V_MAX_DEPTH) return -1;
+  switch (in->tag) {
+    case TFX_V_STR: {
+      const char *s = hdup(h, in->u.s, in->n);
+      if (!s) return -1;
+      *out = tfx_v_str(s, in->n);
+      return 0;
+    }
+    case TFX_V_NODE: {
+      const char *nm = in->u.id < h->g->n_nodes ? h->g->nodes[in->u.id].name : "";
+      const char *s = hdup(h, nm, strlen(nm));
+      if (!s) return -1;
+      *out = tfx_v_str(s, (uint32_t)strlen(s));
+      return 0;
+    }
+    case TFX_V_LIST: {
+      tfx_value *items = NULL;
+      if (in->n) {
+        items = tfx_arena_calloc(h->A, in->n, sizeof *items);
+        if (!items) {
+          h->oom = 1;
+          return -1;
+        }
+        for (uint32_t i = 0; i < in->n; i++)
+          if (copy_value(h, &in->u.items[i], &items[i], depth + 1)) return -1;
+      }
+      *out = tfx_v_list(items, in->n);
+      return 0;
+    }
+    default: *out = *in; return 0;
+  }
+}
+
+static fnew *newest(fhost *h, const char *what) {
+  if (!h->cur.n_new) {
+    h->err = what;
+    return NULL;
+  }
+  return &h->cur.nw[h->cur.n_new - 1];
+}
+
+static int h_node_new(void *ctx, const char *name, size_t nlen, const char *type, size_t tlen) {
+  fhost *h = ctx;
+  frun *r = &h->cur;
+  fnew *v = agrow(h, r->nw, r->n_new, &r->cap_new, sizeof *r->nw);
+  if (!v) return -1;
+  r->nw = v;
+  fnew *n = &r->nw[r->n_new];
+  memset(n, 0, sizeof *n);
+  n->name = hdup(h, name, nlen);
+  n->type = hdup(h, type, tlen);
+  if (h->oom) return -1;
+  r->n_new++;
+  return 0;
+}
+
+static int add_in(fhost *h, fin x) {
+  fnew *n = newest(h, "an input before the first new node");
+  if (!n) return -1;
+  fin *v = agrow(h, n->in, n->n_in, &n->cap_in, sizeof *n->in);
+  if (!v) return -1;
+  n->in = v;
+  n->in[n->n_in++] = x;
+  return 0;
+}
+
+static int h_node_input(void *ctx, const char *src, size_t slen, int64_t port) {
+  fhost *h = ctx;
+  if (!src) {
+    h->err = "'in N' has no meaning in a rewrite";
+    return -1;
+  }
+  fin x = {TFX_NO_ID, 0, hdup(h, src, slen), port};
+  if (h->oom) return -1;
+  return add_in(h, x);
+}
+
+static int h_node_attr(void *ctx, const char *name, const tfx_value *v) {
+  fhost *h = ctx;
+  fnew *n = newest(h, "an attribute before the first new node");
+  if (!n) return -1;
+  fattr *a = agrow(h, n->at, n->n_at, &n->cap_at, sizeof *n->at);
+  if (!a) return -1;
+  n->at = a;
+  fattr *x = &n->at[n->n_at];
+  x->name = hdup(h, name, strlen(name));
+  if (h->oom || copy_value(h, v, &x->v, 0)) return -1;
+  n->n_at++;
+  return 0;
+}
+
+static int h_flow_input(void *ctx, uint32_t node, int64_t slot) {
+  fhost *h = ctx;
+  if (node >= h->g->n_nodes || slot < 0 || slot >= (int64_t)h->g->nodes[node].n_data_in) {
+    h->err = "a capture names no data input";
+    return -1;
+  }
+  fin x = {node, slot, NULL, 0};
+  return add_in(h, x);
+}
+
+static int h_flow_out(void *ctx, uint32_t node, int64_t port, const char *tname, size_t tlen,
+                      uint32_t tnode, int64_t tport) {
+  fhost *h = ctx;
+  frun *r = &h->cur;
+  if (node >= h->g->n_nodes || port < 0 || tport < 0 ||
+      (!tname && (tnode >= h->g->n_nodes || tport >= (int64_t)h->g->nodes[tnode].n_data_in))) {
+    h->err = "a rewired output or its new source does not exist";
+    return -1;
+  }
+  fout *v = agrow(h, r->out, r->n_out, &r->cap_out, sizeof *r->out);
+  if (!v) return -1;
+  r->out = v;
+  fout o = {node, port, tname ? hdup(h, tname, tlen) : NULL, tnode, tport};
+  if (h->oom) return -1;
+  r->out[r->n_out++] = o;
+  return 0;
+}
+
+static int h_flow_remove(void *ctx, const uint32_t *nodes, size_t n) {
+  fhost *h = ctx;
+  uint32_t *v = tfx_arena_calloc(h->A, n ? n : 1, sizeof *v);
+  if (!v) {
+    h->oom = 1;
+    return -1;
+  }
+  /* distinct ids, first occurrence order (a node matched twice is removed once) */
+  uint32_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    int dup = 0;
+    for (uint32_t j = 0; j < k && !dup; j++) dup = v[j] == nodes[i];
+    if (!dup) v[k++] = nodes[i];
+  }
+  h->cur.rm = v;
+  h->cur.n_rm = k;
+  return 0;
+}
+
+static const tfx_vm_host flow_host = {
+    .node_new = h_node_new,
+    .node_input = h_node_input,
+    .node_attr = h_node_attr,
+    .flow_input = h_flow_input,
+    .flow_out = h_flow_out,
+    .flow_remove = h_flow_remove,
+};
+
+/* ---------------------------------------------------------------- one round */
+
+enum { ST_FREE = 0, ST_REMOVED = 1, ST_PINNED = 2 };
+
+typedef struct round_st {
+  const tfx_graph *g;
+  uint8_t *st;       /* per node */
+  uint32_t *mark;    /* per node: stamp of the rewrite being checked */
+  uint32_t stamp;
+} round_st;
+
+static const fout *find_out(const frun *r, uint32_t node, int64_t port) {
+  for (uint32_t i = 0; i < r->n_out; i++)
+    if (r->out[i].node == node && r->out[i].port == port) return &r->out[i];
+  return NULL;
+}
+
+/* The producer node of data input slot of node (TFX_NO_ID: an argument). */
+static uint32_t producer(const tfx_graph *g, uint32_t node, int64_t slot) {
+  const tfx_input *in = &g->nodes[node].in[slot];
+  return in->kind == TFX_IN_NODE ? in->src : TFX_NO_ID;
+}
+
+static int reads_ok(round_st *rs, uint32_t node, int64_t slot) {
+  uint32_t p = producer(rs->g, node, slot);
+  return p == TFX_NO_ID || (rs->st[p] != ST_REMOVED && rs->mark[p] != rs->stamp);
+}
+
+/* Is the run's rewrite complete and disjoint from the round's earlier ones? */
+static int acceptable(round_st *rs, frun *r) {
+  const tfx_graph *g = rs->g;
+  if (!r->n_rm) return 0;
+  rs->stamp++;
+  for (uint32_t i = 0; i < r->n_rm; i++) {
+    if (r->rm[i] >= g->n_nodes || rs->st[r->rm[i]] != ST_FREE) return 0;
+    rs->mark[r->rm[i]] = rs->stamp;
+  }
+  if (rs->mark[r->root] != rs->stamp) return 0; /* the root is always matched */
+  r->taker = -1;
+  const fout *ro = find_out(r, r->root, 0);
+  if (ro && ro->tname)
+    for (uint32_t k = 0; k < r->n_new; k++)
+      if (!strcmp(r->nw[k].name, ro->tname)) r->taker = (int)k;
+  for (uint32_t k = 0; k < r->n_new; k++) {
+    for (uint32_t j = 0; j < r->nw[k].n_in; j++) {
+      const fin *x = &r->nw[k].in[j];
+      if (!x->src && !reads_ok(rs, x->node, x->slot)) return 0;
+      if (x->src) { /* an earlier new node of this rewrite */
+        int found = 0;
+        for (uint32_t q = 0; q < k && !found; q++) found = !strcmp(r->nw[q].name, x->src);
+        if (!found) return 0;
+      }
+    }
+  }
+  for (uint32_t i = 0; i < r->n_out; i++) {
+    const fout *o = &r->out[i];
+    if (rs->mark[o->node] != rs->stamp) return 0; /* rewires only removed nodes */
+    if (!o->tname && !reads_ok(rs, o->tnode, o->tport)) return 0;
+    if (o->tname) {
+      int found = 0;
+      for (uint32_t q = 0; q < r->n_new && !found; q++) found = !strcmp(r->nw[q].name, o->tname);
+      if (!found) return 0;
+    }
+  }
+  for (uint32_t i = 0; i < r->n_rm; i++) {
+    const tfx_node *n = &g->nodes[r->rm[i]];
+    if (n->n_uses == 0 && !(r->rm[i] == r->root && r->taker >= 0)) return 0; /* a graph output */
+    if (n->n_in > n->n_data_in && !r->n_new) return 0; /* control inputs need a new node */
+    for (uint32_t k = n->n_data_in; k < n->n_in; k++) /* ... and their sources must stay */
+      if (n->in[k].kind == TFX_IN_NODE && n->in[k].src < g->n_nodes && rs->mark[n->in[k].src] != rs->stamp &&
+          rs->st[n->in[k].src] == ST_REMOVED)
+        return 0;
+    for (uint32_t u = 0; u < n->n_uses; u++) {
+      uint32_t c = n->uses[u].node;
+      if (rs->mark[c] == rs->stamp || rs->st[c] == ST_REMOVED) continue;
+      int32_t port = g->nodes[c].in[n->uses[u].slot].port;
+      if (port < 0) {
+        if (!r->n_new) return 0;
+      } else if (!find_out(r, r->rm[i], port)) {
+        return 0;
+      }
+    }
+  }
+  if (g->func) { /* function returns reading a removed node need an `out` */
+    for (size_t i = 0; i < g->func->n_ret; i++) {
+      const char *v = g->func->ret[i]->value, *nm, *oa;
+      size_t nl, ol;
+      int32_t port;
+      if (!v || tfx_parse_func_input(v, &nm, &nl, &oa, &ol, &port) || port < 0) continue;
+      for (uint32_t k = 0; k < r->n_rm; k++) {
+        const char *rn = g->nodes[r->rm[k]].name;
+        if (strlen(rn) == nl && !memcmp(rn, nm, nl) && !find_out(r, r->rm[k], port)) return 0;
+      }
+    }
+  }
+  return 1;
+}
+
+/* ---- GraphDef edits ---- */
+
+typedef struct edit {
+  tfx_arena *A;
+  tfx_diag *d;
+  const tfx_graph *g;
+  int oom;
+  const char *(*out_arg)(const char *type);
+} edit;
+
+static char *eprintf(edit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static char *eprintf(edit *e, const char *fmt, ...) {
+  char buf[64];
+  va_list ap, ap2;
+  va_start(ap, fmt);
+  va_copy(ap2, ap);
+  int n = vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  char *s = n < 0 ? NULL : tfx_arena_alloc(e->A, (size_t)n + 1);
+  if (s) vsnprintf(s, (size_t)n + 1, fmt, ap2);
+  else e->oom = 1;
+  va_end(ap2);
+  return s;
+}
+
+static char *edup(edit *e, const char *s) {
+  char *c = tfx_arena_strdup(e->A, s);
+  if (!c) e->oom = 1;
+  return c;
+}
+
+/* Reference to output q of new node `name` of type `type`. */
+static char *new_ref(edit *e, const char *name, const char *type, int64_t q) {
+  const char *arg = e->g->func && e->out_arg && type ? e->out_arg(type) : NULL;
+  if (e->g->func) return eprintf(e, "%s:%s:%lld", name, arg ? arg : "output", (long long)q);
+  if (q == 0) return edup(e, name);
+  return eprintf(e, "%s:%lld", name, (long long)q);
+}
+
+static Tensorflow__AttrValue *add_attr(edit *e, Tensorflow__NodeDef *nd, const char *key) {
+  for (size_t i = 0; i < nd->n_attr; i++)
+    if (strcmp(nd->attr[i]->key, key) == 0) {
+      Tensorflow__AttrValue *val = tfx_arena_alloc(e->A, sizeof *val);
+      if (!val) {
+        e->oom = 1;
+        return NULL;
+      }
+      tensorflow__attr_value__init(val);
+      nd->attr[i]->value = val;
+      return val;
+    }
+  Tensorflow__NodeDef__AttrEntry **v = tfx_arena_calloc(e->A, nd->n_attr + 1, sizeof *v);
+  Tensorflow__NodeDef__AttrEntry *en = tfx_arena_alloc(e->A, sizeof *en);
+  Tensorflow__AttrValue *val = tfx_arena_alloc(e->A, sizeof *val);
+  char *k = tfx_arena_strdup(e->A, key);
+  if (!v || !en || !val || !k) {
+    e->oom = 1;
+    return NULL;
+  }
+  if (nd->n_attr) memcpy(v, nd->attr, nd->n_attr * sizeof *v);
+  tensorflow__node_def__attr_entry__init(en);
+  tensorflow__attr_value__init(val);
+  en->key = k;
+  en->value = val;
+  v[nd->n_attr++] = en;
+  nd->attr = v;
+  return val;
+}
+
+/* Sets attribute key from a rule value; 1 when the value has no AttrValue form. */
+static int set_attr(edit *e, Tensorflow__NodeDef *nd, const char *key, const tfx_value *x) {
+  if (x->tag == TFX_V_NONE) return 0;
+  if (x->tag == TFX_V_LIST) {
+    int kind = x->n ? x->u.items[0].tag : TFX_V_INT;
+    for (uint32_t i = 0; i < x->n; i++) {
+      int t = x->u.items[i].tag;
+      if (t == TFX_V_INT && kind == TFX_V_FLOAT) t = TFX_V_FLOAT;
+      if (t == TFX_V_FLOAT && kind == TFX_V_INT) kind = TFX_V_FLOAT;
+      if (t != kind || (t != TFX_V_INT && t != TFX_V_FLOAT && t != TFX_V_BOOL && t != TFX_V_STR && t != TFX_V_DTYPE))
+        return 1;
+    }
+    Tensorflow__AttrValue *v = add_attr(e, nd, key);
+    Tensorflow__AttrValue__ListValue *l = tfx_arena_alloc(e->A, sizeof *l);
+    if (!v || !l) return e->oom = 1, -1;
+    tensorflow__attr_value__list_value__init(l);
+    size_t n = x->n;
+    if (kind == TFX_V_INT) {
+      if (!(l->i = tfx_arena_calloc(e->A, n ? n : 1, sizeof *l->i))) return e->oom = 1, -1;
+      for (size_t i = 0; i < n; i++) l->i[i] = x->u.items[i].u.i;
+      l->n_i = n;
+    } else if (kind == TFX_V_FLOAT) {
+      if (!(l->f = tfx_arena_calloc(e->A, n ? n : 1, sizeof *l->f))) return e->oom = 1, -1;
+      for (size_t i = 0; i < n; i++)
+        l->f[i] = (float)(x->u.items[i].tag == TFX_V_INT ? (double)x->u.items[i].u.i : x->u.items[i].u.f);
+      l->n_f = n;
+    } else if (kind == TFX_V_DTYPE) {
+      if (!(l->type = tfx_arena_calloc(e->A, n ? n : 1, sizeof *l->type))) return e->oom = 1, -1;
+      for (size_t i = 0; i < n; i++) l->type[i] = (Tensorflow__DataType)x->u.items[i].u.i;
+      l->n_type = n;
+    } else if (kind == TFX_V_BOOL) {
+      if (!(l->b = tfx_arena_calloc(e->A, n ? n : 1, sizeof *l->b))) return e->oom = 1, -1;
+      for (size_t i = 0; i < n; i++) l->b[i] = x->u.items[i].u.i != 0;
+      l->n_b = n;
+    } else {
+      if (!(l->s = tfx_arena_calloc(e->A, n ? n : 1, sizeof *l->s))) return e->oom = 1, -1;
+      for (size_t i = 0; i < n; i++) {
+        l->s[i].data = (uint8_t *)x->u.items[i].u.s;
+        l->s[i].len = x->u.items[i].n;
+      }
+      l->n_s = n;
+    }
+    v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_LIST;
+    v->list = l;
+    return 0;
+  }
+  if (x->tag != TFX_V_STR && x->tag != TFX_V_BOOL && x->tag != TFX_V_INT && x->tag != TFX_V_FLOAT &&
+      x->tag != TFX_V_DTYPE)
+    return 1;
+  Tensorflow__AttrValue *v = add_attr(e, nd, key);
+  if (!v) return -1;
+  switch (x->tag) {
+    case TFX_V_STR:
+      v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_S;
+      v->s.data = (uint8_t *)x->u.s;
+      v->s.len = x->n;
+      break;
+    case TFX_V_BOOL: v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_B; v->b = x->u.i != 0; break;
+    case TFX_V_INT: v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_I; v->i = x->u.i; break;
+    case TFX_V_FLOAT: v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_F; v->f = (float)x->u.f; break;
+    default: v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TYPE; v->type = (Tensorflow__DataType)x->u.i; break;
+  }
+  return 0;
+}
+
+static const Tensorflow__AttrValue *get_attr(const Tensorflow__NodeDef *nd, const char *key) {
+  for (size_t i = 0; nd && i < nd->n_attr; i++)
+    if (!strcmp(nd->attr[i]->key, key)) return nd->attr[i]->value;
+  return NULL;
+}
+
+static void set_attr_raw(edit *e, Tensorflow__NodeDef *nd, const char *key, const Tensorflow__AttrValue *src) {
+  Tensorflow__AttrValue *v = add_attr(e, nd, key);
+  if (v) *v = *src; /* shares the payload (read-only from here on) */
+}
+
+typedef struct svec {
+  char **v;
+  size_t n, cap;
+} svec;
+
+static int svec_push(svec *s, char *x) {
+  if (s->n == s->cap) {
+    size_t cap = s->cap ? s->cap * 2 : 8;
+    char **nv = tfx_realloc(s->v, cap * sizeof *nv);
+    if (!nv) return -1;
+    s->v = nv;
+    s->cap = cap;
+  }
+  s->v[s->n++] = x;
+  return 0;
+}
+
+static int svec_has(const svec *s, const char *x) {
+  for (size_t i = 0; i < s->n; i++)
+    if (!strcmp(s->v[i], x)) return 1;
+  return 0;
+}
+
+typedef struct taken {
+  frun r;
+} taken;
+
+/* Unique name for a new node: base, else base_1, base_2, ... */
+static const char *unique_name(edit *e, tfx_hmap *used, const char *base) {
+  const char *s = edup(e, base);
+  for (unsigned i = 1; s && (tfx_graph_find(e->g, s) != TFX_NO_ID || tfx_hmap_get(used, s, strlen(s)) != TFX_HASH_NONE); i++)
+    s = eprintf(e, "%s_%u", base, i);
+  if (s && tfx_hmap_put(used, s, strlen(s), 1, NULL) < 0) e->oom = 1;
+  return s;
+}
+
+static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflow__GraphDef *gd,
+                 tfx_flow_report *rep, uint32_t round) {
+  const tfx_graph *g = e->g;
+  uint32_t N = g->n_nodes;
+  Tensorflow__NodeDef ***arr = g->func ? &g->func->node_def : &gd->node;
+  size_t *count = g->func ? &g->func->n_node_def : &gd->n_node;
+  if (*count != N) {
+    tfx_error(e->d, NULL, 0, 0, "dataflow rewrites: graph '%s' changed since it was indexed", g->name);
+    return TFX_EXIT_FAIL;
+  }
+  int rc = 0;
+  uint8_t *removed = tfx_calloc(N ? N : 1, 1);
+  char ***newin = tfx_calloc(N ? N : 1, sizeof *newin);
+  uint32_t *root_of = tfx_malloc((N ? N : 1) * sizeof *root_of); /* root pos -> taken index */
+  tfx_hmap used;
+  tfx_hmap_init(&used);
+  svec ctl = {0};
+  if (!removed || !newin || !root_of) goto nomem;
+  for (uint32_t i = 0; i < N; i++) root_of[i] = TFX_NO_ID;
+  for (uint32_t t = 0; t < n_tk; t++) {
+    frun *r = &tk[t].r;
+    for (uint32_t i = 0; i < r->n_rm; i++) removed[r->rm[i]] = 1;
+    root_of[r->root] = t;
+  }
+  /* names first: references between rewrites of the round never cross (acceptable()) */
+  for (uint32_t t = 0; t < n_tk; t++) {
+    frun *r = &tk[t].r;
+    const char *root = g->nodes[r->root].name;
+    for (uint32_t k = 0; k < r->n_new; k++) {
+      if ((int)k == r->taker) {
+        r->nw[k].final = edup(e, root);
+        if (r->nw[k].final && tfx_hmap_put(&used, root, strlen(root), 1, NULL) < 0) e->oom = 1;
+      }
+    }
+    for (uint32_t k = 0; k < r->n_new; k++)
+      if ((int)k != r->taker) {
+        char *base = eprintf(e, "%s/%s", root, r->nw[k].name);
+        r->nw[k].final = base ? unique_name(e, &used, base) : NULL;
+      }
+    if (e->oom) goto nomem;
+  }
+  /* consumers: rewired inputs; new NodeDefs */
+  Tensorflow__NodeDef ***made = tfx_calloc(n_tk ? n_tk : 1, sizeof *made);
+  if (!made) goto nomem;
+  for (uint32_t t = 0; t < n_tk && rc == 0; t++) {
+    frun *r = &tk[t].r;
+    const char *rule = tfx_pack_str(p, p->rules[r->rule].name);
+    const Tensorflow__NodeDef *rootdef = g->nodes[r->root].def;
+    made[t] = tfx_arena_calloc(e->A, r->n_new ? r->n_new : 1, sizeof **made);
+    const char **rm_names = tfx_arena_calloc(e->A, r->n_rm, sizeof *rm_names);
+    if (!made[t] || !rm_names) goto nomem_made;
+    for (uint32_t i = 0; i < r->n_rm; i++) rm_names[i] = g->nodes[r->rm[i]].name;
+    /* control inputs of the removed nodes (from outside the match) */
+    ctl.n = 0;
+    for (uint32_t i = 0; i < r->n_rm; i++) {
+      const tfx_node *n = &g->nodes[r->rm[i]];
+      for (uint32_t k = n->n_data_in; k < n->n_in; k++) {
+        if (n->in[k].kind == TFX_IN_NODE && n->in[k].src < N && removed[n->in[k].src]) continue;
+        char *s = n->def->input[k];
+        if (!svec_has(&ctl, s) && svec_push(&ctl, s)) goto nomem_made;
+      }
+    }
+    int anchor = r->taker >= 0 ? r->taker : 0;
+    for (uint32_t k = 0; k < r->n_new; k++) {
+      fnew *w = &r->nw[k];
+      Tensorflow__NodeDef *nd = tfx_arena_alloc(e->A, sizeof *nd);
+      if (!nd) goto nomem_made;
+      tensorflow__node_def__init(nd);
+      nd->name = (char *)w->final;
+      nd->op = edup(e, w->type);
+      if (rootdef->device && *rootdef->device) nd->device = rootdef->device;
+      size_t nin = w->n_in + ((int)k == anchor ? ctl.n : 0);
+      nd->input = tfx_arena_calloc(e->A, nin ? nin : 1, sizeof *nd->input);
+      if (!nd->input || e->oom) goto nomem_made;
+      for (uint32_t j = 0; j < w->n_in; j++) {
+        const fin *x = &w->in[j];
+        if (x->src) {
+          const fnew *src = NULL;
+          for (uint32_t q = 0; q < r->n_new && !src; q++)
+            if (!strcmp(r->nw[q].name, x->src)) src = &r->nw[q];
+          nd->input[j] = new_ref(e, src ? src->final : x->src, src ? src->type : NULL, x->port);
+        } else {
+          nd->input[j] = g->nodes[x->node].def->input[x->slot];
+        }
+      }
+      if ((int)k == anchor)
+        for (size_t j = 0; j < ctl.n; j++) nd->input[w->n_in + j] = ctl.v[j];
+      nd->n_input = nin;
+      for (uint32_t j = 0; j < w->n_at; j++) {
+        int ar = set_attr(e, nd, w->at[j].name, &w->at[j].v);
+        if (ar < 0) goto nomem_made;
+        if (ar > 0)
+          tfx_warning(e->d, NULL, 0, 0,
+                      "rewrite '%s': attribute '%s' of new node '%s' has no TensorFlow attr form; skipped",
+                      rule, w->at[j].name, nd->name);
+      }
+      if ((int)k == r->taker) {
+        const Tensorflow__AttrValue *os = get_attr(rootdef, "_output_shapes");
+        if (os) set_attr_raw(e, nd, "_output_shapes", os);
+      }
+      tfx_value pv = tfx_v_str(rule, (uint32_t)strlen(rule));
+      set_attr(e, nd, "_fusion_pass", &pv);
+      tfx_value *items = tfx_arena_calloc(e->A, r->n_rm, sizeof *items);
+      if (!items) goto nomem_made;
+      for (uint32_t i = 0; i < r->n_rm; i++) items[i] = tfx_v_str(rm_names[i], (uint32_t)strlen(rm_names[i]));
+      tfx_value lv = tfx_v_list(items, r->n_rm);
+      set_attr(e, nd, "_fusion_nodes", &lv);
+      char *desc = eprintf(e, "dataflow rewrite '%s' of '%s'", rule, g->nodes[r->root].name);
+      if (!desc) goto nomem_made;
+      tfx_value dv = tfx_v_str(desc, (uint32_t)strlen(desc));
+      set_attr(e, nd, "_fusion_description", &dv);
+      if (e->oom) goto nomem_made;
+      made[t][k] = nd;
+    }
+    /* rewire readers of the removed nodes */
+    const char *anchor_name = r->n_new ? r->nw[anchor].final : NULL;
+    for (uint32_t i = 0; i < r->n_rm; i++) {
+      const tfx_node *n = &g->nodes[r->rm[i]];
+      for (uint32_t u = 0; u < n->n_uses; u++) {
+        uint32_t c = n->uses[u].node, slot = n->uses[u].slot;
+        if (removed[c]) continue;
+        if (!newin[c]) {
+          const Tensorflow__NodeDef *cd = g->nodes[c].def;
+          newin[c] = tfx_arena_calloc(e->A, cd->n_input ? cd->n_input : 1, sizeof **newin);
+          if (!newin[c]) goto nomem_made;
+          memcpy(newin[c], cd->input, cd->n_input * sizeof **newin);
+        }
+        int32_t port = g->nodes[c].in[slot].port;
+        char *s = NULL;
+        if (port < 0) {
+          s = eprintf(e, "^%s", anchor_name ? anchor_name : "?");
+        } else {
+          const fout *o = find_out(r, r->rm[i], port);
+          if (!o) continue; /* acceptable() made sure this does not happen */
+          if (o->tname) {
+            const fnew *tn = NULL;
+            for (uint32_t q = 0; q < r->n_new && !tn; q++)
+              if (!strcmp(r->nw[q].name, o->tname)) tn = &r->nw[q];
+            s = new_ref(e, tn ? tn->final : o->tname, tn ? tn->type : NULL, o->tport);
+          } else {
+            s = g->nodes[o->tnode].def->input[o->tport];
+          }
+        }
+        if (!s) goto nomem_made;
+        newin[c][slot] = s;
+      }
+    }
+    if (g->func) {
+      for (size_t i = 0; i < g->func->n_ret; i++) {
+        char **val = &g->func->ret[i]->value;
+        const char *nm, *oa;
+        size_t nl, ol;
+        int32_t port;
+        if (!*val || tfx_parse_func_input(*val, &nm, &nl, &oa, &ol, &port) || port < 0) continue;
+        for (uint32_t k = 0; k < r->n_rm; k++) {
+          const char *rn = g->nodes[r->rm[k]].name;
+          if (strlen(rn) != nl || memcmp(rn, nm, nl)) continue;
+          const fout *o = find_out(r, r->rm[k], port);
+          if (!o) continue;
+          const fnew *tn = NULL;
+          for (uint32_t q = 0; o->tname && q < r->n_new && !tn; q++)
+            if (!strcmp(r->nw[q].name, o->tname)) tn = &r->nw[q];
+          char *s = o->tname ? new_ref(e, tn ? tn->final : o->tname, tn ? tn->type : NULL, o->tport)
+                             : g->nodes[o->tnode].def->input[o->tport];
+          if (!s) goto nomem_made;
+          *val = s;
+          break;
+        }
+      }
+    }
+    /* the report */
+    if (rep->n == rep->cap) {
+      uint32_t cap = rep->cap ? rep->cap * 2 : 16;
+      tfx_flow_applied *nv = tfx_realloc(rep->v, cap * sizeof *nv);
+      if (!nv) goto nomem_made;
+      rep->v = nv;
+      rep->cap = cap;
+    }
+    tfx_flow_applied *a = &rep->v[rep->n];
+    memset(a, 0, sizeof *a);
+    a->rule = tfx_arena_strdup(&rep->A, rule);
+    a->graph = tfx_arena_strdup(&rep->A, g->name ? g->name : "");
+    a->root = tfx_arena_strdup(&rep->A, g->nodes[r->root].name);
+    a->removed = tfx_arena_calloc(&rep->A, r->n_rm ? r->n_rm : 1, sizeof *a->removed);
+    a->created = tfx_arena_calloc(&rep->A, r->n_new ? r->n_new : 1, sizeof *a->created);
+    a->created_types = tfx_arena_calloc(&rep->A, r->n_new ? r->n_new : 1, sizeof *a->created_types);
+    if (!a->rule || !a->graph || !a->root || !a->removed || !a->created || !a->created_types) goto nomem_made;
+    for (uint32_t i = 0; i < r->n_rm; i++)
+      if (!(a->removed[i] = tfx_arena_strdup(&rep->A, rm_names[i]))) goto nomem_made;
+    for (uint32_t k = 0; k < r->n_new; k++)
+      if (!(a->created[k] = tfx_arena_strdup(&rep->A, r->nw[k].final)) ||
+          !(a->created_types[k] = tfx_arena_strdup(&rep->A, r->nw[k].type)))
+        goto nomem_made;
+    a->n_removed = r->n_rm;
+    a->n_created = r->n_new;
+    a->round = round;
+    rep->n++;
+  }
+  /* the new node list: survivors in order, a rewrite's new nodes where its root was */
+  {
+    size_t total = 0;
+    for (uint32_t i = 0; i < N; i++) total += !removed[i];
+    for (uint32_t t = 0; t < n_tk; t++) total += tk[t].r.n_new;
+    Tensorflow__NodeDef **v = tfx_arena_calloc(e->A, total ? total : 1, sizeof *v);
+    if (!v) goto nomem_made;
+    size_t k = 0;
+    for (uint32_t i = 0; i < N; i++) {
+      if (root_of[i] != TFX_NO_ID) {
+        frun *r = &tk[root_of[i]].r;
+        for (uint32_t q = 0; q < r->n_new; q++) v[k++] = made[root_of[i]][q];
+      }
+      if (removed[i]) continue;
+      Tensorflow__NodeDef *nd = g->nodes[i].def;
+      if (newin[i]) { /* drop repeated control inputs */
+        size_t m = 0;
+        for (size_t j = 0; j < nd->n_input; j++) {
+          int dup = 0;
+          if (newin[i][j][0] == '^')
+            for (size_t q = 0; q < m && !dup; q++) dup = !strcmp(newin[i][q], newin[i][j]);
+          if (!dup) newin[i][m++] = newin[i][j];
+        }
+        nd->input = newin[i];
+        nd->n_input = m;
+      }
+      v[k++] = nd;
+    }
+    *arr = v;
+    *count = k;
+  }
+  free(made);
+  goto out;
+nomem_made:
+  free(made);
+nomem:
+  tfx_error(e->d, NULL, 0, 0, "out of memory (dataflow rewrites)");
+  rc = TFX_EXIT_FAIL;
+out:
+  free(ctl.v);
+  tfx_hmap_free(&used);
+  free(removed);
+  free(newin);
+  free(root_of);
+  return rc;
+}
+
+int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
+                   Tensorflow__GraphDef *gd, tfx_arena *arena, tfx_flow_report *rep,
+                   uint32_t round, uint32_t *changed, tfx_diag *d) {
+  *changed = 0;
+  if (!e->n_rules || !g->n_nodes || !g->topo) return 0;
+  if (tfx_vm_link(e->vm, g, &m->ops, NULL, NULL, d)) return TFX_EXIT_FAIL;
+  tfx_arena scratch;
+  tfx_arena_init(&scratch);
+  fhost h;
+  memset(&h, 0, sizeof h);
+  h.A = &scratch;
+  h.g = g;
+  tfx_vm_set_host(e->vm, &flow_host, &h);
+  round_st rs = {g, tfx_calloc(g->n_nodes, 1), tfx_calloc(g->n_nodes, sizeof(uint32_t)), 0};
+  taken *tk = NULL;
+  uint32_t n_tk = 0, cap_tk = 0;
+  int rc = 0;
+  if (!rs.st || !rs.mark) goto nomem;
+  /* per op id: the type slot of the index (looked up once per op type of the module) */
+  uint32_t n_ops = m->ops.n;
+  uint32_t *slot_of = tfx_malloc(((size_t)n_ops + 1) * sizeof *slot_of);
+  if (!slot_of) goto nomem;
+  for (uint32_t o = 0; o < n_ops; o++) {
+    const char *s = tfx_intern_str(&m->ops, o);
+    slot_of[o] = s ? tfx_hmap_get(&e->by_type, s, strlen(s)) : TFX_HASH_NONE;
+  }
+  for (uint32_t ti = 0; ti < g->n_nodes && rc == 0; ti++) {
+    uint32_t n = g->topo[ti];
+    if (rs.st[n] != ST_FREE) continue;
+    uint32_t op = g->nodes[n].op_id;
+    uint32_t slot = op < n_ops ? slot_of[op] : TFX_HASH_NONE;
+    if (slot == TFX_HASH_NONE) continue;
+    for (uint32_t k = 0; k < e->count[slot]; k++) {
+      uint32_t rule = e->rules[e->first[slot] + k];
+      memset(&h.cur, 0, sizeof h.cur);
+      h.cur.rule = rule;
+      h.cur.root = n;
+      h.err = NULL;
+      tfx_vm_result res;
+      rep->candidates++;
+      if (tfx_vm_run_map(e->vm, e->pack->rules[rule].prog, n, &res, d)) {
+        if (h.err)
+          tfx_error(d, NULL, 0, 0, "rewrite '%s' on node '%s': %s", tfx_pack_str(e->pack, e->pack->rules[rule].name),
+                    g->nodes[n].name, h.err);
+        rc = TFX_EXIT_FAIL;
+        break;
+      }
+      if (h.oom) {
+        tfx_error(d, NULL, 0, 0, "out of memory (dataflow rewrites)");
+        rc = TFX_EXIT_FAIL;
+        break;
+      }
+      if (res.value.tag != TFX_V_BOOL || !res.value.u.i) continue;
+      if (!acceptable(&rs, &h.cur)) {
+        rep->rejected++;
+        continue;
+      }
+      if (n_tk == cap_tk) {
+        uint32_t cap = cap_tk ? cap_tk * 2 : 16;
+        taken *nv = tfx_realloc(tk, cap * sizeof *nv);
+        if (!nv) {
+          rc = -1;
+          break;
+        }
+        tk = nv;
+        cap_tk = cap;
+      }
+      tk[n_tk].r = h.cur;
+      n_tk++;
+      for (uint32_t i = 0; i < h.cur.n_rm; i++) rs.st[h.cur.rm[i]] = ST_REMOVED;
+      for (uint32_t q = 0; q < h.cur.n_new; q++)
+        for (uint32_t j = 0; j < h.cur.nw[q].n_in; j++)
+          if (!h.cur.nw[q].in[j].src) {
+            uint32_t p = producer(g, h.cur.nw[q].in[j].node, h.cur.nw[q].in[j].slot);
+            if (p != TFX_NO_ID && rs.st[p] == ST_FREE) rs.st[p] = ST_PINNED;
+          }
+      for (uint32_t i = 0; i < h.cur.n_rm; i++) { /* control inputs moved to the new node */
+        const tfx_node *rn = &g->nodes[h.cur.rm[i]];
+        for (uint32_t q = rn->n_data_in; q < rn->n_in; q++)
+          if (rn->in[q].kind == TFX_IN_NODE && rn->in[q].src < g->n_nodes && rs.st[rn->in[q].src] == ST_FREE)
+            rs.st[rn->in[q].src] = ST_PINNED;
+      }
+      for (uint32_t j = 0; j < h.cur.n_out; j++)
+        if (!h.cur.out[j].tname) {
+          uint32_t p = producer(g, h.cur.out[j].tnode, h.cur.out[j].tport);
+          if (p != TFX_NO_ID && rs.st[p] == ST_FREE) rs.st[p] = ST_PINNED;
+        }
+      break; /* the node is taken */
+    }
+  }
+  free(slot_of);
+  if (rc == -1) goto nomem;
+  if (rc == 0 && n_tk) {
+    edit ed = {arena, d, g, 0, e->out_arg};
+    rc = apply(&ed, e->pack, tk, n_tk, gd, rep, round);
+    if (rc == 0) *changed = n_tk;
+  }
+  goto out;
+nomem:
+  tfx_error(d, NULL, 0, 0, "out of memory (dataflow rewrites)");
+  rc = TFX_EXIT_FAIL;
+out:
+  tfx_vm_set_host(e->vm, NULL, NULL);
+  free(tk);
+  free(rs.st);
+  free(rs.mark);
+  tfx_arena_free(&scratch);
+  return rc;
+}
+
+int tfx_flow_explain(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g, uint32_t rule,
+                     uint32_t node, tfx_vm_result *res, tfx_diag *d) {
+  if (rule >= e->pack->n_rules || e->pack->rules[rule].kind != TFX_RULE_FLOW || node >= g->n_nodes) {
+    tfx_error(d, NULL, 0, 0, "internal error: tfx_flow_explain: bad rule or node");
+    return TFX_EXIT_FAIL;
+  }
+  if (tfx_vm_link(e->vm, g, &m->ops, NULL, NULL, d)) return TFX_EXIT_FAIL;
+  tfx_arena scratch;
+  tfx_arena_init(&scratch);
+  fhost h;
+  memset(&h, 0, sizeof h);
+  h.A = &scratch;
+  h.g = g;
+  tfx_vm_set_host(e->vm, &flow_host, &h);
+  int rc = tfx_vm_run_map(e->vm, e->pack->rules[rule].prog, node, res, d);
+  tfx_vm_set_host(e->vm, NULL, NULL);
+  tfx_arena_free(&scratch);
+  return rc;
+}

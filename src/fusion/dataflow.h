@@ -1,0 +1,97 @@
+/* Dataflow rewrite engine: runs the `rewrite` rules (TFX_RULE_FLOW) of a pack over one graph
+ * (the main graph or a library function body) and rewrites its GraphDef / FunctionDef.
+ * Stage: fusion (after scope fusion, before op mapping; driven by the "dataflow" pass, which
+ * repeats rounds until nothing changes). Input: a verified pack, the enable set (per rule),
+ * a module index. Output: the rewritten NodeDef lists and a tfx_flow_report.
+ *
+ * One round over a graph (deterministic):
+ *   - candidates: the graph's nodes in topological order; for each, the enabled rewrites whose
+ *     root types contain the node's op (an index by type: cost per node does not grow with
+ *     the number of rules for other types), in pack (registration) order; the first rewrite
+ *     whose program matches and whose rewrite is valid is taken, the next node follows;
+ *   - a match is taken only if it does not overlap an earlier match of the round (no matched
+ *     node already removed, no matched node read by a new node of the round, no value it reads
+ *     produced by a node removed in the round) and is complete: every consumer (data, control,
+ *     function return) of a removed node is inside the match or reads an output that an
+ *     `out` rewires; a removed node nobody reads (a graph output) must pass its name to the new
+ *     node that replaces the root's output 0; removed nodes' control inputs move to that node
+ *     (a pure rewire with control inputs is rejected). Rejected matches change nothing; they
+ *     are counted in the report;
+ *   - the new node that replaces the root's output 0 takes the root's name (so fetches and
+ *     --out-nodes keep working) and the root's device and `_output_shapes`; other new nodes
+ *     are named ROOT/NAME (made unique). Every new node gets `_fusion_pass` (the rule),
+ *     `_fusion_nodes` (the removed nodes) and `_fusion_description`.
+ * The VM runs with the pass's budget; a program error fails the pass. */
+#ifndef TFX_FUSION_DATAFLOW_H
+#define TFX_FUSION_DATAFLOW_H
+
+#include <stdint.h>
+
+#include "graph/graph.h"
+#include "util/arena.h"
+#include "util/diag.h"
+#include "util/hash.h"
+#include "util/strbuf.h"
+#include "vm/pack.h"
+#include "vm/vm.h"
+
+typedef struct tfx_flow_applied {
+  const char *rule;
+  const char *graph;            /* "" for the main graph, else the function name */
+  const char *root;             /* the root node's name */
+  const char **removed;         /* matched (removed) node names, match order */
+  uint32_t n_removed;
+  const char **created;         /* new node names */
+  const char **created_types;
+  uint32_t n_created;
+  uint32_t round;               /* 1-based */
+} tfx_flow_applied;
+
+typedef struct tfx_flow_report {
+  tfx_arena A;                  /* owns every string */
+  tfx_flow_applied *v;
+  uint32_t n, cap;
+  uint32_t rounds;              /* rounds run (the last one changed nothing, unless capped) */
+  uint32_t rejected;            /* matches found but not applied (overlap, outside readers) */
+  uint32_t candidates;          /* program runs */
+  int capped;                   /* stopped at the round limit with changes pending */
+} tfx_flow_report;
+
+void tfx_flow_report_init(tfx_flow_report *r);
+void tfx_flow_report_free(tfx_flow_report *r);
+/* Appends the report as JSON (one object). Returns 0 or -1 (out of memory). */
+int tfx_flow_report_json(const tfx_flow_report *r, tfx_strbuf *out);
+
+typedef struct tfx_flow_engine {
+  const tfx_pack *pack;
+  const uint8_t *on;            /* per rule: enabled (borrowed; NULL = every rewrite) */
+  tfx_vm *vm;
+  tfx_hmap by_type;             /* root op type -> index into first/count */
+  uint32_t *first, *count;      /* per type: a run of rules in `rules` */
+  uint32_t *rules;              /* rule ids grouped by type, pack order inside a group */
+  uint32_t n_types, n_rules;
+  /* Function bodies: the name of the single output arg of TF op `type` (new nodes are read as
+   * `name:ARG:port`), or NULL (then "output", as scope fusion writes). NULL hook: "output". */
+  const char *(*out_arg)(const char *type);
+} tfx_flow_engine;
+
+/* Builds the type index of the enabled rewrites and a VM. Returns 0, or TFX_EXIT_FAIL (out of
+ * memory, reported). *any is set to 1 when some rewrite is enabled. */
+int tfx_flow_engine_init(tfx_flow_engine *e, const tfx_pack *p, const uint8_t *on, int *any,
+                         tfx_diag *d);
+void tfx_flow_engine_free(tfx_flow_engine *e);
+
+/* One round over graph g of module m: matches, then rewrites g's NodeDef list (gd for the main
+ * graph, g->func for a function body; new NodeDefs in arena). *changed = number of rewrites
+ * applied. The module index is stale afterwards when *changed > 0. Returns 0, or
+ * TFX_EXIT_FAIL (a rule's run-time error or out of memory, reported). */
+int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
+                   Tensorflow__GraphDef *gd, tfx_arena *arena, tfx_flow_report *rep,
+                   uint32_t round, uint32_t *changed, tfx_diag *d);
+
+/* Explain: runs rule `rule` on node `node` of g with every failure recorded; res gets the
+ * run's result (fails valid until the next run). Returns 0 or TFX_EXIT_FAIL (reported). */
+int tfx_flow_explain(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g, uint32_t rule,
+                     uint32_t node, tfx_vm_result *res, tfx_diag *d);
+
+#endif

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# CLI test: dataflow rewrites (docs/LANGUAGE.md §7): switching by name (--disable-pass REWRITE,
+# --disable-pass dataflow, --enable-scope-fusion-passes), the --report section, list-rules kind
+# flow, explain --rule REWRITE --node (matches / usage errors), rule errors (exit 4 with
+# locations), byte-identical output over two runs, and the round limit on rules that undo each
+# other (warning, "capped", the run still succeeds and terminates).
+# Env: TFXC, TFXC_SRC.
+set -u
+: "${TFXC:?set TFXC to the tfxc binary}"
+SRC="${TFXC_SRC:?set TFXC_SRC to the repo root}"
+M="$SRC/tests/golden/cases/dataflow-flat-pos/model.pbtxt"
+T=$(mktemp -d) || exit 1
+trap 'rm -rf "$T"' EXIT
+cd "$T" || exit 1
+fail=0
+command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
+applied() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])).get("dataflow"); print("none" if d is None else ",".join(a["rule"] for a in d["applied"]))' "$1"; }
+
+"$TFXC" "$M" --emit tf-pbtxt -o a.pbtxt --report a.json 2>err || { echo "FAIL: default run"; cat err; fail=1; }
+[ "$(applied a.json)" = "MatMulBiasAddFusion,MatMulBiasAddFusion,Conv2DBiasAddFusion,SwishFusion,GeluTanhFusion" ] ||
+  { echo "FAIL: default rewrites: $(applied a.json)"; fail=1; }
+"$TFXC" "$M" --emit tf-pbtxt -o b.pbtxt 2>err && cmp -s a.pbtxt b.pbtxt || { echo "FAIL: two runs differ"; fail=1; }
+"$TFXC" "$M" --emit tf-pbtxt -o c.pbtxt --report c.json --disable-pass MatMulBiasAddFusion,SwishFusion 2>err ||
+  { echo "FAIL: --disable-pass REWRITE"; cat err; fail=1; }
+[ "$(applied c.json)" = "Conv2DBiasAddFusion,GeluTanhFusion" ] || { echo "FAIL: disabled rewrites ran: $(applied c.json)"; fail=1; }
+grep -q 'op: "BiasAdd"' c.pbtxt || { echo "FAIL: BiasAdd should stay with MatMulBiasAddFusion off"; fail=1; }
+"$TFXC" "$M" --emit tf-pbtxt -o d.pbtxt --report d.json --disable-pass dataflow 2>err || { echo "FAIL: --disable-pass dataflow"; fail=1; }
+[ "$(applied d.json)" = none ] || { echo "FAIL: the dataflow pass ran although disabled"; fail=1; }
+"$TFXC" "$M" -o e.air --disable-pass NoSuchRewrite 2>err; rc=$?
+[ $rc = 2 ] && grep -q "unknown pass 'NoSuchRewrite'.*GeluTanhFusion" err || { echo "FAIL: unknown rewrite name: exit $rc"; cat err; fail=1; }
+[ ! -e e.air ] || { echo "FAIL: output written after a usage error"; fail=1; }
+
+# list-rules: kind flow, root types -> new type
+"$TFXC" list-rules --json >lr.json 2>err || { echo "FAIL: list-rules"; fail=1; }
+python3 - lr.json <<'PY' || { echo "FAIL: list-rules rewrites"; fail=1; }
+import json, sys
+r = {x["name"]: x for x in json.load(open(sys.argv[1]))}
+m = r["MatMulBiasAddFusion"]
+assert m["kind"] == "flow" and m["general"] is True and m["from"] == ["BiasAdd"] and m["to"] == "MatMul", m
+assert m["source"].startswith("<stdlib>/fusion/20-dataflow.scoperule:"), m
+PY
+
+# explain
+"$TFXC" explain "$M" --rule SwishFusion --node swish >ex.txt 2>err || { echo "FAIL: explain --node"; cat err; fail=1; }
+grep -q "matches: all 9 tests pass" ex.txt || { echo "FAIL: explain of a match"; cat ex.txt; fail=1; }
+"$TFXC" explain "$M" --rule SwishFusion --node sig >ex2.txt 2>err || { echo "FAIL: explain of a non-candidate"; fail=1; }
+grep -q "not a candidate: the root is Mul" ex2.txt && grep -q 'failed: m: op is Mul' ex2.txt ||
+  { echo "FAIL: explain of a non-candidate"; cat ex2.txt; fail=1; }
+for bad in "--rule SwishFusion" "--rule SwishFusion --node nosuch" "--rule ScopeLayerNormPass --node swish" \
+           "--scope root --node swish"; do
+  # shellcheck disable=SC2086
+  "$TFXC" explain "$M" $bad >/dev/null 2>err; rc=$?
+  [ $rc = 2 ] || { echo "FAIL: explain $bad: exit $rc, want 2"; cat err; fail=1; }
+done
+
+# rule errors: exit 4 with file:line:col
+cat >bad.scoperule <<'R'
+rewrite Bad {
+  match a: Add(a, x);
+  out a = zz;
+}
+R
+"$TFXC" compile --no-stdlib bad.scoperule -o bad.tfxb 2>err; rc=$?
+[ $rc = 4 ] && grep -q "bad.scoperule:2:16: error: matched node 'a' cannot read its own output" err &&
+  grep -q "bad.scoperule:3:11: error: unknown name 'zz'" err || { echo "FAIL: rewrite errors: exit $rc"; cat err; fail=1; }
+
+# two rewrites that undo each other: the pass stops at its round limit and says so
+cat >flip.scoperule <<'R'
+rewrite ReluToRelu6 general { match a: Relu(x); node n: Relu6(x) { attr T = a.attr.T; } out a = n; }
+rewrite Relu6ToRelu general { match a: Relu6(x); node n: Relu(x) { attr T = a.attr.T; } out a = n; }
+R
+cat >flip.pbtxt <<'R'
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+node { name: "r" op: "Relu" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "y" op: "Identity" input: "r" attr { key: "T" value { type: DT_FLOAT } } }
+R
+"$TFXC" flip.pbtxt --no-stdlib -r flip.scoperule --emit tf-pbtxt -o flip.out --report flip.json 2>err ||
+  { echo "FAIL: flip run"; cat err; fail=1; }
+grep -q "still change the graph after 64 rounds" err || { echo "FAIL: no round-limit warning"; cat err; fail=1; }
+python3 -c 'import json,sys; d=json.load(open("flip.json"))["dataflow"]; sys.exit(not (d["capped"] and d["rounds"] == 64 and len(d["applied"]) == 64))' ||
+  { echo "FAIL: flip report"; fail=1; }
+exit $fail
