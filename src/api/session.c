@@ -35,6 +35,7 @@ struct tfxc_session {
   /* options (owned copies; o's strings point at them) */
   tfx_options o;
   char *tag, *input_shape, *out_nodes, *input_format, *disable, *enable_scope;
+  char *signature, *checkpoint;
   unsigned emit_mask;     /* "emit"; 0 = air */
   int check_only;
   strvec warns;           /* "-W..." */
@@ -202,6 +203,8 @@ void tfxc_close(tfxc_session *s) {
   free(s->input_format);
   free(s->disable);
   free(s->enable_scope);
+  free(s->signature);
+  free(s->checkpoint);
   strvec_free(&s->warns);
   strvec_free(&s->rule_paths);
   for (size_t i = 0; i < s->n_bufs; i++) {
@@ -252,7 +255,8 @@ static tfxc_status bad(tfxc_session *s, const char *fmt, ...) {
 static const char *const option_names[] = {
   "tag", "input-shape", "out-nodes", "input-format", "emit", "disable-pass",
   "enable-scope-fusion-passes", "vm-budget", "passthrough-unknown", "check", "no-stdlib",
-  "max-file-size", "limit", "W", "verbose",
+  "max-file-size", "limit", "W", "verbose", "signature", "checkpoint", "no-freeze",
+  "allow-dangling-inputs",
 };
 
 tfxc_status tfxc_set_option(tfxc_session *s, const char *name, const char *value) {
@@ -281,6 +285,13 @@ tfxc_status tfxc_set_option(tfxc_session *s, const char *name, const char *value
     if (rc == TFX_EXIT_USAGE) return finish(s, TFXC_MISUSE);
     if (rc) return finish(s, from_exit(rc));
     oom = set_str(shape ? &s->input_shape : &s->out_nodes, value);
+  } else if (strcmp(name, "signature") == 0 || strcmp(name, "checkpoint") == 0) {
+    if (!*value) return bad(s, "--%s: empty value", name);
+    oom = set_str(name[0] == 's' ? &s->signature : &s->checkpoint, value);
+  } else if (strcmp(name, "no-freeze") == 0 || strcmp(name, "allow-dangling-inputs") == 0) {
+    if (flag < 0) return bad(s, "--%s: '%s' is not a flag value (1/0, true/false, yes/no, on/off)", name, value);
+    if (name[0] == 'n') s->o.no_freeze = flag;
+    else s->o.allow_dangling_inputs = flag;
   } else if (strcmp(name, "input-format") == 0) {
     static const char *const ok[] = {"NCHW", "NHWC", "ND", "NCDHW", "NDHWC"};
     size_t i = 0;
@@ -455,6 +466,9 @@ static void setup_options(tfxc_session *s) {
   tfx_options *o = &s->o;
   o->model_path = s->model_name;
   o->tag = s->tag;
+  o->signature = s->signature;
+  o->checkpoint = s->checkpoint;
+  o->select_outputs = 1; /* signatures and training machinery (pass prune), as the CLI */
   o->input_shape = s->input_shape;
   o->out_nodes = s->out_nodes;
   o->input_format = s->input_format;
@@ -482,6 +496,9 @@ tfxc_status tfxc_run(tfxc_session *s, const char *last) {
     tfx_error(d, NULL, 0, 0, "no model given (tfxc_load_model_path / tfxc_load_model_buffer)");
     return finish(s, TFXC_MISUSE);
   }
+  if (s->signature && s->out_nodes) /* the same checks as the CLI's */
+    return bad(s, "--signature and --out-nodes both choose the outputs; give one");
+  if (s->checkpoint && s->o.no_freeze) return bad(s, "--checkpoint and --no-freeze contradict each other");
   drop_run(s);
   setup_options(s);
   tfx_pipeline *p = &s->p;
