@@ -132,6 +132,24 @@ char *tfx_lower_fmt(lw *w, const char *f, ...) {
   return s;
 }
 
+char *tfx_lower_edge(lw *w, const char *name, int64_t port) {
+  char num[24], *q = num + sizeof num;
+  uint64_t u = port < 0 ? (uint64_t)0 - (uint64_t)port : (uint64_t)port;
+  do *--q = (char)('0' + u % 10); while ((u /= 10) != 0);
+  if (port < 0) *--q = '-';
+  size_t n = name ? strlen(name) : 0, k = (size_t)(num + sizeof num - q);
+  char *s = tfx_arena_alloc(w->A, n + k + 2);
+  if (!s) {
+    tfx_lower_oom(w);
+    return NULL;
+  }
+  if (n) memcpy(s, name, n);
+  s[n] = ':';
+  memcpy(s + n + 1, q, k);
+  s[n + 1 + k] = '\0';
+  return s;
+}
+
 /* key: static or in the model's arena (borrowed) */
 int tfx_lower_set_attr(lw *w, Ge__Proto__OpDef *op, const char *key, Ge__Proto__AttrDef *v) {
   if (!v || tfx_ge_op_attr_put(w->A, op, key, v)) return tfx_lower_oom(w);
@@ -394,7 +412,7 @@ static int netoutput_input(lg *G, Ge__Proto__OpDef *no, Ge__Proto__OpDef *src, u
   if (parent_index >= 0 && (!pi || tfx_ge_td_attr_put(w->A, td, "_parent_node_index", pi)))
     return tfx_lower_oom(w);
   if (!G->sub) {
-    char *s = tfx_lower_fmt(w, "%s:%u", src->name, port);
+    char *s = tfx_lower_edge(w, src->name, port);
     if (!s || tfx_ge_push_ptr(w->A, (void ***)&G->gd->output, &G->gd->n_output, s))
       return tfx_lower_oom(w);
   }
@@ -649,7 +667,7 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
     /* GraphDef.input: the Data ops, by index (= op order) */
     for (size_t i = 0; i < gd->n_op && rc == 0; i++) {
       if (!tfx_lower_is_type(gd->op[i]->type, "Data")) continue;
-      char *s = tfx_lower_fmt(w, "%s:0", gd->op[i]->name);
+      char *s = tfx_lower_edge(w, gd->op[i]->name, 0);
       if (!s || tfx_ge_push_ptr(w->A, (void ***)&gd->input, &gd->n_input, s)) rc = tfx_lower_oom(w);
     }
   }

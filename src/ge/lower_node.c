@@ -784,7 +784,7 @@ int tfx_lower_ctl_add_input(lg *G, ctl *c, const tfx_input *in) {
 int tfx_lower_ctl_flush(lw *w, Ge__Proto__OpDef *op, ctl *c) {
   for (uint32_t k = 0; k < c->n; k++) {
     if (c->v[k] == op) continue;
-    char *s = tfx_lower_fmt(w, "%s:-1", c->v[k]->name);
+    char *s = tfx_lower_edge(w, c->v[k]->name, -1);
     if (!s || tfx_ge_push_ptr(w->A, (void ***)&op->input, &op->n_input, s)) return tfx_lower_oom(w);
   }
   c->n = 0;
@@ -795,7 +795,7 @@ int tfx_lower_ctl_flush(lw *w, Ge__Proto__OpDef *op, ctl *c) {
  * port's name and layout (NULL: the producer's). */
 int tfx_lower_add_input(lw *w, Ge__Proto__OpDef *op, Ge__Proto__OpDef *src, uint32_t port,
                         const char *name, const char *layout) {
-  char *s = tfx_lower_fmt(w, "%s:%u", src->name, port);
+  char *s = tfx_lower_edge(w, src->name, port);
   if (!s || tfx_ge_push_ptr(w->A, (void ***)&op->input, &op->n_input, s)) return tfx_lower_oom(w);
   return tfx_lower_push_desc(w, &op->input_desc, &op->n_input_desc,
                              tfx_ge_desc_copy(w->A, src->output_desc[port], name, layout));
