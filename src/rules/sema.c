@@ -63,6 +63,8 @@ typedef struct sema {
   int oom;
   /* TF-side names of op maps (check_tf_*): */
   tfx_hmap fused_types;                /* types of fusion results and inner nodes (all files) */
+  const tfx_rules_op_proto *fuse_proto; /* prototype of the current fuse body's `type` */
+  const char *fuse_type;
   const struct tfx_ast_opmap *cur_map; /* the op map being checked, NULL elsewhere */
   const tfx_ast_expr *coalesce_lhs;    /* left operand of the `??` being typed */
 } sema;
@@ -220,6 +222,8 @@ static int known_dtype(const char *name) {
 
 static unsigned expr_type(sema *s, const tfx_ast_expr *e);
 static void check_tf_attr_ident(sema *s, const tfx_ast_expr *e);
+static void check_attr_proto(sema *s, const char *to, const tfx_rules_op_proto *op, const tfx_ast_stmt *st,
+                             unsigned t);
 
 static void need(sema *s, const tfx_ast_expr *e, unsigned have, unsigned want, const char *what) {
   if (have & want) return;
@@ -738,7 +742,8 @@ static void check_fuse_block(sema *s, const tfx_ast_stmt *list, body_ctx *c) {
         need(s, st->expr, expr_type(s, st->expr), T_NODE | T_LIST | T_NONE, "what 'absorb' takes");
         break;
       case TFX_AST_S_ATTR: {
-        expr_type(s, st->expr);
+        unsigned t = expr_type(s, st->expr);
+        if (s->fuse_proto) check_attr_proto(s, s->fuse_type, s->fuse_proto, st, t);
         int dup = 0;
         for (int i = 0; i < n_attrs && !dup; i++)
           if (!strcmp(attrs[i]->name.s, st->name.s)) {
@@ -871,7 +876,16 @@ static void check_fuse(sema *s, const tfx_ast_fuse *f) {
   c.max_in = c.max_out = -1;
   fuse_max_ports(f->body, &c); /* top-level maps give the boundary port counts */
   c.max_in = c.max_in;
+  s->fuse_proto = NULL; /* the result's attributes are checked against its type's prototype */
+  s->fuse_type = NULL;
+  for (const tfx_ast_stmt *st = f->body; st && s->opt->protos && s->opt->protos->lookup; st = st->next)
+    if (st->kind == TFX_AST_S_TYPE) {
+      s->fuse_proto = s->opt->protos->lookup(s->opt->protos->ctx, st->name.s);
+      s->fuse_type = st->name.s;
+      break;
+    }
   check_fuse_block(s, f->body, &c);
+  s->fuse_proto = NULL;
   check_port_gaps(s, f);
   if (!c.has_type)
     err(s, f->loc, "fusion result without a 'type' (add 'type OpType;')");
@@ -948,7 +962,7 @@ static void check_port_proto(sema *s, const tfx_ast_opmap *m, const tfx_rules_op
  * a statically known type that can never be the prototype attribute's (an int for ListInt, a
  * list for Int, a string for a number or bool) is an error here; values known only when a
  * node is mapped are checked then (opmap/check.c). */
-static void check_attr_proto(sema *s, const tfx_ast_opmap *m, const tfx_rules_op_proto *op, const tfx_ast_stmt *st,
+static void check_attr_proto(sema *s, const char *to, const tfx_rules_op_proto *op, const tfx_ast_stmt *st,
                              unsigned t) {
   const tfx_rules_proto_attr *pa = NULL;
   for (size_t i = 0; i < op->n_attrs && !pa; i++)
@@ -963,7 +977,7 @@ static void check_attr_proto(sema *s, const tfx_ast_opmap *m, const tfx_rules_op
   }
   if (!bad) return;
   char b[128];
-  err(s, st->expr->loc, "type mismatch: attribute '%s' of CANN op '%s' is %s, the value is %s", st->name.s, m->to.s,
+  err(s, st->expr->loc, "type mismatch: attribute '%s' of CANN op '%s' is %s, the value is %s", st->name.s, to,
       pa->type, tname(t, b, sizeof b));
 }
 
@@ -1019,7 +1033,7 @@ static void check_opmap(sema *s, const tfx_ast_opmap *m) {
       case TFX_AST_S_PRIORITY: once(s, &prio_s, st, "priority"); break;
       case TFX_AST_S_ATTR: {
         unsigned t = expr_type(s, st->expr);
-        if (proto) check_attr_proto(s, m, proto, st, t);
+        if (proto) check_attr_proto(s, m->to.s, proto, st, t);
         int dup = 0;
         for (int i = 0; i < n_attrs && !dup; i++)
           if (!strcmp(attrs[i]->name.s, st->name.s)) {
