@@ -66,7 +66,8 @@ typedef struct sema {
   const tfx_rules_op_proto *fuse_proto; /* prototype of the current fuse body's `type` */
   const char *fuse_type;
   const struct tfx_ast_opmap *cur_map; /* the op map being checked, NULL elsewhere */
-  const tfx_ast_expr *coalesce_lhs;    /* left operand of the `??` being typed */
+  const tfx_ast_expr *coalesce_lhs;    /* left operand of the `??` or argument of the
+                                          `exists()` being typed: a probe, not checked */
 } sema;
 
 static void err(sema *s, tfx_rules_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -269,6 +270,7 @@ static unsigned call_type(sema *s, const tfx_ast_expr *e) {
     return bi->result;
   }
   int i = 0;
+  if (!strcmp(fn, "exists")) s->coalesce_lhs = e->u.call.args; /* exists(x): x may be absent */
   for (const tfx_ast_expr *a = e->u.call.args; a; a = a->next, i++) {
     unsigned t = expr_type(s, a);
     char what[96];
@@ -1127,7 +1129,8 @@ static void check_opmap(sema *s, const tfx_ast_opmap *m) {
  * definition (the tfops hook: the stdlib's tf-ops.tsv) or be produced by a scope rule of the
  * set (a fusion result's `type`, an inner node's type), else -Wunknown-tf-op; a bare name an
  * op map reads (a TF attribute) must be an attribute of at least one of its defined TF types,
- * else -Wunknown-tf-attr. Maps with a TF type the hook does not define are not checked for
+ * else -Wunknown-tf-attr (not the left side of `??` nor the argument of exists(): probes for
+ * an attribute that may be missing). Maps with a TF type the hook does not define are not checked for
  * attribute names. Both warnings say "did you mean". */
 
 static void collect_fused_types(sema *s, const tfx_ast_stmt *list) {
