@@ -63,8 +63,11 @@ typedef struct sema {
   int oom;
   /* TF-side names of op maps (check_tf_*): */
   tfx_hmap fused_types;                /* types of fusion results and inner nodes (all files) */
+  const tfx_rules_op_proto *fuse_proto; /* prototype of the current fuse body's `type` */
+  const char *fuse_type;
   const struct tfx_ast_opmap *cur_map; /* the op map being checked, NULL elsewhere */
-  const tfx_ast_expr *coalesce_lhs;    /* left operand of the `??` being typed */
+  const tfx_ast_expr *coalesce_lhs;    /* left operand of the `??` or argument of the
+                                          `exists()` being typed: a probe, not checked */
 } sema;
 
 static void err(sema *s, tfx_rules_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -222,6 +225,8 @@ static int known_dtype(const char *name) {
 
 static unsigned expr_type(sema *s, const tfx_ast_expr *e);
 static void check_tf_attr_ident(sema *s, const tfx_ast_expr *e);
+static void check_attr_proto(sema *s, const char *to, const tfx_rules_op_proto *op, const tfx_ast_stmt *st,
+                             unsigned t);
 
 static void need(sema *s, const tfx_ast_expr *e, unsigned have, unsigned want, const char *what) {
   if (have & want) return;
@@ -267,6 +272,7 @@ static unsigned call_type(sema *s, const tfx_ast_expr *e) {
     return bi->result;
   }
   int i = 0;
+  if (!strcmp(fn, "exists")) s->coalesce_lhs = e->u.call.args; /* exists(x): x may be absent */
   for (const tfx_ast_expr *a = e->u.call.args; a; a = a->next, i++) {
     unsigned t = expr_type(s, a);
     char what[96];
@@ -742,7 +748,8 @@ static void check_fuse_block(sema *s, const tfx_ast_stmt *list, body_ctx *c) {
         need(s, st->expr, expr_type(s, st->expr), T_NODE | T_LIST | T_NONE, "what 'absorb' takes");
         break;
       case TFX_AST_S_ATTR: {
-        expr_type(s, st->expr);
+        unsigned t = expr_type(s, st->expr);
+        if (s->fuse_proto) check_attr_proto(s, s->fuse_type, s->fuse_proto, st, t);
         int dup = 0;
         for (int i = 0; i < n_attrs && !dup; i++)
           if (!strcmp(attrs[i]->name.s, st->name.s)) {
@@ -875,7 +882,16 @@ static void check_fuse(sema *s, const tfx_ast_fuse *f) {
   c.max_in = c.max_out = -1;
   fuse_max_ports(f->body, &c); /* top-level maps give the boundary port counts */
   c.max_in = c.max_in;
+  s->fuse_proto = NULL; /* the result's attributes are checked against its type's prototype */
+  s->fuse_type = NULL;
+  for (const tfx_ast_stmt *st = f->body; st && s->opt->protos && s->opt->protos->lookup; st = st->next)
+    if (st->kind == TFX_AST_S_TYPE) {
+      s->fuse_proto = s->opt->protos->lookup(s->opt->protos->ctx, st->name.s);
+      s->fuse_type = st->name.s;
+      break;
+    }
   check_fuse_block(s, f->body, &c);
+  s->fuse_proto = NULL;
   check_port_gaps(s, f);
   if (!c.has_type)
     err(s, f->loc, "fusion result without a 'type' (add 'type OpType;')");
@@ -952,7 +968,7 @@ static void check_port_proto(sema *s, const tfx_ast_opmap *m, const tfx_rules_op
  * a statically known type that can never be the prototype attribute's (an int for ListInt, a
  * list for Int, a string for a number or bool) is an error here; values known only when a
  * node is mapped are checked then (opmap/check.c). */
-static void check_attr_proto(sema *s, const tfx_ast_opmap *m, const tfx_rules_op_proto *op, const tfx_ast_stmt *st,
+static void check_attr_proto(sema *s, const char *to, const tfx_rules_op_proto *op, const tfx_ast_stmt *st,
                              unsigned t) {
   const tfx_rules_proto_attr *pa = NULL;
   for (size_t i = 0; i < op->n_attrs && !pa; i++)
@@ -967,7 +983,7 @@ static void check_attr_proto(sema *s, const tfx_ast_opmap *m, const tfx_rules_op
   }
   if (!bad) return;
   char b[128];
-  err(s, st->expr->loc, "type mismatch: attribute '%s' of CANN op '%s' is %s, the value is %s", st->name.s, m->to.s,
+  err(s, st->expr->loc, "type mismatch: attribute '%s' of CANN op '%s' is %s, the value is %s", st->name.s, to,
       pa->type, tname(t, b, sizeof b));
 }
 
@@ -1023,7 +1039,7 @@ static void check_opmap(sema *s, const tfx_ast_opmap *m) {
       case TFX_AST_S_PRIORITY: once(s, &prio_s, st, "priority"); break;
       case TFX_AST_S_ATTR: {
         unsigned t = expr_type(s, st->expr);
-        if (proto) check_attr_proto(s, m, proto, st, t);
+        if (proto) check_attr_proto(s, m->to.s, proto, st, t);
         int dup = 0;
         for (int i = 0; i < n_attrs && !dup; i++)
           if (!strcmp(attrs[i]->name.s, st->name.s)) {
@@ -1117,7 +1133,8 @@ static void check_opmap(sema *s, const tfx_ast_opmap *m) {
  * definition (the tfops hook: the stdlib's tf-ops.tsv) or be produced by a scope rule of the
  * set (a fusion result's `type`, an inner node's type), else -Wunknown-tf-op; a bare name an
  * op map reads (a TF attribute) must be an attribute of at least one of its defined TF types,
- * else -Wunknown-tf-attr. Maps with a TF type the hook does not define are not checked for
+ * else -Wunknown-tf-attr (not the left side of `??` nor the argument of exists(): probes for
+ * an attribute that may be missing). Maps with a TF type the hook does not define are not checked for
  * attribute names. Both warnings say "did you mean". */
 
 static void collect_fused_types(sema *s, const tfx_ast_stmt *list) {

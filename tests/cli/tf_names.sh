@@ -2,7 +2,7 @@
 # TF-side names of op maps (issue 12 item 2): a TF op type with no TF op definition
 # (stdlib/ops/tf-ops.tsv, or the stdlib's list of custom/internal types tf-ops-extra.tsv) that
 # no scope rule fuses into is -Wunknown-tf-op; a name a map reads that is no attribute of its
-# TF op is -Wunknown-tf-attr (not when it is the left side of `??`); both with "did you
+# TF op is -Wunknown-tf-attr (not when it is the left side of `??` or exists()'s argument); both with "did you
 # mean"; -Werror makes them errors (exit 4), -Wno-NAME silences them. Env: TFXC.
 set -u
 : "${TFXC:?set TFXC to the tfxc binary}"
@@ -18,6 +18,7 @@ cat >good.opmap <<'R'
 op Squeeze -> Squeeze { auto; attr axis = axis ?? squeeze_dims ?? []; }
 op FusedThing -> Relu { auto; }
 op NpuGetFloatStatusV2 -> NPUGetFloatStatusV2 { auto; }
+op Relu -> Relu { when not exists(quantize); auto; }
 R
 cat >fuse.scoperule <<'R'
 pass P { group { layer { pattern p { name == "blk"; } } } fuse s in p { type FusedThing; } }
