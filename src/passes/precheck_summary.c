@@ -274,7 +274,7 @@ uint32_t tfx_precheck_summary(const tfx_ctx *ctx, int per_node, uint32_t *n_line
     free(gs);
     return tfx_precheck_summary(ctx, 1, n_lines);
   }
-  qsort(gs, n, sizeof *gs, cmp_group);
+  if (n) qsort(gs, n, sizeof *gs, cmp_group);
   for (uint32_t i = 0; i < n; i++) {
     report(d, file, &gs[i]);
     lines += gs[i].kind != K_PASSTHROUGH;
