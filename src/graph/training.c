@@ -83,6 +83,19 @@ int tfx_train_is_effect(const char *op) {
          strstr(op, "Restore") != NULL || strstr(op, "Reset") != NULL;
 }
 
+/* Classification of op through a per-call cache (op type -> kind | effect << 4): graphs repeat a
+ * few dozen op types over many nodes. Keys are borrowed from the graph. -1 on out of memory. */
+static int classify_cached(tfx_hmap *cache, const char *op) {
+  if (!op) op = "";
+  size_t n = strlen(op);
+  uint32_t v = tfx_hmap_get(cache, op, n);
+  if (v != TFX_HASH_NONE) return (int)v;
+  v = (uint32_t)tfx_train_classify(op) | (uint32_t)tfx_train_is_effect(op) << 4;
+  uint32_t ex;
+  if (tfx_hmap_put(cache, op, n, v, &ex) < 0) return -1;
+  return (int)v;
+}
+
 /* ---------------------------------------------------------------- functions */
 
 /* 1 when attr value v names (a list of) functions, one of which has fx set. */
@@ -180,9 +193,10 @@ int tfx_train_prune(Tensorflow__GraphDef *gd, tfx_arena *a, const char *fname, t
   if (!gd || gd->n_node == 0) return 0;
   if (gd->n_node >= UINT32_MAX) return 0;
   uint32_t n = (uint32_t)gd->n_node;
-  tfx_hmap names, fn;
+  tfx_hmap names, fn, cache;
   tfx_hmap_init(&names);
   tfx_hmap_init(&fn);
+  tfx_hmap_init(&cache);
   uint8_t *fx = NULL, *fl = tfx_calloc(n, 1);
   uint32_t *stack = NULL, *src = NULL, *pos = NULL;
   size_t *first = NULL;
@@ -191,8 +205,15 @@ int tfx_train_prune(Tensorflow__GraphDef *gd, tfx_arena *a, const char *fname, t
   /* no side effect anywhere (a frozen graph): nothing serves training, nothing to do */
   size_t effects = 0, edges = 0;
   for (uint32_t i = 0; i < n; i++) {
-    if (gd->node[i] && node_effect(gd->node[i], &fn, fx)) fl[i] |= T_EFFECT | T_SERVES, effects++;
-    edges += gd->node[i] ? gd->node[i]->n_input : 0;
+    const Tensorflow__NodeDef *nd = gd->node[i];
+    if (!nd) continue;
+    edges += nd->n_input;
+    int c = classify_cached(&cache, nd->op);
+    if (c < 0) goto nomem;
+    int eff = (c >> 4) & 1;
+    if (!eff && fn.n)
+      eff = node_effect(nd, &fn, fx); /* calls of functions with effects */
+    if (eff) fl[i] |= T_EFFECT | T_SERVES, effects++;
   }
   if (effects == 0) {
     rc = 0;
@@ -289,6 +310,7 @@ nomem:
 out:
   tfx_hmap_free(&names);
   tfx_hmap_free(&fn);
+  tfx_hmap_free(&cache);
   free(fx);
   free(fl);
   free(stack);
@@ -411,9 +433,18 @@ long tfx_train_report(const Tensorflow__GraphDef *gd, const char *fname, tfx_sev
   size_t n = gd->n_node, m = 0;
   op_count *c = NULL;
   long total = 0;
+  tfx_hmap cache;
+  tfx_hmap_init(&cache);
   for (size_t i = 0; i < n; i++) {
     const Tensorflow__NodeDef *nd = gd->node[i];
-    if (!nd || tfx_train_classify(nd->op) == TFX_TRAIN_NONE) continue;
+    int kind = nd ? classify_cached(&cache, nd->op) : 0;
+    if (kind < 0) {
+      free(c);
+      tfx_hmap_free(&cache);
+      tfx_error(d, fname, 0, 0, "out of memory while checking for training machinery");
+      return -1;
+    }
+    if ((kind & 15) == TFX_TRAIN_NONE) continue;
     total++;
     size_t k = 0;
     while (k < m && strcmp(c[k].op, nd->op) != 0) k++;
@@ -421,6 +452,7 @@ long tfx_train_report(const Tensorflow__GraphDef *gd, const char *fname, tfx_sev
       op_count *g = tfx_realloc(c, (m + 1) * sizeof *c);
       if (!g) {
         free(c);
+        tfx_hmap_free(&cache);
         tfx_error(d, fname, 0, 0, "out of memory while checking for training machinery");
         return -1;
       }
@@ -431,6 +463,7 @@ long tfx_train_report(const Tensorflow__GraphDef *gd, const char *fname, tfx_sev
     }
     c[k].n++;
   }
+  tfx_hmap_free(&cache);
   if (m) qsort(c, m, sizeof *c, by_op);
   for (size_t k = 0; k < m; k++)
     tfx_diag_add(d, sev, fname, 0, 0,
