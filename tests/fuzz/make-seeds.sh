@@ -15,6 +15,8 @@
 #   fuzz_pack          `tfxc compile --no-stdlib` of every fuzz_rules seed that compiles, the
 #                      whole stdlib compiled, and a few damaged headers (when --tfxc is given)
 #   fuzz_convert       the binary GraphDefs of fuzz_graph_binary
+#   fuzz_ckpt_index    '\0' + every PREFIX.index of the corpus's checkpoints/ (whole: they are
+#                      small), and '\1' + a few hand-made string-tensor shards
 #   fuzz_ge_pbtxt      GE IR text: every *.ge.pbtxt file of tests/golden and tests/cli/ge_emit,
 #                      and `tfxc --emit ge-pbtxt --passthrough-unknown` of every loadable model
 #                      of the corpus and tests/golden (when --tfxc is given)
@@ -39,7 +41,7 @@ done
 
 rm -rf "$out"
 mkdir -p "$out"/fuzz_model_load "$out"/fuzz_graph_binary "$out"/fuzz_pbtxt "$out"/fuzz_prune_opts \
-  "$out"/fuzz_rules "$out"/fuzz_pack "$out"/fuzz_convert "$out"/fuzz_ge_pbtxt
+  "$out"/fuzz_rules "$out"/fuzz_pack "$out"/fuzz_convert "$out"/fuzz_ge_pbtxt "$out"/fuzz_ckpt_index
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # LeakSanitizer reports from an instrumented tfxc must not break seeding.
@@ -231,6 +233,16 @@ PBTXT
   sed -e '/^library/d' "$tmp/fuse.pbtxt" > "$tmp/fuse2.pbtxt"
   "$tfxc" fmt -q "$tmp/fuse2.pbtxt" --to pb -o "$out/fuzz_convert/fuse_nolib.pb" 2>/dev/null || true
 fi
+
+# ---- fuzz_ckpt_index: tensor bundle indexes, string shards ----
+if [ -d "$corpus/checkpoints" ]; then
+  while IFS= read -r f; do
+    rel=${f#"$corpus"/}
+    { printf '\0'; cat "$f"; } > "$out/fuzz_ckpt_index/${rel//\//__}"
+  done < <(find "$corpus/checkpoints" -name '*.index' -type f | LC_ALL=C sort)
+fi
+printf '\1\2\1\2\0\0\0\0abc\0\0\0\0' > "$out/fuzz_ckpt_index/strings2"
+printf '\1\1\0\0\0\0\0\0\0\0\0' > "$out/fuzz_ckpt_index/strings_empty"
 
 for t in "$out"/*/; do
   echo "make-seeds.sh: $(basename "$t"): $(find "$t" -type f | wc -l) seeds"
