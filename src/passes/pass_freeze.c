@@ -838,8 +838,18 @@ int tfx_pass_freeze(tfx_ctx *ctx, void *user) {
 
 /* ---- never a weightless model ---- */
 
-static int is_variable_node(const char *op) {
-  return is_var_op(op) || strcmp(op, "VarHandleOp") == 0 || strcmp(op, "ReadVariableOp") == 0;
+/* The nodes that hold a variable, and in the main graph the reads of a handle that comes
+ * from elsewhere (a resource Placeholder). Reads of a VarHandleOp are not counted: the handle
+ * is, and a model can have thousands of reads; in function bodies the handle is counted where
+ * the main graph creates it. */
+static int is_variable_node(const tfx_graph *g, const tfx_node *nd) {
+  if (is_var_op(nd->op) || strcmp(nd->op, "VarHandleOp") == 0) return 1;
+  if (g->func || strcmp(nd->op, "ReadVariableOp") != 0 || !nd->def || nd->def->n_input < 1) return 0;
+  char buf[1024];
+  unsigned port;
+  const char *s = nd->def->input[0];
+  uint32_t id = tfx_graph_find(g, split_input(s, buf, sizeof buf, &port));
+  return id == TFX_NO_ID || strcmp(g->nodes[id].op, "VarHandleOp") != 0;
 }
 
 /* Marks the functions nodes refer to (function attributes, or a function name as op). */
@@ -928,7 +938,7 @@ int tfx_freeze_check_mapping(tfx_ctx *ctx) {
     if (!mg->g || !mg->ops || (gi && !reached(g, seen, mg->g->name))) continue;
     for (uint32_t i = 0; i < mg->g->n_nodes; i++) {
       const tfx_node *nd = &mg->g->nodes[i];
-      if (!is_variable_node(nd->op)) continue;
+      if (!is_variable_node(mg->g, nd)) continue;
       if (!n++) first = nd->name;
       const char *msg = ck ? msg_unres : msg_none;
       for (size_t k = 0; gi == 0 && ck && k < ck->n_missing; k++)

@@ -29,7 +29,7 @@ int tfx_pass_dataflow(tfx_ctx *ctx, void *user);     /* "dataflow": rule rewrite
 int tfx_pass_op_defaults(tfx_ctx *ctx, void *user); /* "op-defaults": missing TF default attrs */
 int tfx_pass_opmap(tfx_ctx *ctx, void *user);       /* "op-mapping": TF op -> CANN op */
 /* Never a weightless model (pass_freeze.c), called by "op-mapping" after mapping: every
- * variable node (VariableV2, Variable, VarHandleOp, ReadVariableOp) of the main graph or of a
+ * variable node (VariableV2, Variable, VarHandleOp) of the main graph or of a
  * function it reaches is marked failed in ctx->opmap (cause 2, "a variable without weights:
  * no checkpoint found: ..."), also when passed through; unless --no-freeze. Outside --check
  * one summary error is reported and the result is TFX_EXIT_FAIL, or TFX_EXIT_INPUT when the

@@ -18,6 +18,8 @@
 #   fuzz_api           the fuzz_model_load seeds behind a flag byte (see fuzz_api.c)
 #   fuzz_signature     signature byte 0 + every MetaGraphDef / SavedModel seed of
 #                      fuzz_model_load, and tests/cli/signatures/model.pbtxt with bytes 0..3
+#   fuzz_ckpt_index    '\0' + every PREFIX.index of the corpus's checkpoints/ (whole: they are
+#                      small), and '\1' + a few hand-made string-tensor shards
 #   fuzz_ge_pbtxt      GE IR text: every *.ge.pbtxt file of tests/golden and tests/cli/ge_emit,
 #                      and `tfxc --emit ge-pbtxt --passthrough-unknown` of every loadable model
 #                      of the corpus and tests/golden (when --tfxc is given)
@@ -43,6 +45,7 @@ done
 rm -rf "$out"
 mkdir -p "$out"/fuzz_model_load "$out"/fuzz_graph_binary "$out"/fuzz_pbtxt "$out"/fuzz_prune_opts \
   "$out"/fuzz_rules "$out"/fuzz_pack "$out"/fuzz_convert "$out"/fuzz_ge_pbtxt "$out"/fuzz_op_tables
+  "$out"/fuzz_rules "$out"/fuzz_pack "$out"/fuzz_convert "$out"/fuzz_ge_pbtxt "$out"/fuzz_ckpt_index
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # LeakSanitizer reports from an instrumented tfxc must not break seeding.
@@ -265,6 +268,15 @@ while IFS= read -r -d '' f; do
   case "$f" in *.tfops.tsv) b='\0' ;; *) b='\1' ;; esac
   { printf "$b"; head -c 65536 "$f"; } > "$out/fuzz_op_tables/user$k"
 done < <(find "$golden" "$root/tests/cli" -name '*.cannops.tsv' -print0 -o -name '*.tfops.tsv' -print0 2>/dev/null)
+# ---- fuzz_ckpt_index: tensor bundle indexes, string shards ----
+if [ -d "$corpus/checkpoints" ]; then
+  while IFS= read -r f; do
+    rel=${f#"$corpus"/}
+    { printf '\0'; cat "$f"; } > "$out/fuzz_ckpt_index/${rel//\//__}"
+  done < <(find "$corpus/checkpoints" -name '*.index' -type f | LC_ALL=C sort)
+fi
+printf '\1\2\1\2\0\0\0\0abc\0\0\0\0' > "$out/fuzz_ckpt_index/strings2"
+printf '\1\1\0\0\0\0\0\0\0\0\0' > "$out/fuzz_ckpt_index/strings_empty"
 
 for t in "$out"/*/; do
   echo "make-seeds.sh: $(basename "$t"): $(find "$t" -type f | wc -l) seeds"
