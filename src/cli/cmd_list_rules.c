@@ -101,6 +101,9 @@ static void fill(const tfx_pack *p, uint32_t i, entry *e) {
   e->line = ru->line;
   if (!e->is_map && !e->is_flow) return;
   e->n_from = list_strs(p, ru->from, e->from, MAX_TYPES);
+  if (e->is_flow) /* a rewrite's from: root types, then "" and the engine's second index level */
+    for (uint32_t k = 0; k < e->n_from; k++)
+      if (!e->from[k][0]) e->n_from = k;
   const char *to = tfx_pack_str(p, ru->to);
   if (ru->to < p->n_consts && p->consts[ru->to].tag == TFX_V_LIST) {
     e->n_to = list_strs(p, ru->to, e->to, MAX_TYPES);

@@ -66,10 +66,12 @@ int tfx_cli_explain_flow(tfx_strbuf *b, tfx_ctx *ctx, uint32_t rule, const char 
   int root_ok = 0;
   if (ru->from < p->n_consts && p->consts[ru->from].tag == TFX_V_LIST) {
     const tfx_value *l = &p->consts[ru->from];
-    for (uint32_t i = 0; i < l->n && !root_ok; i++) root_ok = !strcmp(l->u.items[i].u.s, g->nodes[n].op);
+    uint32_t nr = 0; /* root types end at "" (then the engine's second index level) */
+    while (nr < l->n && l->u.items[nr].n) nr++;
+    for (uint32_t i = 0; i < nr && !root_ok; i++) root_ok = !strcmp(l->u.items[i].u.s, g->nodes[n].op);
     if (!root_ok) {
       tfx_sb_puts(b, "  not a candidate: the root is ");
-      for (uint32_t i = 0; i < l->n; i++) tfx_sb_printf(b, "%s%s", i ? " or " : "", l->u.items[i].u.s);
+      for (uint32_t i = 0; i < nr; i++) tfx_sb_printf(b, "%s%s", i ? " or " : "", l->u.items[i].u.s);
       tfx_sb_puts(b, " (the tests below are what running the rule here would check)\n");
     }
   }

@@ -63,18 +63,44 @@ int tfx_flow_report_json(const tfx_flow_report *r, tfx_strbuf *b) {
 
 /* ---------------------------------------------------------------- engine */
 
+/* The index: key "T" (root type T, rules without a second level) or "T\x1fC" (root type T
+ * reading a matched node of type C: `from` is the root types, "", the child types). */
+static uint32_t key_slot(tfx_flow_engine *e, const char *a, size_t an, const char *b, size_t bn, int add) {
+  char buf[512];
+  size_t n = an + (b ? 1 + bn : 0);
+  if (n > sizeof buf) return TFX_HASH_NONE;
+  memcpy(buf, a, an);
+  if (b) {
+    buf[an] = '\x1f';
+    memcpy(buf + an + 1, b, bn);
+  }
+  uint32_t slot = tfx_hmap_get(&e->by_type, buf, n);
+  if (slot == TFX_HASH_NONE && add) {
+    slot = e->n_types;
+    char *key = tfx_arena_strndup(&e->keys, buf, n);
+    if (!key || tfx_hmap_put(&e->by_type, key, n, slot, NULL) < 0) return TFX_HASH_NONE - 1;
+    e->n_types++;
+  }
+  return slot;
+}
+
 int tfx_flow_engine_init(tfx_flow_engine *e, const tfx_pack *p, const uint8_t *on, int *any,
                          tfx_diag *d) {
   memset(e, 0, sizeof *e);
   tfx_hmap_init(&e->by_type);
+  tfx_arena_init(&e->keys);
   e->pack = p;
   e->on = on;
   *any = 0;
-  /* pairs (type slot, rule) in pack order, then grouped by slot (counting sort: stable) */
   uint32_t n_pairs = 0;
   for (uint32_t r = 0; r < p->n_rules; r++)
-    if (p->rules[r].kind == TFX_RULE_FLOW && (!on || on[r]) && p->rules[r].from < p->n_consts)
-      n_pairs += p->consts[p->rules[r].from].n;
+    if (p->rules[r].kind == TFX_RULE_FLOW && (!on || on[r]) && p->rules[r].from < p->n_consts) {
+      const tfx_value *l = &p->consts[p->rules[r].from];
+      uint32_t nr = 0;
+      while (nr < l->n && l->u.items[nr].n) nr++;
+      uint32_t nc = nr < l->n ? l->n - nr - 1 : 0;
+      n_pairs += nr * (nc ? nc : 1);
+    }
   uint32_t *pt = tfx_malloc(((size_t)n_pairs + 1) * sizeof *pt), *pr = tfx_malloc(((size_t)n_pairs + 1) * sizeof *pr);
   e->rules = tfx_malloc(((size_t)n_pairs + 1) * sizeof *e->rules);
   e->first = tfx_calloc((size_t)n_pairs + 1, sizeof *e->first);
@@ -86,18 +112,24 @@ int tfx_flow_engine_init(tfx_flow_engine *e, const tfx_pack *p, const uint8_t *o
     if (p->rules[r].kind != TFX_RULE_FLOW || (on && !on[r]) || p->rules[r].from >= p->n_consts) continue;
     *any = 1;
     const tfx_value *l = &p->consts[p->rules[r].from];
-    for (uint32_t i = 0; i < l->n; i++) {
-      uint32_t slot = tfx_hmap_get(&e->by_type, l->u.items[i].u.s, l->u.items[i].n);
-      if (slot == TFX_HASH_NONE) {
-        slot = e->n_types++;
-        if (tfx_hmap_put(&e->by_type, l->u.items[i].u.s, l->u.items[i].n, slot, NULL) < 0) goto nomem;
+    uint32_t nr = 0;
+    while (nr < l->n && l->u.items[nr].n) nr++;
+    for (uint32_t i = 0; i < nr; i++) {
+      const tfx_value *rt = &l->u.items[i];
+      for (uint32_t j = nr + 1; j <= l->n || j == nr + 1; j++) { /* one pair per child type, or one */
+        if (j == l->n && nr + 1 < l->n) break;
+        const tfx_value *ct = j < l->n ? &l->u.items[j] : NULL;
+        uint32_t slot = key_slot(e, rt->u.s, rt->n, ct ? ct->u.s : NULL, ct ? ct->n : 0, 1);
+        if (slot == TFX_HASH_NONE - 1) goto nomem;
+        if (slot == TFX_HASH_NONE) continue; /* an absurdly long type name: never matches */
+        pt[k] = slot;
+        pr[k++] = r;
+        e->count[slot]++;
+        if (!ct) break;
       }
-      pt[k] = slot;
-      pr[k++] = r;
-      e->count[slot]++;
     }
   }
-  for (uint32_t s = 1; s < e->n_types; s++) e->first[s] = e->first[s - 1] + e->count[s - 1];
+  for (uint32_t s2 = 1; s2 < e->n_types; s2++) e->first[s2] = e->first[s2 - 1] + e->count[s2 - 1];
   uint32_t *fill = tfx_calloc((size_t)e->n_types + 1, sizeof *fill);
   if (!fill) goto nomem;
   for (uint32_t i = 0; i < k; i++) e->rules[e->first[pt[i]] + fill[pt[i]]++] = pr[i];
@@ -117,6 +149,7 @@ nomem:
 void tfx_flow_engine_free(tfx_flow_engine *e) {
   if (e->vm) tfx_vm_free(e->vm);
   tfx_hmap_free(&e->by_type);
+  tfx_arena_free(&e->keys);
   free(e->first);
   free(e->count);
   free(e->rules);
@@ -543,8 +576,10 @@ static int set_attr(edit *e, Tensorflow__NodeDef *nd, const char *key, const tfx
       l->n_b = n;
     } else {
       if (!(l->s = tfx_arena_calloc(e->A, n ? n : 1, sizeof *l->s))) return e->oom = 1, -1;
-      for (size_t i = 0; i < n; i++) {
-        l->s[i].data = (uint8_t *)x->u.items[i].u.s;
+      for (size_t i = 0; i < n; i++) { /* copied: the run's values die with the round */
+        char *c = tfx_arena_strndup(e->A, x->u.items[i].u.s, x->u.items[i].n);
+        if (!c) return e->oom = 1, -1;
+        l->s[i].data = (uint8_t *)c;
         l->s[i].len = x->u.items[i].n;
       }
       l->n_s = n;
@@ -559,11 +594,14 @@ static int set_attr(edit *e, Tensorflow__NodeDef *nd, const char *key, const tfx
   Tensorflow__AttrValue *v = add_attr(e, nd, key);
   if (!v) return -1;
   switch (x->tag) {
-    case TFX_V_STR:
+    case TFX_V_STR: {
+      char *c = tfx_arena_strndup(e->A, x->u.s, x->n);
+      if (!c) return e->oom = 1, -1;
       v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_S;
-      v->s.data = (uint8_t *)x->u.s;
+      v->s.data = (uint8_t *)c;
       v->s.len = x->n;
       break;
+    }
     case TFX_V_BOOL: v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_B; v->b = x->u.i != 0; break;
     case TFX_V_INT: v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_I; v->i = x->u.i; break;
     case TFX_V_FLOAT: v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_F; v->f = (float)x->u.f; break;
@@ -864,6 +902,23 @@ out:
   return rc;
 }
 
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Some enabled rule has root type s (with or without a second level). */
+static int root_type_used(const tfx_flow_engine *e, const char *s) {
+  const tfx_pack *p = e->pack;
+  for (uint32_t r = 0; r < p->n_rules; r++) {
+    if (p->rules[r].kind != TFX_RULE_FLOW || (e->on && !e->on[r]) || p->rules[r].from >= p->n_consts) continue;
+    const tfx_value *l = &p->consts[p->rules[r].from];
+    for (uint32_t i = 0; i < l->n && l->u.items[i].n; i++)
+      if (!strcmp(l->u.items[i].u.s, s)) return 1;
+  }
+  return 0;
+}
+
 int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
                    Tensorflow__GraphDef *gd, tfx_arena *arena, tfx_flow_report *rep,
                    uint32_t round, uint32_t *changed, tfx_diag *d) {
@@ -886,18 +941,63 @@ int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
   uint32_t n_ops = m->ops.n;
   uint32_t *slot_of = tfx_malloc(((size_t)n_ops + 1) * sizeof *slot_of);
   if (!slot_of) goto nomem;
+  uint8_t *has_root = tfx_calloc((size_t)n_ops + 1, 1); /* some rule has this root type */
+  if (!has_root) {
+    free(slot_of);
+    goto nomem;
+  }
   for (uint32_t o = 0; o < n_ops; o++) {
     const char *s = tfx_intern_str(&m->ops, o);
     slot_of[o] = s ? tfx_hmap_get(&e->by_type, s, strlen(s)) : TFX_HASH_NONE;
+    has_root[o] = s && root_type_used(e, s);
   }
+  uint32_t *cand = NULL, cap_cand = 0;
   for (uint32_t ti = 0; ti < g->n_nodes && rc == 0; ti++) {
     uint32_t n = g->topo[ti];
     if (rs.st[n] != ST_FREE) continue;
     uint32_t op = g->nodes[n].op_id;
-    uint32_t slot = op < n_ops ? slot_of[op] : TFX_HASH_NONE;
-    if (slot == TFX_HASH_NONE) continue;
-    for (uint32_t k = 0; k < e->count[slot]; k++) {
-      uint32_t rule = e->rules[e->first[slot] + k];
+    if (op >= n_ops || !has_root[op]) continue;
+    /* the rules to try: the root type's, and those whose child type produces one of n's inputs */
+    uint32_t n_cand = 0;
+    const tfx_node *nd = &g->nodes[n];
+    for (uint32_t i = 0; i <= nd->n_data_in; i++) {
+      uint32_t slot;
+      if (i == nd->n_data_in) {
+        slot = slot_of[op];
+      } else {
+        const tfx_input *in = &nd->in[i];
+        if (in->kind != TFX_IN_NODE || in->src >= g->n_nodes) continue;
+        int seen = 0; /* a producer type already looked up */
+        for (uint32_t j = 0; j < i && !seen; j++)
+          seen = nd->in[j].kind == TFX_IN_NODE && nd->in[j].src < g->n_nodes &&
+                 g->nodes[nd->in[j].src].op_id == g->nodes[in->src].op_id;
+        if (seen) continue;
+        const char *pop = g->nodes[in->src].op ? g->nodes[in->src].op : "";
+        slot = key_slot(e, nd->op, strlen(nd->op), pop, strlen(pop), 0);
+      }
+      if (slot == TFX_HASH_NONE || slot >= e->n_types) continue;
+      if (n_cand + e->count[slot] > cap_cand) {
+        uint32_t nc = (n_cand + e->count[slot]) * 2;
+        uint32_t *v = tfx_realloc(cand, nc * sizeof *v);
+        if (!v) {
+          rc = -1;
+          break;
+        }
+        cand = v;
+        cap_cand = nc;
+      }
+      for (uint32_t k = 0; k < e->count[slot]; k++) cand[n_cand++] = e->rules[e->first[slot] + k];
+    }
+    if (rc) break;
+    if (n_cand > 1) { /* pack (registration) order, each rule once */
+      qsort(cand, n_cand, sizeof *cand, cmp_u32);
+      uint32_t u = 0;
+      for (uint32_t k = 0; k < n_cand; k++)
+        if (!u || cand[u - 1] != cand[k]) cand[u++] = cand[k];
+      n_cand = u;
+    }
+    for (uint32_t k = 0; k < n_cand; k++) {
+      uint32_t rule = cand[k];
       memset(&h.cur, 0, sizeof h.cur);
       h.cur.rule = rule;
       h.cur.root = n;
@@ -955,6 +1055,8 @@ int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
     }
   }
   free(slot_of);
+  free(has_root);
+  free(cand);
   if (rc == -1) goto nomem;
   if (rc == 0 && n_tk) {
     edit ed = {arena, d, g, 0, e->out_arg};

@@ -66,7 +66,8 @@ typedef struct tfx_flow_engine {
   const tfx_pack *pack;
   const uint8_t *on;            /* per rule: enabled (borrowed; NULL = every rewrite) */
   tfx_vm *vm;
-  tfx_hmap by_type;             /* root op type -> index into first/count */
+  tfx_hmap by_type;             /* index key ("T" or "T\x1fC") -> index into first/count */
+  tfx_arena keys;               /* the index keys (the map borrows them) */
   uint32_t *first, *count;      /* per type: a run of rules in `rules` */
   uint32_t *rules;              /* rule ids grouped by type, pack order inside a group */
   uint32_t n_types, n_rules;

@@ -1,7 +1,9 @@
 /* Rule compiler, dataflow rewrites: every `rewrite` -> one TFX_RULE_FLOW rule with one MAP
  * program (r0 = the candidate root node). Stage: rules, back end (after tfx_rules_check).
- * The rule's `from` lists the root's op types (the engine indexes rules by them) and `to` the
- * type of the new node that replaces the root's output 0 ("rewire" when a capture does).
+ * The rule's `from` lists the root's op types (the engine indexes rules by them), then, when the
+ * root reads a matched node, "" and that node's op types (the engine's second index level: a
+ * candidate runs the rule only if one of its data inputs is produced by such a node); `to` is
+ * the type of the new node that replaces the root's output 0 ("rewire" when a capture does).
  *
  * Program shape (the contract with src/fusion/dataflow.c):
  *   - the matches are visited in source order; a match's node is bound when an earlier match
@@ -410,6 +412,25 @@ static void compile_rewrite(tfx_cc *c, const tfx_ast_rewrite *rw) {
   }
   nty = 0;
   for (const tfx_ast_name *t = root->names; t; t = t->next) el[nty++] = tfx_asm_const_str(as, t->s);
+  /* index key (engine, second level): "" then the types of the first match the root reads */
+  const tfx_ast_stmt *child = NULL;
+  for (const tfx_ast_node_arg *a = root->args; a && !child; a = a->next) {
+    fmatch *q = a->kind == TFX_AST_ARG_NAME || a->kind == TFX_AST_ARG_PORT ? find_match(&F, a->node.s) : NULL;
+    if (q && q->st != root) child = q->st;
+  }
+  if (child) {
+    uint32_t nc = 0;
+    for (const tfx_ast_name *t = child->names; t; t = t->next) nc++;
+    uint32_t *el2 = tfx_realloc(el, (nty + nc + 2) * sizeof *el2);
+    if (!el2) {
+      free(el);
+      tfx_cc_oom(c);
+      goto out;
+    }
+    el = el2;
+    el[nty++] = tfx_asm_const_str(as, "");
+    for (const tfx_ast_name *t = child->names; t; t = t->next) el[nty++] = tfx_asm_const_str(as, t->s);
+  }
   uint32_t kfrom = tfx_asm_const_list(as, el, nty);
   free(el);
   tfx_vm_rule *ru = tfx_asm_rule_at(as, r);
