@@ -93,12 +93,18 @@ int tfxc_status_exit_code(tfxc_status st) {
 }
 
 /* Hands the call's diagnostics to the handler, keeps the last error's text, clears the list.
- * Returns st. */
+ * An "out of memory" error wins over errors after it: a VM host that ran out of memory reports
+ * that first and the VM then adds "OPCODE failed" (until one status model carries OOM through
+ * every module, issue 15 item 4). Returns st. */
 static tfxc_status finish(tfxc_session *s, tfxc_status st) {
   const tfx_diag_item *last_err = NULL;
+  int oom_seen = 0;
   for (size_t i = 0; i < s->diag.n; i++) {
     const tfx_diag_item *it = &s->diag.items[i];
-    if (it->sev == TFX_SEV_ERROR) last_err = it;
+    if (it->sev == TFX_SEV_ERROR && !oom_seen) {
+      last_err = it;
+      oom_seen = !it->msg || strncmp(it->msg, "out of memory", 13) == 0;
+    }
     if (!s->diag_fn) continue;
     tfxc_diagnostic dg;
     dg.severity = it->sev == TFX_SEV_ERROR     ? TFXC_SEV_ERROR

@@ -1,6 +1,8 @@
 /* The stdlib's TF op definitions (<stdlib>/ops/tf-ops.tsv) as the rule checker's TF hook
  * (rules/load.h tfx_rules_tfops): op lookup with attribute names, and "did you mean" over op
  * names. Stage: cann (adapter, like rules_protos.c; only rules/load.h's types are used). */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,27 +46,40 @@ static size_t tf_similar(void *ctx, const char *name, const char **out, size_t m
   return tfx_names_similar(v->op_names, v->n_op_names, name, out, max);
 }
 
-static const tfx_hmap *stdlib_extra(tfx_diag *d) {
-  static tfx_hmap extra;
-  static int done;
-  if (done) return &extra;
+/* The stdlib's extra TF type names (tf-ops-extra.tsv): built once, under a lock, and immutable
+ * afterwards (sessions in several threads share it; a failed build is retried and reported). */
+static int build_extra(tfx_hmap *extra, tfx_diag *d) {
   const tfx_embedded_file *x = tfx_cann_embedded("<stdlib>/ops/tf-ops-extra.tsv", d);
-  if (!x) return NULL;
-  tfx_hmap_free(&extra);
-  tfx_hmap_init(&extra);
+  if (!x) return -1;
+  tfx_hmap_init(extra);
   /* "name<TAB>reason" lines, '#' comments; the keys point into the embedded text */
   const char *p = x->data, *end = x->data + x->len;
   while (p < end) {
     const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
     const char *tab = memchr(p, '\t', (size_t)(le - p));
-    if (*p != '#' && tab && tab > p && tfx_hmap_put(&extra, p, (size_t)(tab - p), 1, NULL) < 0) {
+    if (*p != '#' && tab && tab > p && tfx_hmap_put(extra, p, (size_t)(tab - p), 1, NULL) < 0) {
       tfx_error(d, NULL, 0, 0, "out of memory building the TF op table view");
-      return NULL;
+      tfx_hmap_free(extra);
+      return -1;
     }
     p = le + 1;
   }
-  done = 1;
-  return &extra;
+  return 0;
+}
+
+static const tfx_hmap *stdlib_extra(tfx_diag *d) {
+  static tfx_hmap extra;
+  static atomic_int state; /* 0 not built, 1 built */
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  if (atomic_load_explicit(&state, memory_order_acquire) == 1) return &extra;
+  pthread_mutex_lock(&lock);
+  int ok = atomic_load_explicit(&state, memory_order_relaxed) == 1;
+  if (!ok && build_extra(&extra, d) == 0) {
+    atomic_store_explicit(&state, 1, memory_order_release);
+    ok = 1;
+  }
+  pthread_mutex_unlock(&lock);
+  return ok ? &extra : NULL;
 }
 
 tfx_tf_view *tfx_tf_view_new(const tfx_tf_table *const *user, uint32_t n_user, tfx_diag *d) {

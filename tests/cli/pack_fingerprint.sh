@@ -72,6 +72,6 @@ cmp -s "$T/old.tfxb" "$T/p.tfxb" || { echo "FAIL: restore"; fail=1; }
 cp "$T/p.tfxb" "$T/v1.tfxb"
 printf '\x01' | dd of="$T/v1.tfxb" bs=1 seek=4 conv=notrunc status=none
 "$TFXC" disasm "$T/v1.tfxb" >/dev/null 2>"$T/err"; rc=$?
-[ $rc -eq 3 ] && grep -q "compiled by a different tfxc (pack format version 1, this tfxc reads 2): recompile" "$T/err" ||
+[ $rc -eq 3 ] && grep -q "compiled by a different tfxc (pack format version 1, this tfxc reads 3): recompile" "$T/err" ||
   { echo "FAIL: version 1 pack: exit $rc"; cat "$T/err"; fail=1; }
 exit $fail

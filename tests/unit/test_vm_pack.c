@@ -539,7 +539,7 @@ static void files(void **state) {
 }
 
 static const char *golden_disasm =
-    "; tfxb v2: 1 rules, 2 programs, 18 code words, 7 constants, 1 features\n"
+    "; tfxb v3: 1 rules, 2 programs, 18 code words, 7 constants, 1 features\n"
     "rule 0: pass \"P\" general main prog 1 [g.scoperule:1]\n"
     "  group 0\n"
     "    layer 0\n"
