@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fusion/dataflow.h"
 #include "fusion/engine.h"
 
 static const struct {
@@ -118,6 +119,16 @@ int tfx_api_report_json(const tfx_ctx *ctx, const char *model, int run_rc, tfx_s
       if (fj.data[i] == '\n') tfx_sb_putc(sb, ' ');
     }
   } else sb->oom = 1;
+  if (ctx->flow_report) { /* dataflow rewrites (present when some rewrite was enabled) */
+    tfx_sb_reset(&fj);
+    tfx_sb_puts(sb, ",\n \"dataflow\": ");
+    if (tfx_flow_report_json(ctx->flow_report, &fj) == 0 && !fj.oom)
+      for (size_t i = 0; i < fj.len; i++) {
+        tfx_sb_putc(sb, fj.data[i]);
+        if (fj.data[i] == '\n') tfx_sb_putc(sb, ' ');
+      }
+    else sb->oom = 1;
+  }
   tfx_sb_puts(sb, "\n}\n");
   tfx_sb_free(&fj);
   return sb->oom ? -1 : 0;

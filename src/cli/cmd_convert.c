@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/api_int.h"
 #include "cli/cli.h"
 #include "cli/progress.h"
 #include "fusion/dataflow.h"
@@ -317,39 +318,9 @@ static int split_disable(tfx_pipeline *p, const char *list, char **pipe, char **
  * level. Returns 0 or an exit code (reported). */
 static int write_report(const char *path, const tfx_ctx *ctx, const char *model, int run_rc,
                         tfx_diag *d) {
-  tfx_strbuf sb, fj;
+  tfx_strbuf sb; /* built by the library (src/api/convert_util.c), as tfxc_report_json does */
   tfx_sb_init(&sb);
-  tfx_sb_init(&fj);
-  tfx_sb_puts(&sb, "{\n \"tfxc_report\": 1,\n \"model\": ");
-  tfx_sb_json_str(&sb, model, strlen(model));
-  tfx_sb_printf(&sb, ",\n \"exit_code\": %d,\n ", run_rc);
-  uint32_t n_fail = 0;
-  if (ctx->opmap) { /* ATC's check_result.json members */
-    if (tfx_precheck_json(ctx, model, &sb, &n_fail) != 0) sb.oom = 1;
-    tfx_sb_puts(&sb, ",\n ");
-  }
-  tfx_sb_puts(&sb, "\"scope_fusion\": ");
-  if (!ctx->fusion_report) tfx_sb_puts(&sb, "null");
-  else if (tfx_fusion_report_json(ctx->fusion_report, &fj) == 0 && !fj.oom) {
-    /* re-indent: JSON strings hold no raw newline, so every '\n' is a line break */
-    size_t n = fj.len;
-    while (n && fj.data[n - 1] == '\n') n--;
-    for (size_t i = 0; i < n; i++) {
-      tfx_sb_putc(&sb, fj.data[i]);
-      if (fj.data[i] == '\n') tfx_sb_putc(&sb, ' ');
-    }
-  } else sb.oom = 1;
-  if (ctx->flow_report) { /* dataflow rewrites (present when some rewrite was enabled) */
-    tfx_sb_reset(&fj);
-    tfx_sb_puts(&sb, ",\n \"dataflow\": ");
-    if (tfx_flow_report_json(ctx->flow_report, &fj) == 0 && !fj.oom)
-      for (size_t i = 0; i < fj.len; i++) {
-        tfx_sb_putc(&sb, fj.data[i]);
-        if (fj.data[i] == '\n') tfx_sb_putc(&sb, ' ');
-      }
-    else sb.oom = 1;
-  }
-  tfx_sb_puts(&sb, "\n}\n");
+  if (tfx_api_report_json(ctx, model, run_rc, &sb) != 0) sb.oom = 1;
   int rc = 0;
   if (sb.oom) {
     tfx_error(d, NULL, 0, 0, "out of memory writing the report");
@@ -363,7 +334,6 @@ static int write_report(const char *path, const tfx_ctx *ctx, const char *model,
   else if (tfx_write_file_atomic(path, sb.data, sb.len, d) != 0) rc = TFX_EXIT_INPUT;
   else if (ctx->opts && ctx->opts->verbose > 0)
     tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "wrote %s (report)", path);
-  tfx_sb_free(&fj);
   tfx_sb_free(&sb);
   return rc;
 }
