@@ -44,8 +44,8 @@ done
 
 rm -rf "$out"
 mkdir -p "$out"/fuzz_model_load "$out"/fuzz_graph_binary "$out"/fuzz_pbtxt "$out"/fuzz_prune_opts \
-  "$out"/fuzz_rules "$out"/fuzz_pack "$out"/fuzz_convert "$out"/fuzz_ge_pbtxt "$out"/fuzz_op_tables
-  "$out"/fuzz_rules "$out"/fuzz_pack "$out"/fuzz_convert "$out"/fuzz_ge_pbtxt "$out"/fuzz_ckpt_index
+  "$out"/fuzz_rules "$out"/fuzz_pack "$out"/fuzz_convert "$out"/fuzz_ge_pbtxt "$out"/fuzz_op_tables \
+  "$out"/fuzz_ckpt_index
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # LeakSanitizer reports from an instrumented tfxc must not break seeding.
