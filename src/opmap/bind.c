@@ -237,10 +237,60 @@ static int finish_deleted(om_run *r, const tfx_node *nd, tfx_mapped_op *op, uint
   return 0;
 }
 
+/* A scope-fusion result whose fused ports have a gap (`absent input N`, or index maps that feed
+ * port 4 but not 3) lists its inputs in port order and says each one's port in
+ * `_fusion_input_ports` (src/fusion/apply.c). Binding them in order would shift every input
+ * after the gap onto the wrong port (DynamicRNN's init_h onto seq_length), so input i goes to
+ * the prototype's input ports[i]; the ports no input names stay unfed. Maps that place ports
+ * themselves (port or dynamic statements, deleted inputs) or prototypes with dynamic inputs
+ * cannot be combined with that; the node fails instead of being bound by guess.
+ * Returns 1 when the node has the attribute (bound or failed), 0 when not, -1 out of memory. */
+static int bind_fused_ports(om_run *r, const tfx_node *nd, const tfx_cann_op *pr, tfx_mapped_op *op,
+                            uint32_t n_del, uint32_t *n_ports, uint32_t *n_dyn) {
+  const Tensorflow__AttrValue *fp = tfx_om_node_attr(nd, "_fusion_input_ports");
+  if (!fp) return 0;
+  const om_builder *b = &r->b;
+  uint32_t T = nd->n_data_in;
+  int has_dyn = 0;
+  for (uint32_t k = 0; k < pr->n_in; k++) has_dyn |= pr->in[k].kind == TFX_CANN_DYN;
+  if (fp->value_case != TENSORFLOW__ATTR_VALUE__VALUE_LIST || !fp->list || fp->list->n_i != T)
+    return param_invalid(r, op, "attribute '_fusion_input_ports' does not give one port per data "
+                         "input (%u)", T) ? -1 : 1;
+  if (has_dyn || n_del || b->n_ports || b->n_dyns)
+    return param_invalid(r, op, "its fused input ports have gaps ('_fusion_input_ports'), which "
+                         "cannot be bound together with %s", has_dyn ? "dynamic CANN inputs"
+                         : "input statements or deleted inputs") ? -1 : 1;
+  for (uint32_t i = 0; i < T; i++) {
+    int64_t port = fp->list->i[i];
+    int dup = 0;
+    for (uint32_t j = 0; j < i; j++) dup |= fp->list->i[j] == port;
+    if (port < 0 || port >= (int64_t)pr->n_in || dup)
+      return param_invalid(r, op, "fused input %u goes to port %lld, which CANN type %s does not "
+                           "have%s", i, (long long)port, pr->name, dup ? " twice" : "") ? -1 : 1;
+  }
+  uint32_t np = 0, missing = 0;
+  for (uint32_t k = 0; k < pr->n_in; k++) {
+    int32_t tf = -1;
+    for (uint32_t i = 0; i < T && tf < 0; i++)
+      if (fp->list->i[i] == (int64_t)k) tf = (int32_t)i;
+    if (tf < 0 && pr->in[k].kind == TFX_CANN_REQ) missing++;
+    if (push_port(r, &np, pr->in[k].name, tf, pr->in[k].kind, pr->in[k].name)) return -1;
+  }
+  if (missing && !count_exempt(pr->name))
+    if (param_invalid(r, op, "%u required input%s of CANN type %s no fused port feeds", missing,
+                      missing == 1 ? "" : "s", pr->name))
+      return -1;
+  *n_ports = np;
+  *n_dyn = 0;
+  return 1;
+}
+
 static int bind_inputs_proto(om_run *r, const tfx_node *nd, const tfx_cann_op *pr, tfx_mapped_op *op,
                              uint32_t n_del, uint32_t *n_ports, uint32_t *n_dyn) {
   const om_builder *b = &r->b;
   uint32_t T = nd->n_data_in, N = T - n_del;
+  int fused = bind_fused_ports(r, nd, pr, op, n_del, n_ports, n_dyn);
+  if (fused) return fused < 0 ? -1 : 0;
   int too_few = 0;
   /* statements: known ports, explicit claims */
   for (uint32_t i = 0; i < b->n_ports; i++) {
