@@ -2,6 +2,7 @@
  * Stage: cli. Input: argv and an option table per subcommand. Output: (option id, value)
  * pairs and positional arguments; errors go into the diagnostics context, never to stdout. */
 #define _POSIX_C_SOURCE 200809L
+#include "api/api_int.h"
 #include "cli/cli.h"
 
 #include <errno.h>
@@ -189,41 +190,10 @@ void tfx_cli_print_diag(const tfx_diag *d, int verbose) {
   free(view.items);
 }
 
-int tfx_cli_parse_uint(const char *s, unsigned *out) {
-  if (!s || !*s) return -1;
-  unsigned long v = 0;
-  for (const char *p = s; *p; p++) {
-    if (*p < '0' || *p > '9') return -1;
-    v = v * 10 + (unsigned long)(*p - '0');
-    if (v > 1000000000ul) return -1;
-  }
-  *out = (unsigned)v;
-  return 0;
-}
+/* One parser for the command and the library (src/api/convert_util.c). */
+int tfx_cli_parse_uint(const char *s, unsigned *out) { return tfx_api_parse_uint(s, out); }
 
-int tfx_cli_parse_size(const char *s, size_t *out) {
-  if (!s || *s < '0' || *s > '9') return -1;
-  errno = 0;
-  char *end;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno) return -1;
-  unsigned shift = 0;
-  if (*end) {
-    switch (*end) {
-    case 'k': case 'K': shift = 10; break;
-    case 'm': case 'M': shift = 20; break;
-    case 'g': case 'G': shift = 30; break;
-    default: return -1;
-    }
-    end++;
-    if (*end == 'i' || *end == 'I') end++;  /* "Mi" */
-    if (*end == 'b' || *end == 'B') end++;  /* "MB", "MiB" */
-    if (*end) return -1;
-  }
-  if (v > (SIZE_MAX >> shift)) return -1;
-  *out = (size_t)(v << shift);
-  return 0;
-}
+int tfx_cli_parse_size(const char *s, size_t *out) { return tfx_api_parse_size(s, out); }
 
 int tfx_cli_write_stdout(const char *data, size_t len, tfx_diag *d) {
   if ((len && fwrite(data, 1, len, stdout) != len) || fflush(stdout) != 0) {

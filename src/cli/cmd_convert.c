@@ -272,47 +272,6 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx
   return 0;
 }
 
-/* Splits --disable-pass: names of pipeline passes (or close to one: they get the pipeline's
- * "did you mean") stay in *pipe; the others are scope fusion passes of the rules, checked by
- * the rules pass once the rules are loaded (*rules). Both malloc'ed ("" when empty).
- * Returns 0 or -1 (out of memory). */
-static int split_disable(tfx_pipeline *p, const char *list, char **pipe, char **rules) {
-  tfx_strbuf a, b;
-  tfx_sb_init(&a);
-  tfx_sb_init(&b);
-  const char *names[64];
-  size_t nn = 0;
-  for (size_t i = 0; i < p->n && nn < 64; i++) names[nn++] = p->passes[i].name;
-  const char *s = list;
-  for (;;) {
-    const char *e = strchr(s, ',');
-    size_t n = e ? (size_t)(e - s) : strlen(s);
-    char word[128];
-    size_t wn = n < sizeof word - 1 ? n : sizeof word - 1;
-    memcpy(word, s, wn);
-    word[wn] = 0;
-    int pipeline = n == 0 || wn != n || tfx_pipeline_find(p, word) ||
-                   strcmp(word, "all") == 0 || tfx_pipeline_closest(word, names, nn);
-    tfx_strbuf *t = pipeline ? &a : &b;
-    if (t->len) tfx_sb_putc(t, ',');
-    tfx_sb_add(t, s, n);
-    if (!e) break;
-    s = e + 1;
-  }
-  int rc = a.oom || b.oom ? -1 : 0;
-  *pipe = rc ? NULL : strdup(tfx_sb_cstr(&a));
-  *rules = rc ? NULL : strdup(tfx_sb_cstr(&b));
-  tfx_sb_free(&a);
-  tfx_sb_free(&b);
-  if (!*pipe || !*rules) {
-    free(*pipe);
-    free(*rules);
-    *pipe = *rules = NULL;
-    return -1;
-  }
-  return 0;
-}
-
 /* Writes the --report JSON (shape: docs/CLI.md "Report"): the exit code of the run and the
  * scope fusion report (null when the pass did not run), each top-level section indented one
  * level. Returns 0 or an exit code (reported). */
@@ -364,7 +323,7 @@ int tfx_cli_convert(int argc, char **argv, int first, tfx_diag *d) {
     rc = TFX_EXIT_FAIL;
     goto done;
   }
-  if (ca.o.disable && split_disable(&p, ca.o.disable, &dis_pipe, &dis_rules) != 0) {
+  if (ca.o.disable && tfx_api_split_disable(&p, ca.o.disable, &dis_pipe, &dis_rules) != 0) {
     tfx_error(d, NULL, 0, 0, "out of memory");
     rc = TFX_EXIT_FAIL;
     goto done;
