@@ -614,14 +614,17 @@ static int better(const cand *a, const cand *b) {
   return strcmp(a->name, b->name) < 0;
 }
 
-size_t tfx_cann_similar(const tfx_cann_table *t, const char *name, const char **out, size_t max) {
-  if (!t || !name || !out || !max) return 0;
+/* The up to `max` (<= 16) names closest to `name`, best first: count names, the k-th at
+ * *(const char **)(base + k * stride) (a plain array, or the name member of a struct array). */
+static size_t similar_names(const char *base, size_t stride, uint32_t count, const char *name,
+                            const char **out, size_t max) {
+  if (!name || !out || !max) return 0;
   size_t nn = strlen(name), n = 0;
   cand best[16];
   if (max > 16) max = 16;
-  for (uint32_t i = 0; i < t->n_ops; i++) {
-    const char *s = t->ops[i].name;
-    if (!strcmp(s, name)) continue;
+  for (uint32_t i = 0; i < count; i++) {
+    const char *s = *(const char *const *)(const void *)(base + (size_t)i * stride);
+    if (!s || !strcmp(s, name)) continue;
     size_t ns = strlen(s);
     cand c = {s, edit_distance(name, nn, s, ns, 3)};
     if (c.score > 3) {
@@ -646,35 +649,14 @@ size_t tfx_cann_similar(const tfx_cann_table *t, const char *name, const char **
   return n;
 }
 
+size_t tfx_cann_similar(const tfx_cann_table *t, const char *name, const char **out, size_t max) {
+  if (!t || !t->n_ops) return 0;
+  return similar_names((const char *)&t->ops[0].name, sizeof t->ops[0], t->n_ops, name, out, max);
+}
+
 size_t tfx_names_similar(const char *const *names, uint32_t count, const char *name, const char **out, size_t max) {
-  if (!names || !name || !out || !max) return 0;
-  size_t nn = strlen(name), n = 0;
-  cand best[16];
-  if (max > 16) max = 16;
-  for (uint32_t i = 0; i < count; i++) {
-    const char *s = names[i];
-    if (!s || !strcmp(s, name)) continue;
-    size_t ns = strlen(s);
-    cand c = {s, edit_distance(name, nn, s, ns, 3)};
-    if (c.score > 3) {
-      if (!icontains(s, ns, name, nn) && !icontains(name, nn, s, ns)) continue;
-      c.score = 4 + (ns > nn ? ns - nn : nn - ns);
-    }
-    size_t k;
-    if (n < max) {
-      k = n++;
-    } else {
-      if (!better(&c, &best[max - 1])) continue;
-      k = max - 1;
-    }
-    while (k > 0 && better(&c, &best[k - 1])) {
-      best[k] = best[k - 1];
-      k--;
-    }
-    best[k] = c;
-  }
-  for (size_t i = 0; i < n; i++) out[i] = best[i].name;
-  return n;
+  if (!names) return 0;
+  return similar_names((const char *)names, sizeof *names, count, name, out, max);
 }
 
 /* ---------------------------------------------------------------- the embedded table */
