@@ -1,5 +1,5 @@
 /* CANN op prototypes: the cann-ops TSV reader, lookups, "did you mean" and the embedded table.
- * Stage: cann (data only). Input: the text of a cann-ops TSV (facts/README-ops.md: columns
+ * Stage: cann (data only). Input: the text of a cann-ops TSV (docs/ASCEND.md §8.2: columns
  * name, inputs, outputs, attrs, source). Output: a tfx_cann_table whose ops, ports, attrs and
  * parsed defaults all live in the table's arena, with a name -> index hash map. Merged tables
  * (user prototype files over the stdlib's, tfx_cann_add / tfx_cann_add_base) register ops
@@ -18,7 +18,7 @@
 
 /* ---------------------------------------------------------------- data types */
 
-/* C++ ge::DataType (facts/ascend.md §6.4); index = number. */
+/* C++ ge::DataType (docs/AIR.md §3.1); index = number. */
 static const char *const ge_dtypes[] = {
   "DT_FLOAT", "DT_FLOAT16", "DT_INT8", "DT_INT32", "DT_UINT8", NULL, "DT_INT16", "DT_UINT16",
   "DT_UINT32", "DT_INT64", "DT_UINT64", "DT_DOUBLE", "DT_BOOL", "DT_STRING", "DT_DUAL_SUB_INT8",

@@ -1,10 +1,10 @@
 /* Op signature tables: CANN op prototypes (stdlib/ops/cann-ops.tsv) and TensorFlow op
- * definitions (stdlib/ops/tf-ops.tsv), both derived from ../shared/facts (see
+ * definitions (stdlib/ops/tf-ops.tsv), both copied from extracted tables (see
  * stdlib/ops/README.md for how the copies are made and checked).
  * Stage: cann (data only; used by the rules checker, the op-mapping pass and lowering).
  * Ownership: a table owns its arena; every pointer it returns lives as long as the table.
  *
- * TSV formats are those of the facts files (facts/README-ops.md): one op per line,
+ * TSV formats are docs/ASCEND.md §8.2-8.3: one op per line,
  * tab-separated, a '#' header line; inside a column items are ',' separated. Lines starting
  * with '#' and blank lines are skipped; a trailing '\r' is ignored. A malformed line is
  * reported as `file:line:col: error: ...` (col = the offending item), every malformed line of
@@ -131,8 +131,8 @@ size_t tfx_cann_similar(const tfx_cann_table *t, const char *name, const char **
 /* The same over a plain array of names (NULL entries skipped). */
 size_t tfx_names_similar(const char *const *names, uint32_t count, const char *name, const char **out, size_t max);
 
-/* C++ ge::DataType number of a DT_* name ("DT_FLOAT16" -> 1, "DT_BF16" -> 27; facts/ascend.md
- * §6.4), or -1 when unknown. n is the name's length. */
+/* C++ ge::DataType number of a DT_* name ("DT_FLOAT16" -> 1, "DT_BF16" -> 27; docs/AIR.md
+ * §3.1), or -1 when unknown. n is the name's length. */
 int tfx_cann_dtype(const char *name, size_t n);
 /* The DT_* name of a ge::DataType number ("DT_FLOAT16"), or NULL. */
 const char *tfx_cann_dtype_name(int ge_dtype);

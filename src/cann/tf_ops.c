@@ -1,5 +1,5 @@
 /* TensorFlow op definitions: the tf-ops TSV reader, lookup and the embedded table.
- * Stage: cann (data only). Input: the text of a tf-ops TSV (facts/README-ops.md: columns name,
+ * Stage: cann (data only). Input: the text of a tf-ops TSV (docs/ASCEND.md §8.3: columns name,
  * inputs, outputs, attrs, is_stateful; an OpDef per line). Output: a tfx_tf_table whose ops,
  * args and attrs live in the table's arena. Attribute defaults are kept as written (checked
  * for scalar types: int, float, bool, string, type); allowed-value sets are kept as text. */

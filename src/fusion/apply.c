@@ -1,5 +1,5 @@
-/* Applying scope-fusion results to the GraphDef, as the TF parser consumes them (ascend.md
- * §2.7: MaybeFusionOp, UpdateAllNodeOpContext, AddFusionNodeDef).
+/* Applying scope-fusion results to the GraphDef, as the TF parser consumes them (docs/ASCEND.md
+ * §4.6: MaybeFusionOp, UpdateAllNodeOpContext, AddFusionNodeDef).
  * Stage: fusion (after tfx_fusion_run; the caller re-indexes afterwards). Input: the final
  * name-keyed results of every graph entry of a report, the module that indexed the GraphDef.
  * Output: the rewritten node lists (main graph and function bodies), in the model's arena.
@@ -12,7 +12,7 @@
  *  - Pull-ins of MaybeFusionOp: type LayerNorm pulls the reduction-indices producer of a child
  *    Mean (input 1); type Dropout pulls input 0 of a child Add / RandomUniform. tfxc pulls such
  *    a node only when every consumer of it is in the same result, so nothing dangles.
- *  - Index maps (fact 12): a child's input/output key is the first key, in byte order, equal
+ *  - Index maps (docs/ASCEND.md §4.3): a child's input/output key is the first key, in byte order, equal
  *    to the tail of its name (no '/' boundary; per-length hash tables, no scan per key). A child
  *    with neither an input nor an output key is ignored: none of its outside edges (control
  *    ones included) are rewired. Port p of a child maps to fused port to[p]; p beyond the

@@ -1,5 +1,5 @@
 /* Scope-pass enable set: Ascend's registry flags (is_general = enabled by default) plus the
- * --enable-scope-fusion-passes / --disable-pass switches (ascend.md §2.6, fact 14).
+ * --enable-scope-fusion-passes / --disable-pass switches (docs/ASCEND.md §4.5).
  * Stage: fusion. Passes are the TFX_RULE_PASS rules of the pack, in pack (registration)
  * order; the rule compiler keeps only the first registration of a name, so names are unique.
  * Dataflow rewrites (TFX_RULE_FLOW) are switched by name the same way (`general` = on). */

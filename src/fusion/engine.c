@@ -293,7 +293,7 @@ static int cmp_u32(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* Children (§2.5): extra nodes, and nodes whose name has a member scope name as a strict
+/* Children (docs/ASCEND.md §4.2): extra nodes, and nodes whose name has a member scope name as a strict
  * prefix. Graph order. */
 static int compute_children(run *r, tfx_fusion_result *res) {
   const tfx_graph *g = r->g;

@@ -4,7 +4,7 @@
  * Input: a verified pack, a graph index + its ScopeTree (the main graph, or one library
  * function body with its own tree, as ATC does), the enable set. Output: a tfx_fusion_report
  * (owns every string it holds; outlives the tree and the graph index) and, after apply, the
- * rewritten GraphDef. Semantics: ../shared/facts/ascend.md §1 facts 7-15, §2.3-2.7.
+ * rewritten GraphDef. Semantics: docs/ASCEND.md §2.4, §3, §4.
  *
  * Matching (per enabled pass, pack rule order):
  *   - every group: layers in order; a layer runs its patterns in order, each over the root's
@@ -24,13 +24,13 @@
  *     added before stay, later ones of the same run are dropped too (listed in the report),
  *     status SCOPE_NOT_CHANGED;
  *   - results are keyed by name per graph: a later result (any pass) with the same name
- *     replaces the earlier one (fact 11).
+ *     replaces the earlier one (docs/ASCEND.md §4.1).
  * Sub_types live on the tree (scope->sub_type = id in the engine's interner) and persist
  * across passes and across tfx_fusion_run calls on the same tree.
  *
- * Children of a result (§2.5): its absorbed (extra) nodes, plus every node whose name has a
+ * Children of a result (docs/ASCEND.md §4.2): its absorbed (extra) nodes, plus every node whose name has a
  * member scope's full name as a STRICT prefix (found through a name-sorted index, so the cost
- * is O(log N + k) per scope). Index maps (fact 12) are stored as Ascend vectors: entry p is
+ * is O(log N + k) per scope). Index maps (docs/ASCEND.md §4.3) are stored as Ascend vectors: entry p is
  * the fused port of original port p, -1 for kFusionDisableIndex (printed as 99999). */
 #ifndef TFX_FUSION_ENGINE_H
 #define TFX_FUSION_ENGINE_H
@@ -217,7 +217,7 @@ void tfx_fusion_report_init(tfx_fusion_report *r);
 void tfx_fusion_report_free(tfx_fusion_report *r);
 
 /* Deterministic JSON of the whole report (sorted keys where Ascend has maps, names sorted as
- * the ground truth in ../shared/facts/ascend-fusion-truth does). Shape:
+ * the ground truth does, docs/ASCEND.md §9). Shape:
  * {
  *  "graphs": [ {
  *   "graph": "" | "<function name>", "node_count": N, "scope_count": S,

@@ -3,18 +3,18 @@
  * the final key sort of every map in a ModelDef.
  * Stage: ge (used by lowering). Input: borrowed TF messages and rule values. Output: messages
  * in the caller's arena (payloads are copied, so they do not borrow the input).
- * Conversions (facts/ascend.md fact 18, §4.2; air.md items 20-21, 27-28):
+ * Conversions (docs/ASCEND.md §6.2, §6.4; docs/AIR.md §6.3-6.4, §10):
  *  s -> s (bytes), i -> i, f -> f, b -> b, type -> dt (C++ ge::DataType number), shape ->
  *  list.i with VT_LIST_INT (unknown rank -> [-1], AutoMapping's UNKNOWN_SHAPE), tensor -> t,
  *  func -> func (NamedAttrs, attrs converted recursively), placeholder -> s; list(s/i/f/b/
  *  type/tensor/func) -> list with val_type VT_LIST_STRING/INT/FLOAT/BOOL/DATA_TYPE/TENSOR/
- *  NAMED_ATTRS, list(shape) -> list_list_int. Every list gets its val_type (air.md item 20).
+ *  NAMED_ATTRS, list(shape) -> list_list_int. Every list gets its val_type (docs/AIR.md §6.3).
  * Tensors: tensor_content is copied as is; otherwise the typed *_val field is expanded to the
  * element count, a shorter field repeating its last value (TF's splat rule; no values = zeros).
  * half_val carries FLOAT16 and BFLOAT16 as int32 bit patterns. Data is little-endian.
- * DT_STRING tensors: GE's string tensor layout (header + offsets) is unknown (air.md §7); tfxc
+ * DT_STRING tensors: GE's string tensor layout (header + offsets) is unknown (docs/AIR.md §14); tfxc
  * writes the string_val bytes concatenated (or tensor_content as is). GE does not size-check
- * DT_STRING consts (air.md item 28), so such a file loads, but the values may be misread. */
+ * DT_STRING consts (docs/AIR.md §10.2), so such a file loads, but the values may be misread. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -219,7 +219,7 @@ static void *fail(cvt *c, int err) {
   return NULL;
 }
 
-/* Dims of a TF shape; unknown rank -> [-1] (AutoMapping's UNKNOWN_SHAPE, fact 18). */
+/* Dims of a TF shape; unknown rank -> [-1] (AutoMapping's UNKNOWN_SHAPE, docs/ASCEND.md §6.2). */
 static int64_t *shape_dims(cvt *c, const Tensorflow__TensorShapeProto *s, size_t *n) {
   if (!s || s->unknown_rank) {
     int64_t *v = tfx_arena_alloc(c->A, sizeof *v);
@@ -430,7 +430,7 @@ static Ge__Proto__AttrDef *from_tf(cvt *c, const Tensorflow__AttrValue *v, int c
     return a;
   case TENSORFLOW__ATTR_VALUE__VALUE_TYPE: {
     int64_t dt = tfx_ge_cpp_dtype(tfx_ge_dtype_from_tf((int)v->type));
-    /* an Int IR attr holding a dtype (Cast.dst_type) takes the C++ number as i (air.md 21) */
+    /* an Int IR attr holding a dtype (Cast.dst_type) takes the C++ number as i (docs/AIR.md §6.4) */
     if (!(a = attr_new(A,
                        cann_type == TFX_CANN_A_INT ? GE__PROTO__ATTR_DEF__VALUE_I
                                                    : GE__PROTO__ATTR_DEF__VALUE_DT)))
@@ -566,7 +566,7 @@ static void *tensor_error(cvt *c, const char *fmt, ...) {
   return fail(c, TFX_GE_E_REPORTED);
 }
 
-/* Maximum bytes of one tensor: the whole .air must stay below 2 GiB (air.md item 2). */
+/* Maximum bytes of one tensor: the whole .air must stay below 2 GiB (docs/AIR.md §1.2). */
 #define TENSOR_MAX_BYTES ((uint64_t)INT32_MAX)
 
 /* Typed values of t for its TF dtype: the field, its count in elements, the width of one

@@ -1,8 +1,8 @@
 /* GE data types and formats: TF DataType -> GE proto DataType, GE proto -> C++ ge::DataType,
  * element sizes, format names -> C++ ge::Format numbers.
  * Stage: ge (tables used by attribute conversion and lowering). Pure functions, no state.
- * Sources: facts/ascend.md §4.2 (Ascend's TF->GE collapses, register/tensor_assign.cpp), §6.1
- * (proto enum), §6.3 (C++ ge::Format), §6.4 and fact 24 (C++ ge::DataType, kDataTypeMap). */
+ * Sources: docs/ASCEND.md §6.4 (Ascend's TF->GE collapses, register/tensor_assign.cpp), docs/AIR.md §2.1
+ * (proto enum), §3.2 (C++ ge::Format), §3.1 (C++ ge::DataType, kDataTypeMap). */
 #include <string.h>
 
 #include "ge/ge.h"
@@ -45,7 +45,7 @@ static const int8_t tf_to_ge[33] = {
 };
 
 int tfx_ge_dtype_from_tf(int tf_dtype) {
-  /* Ascend: BFLOAT16_REF -> FLOAT16 (sic, ascend.md §4.2 and §8 item 12); other *_REF types
+  /* Ascend: BFLOAT16_REF -> FLOAT16 (sic, docs/ASCEND.md §6.4); other *_REF types
    * fold to their base type. */
   if (tf_dtype == TENSORFLOW__DATA_TYPE__DT_BFLOAT16_REF) return GE__PROTO__DATA_TYPE__DT_FLOAT16;
   if (tf_dtype > 100) tf_dtype -= 100;
@@ -139,7 +139,7 @@ size_t tfx_ge_dtype_size(int ge_proto_dtype) {
 /* ---------------------------------------------------------------- formats */
 
 /* Serial names of C++ ge::Format values (TypeUtils kFormatToStringMap: the enum name without
- * FORMAT_, except the spellings noted in ascend.md §6.3). Index = C++ value. */
+ * FORMAT_, except the spellings noted in docs/AIR.md §3.2). Index = C++ value. */
 static const char *const format_names[] = {
   "NCHW", "NHWC", "ND", "NC1HWC0", "FRACTAL_Z", "NC1C0HWPAD", "NHWC1C0", "FSR_NCHW",
   "FRACTAL_DECONV", "C1HWNC0", "FRACTAL_DECONV_TRANSPOSE", "FRACTAL_DECONV_SP_STRIDE_TRANS",

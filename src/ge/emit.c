@@ -16,7 +16,7 @@
 #include "tfxc/tfxc.h"
 
 /* C++ protobuf refuses to parse more than INT_MAX bytes, and GE's loader refuses lengths above
- * INT32_MAX (facts/air.md item 2): the largest loadable .air is INT_MAX bytes, i.e. < 2 GiB. */
+ * INT32_MAX (docs/AIR.md §1.2): the largest loadable .air is INT_MAX bytes, i.e. < 2 GiB. */
 #define TFX_GE_AIR_MAX ((size_t)INT_MAX)
 
 /* Drops what an emitter appended after start (out->oom stays set for the caller to see). */

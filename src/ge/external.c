@@ -1,4 +1,4 @@
-/* External weight files for GE models too large for one .air (facts/air.md item 41, GE's
+/* External weight files for GE models too large for one .air (docs/AIR.md §12.1, GE's
  * "separated" Const: metadef model_serialize.cc SeparateModelDef / SetWeightForModel).
  * Stage: ge (after lowering, before the air emitter). Input: a lowered tfx_ge_model and the
  * threshold (--limit external-weights). Output: the model edited in place -- every Const /

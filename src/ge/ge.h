@@ -1,6 +1,6 @@
 /* GE IR: lowering of a mapped TensorFlow module to a ge.proto.ModelDef, and its emitters.
  * Stage: ge (after opmap; the last stage before output). Schema: src/proto/ge/ge_ir.proto
- * (package ge.proto, wire-compatible with GE's own; facts/ascend.md §6, facts/air.md).
+ * (package ge.proto, wire-compatible with GE's own; docs/AIR.md).
  * Ownership: a tfx_ge_model owns its arena; the ModelDef and everything it points to live
  * there. Output is deterministic: same inputs, same bytes. */
 #ifndef TFX_GE_GE_H
@@ -24,21 +24,21 @@
 /* ---------------------------------------------------------------- data types (dtype.c) */
 
 /* TF DataType (proto numbering, *_REF folded) -> GE proto DataType (TensorDescriptor.dtype),
- * with Ascend's collapses (facts/ascend.md §4.2: quantized -> plain ints, BFLOAT16_REF ->
+ * with Ascend's collapses (docs/ASCEND.md §6.4: quantized -> plain ints, BFLOAT16_REF ->
  * FLOAT16); unknown -> GE__PROTO__DATA_TYPE__DT_UNDEFINED. */
 int tfx_ge_dtype_from_tf(int tf_dtype);
-/* GE proto DataType -> C++ ge::DataType (for `dt` attrs; fact 24); unknown -> 28 (UNDEFINED). */
+/* GE proto DataType -> C++ ge::DataType (for `dt` attrs; docs/AIR.md §3.1); unknown -> 28 (UNDEFINED). */
 int64_t tfx_ge_cpp_dtype(int ge_proto_dtype);
 /* Bytes per element of a GE proto DataType, 0 when variable or unknown (string, resource...). */
 size_t tfx_ge_dtype_size(int ge_proto_dtype);
 /* C++ ge::Format number of a format name ("NCHW" -> 0, "NHWC" -> 1, "ND" -> 2, "HWCN" -> 16,
- * ...; facts/ascend.md §6.3), or -1 when unknown. */
+ * ...; docs/AIR.md §3.2), or -1 when unknown. */
 int tfx_ge_format_num(const char *name);
 
 /* ---------------------------------------------------------------- attributes (attr.c) */
 
 /* Builds GE AttrDefs in arena A. All return NULL on out of memory or when the value cannot
- * be expressed (the caller reports). Every list gets its val_type (air.md item 5). */
+ * be expressed (the caller reports). Every list gets its val_type (docs/AIR.md §6.3). */
 Ge__Proto__AttrDef *tfx_ge_attr_from_tf(tfx_arena *A, const Tensorflow__AttrValue *v);
 /* From a rule value; cann_type (tfx_cann_attr_type, or -1 when unknown) picks the GE form
  * when the value alone is ambiguous (an empty list, an int for a Float attr, ...). */
@@ -80,7 +80,7 @@ void tfx_ge_model_free(tfx_ge_model *gm);
 
 /* ---------------------------------------------------------------- external weights (external.c) */
 
-/* The weight files of a model too large for one .air (facts/air.md item 41). */
+/* The weight files of a model too large for one .air (docs/AIR.md §12.1). */
 typedef struct tfx_ge_extfile {
   const char *path;     /* relative to the .air's directory (in the model's arena) */
   const uint8_t *data;  /* the weight bytes (in the model's arena) */
@@ -107,7 +107,7 @@ void tfx_ge_external_free(tfx_ge_external *x);
 /* ---------------------------------------------------------------- emitters (emit.c) */
 
 /* Binary ModelDef (the .air file). Map entries are written sorted by key. Refuses (error,
- * nothing appended) a serialized size of 2 GiB or more (air.md item 2). Returns 0 or an
+ * nothing appended) a serialized size of 2 GiB or more (docs/AIR.md §1.2). Returns 0 or an
  * exit code. */
 int tfx_ge_emit_air(const Ge__Proto__ModelDef *m, tfx_strbuf *out, tfx_diag *d);
 /* The same bytes as the packer's chunks, not joined (tfx_io_pack_pieces): what the emit pass

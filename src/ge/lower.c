@@ -2,7 +2,7 @@
  * Stage: ge (after opmap, before the emitters). Input: the indexed module, the per-node mapping
  * decisions (opmap.h), the CANN prototype table, --input-format / --input-shape / --out-nodes.
  * Output: tfx_ge_model (its own arena; every string and payload is copied there).
- * Invariants of the result (facts/air.md checklist): graph[0] is the main graph, named after
+ * Invariants of the result (docs/AIR.md): graph[0] is the main graph, named after
  * the model; subgraphs follow, flattened in pre-order; every op name is unique in the whole
  * model; every edge names an op of the same graph and an in-range output; every port has a
  * TensorDescriptor; every list attr has its val_type; maps are sorted by key (deterministic).
@@ -22,23 +22,23 @@
  *    the consumers agree on (ATC's InferInputFormats walk, bounded; disagreement gives ND where
  *    ATC picks NHWC), else ND. Data ops carry no other attrs (TorchAir and ATC write none).
  *  - Const/Constant: attr value = the TensorDef (byte size checked), output_desc = value.desc.
- *  - NetOutput (air.md item 25c: both forms are safe): an op "NetOutput" whose data inputs are
+ *  - NetOutput (docs/AIR.md §9.1: both forms are safe): an op "NetOutput" whose data inputs are
  *    the outputs, plus GraphDef.output "src:idx" listing the same (GE's serializer writes
- *    both, ascend.md §6.2). Outputs = --out-nodes in order (ATC ignores --out_nodes for .air
- *    input, air.md item 26, so they must be in the file), else every output of each leaf op
+ *    both, docs/AIR.md §2.2). Outputs = --out-nodes in order (ATC ignores --out_nodes for .air
+ *    input, docs/AIR.md §9.1, so they must be in the file), else every output of each leaf op
  *    (no output feeds a data edge), in op order, except Data and Const ops (ATC's
  *    RemoveIsolateNode drops unconsumed Consts; an unused input is not an output). A model
  *    left with no output is a warning (GE would add an empty NetOutput).
  *    Input descs are named input0.. (TorchAir; GE ignores them) and copy the producers'.
  *    GraphDef.input lists "data:0" for the main graph's Data ops.
  *  - Descriptors: see lower_desc.c. Output dtype from the TF op def / attrs, else DT_FLOAT
- *    (TorchAir's rule, air.md item 35); shape from _output_shapes, else unknown rank [-2];
+ *    (TorchAir's rule, docs/AIR.md §7.4); shape from _output_shapes, else unknown rank [-2];
  *    input descs copy the producer's output desc with this port's name and format.
  *  - Provenance: a fused node (attrs _fusion_nodes from src/fusion/apply.c) gets
  *    _datadump_original_op_names = the absorbed names and _fusionop_original_type = its TF
- *    type (ascend.md §2.7); inner nodes of a `-> graph` map get [the TF node name]; nodes in a
+ *    type (docs/ASCEND.md §4.6); inner nodes of a `-> graph` map get [the TF node name]; nodes in a
  *    subgraph get ["<parent op>/<function>/<node>"] (the TF parser's PostOpProcessForSubgraph,
- *    ascend.md §5 step 5). Other main-graph nodes get none: the parser sets none on them.
+ *    docs/ASCEND.md §7.4). Other main-graph nodes get none: the parser sets none on them.
  *  - Subgraphs (If, While, Case, PartitionedCall...: the prototype's GRAPH / DYNAMIC_GRAPH
  *    attrs in declaration order, or a built-in list when the op has no prototype): each
  *    function instance becomes a GraphDef named "<parent op>_<attr>" ("<parent op>_<attr><k>"
@@ -50,13 +50,13 @@
  *    NetOutput inputs from FunctionDef.ret, in signature output order, each input desc with
  *    _parent_node_index = the parent's GE output of that TF output; control_ret entries are
  *    control inputs. A function used twice gives one graph per instance. Subgraphs get no
- *    GraphDef.input/output (their Data are registered automatically, air.md item 10).
+ *    GraphDef.input/output (their Data are registered automatically, docs/AIR.md §4.3).
  *    Limits: `node:out_arg:idx` references (body inputs and ret values) are flattened with
  *    the TF op table (an op it does not know: idx is taken as the flat index, exact for
  *    single-output-arg ops); polymorphic functions are not instantiated (an attr placeholder
  *    stays a string); recursion is an error; nesting is limited to 32 levels.
  *  - Size: nothing here limits the model to 2 GiB except single tensors; the air emitter
- *    refuses a serialized model of 2 GiB or more (ge.h). External weights (air.md item 41) are
+ *    refuses a serialized model of 2 GiB or more (ge.h). External weights (docs/AIR.md §12.1) are
  *    made after lowering, by external.c (called from the emit pass).
  * Files: this one drives (graphs, subgraphs, outputs, checks); lower_node.c lowers each node
  * (attributes, Data layout, ops, edges); lower_desc.c makes descriptors; attr.c converts
@@ -500,7 +500,7 @@ static int split_input(const char *s, size_t *name_len, long long *idx) {
   return 0;
 }
 
-/* Checks the edges of ops from.. of the graph (air.md item 5) and marks consumed ops
+/* Checks the edges of ops from.. of the graph (docs/AIR.md §5.3) and marks consumed ops
  * (consumed may be NULL). An inconsistency is an internal error: reported, never written. */
 static int check_edges(lg *G, size_t from, uint8_t *consumed) {
   Ge__Proto__GraphDef *gd = G->gd;
@@ -672,7 +672,7 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
     }
   }
   if (rc == 0) {
-    /* Data indices: 0..n-1, each once (air.md item 22) */
+    /* Data indices: 0..n-1, each once (docs/AIR.md §8.1) */
     size_t n_data = 0;
     for (size_t i = 0; i < gd->n_op; i++) n_data += tfx_lower_is_type(gd->op[i]->type, "Data");
     uint8_t *seen = tfx_calloc(n_data ? n_data : 1, 1);
@@ -760,7 +760,7 @@ int tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *om,
   }
   const char *gname = graph_name(&w, model->name);
   if (!gname || lower_graph(&w, &m->main, &om->main, gname, NULL)) goto done;
-  /* sequential ids over the model (air.md item 16) */
+  /* sequential ids over the model (docs/AIR.md §5.4) */
   int64_t id = 0;
   for (size_t i = 0; i < model->n_graph; i++)
     for (size_t k = 0; k < model->graph[i]->n_op; k++) model->graph[i]->op[k]->id = id++;

@@ -3,10 +3,10 @@
  * of a function-body output reference `node:out_arg:idx`.
  * Stage: ge (used by lower.c). Input: NodeDefs (borrowed), the stdlib TF op table (may be NULL).
  * Output: descriptors in the caller's arena.
- * Descriptor rules (air.md items 13, 15, 30-35): name = the port name, dtype in proto
+ * Descriptor rules (docs/AIR.md §5.2, §7): name = the port name, dtype in proto
  * numbering, layout always written ("ND" unless the port has a format), attr origin_format =
  * layout (a string: readable by every GE version; origin_format_for_int / format_for_int are
- * not written, item 31-32), origin_shape (VT_LIST_INT) + origin_shape_initialized when the rank
+ * not written, §7.1), origin_shape (VT_LIST_INT) + origin_shape_initialized when the rank
  * is known. Unknown rank is [-2], an unknown dim -1. */
 #include <pthread.h>
 #include <stdint.h>
@@ -114,7 +114,7 @@ Ge__Proto__TensorDescriptor *tfx_ge_desc_unfed(tfx_arena *A, const char *name) {
   Ge__Proto__TensorDescriptor *td = tfx_ge_desc_new(A, name, GE__PROTO__DATA_TYPE__DT_UNDEFINED,
                                                     NULL, 0, 0, "ND");
   if (!td) return NULL;
-  td->layout = (char *)"FORMAT_RESERVED"; /* with DT_UNDEFINED: "not present" (air.md item 15) */
+  td->layout = (char *)"FORMAT_RESERVED"; /* with DT_UNDEFINED: "not present" (docs/AIR.md §7.2) */
   Ge__Proto__AttrDef *u = tfx_ge_attr_int(A, 1);
   if (!u || tfx_ge_td_attr_put(A, td, "_is_unfed_optional", u)) return NULL;
   return td;

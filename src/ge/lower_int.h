@@ -79,7 +79,7 @@ Ge__Proto__TensorDef *tfx_ge_tensor_from_tf_ex(tfx_arena *A, const Tensorflow__T
 Ge__Proto__TensorDescriptor *tfx_ge_desc_new(tfx_arena *A, const char *name, int dtype,
                                              const int64_t *dims, size_t n_dims, int shape_known,
                                              const char *layout);
-/* The descriptor of an optional input left unfed, as GE's serializer writes it (air.md item
+/* The descriptor of an optional input left unfed, as GE's serializer writes it (docs/AIR.md
  * 15): dtype DT_UNDEFINED, layout "FORMAT_RESERVED", an empty shape, attr origin_format "ND",
  * and TorchAir's attr _is_unfed_optional = 1. */
 Ge__Proto__TensorDescriptor *tfx_ge_desc_unfed(tfx_arena *A, const char *name);

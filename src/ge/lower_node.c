@@ -133,7 +133,7 @@ static int map_attrs(lg *G, Ge__Proto__OpDef *op, const char *tfname, const char
     Ge__Proto__AttrDef *v = tfx_ge_attr_from_value_ex(w->A, &pa->value, pa->type, 1, &err);
     if (!v) {
       if (err == TFX_GE_E_OOM) return tfx_lower_oom(w);
-      continue; /* GE fills IR defaults itself (air.md item 19) */
+      continue; /* GE fills IR defaults itself (docs/AIR.md §6.2) */
     }
     if (!v || tfx_ge_op_attr_set(w->A, op, pa->name, v))
       return tfx_lower_oom(w); /* table-owned name */
@@ -141,8 +141,8 @@ static int map_attrs(lg *G, Ge__Proto__OpDef *op, const char *tfname, const char
   return 0;
 }
 
-/* _input_name_key/_value and _output_name_key/_value from the descriptor names (air.md
- * item 18). These lists are read raw by GE (item 20's exception) so val_type does not matter
+/* _input_name_key/_value and _output_name_key/_value from the descriptor names (docs/AIR.md
+ * §6.1). These lists are read raw by GE (§6.3's exception) so val_type does not matter
  * to it; tfxc sets it anyway (VT_LIST_STRING / VT_LIST_INT), as the checklist asks of every
  * list attr, which is harmless there and keeps them readable should a GE version stop
  * extracting them. Empty lists are not written. */

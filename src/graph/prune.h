@@ -7,7 +7,7 @@
  * tfx_arena_pb) or at least never be freed with protobuf_c_message_free_unpacked.
  *
  * Semantics, read from Ascend/parser tensorflow_parser.cc (TrimGraph, TrimGraphByInput,
- * TrimGraphByOutput, NodeNameFromInput; ../shared/facts/ascend.md fact 21, §5 step 2):
+ * TrimGraphByOutput, NodeNameFromInput; docs/ASCEND.md §7.2):
  *  - input-shape only (TrimGraphByInput): starting from the input-shape nodes, every node
  *    reachable backwards over ANY input (data and control; the name is the input string with
  *    a leading '^' and everything from the first ':' removed) is deleted; the input-shape

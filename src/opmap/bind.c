@@ -23,7 +23,7 @@
  *    E19014 message "input number of tensorflow[N] should be equal to factory size[M]",
  *    N = data inputs after deletion, M = required ports + fed optional ports + dynamic counts;
  *    except for the CANN types ATC does not check (Data, Variable, FrameworkOp, LayerNorm:
- *    fact 20), whose unfed required ports stay at tf_port -1 and whose left-over inputs are
+ *    docs/ASCEND.md §6.6), whose unfed required ports stay at tf_port -1 and whose left-over inputs are
  *    not bound (Placeholder -> Data has no input for Data's `x`);
  *  - a statement naming a port the prototype lacks (possible only when the rules were
  *    compiled without prototypes): "CANN type T has no input 'NAME'";
@@ -161,7 +161,7 @@ static uint32_t outputs_used(const tfx_graph *g, const tfx_node *nd) {
   return n;
 }
 
-/* CANN types whose input count ATC does not check (facts/ascend.md fact 20). */
+/* CANN types whose input count ATC does not check (docs/ASCEND.md §6.6). */
 static int count_exempt(const char *t) {
   return !strcmp(t, "Data") || !strcmp(t, "Variable") || !strcmp(t, "FrameworkOp") || !strcmp(t, "LayerNorm");
 }

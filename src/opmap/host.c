@@ -26,7 +26,7 @@ const Tensorflow__AttrValue *tfx_om_node_attr(const tfx_node *nd, const char *na
 
 static const char *const k_formats[] = {"NCHW", "NHWC", "NDHWC", "NCDHW", "ND"};
 
-/* The AutoMapping format a string attr names (facts/ascend.md §4.2: DataFormatToFormat
+/* The AutoMapping format a string attr names (docs/ASCEND.md §6.3: DataFormatToFormat
  * accepts these five, optionally with a ":sub" suffix), or NULL. */
 static const char *format_attr(const tfx_node *nd, const char *name) {
   const Tensorflow__AttrValue *av = tfx_om_node_attr(nd, name);

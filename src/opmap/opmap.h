@@ -3,7 +3,7 @@
  * Stage: opmap (after fusion, before ge lowering). Input: the indexed module, the compiled
  * rule pack (op maps), the CANN prototype table. Output: a tfx_opmap (owns its arena).
  *
- * Choice per node (ARCHITECTURE §4, facts/ascend.md facts 17-19):
+ * Choice per node (docs/ASCEND.md §6.1, §6.5):
  *  1. the op maps whose `from` lists the node's TF type, ordered by priority (highest first),
  *     then registration order (pack rule order); the first whose program returns true (its
  *     `when` guards hold) maps the node (how = TFX_MAP_RULE, or TFX_MAP_GRAPH for `-> graph`);
@@ -18,7 +18,7 @@
  * way. A node whose data-input count does not fit the prototype gets cause code 2 with an
  * E19014-style message ("input number of tensorflow[N] should be equal to factory size[M]").
  * Formats: `format` statements win; else with `auto`, inputs take src_format or data_format and
- * outputs dst_format or data_format (facts/ascend.md §4.2) when it is one of NCHW NHWC NDHWC
+ * outputs dst_format or data_format (docs/ASCEND.md §6.3) when it is one of NCHW NHWC NDHWC
  * NCDHW ND; else "ND".
  * Attributes: `auto` copies every TF attr (except input/output_tensor_desc and names starting
  * with '_') as a tfx_map_attr with tf set; `attr` statements add or override (v set); `drop`
@@ -74,7 +74,7 @@ typedef enum {
   TFX_MAP_UNSUPPORTED     /* no rule, no prototype: conversion fails (cause 1) */
 } tfx_map_how;
 
-/* Precheck cause codes (facts/ascend.md fact 22). */
+/* Precheck cause codes (docs/ASCEND.md §7.3). */
 enum { TFX_CAUSE_OK = 0, TFX_CAUSE_TYPE_UNSUPPORTED = 1, TFX_CAUSE_PARAM_INVALID = 2,
        TFX_CAUSE_TYPE_AMBIGUOUS = 8, TFX_CAUSE_NAME_REPEATED = 9 };
 

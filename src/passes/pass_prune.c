@@ -1,5 +1,5 @@
 /* PRUNE group: the model's inputs and outputs. --input-shape / --out-nodes trimming, as ATC's
- * TrimGraph (facts/ascend.md fact 21, §5 step 2); for a conversion also the signature of a
+ * TrimGraph (docs/ASCEND.md §7.2); for a conversion also the signature of a
  * MetaGraphDef / SavedModel (--signature, passes/signature.h) and the removal of training
  * machinery (graph/training.h).
  * Stage: passes/PRUNE. Input: ctx->model.graph and the raw option strings. Output: the

@@ -1,4 +1,4 @@
-/* The precheck report: ATC's check_result.json fields (facts/ascend.md fact 22) plus, per node,
+/* The precheck report: ATC's check_result.json fields (docs/ASCEND.md §7.3) plus, per node,
  * how tfxc handled it.
  * Stage: passes (after OP_MAPPING). Input: ctx->opmap, ctx->pack (rule names and sites),
  * ctx->fusion_report (nodes absorbed by scope fusion). Output: JSON members appended to a

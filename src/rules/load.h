@@ -49,7 +49,7 @@ int tfx_rules_warning_lookup(const char *name); /* id or -1 */
 
 /* ---------------------------------------------------------------- CANN prototypes hook */
 
-/* A CANN op's signature, as far as the checks need it (from facts/cann-ops.tsv later). */
+/* A CANN op's signature, as far as the checks need it (from stdlib/ops/cann-ops.tsv). */
 typedef enum { TFX_RULES_PORT_REQUIRED, TFX_RULES_PORT_OPTIONAL, TFX_RULES_PORT_DYNAMIC } tfx_rules_port_kind;
 typedef struct tfx_rules_proto_port {
   const char *name;

@@ -1,5 +1,5 @@
 /* ScopeTree: TensorFlow name scopes exactly as Ascend's ScopeGraph builds them
- * (../shared/facts/ascend.md §1 facts 1-6, §2.1).
+ * (docs/ASCEND.md §1, §2).
  * Stage: scope (after graph). Input: one tfx_graph plus the module's op-type interner.
  * Output: scopes with full names (trailing '/'; the root is named "root"), LastName (a trailing
  * `_N` trimmed only when N > 0), parent/children, direct nodes, and subtree op-type counts in
@@ -12,7 +12,7 @@
  * all land in scope "a/"; a trailing '/' is an empty last piece, so "a/b/" is the node "b"
  * in scope "a/" and "a/" is a node in the root. A name with no non-empty piece ("", "/",
  * "//") is placed in no scope and counted nowhere: node_scope[id] = TFX_NO_ID.
- * LastName (fact 6, tfx_scope_last_name): the second-to-last piece of the full name split on
+ * LastName (docs/ASCEND.md §1.3, tfx_scope_last_name): the second-to-last piece of the full name split on
  * '/' keeping empty pieces; a name without '/' (e.g. "root") is returned whole. Then a
  * trailing "_N" is cut when N is all digits and std::stoi(N) > 0: "lstm_1" -> "lstm",
  * "lstm_01" -> "lstm" (stoi gives 1), "lstm_0"/"lstm_00" stay, "a_" stays (stoi throws),
@@ -35,7 +35,7 @@ typedef struct tfx_opcount {
 
 typedef struct tfx_scope {
   const char *name;        /* full name: "a/b/"; the root is "root" */
-  const char *last_name;   /* LastName per fact 6 */
+  const char *last_name;   /* LastName, docs/ASCEND.md §1.3 */
   uint32_t parent;         /* TFX_NO_ID for the root */
   uint32_t depth;          /* root 0 */
   uint32_t *children;      /* direct sub-scopes, sorted by name (byte order) */
@@ -70,14 +70,14 @@ int tfx_scope_tree_build_lim(tfx_scope_tree *t, const tfx_graph *g, uint32_t max
                              tfx_diag *d);
 void tfx_scope_tree_free(tfx_scope_tree *t);
 
-/* Subtree count of op_id in scope s, or -1 when absent (fact 3). */
+/* Subtree count of op_id in scope s, or -1 when absent (docs/ASCEND.md §1.2). */
 int64_t tfx_scope_op_count(const tfx_scope *s, uint32_t op_id);
 /* Scope id by full name ("a/b/" or "root"), or TFX_NO_ID. */
 uint32_t tfx_scope_find(const tfx_scope_tree *t, const char *full_name);
 /* 1 if scope a is a strict descendant of scope b. */
 int tfx_scope_is_descendant(const tfx_scope_tree *t, uint32_t a, uint32_t b);
 
-/* LastName of a full scope name (fact 6), written into buf (size n). Returns buf. */
+/* LastName of a full scope name (docs/ASCEND.md §1.3), written into buf (size n). Returns buf. */
 const char *tfx_scope_last_name(const char *full_name, char *buf, size_t n);
 
 #endif

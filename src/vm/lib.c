@@ -528,7 +528,7 @@ static int tensor_list(tfx_vm *vm, const Tensorflow__TensorProto *t, tfx_value *
 }
 
 static int shape_list(tfx_vm *vm, const Tensorflow__TensorShapeProto *sh, tfx_value *out) {
-  if (!sh || sh->unknown_rank) { /* AutoMapping: unknown rank -> UNKNOWN_SHAPE [-1] (fact 18) */
+  if (!sh || sh->unknown_rank) { /* AutoMapping: unknown rank -> UNKNOWN_SHAPE [-1] (ASCEND.md §6.2) */
     tfx_value *one = alloc_items(vm, 1);
     if (!one) return TFX_VMR_NOMEM;
     one[0] = tfx_v_int(-1);
@@ -616,7 +616,7 @@ int tfx_vm_attr_feature(tfx_vm *vm, uint32_t scope, uint32_t op, const char *nam
     if (rc) return rc;
     if (want->tag != TFX_V_INT && want->tag != TFX_V_FLOAT && want->tag != TFX_V_STR &&
         want->tag != TFX_V_BOOL) {
-      *matched = 1; /* unsupported data type: one node of the type suffices (fact 8) */
+      *matched = 1; /* unsupported data type: one node of the type suffices (docs/ASCEND.md §2.2) */
       return TFX_VMR_OK;
     }
     const Tensorflow__AttrValue *av = node_attr(nd, name);

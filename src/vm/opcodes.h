@@ -78,7 +78,7 @@
   X(SC_STEP, F, KO, I, I, SCOPE, 0, "count(b) != -1 && count(b) % d == c", "op-type count with step (d != 0)") \
   X(SC_PRESENT, F, KO, _, _, SCOPE, 0, "count(b) != -1", "op type occurs in the subtree")     \
   X(SC_ABSENT, F, KO, _, _, SCOPE, 0, "count(b) == -1", "op type does not occur")             \
-  X(SC_ATTR, F, KO, KS, K, SCOPE, 0, "direct b-node with attr c == K[d]", "NodeAttrFeature walk (fact 8)") \
+  X(SC_ATTR, F, KO, KS, K, SCOPE, 0, "direct b-node with attr c == K[d]", "NodeAttrFeature walk (ASCEND.md section 2.2)") \
   X(SC_SUBTYPES, F, KT, I, _, SCOPE, 0, "#descendants with sub_type b == c", "ScopeFeature sub_type count") \
   X(SC_NAME, F, KS, _, _, SCOPE, 0, "LastName == K[b]", "ScopeFeature suffix: LastName equality") \
   X(SC_MASK, F, KS, _, _, SCOPE, 0, "some descendant LastName contains K[b]", "ScopeFeature sub-scope mask") \
@@ -153,7 +153,7 @@
 /* Properties: P(NAME, ON, synopsis); ON is SCOPE, NODE or BOTH. */
 #define TFX_VM_PROPS(P)                                                                        \
   P(name, BOTH, "scope: full name with trailing '/' (\"root\"); node: its name")              \
-  P(last_name, SCOPE, "LastName (fact 6)")                                                    \
+  P(last_name, SCOPE, "LastName (ASCEND.md section 1.3)")                                     \
   P(parent, SCOPE, "parent scope, none at the root")                                          \
   P(children, SCOPE, "direct sub-scopes, byte order of names")                                \
   P(sub_type, SCOPE, "sub_type string, none if unset")                                        \

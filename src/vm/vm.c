@@ -473,7 +473,7 @@ fetch:
       goto sc_failed;
     }
     VM_CASE(SC_NAME) {
-      /* ScopeFeature suffix (fact 5, §2.2 steps 1-2): longer than the full name fails;
+      /* ScopeFeature suffix (docs/ASCEND.md §2.3 steps 1-2): longer than the full name fails;
        * otherwise it must EQUAL LastName. An empty suffix is no test. */
       const tfx_scope *s = SCOPE_NOW;
       const tfx_value *want = &K[TFX_INS_KS(ins, 1)];
@@ -486,7 +486,7 @@ fetch:
     }
     VM_CASE(SC_MASK) {
       /* Some strict descendant whose full name is longer than the mask has a LastName that
-       * contains the mask (fact 5). An empty mask is no test. */
+       * contains the mask (docs/ASCEND.md §2.3). An empty mask is no test. */
       const tfx_scope *s = SCOPE_NOW;
       const tfx_value *m = &K[TFX_INS_KS(ins, 1)];
       int hit = m->n == 0;

@@ -86,7 +86,7 @@ int tfx_vm_prop(tfx_vm *vm, uint32_t prop, const tfx_value *obj, tfx_value *out)
 int tfx_vm_attr(tfx_vm *vm, const tfx_value *obj, const char *name, tfx_value *out);
 /* Builtin `id` applied to argc arguments. */
 int tfx_vm_builtin(tfx_vm *vm, uint32_t id, const tfx_value *args, uint32_t argc, tfx_value *out);
-/* SC_ATTR walk (fact 8) over the direct nodes of scope with op id op: 1 match, 0 fail;
+/* SC_ATTR walk (docs/ASCEND.md §2.2) over the direct nodes of scope with op id op: 1 match, 0 fail;
  * *found gets the last attribute value compared (none if missing / no node). */
 int tfx_vm_attr_feature(tfx_vm *vm, uint32_t scope, uint32_t op, const char *name,
                         const tfx_value *want, tfx_value *found, int *matched);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CLI test: the stdlib op table. (1) `tfxc list-rules --json` (stdlib only) lists a map for every
-# pair of facts/tf-cann-op-pairs.tsv: a map whose `from` has the TF type and whose `to` is the
+# pair of the TF -> CANN table (docs/ASCEND.md §8.1): a map whose `from` has the TF type and whose `to` is the
 # CANN type (or, for a graph map, whose inner node types include it); (2) the TSV copies in
 # stdlib/ops equal the facts files byte for byte (stdlib/ops/sync-facts.sh); (3) the stdlib
 # loads with no diagnostic at all (it is loaded on every run). Skipped (77) without the facts.

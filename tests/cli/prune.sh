@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CLI test: --out-nodes / --input-shape trimming (ATC TrimGraph, facts/ascend.md fact 21),
+# CLI test: --out-nodes / --input-shape trimming (ATC TrimGraph, docs/ASCEND.md §7.2),
 # seen through --emit tf-pbtxt and inspect --json; unknown names exit 3 with no output left.
 # Env: TFXC; python3.
 set -u

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compares tfxc's scope fusion (`tfxc --report`) with Ascend's ground truth.
 
-For every `<model>.json` of the truth directory (facts/ascend-fusion-truth, produced by Huawei's
+For every `<model>.json` of the truth directory (docs/ASCEND.md §9, produced by Huawei's
 unmodified scope-fusion code), runs tfxc on the corpus model with every scope pass of the
 stdlib enabled and compares, per pass in run order: the status class (changed / not changed /
 failed / not run), sub_types_set, sub_types_cleared, the results (name, type, scopes,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scope fusion against Ascend's ground truth (../shared/facts/ascend-fusion-truth): every
+# Scope fusion against Ascend's ground truth (docs/ASCEND.md §9): every
 # corpus model with every stdlib scope pass enabled, compared pass by pass (see
 # fusion_truth.py). Passes not in the stdlib yet are listed as skipped. Env: TFXC, TFXC_SRC,
 # TFXC_CORPUS; TFXC_TRUTH (truth dir), TFXC_TRUTH_PASSES (A,B: compare only these).

@@ -43,8 +43,8 @@ import tempfile
 import time
 
 # TF types that only exist in training / checkpointing graphs. ATC accepts frozen graphs only
-# (facts/ascend.md §5 step 1, §7 "only FrozenGraphDef"); none of these is in
-# facts/tf-cann-op-pairs.tsv nor a CANN prototype, so the precheck failing on them is right.
+# (docs/ASCEND.md §7.1); none of these is in
+# the TF -> CANN pair table nor a CANN prototype, so the precheck failing on them is right.
 TRAINING = {"VariableV2", "SaveV2", "RestoreV2", "MergeV2Checkpoints", "ShardedFilename",
             "ShardedFilespec", "SaveSlices", "RestoreSlice", "Restore"}
 # Corpus files whose outcome is none of the allowed ones because of a known bug outside the op

@@ -16,12 +16,12 @@
 #   ATC wants frozen graphs). Without the checkpoint they cannot be folded into Consts, so the
 #   weights become graph inputs: `--input-shape` names the three Placeholders (1x128) and every
 #   VariableV2 with its `shape` attr (ATC's TrimGraphByInput turns named nodes into Placeholders,
-#   facts/ascend.md fact 21), and `--out-nodes` keeps the pooled output and the sequence output
+#   docs/ASCEND.md §7.2), and `--out-nodes` keeps the pooled output and the sequence output
 #   (bert/pooler/dense/Tanh:0, bert/encoder/Reshape_13:0), which drops the initializers and the
 #   Save/Restore nodes. The default scope passes fuse the 25 LayerNorms.
 # - SSD: the same for its 200 VariableV2 weights, image_tensor fixed to 1x300x300x3, outputs
 #   detection_boxes/scores/classes and num_detections, with the detection scope passes enabled
-#   as ATC users do (facts/ascend.md §8 item 6; the set tests/corpus/real_goldens.sh uses).
+#   as ATC users do (docs/ASCEND.md §7.5; the set tests/corpus/real_goldens.sh uses).
 #
 # Env: TFXC, TFXC_SRC, TFXC_CORPUS, TFXC_PROTO_DIR; exit 77 when the corpus is absent, or when
 # graphviz is missing (after the summaries were compared). UPDATE=1 (or --update) rewrites the

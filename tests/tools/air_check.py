@@ -1,48 +1,48 @@
 #!/usr/bin/env python3
 """air_check: static checks of a GE IR .air file (a binary ge.proto.ModelDef) against the
-checklist in shared/facts/air.md, independent of tfxc's C code and of generated protobuf code.
+checklist of docs/AIR.md, independent of tfxc's C code and of generated protobuf code.
 
 Stage: tests (an oracle for src/ge). Input: an .air file. Output: one line per failure,
 `air_check: FILE: CHECK: message`, exit 1; or exit 0 (with --verbose, one line per passed
-check). The protobuf wire format is decoded here from the field numbers of facts/ascend.md
-section 6.1 (no protoc, no generated code). Every check is named; `--list` prints them.
+check). The protobuf wire format is decoded here from the field numbers of ge_ir.proto
+(docs/AIR.md section 2.1; no protoc, no generated code). Every check is named; `--list` prints them.
 
-What is checked (air.md item numbers in brackets) and what is not:
+What is checked (docs/AIR.md section numbers in brackets) and what is not:
 - the file is one binary ModelDef that decodes completely: valid tags, wire types, lengths,
   messages nested at most 100 deep (C++ protobuf's default recursion limit), proto3 strings in
   UTF-8 (C++ protobuf refuses others); text format is recognised and refused
-  [1]; size at most INT_MAX bytes [2]; at least one graph [3]; graph names non-empty and unique
-  [8]; node names non-empty and unique per graph [7]; op type non-empty [12 - registration
+  [1.1]; size at most INT_MAX bytes [1.2]; at least one graph [4.1]; graph names non-empty and unique
+  [4.2]; node names non-empty and unique per graph [4.2]; op type non-empty [5.1 - registration
   itself cannot be checked statically];
 - attrs everywhere (model, graph, op, tensor descriptor, named attrs, nested lists): a value is
-  set and its kind is one GE registers (not `expression`) [4]; lists have val_type (except the
+  set and its kind is one GE registers (not `expression`) [6.3]; lists have val_type (except the
   raw _input/_output_name_* and _ir_* lists), a known one, and elements only in the matching
-  field [20]; `dt` / `list.dt` values are C++ ge::DataType numbers 0..42 [21] - a range check
+  field [6.3]; `dt` / `list.dt` values are C++ ge::DataType numbers 0..42 [6.4] - a range check
   only: most proto DataType numbers are also valid C++ numbers (proto DT_INT32=7 reads as C++
   DT_UINT16), so a proto number written by mistake is caught only when it is out of range;
-- edges [5, 13, 14]: each OpDef.input is "", "src:idx" or "src:-1" naming an op of the same
+- edges [5.3, 5.2]: each OpDef.input is "", "src:idx" or "src:-1" naming an op of the same
   graph, idx < the source's output_desc count; input_desc count == data input slots ("" counts);
-- port names [18]: _input_name_key/_value and _output_name_key/_value present (when the op has
+- port names [6.1]: _input_name_key/_value and _output_name_key/_value present (when the op has
   descs), same length, values a permutation of the desc indices, keys matching desc names;
-- Data [22, 23]: root-graph Data/RefData/AippData/ANN_Data have int `index`, unique, 0..n-1, and
-  input_desc[0]/output_desc[0] with the same defined dtype and shape; outputs [25]: a NetOutput in
+- Data [8.1, 8.2]: root-graph Data/RefData/AippData/ANN_Data have int `index`, unique, 0..n-1, and
+  input_desc[0]/output_desc[0] with the same defined dtype and shape; outputs [9.1]: a NetOutput in
   the root graph or a non-empty GraphDef.output whose entries name existing outputs;
-- Const [27, 28, 41]: attr `value` of kind t with a desc; data length == elements x dtype size
+- Const [10.1, 10.2, 12.1]: attr `value` of kind t with a desc; data length == elements x dtype size
   (proto dtype sizes; DT_STRING skipped; a scalar holds one element or nothing; a shape with a
   0 holds nothing; sub-byte types rounded up to whole bytes; resource/variant/dual skipped);
   a Const with `location` (separated weights) must have empty data and an int `length`;
   output_desc[0] has value.desc's dtype and shape;
-- tensor descriptors of ops and Const values [15, 30-32]: non-empty layout naming a GE format,
+- tensor descriptors of ops and Const values [7.2, 7.1]: non-empty layout naming a GE format,
   an `origin_format` string attr, format_for_int (if present) agreeing with layout; unfed
   optional inputs ("") instead need dtype DT_UNDEFINED and the layout GE's serializer writes for
   FORMAT_RESERVED ("FORMAT_RESERVED"; "RESERVED" decodes the same; an empty layout also decodes
   to FORMAT_RESERVED but makes GE log "Format not support"); every descriptor's
   dtype (attrs included) is a proto DataType 0..40;
-- subgraphs [37, 38]: subgraph_name entries name graphs in ModelDef.graph (not the root); Data in
+- subgraphs [11.1, 11.2]: subgraph_name entries name graphs in ModelDef.graph (not the root); Data in
   subgraphs carry int `index` and `_parent_node_index` (< the parent op's data inputs); subgraph
   NetOutput input descs carry int `_parent_node_index` (< the parent's output_desc count),
   except in a While's cond graph;
-- no attr_groups field anywhere [40]; graph attr _graph_has_been_added not true [6].
+- no attr_groups field anywhere [4.1]; graph attr _graph_has_been_added not true [4.1].
 Not checked: op types and attrs against the CANN IR, acyclicity, dtype/shape propagation, the
 external weight files of separated Consts, DT_STRING tensor layout.
 
@@ -59,7 +59,7 @@ import sys
 
 INT_MAX = 2**31 - 1
 
-# ---------------------------------------------------------------- schema (ascend.md §6.1)
+# ---------------------------------------------------------------- schema (docs/AIR.md §2.1)
 # field number -> (name, kind, repeated). kind: int64 | uint32 | bool | enum:<E> | float |
 # string | bytes | <Message> | map:<Message> (map<string, Message>)
 R = True
@@ -123,16 +123,16 @@ LIST_VALUE_TYPES = ['VT_LIST_NONE', 'VT_LIST_STRING', 'VT_LIST_INT', 'VT_LIST_FL
                     'VT_LIST_BOOL', 'VT_LIST_BYTES', 'VT_LIST_TENSOR_DESC', 'VT_LIST_TENSOR',
                     'VT_LIST_GRAPH', 'VT_LIST_NAMED_ATTRS', 'VT_LIST_DATA_TYPE']
 ENUMS = {'DataType': DATA_TYPES, 'ListValueType': LIST_VALUE_TYPES}
-# val_type -> the ListValue field that must hold the elements (air.md item 20)
+# val_type -> the ListValue field that must hold the elements (docs/AIR.md §6.3)
 VT_FIELD = {1: 's', 2: 'i', 3: 'f', 4: 'b', 5: 'bt', 6: 'td', 7: 't', 8: 'g', 9: 'na', 10: 'dt'}
-CPP_DT_MAX = 42      # C++ ge::DataType: 0 FLOAT .. 42 HIFLOAT4 (ascend.md §6.4)
+CPP_DT_MAX = 42      # C++ ge::DataType: 0 FLOAT .. 42 HIFLOAT4 (docs/AIR.md §3.1)
 PROTO_DT_MAX = 40    # proto DataType: 0 DT_UNDEFINED .. 40 DT_FLOAT4_E1M2
 # bits per element of proto DataTypes (None: no fixed size, not size-checked)
 DT_BITS = {1: 32, 2: 16, 3: 8, 4: 8, 5: 16, 6: 16, 7: 32, 8: 64, 9: 32, 10: 64, 11: 8, 12: 64,
            14: 8, 15: 8, 16: 64, 17: 128, 18: 8, 19: 16, 20: 32, 21: 8, 22: 16, 27: 16, 28: 4,
            29: 1, 30: 2, 31: 2, 32: 32, 33: 8, 34: 8, 35: 8, 36: 8, 39: 4, 40: 4}
 DT_UNSIZED = {13, 23, 24, 25, 26, 37, 38}  # string, resource, string_ref, dual, variant, fp6
-# C++ ge::Format serial names (TypeUtils kFormatToStringMap; ascend.md §6.3)
+# C++ ge::Format serial names (TypeUtils kFormatToStringMap; docs/AIR.md §3.2)
 FORMATS = {'NCHW': 0, 'NHWC': 1, 'ND': 2, 'NC1HWC0': 3, 'FRACTAL_Z': 4, 'NC1C0HWPAD': 5,
            'NHWC1C0': 6, 'FSR_NCHW': 7, 'FRACTAL_DECONV': 8, 'C1HWNC0': 9,
            'FRACTAL_DECONV_TRANSPOSE': 10, 'FRACTAL_DECONV_SP_STRIDE_TRANS': 11,
@@ -154,36 +154,36 @@ RAW_LISTS = {'_input_name_key', '_input_name_value', '_output_name_key', '_outpu
 UNFED_LAYOUTS = ('FORMAT_RESERVED', 'RESERVED', 'UNDEFINED')
 
 CHECKS = [
-    ('decode', 'the file is one binary ge.proto.ModelDef that decodes completely [1]'),
-    ('size', 'the file is at most INT_MAX (2^31-1) bytes [2]'),
+    ('decode', 'the file is one binary ge.proto.ModelDef that decodes completely [1.1]'),
+    ('size', 'the file is at most INT_MAX (2^31-1) bytes [1.2]'),
     ('utf8', 'every string field is UTF-8 (C++ protobuf refuses proto3 strings that are not)'),
-    ('graph-present', 'ModelDef.graph has at least one graph [3]'),
-    ('graph-names', 'graph names are non-empty and unique [8]'),
-    ('node-names', 'op names are non-empty and unique in each graph [7]'),
-    ('op-type', 'every op has a type [12]'),
-    ('attr-kind', 'every attr value is set, to a kind GE registers (not expression) [4]'),
-    ('list-val-type', 'list attrs have a known val_type matching the filled field [4, 20]'),
-    ('dt-range', 'dt / list.dt values are C++ ge::DataType numbers 0..42 [21]'),
-    ('edges', 'inputs are "", "src:idx" or "src:-1" naming an op of the same graph [5, 14]'),
-    ('output-port', 'an input\'s source index is below the source\'s output_desc count [5, 13]'),
+    ('graph-present', 'ModelDef.graph has at least one graph [4.1]'),
+    ('graph-names', 'graph names are non-empty and unique [4.2]'),
+    ('node-names', 'op names are non-empty and unique in each graph [4.2]'),
+    ('op-type', 'every op has a type [5.1]'),
+    ('attr-kind', 'every attr value is set, to a kind GE registers (not expression) [6.3]'),
+    ('list-val-type', 'list attrs have a known val_type matching the filled field [6.3]'),
+    ('dt-range', 'dt / list.dt values are C++ ge::DataType numbers 0..42 [6.4]'),
+    ('edges', 'inputs are "", "src:idx" or "src:-1" naming an op of the same graph [5.3]'),
+    ('output-port', 'an input\'s source index is below the source\'s output_desc count [5.3, 5.2]'),
     ('input-desc-count', 'input_desc count == data input slots, "" included; Data: no inputs '
      '[13, 15]'),
-    ('port-names', '_input/_output_name_key/_value present and consistent with the descs [18]'),
-    ('data-index', 'root Data nodes have int index, unique, 0..n-1 [22]'),
-    ('data-desc', 'Data nodes have input_desc[0] and output_desc[0], same defined dtype/shape [23]'),
-    ('outputs', 'the root graph has a NetOutput or a valid GraphDef.output [25]'),
-    ('const-value', 'Const has a value tensor whose data size matches its shape [27, 28, 41]'),
-    ('const-desc', 'Const output_desc[0] has value.desc\'s dtype and shape [27]'),
-    ('desc-layout', 'tensor descriptors have a layout naming a GE format [31]'),
-    ('desc-origin-format', 'tensor descriptors have an origin_format string attr [32]'),
-    ('desc-format-for-int', 'format_for_int, when present, agrees with layout [31]'),
-    ('desc-dtype', 'descriptor dtypes are proto DataType numbers 0..40 [30]'),
-    ('unfed-optional', 'an unfed optional input ("") has dtype DT_UNDEFINED, layout FORMAT_RESERVED [15]'),
-    ('subgraph-names', 'subgraph_name entries name non-root graphs of the model [37]'),
-    ('subgraph-data', 'subgraph Data nodes have int index and _parent_node_index [38]'),
-    ('subgraph-netoutput', 'subgraph NetOutput input descs have int _parent_node_index [38]'),
-    ('attr-groups', 'no attr_groups field is written [40]'),
-    ('graph-added', 'no graph has _graph_has_been_added set [6]'),
+    ('port-names', '_input/_output_name_key/_value present and consistent with the descs [6.1]'),
+    ('data-index', 'root Data nodes have int index, unique, 0..n-1 [8.1]'),
+    ('data-desc', 'Data nodes have input_desc[0] and output_desc[0], same defined dtype/shape [8.2]'),
+    ('outputs', 'the root graph has a NetOutput or a valid GraphDef.output [9.1]'),
+    ('const-value', 'Const has a value tensor whose data size matches its shape [10.1, 10.2, 12.1]'),
+    ('const-desc', 'Const output_desc[0] has value.desc\'s dtype and shape [10.1]'),
+    ('desc-layout', 'tensor descriptors have a layout naming a GE format [7.1]'),
+    ('desc-origin-format', 'tensor descriptors have an origin_format string attr [7.1]'),
+    ('desc-format-for-int', 'format_for_int, when present, agrees with layout [7.1]'),
+    ('desc-dtype', 'descriptor dtypes are proto DataType numbers 0..40 [7.1]'),
+    ('unfed-optional', 'an unfed optional input ("") has dtype DT_UNDEFINED, layout FORMAT_RESERVED [7.2]'),
+    ('subgraph-names', 'subgraph_name entries name non-root graphs of the model [11.1]'),
+    ('subgraph-data', 'subgraph Data nodes have int index and _parent_node_index [11.2]'),
+    ('subgraph-netoutput', 'subgraph NetOutput input descs have int _parent_node_index [11.2]'),
+    ('attr-groups', 'no attr_groups field is written [4.1]'),
+    ('graph-added', 'no graph has _graph_has_been_added set [4.1]'),
 ]
 CHECK_NAMES = [c for c, _ in CHECKS]
 

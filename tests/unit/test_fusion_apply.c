@@ -1,5 +1,5 @@
-/* Unit tests for applying scope-fusion results to the GraphDef (ascend.md §2.5, §2.7, fact
- * 12-13): the LayerNorm block fused into one node with the doc's wiring and provenance attrs,
+/* Unit tests for applying scope-fusion results to the GraphDef (docs/ASCEND.md §4.2, §4.6,
+ * §4.3-4.4): the LayerNorm block fused into one node with the doc's wiring and provenance attrs,
  * index-map keys matched on name tails (byte-order first key, no '/' boundary), disabled and
  * out-of-range ports, ignored children, control edges kept and deduplicated, dropped outside
  * reads warned, many-to-many inner nodes and Const inputs, function bodies (`:output:` form,
@@ -56,7 +56,7 @@ static void blk_pass(vt *f, const char *type, const mp *maps, int n, const char 
   ft_sel_end(f);
 }
 
-/* Fact 12: tails, byte-order first key, disabled/out-of-range ports, ignored children,
+/* ASCEND.md §4.3: tails, byte-order first key, disabled/out-of-range ports, ignored children,
  * control edges. */
 static void index_maps(void **state) {
   vt *f = *state;
@@ -104,7 +104,7 @@ static void index_maps(void **state) {
   assert_string_equal(ft_names(f->gd->node, f->gd->n_node), "x w v c z blk out out2 after");
 }
 
-/* Fact 13: ScopeToMultiNodes: inner nodes `<name>/<inner>`, boundary wiring, Const input. */
+/* ASCEND.md §4.4: ScopeToMultiNodes: inner nodes `<name>/<inner>`, boundary wiring, Const input. */
 static void many_to_many(void **state) {
   vt *f = *state;
   const char *g[] = {

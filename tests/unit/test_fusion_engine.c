@@ -1,5 +1,5 @@
 /* Unit tests for the scope-fusion engine's matching and result handling against Ascend's
- * ScopeBasePass semantics (../shared/facts/ascend.md facts 7-14, §2.3-2.6): layering and
+ * ScopeBasePass semantics (docs/ASCEND.md §2.4-4.5): layering and
  * rollback, the first failing layer stopping its group, no descent into a matched scope, the
  * root never tested, pattern overwrite order, sub_types persisting across passes, a false
  * `require` clearing sub_types (descendants included), same-name replacement, invalid results
@@ -13,7 +13,7 @@ static const char *const g_two[] = {
     "b/moments/m1|Mean",           "b/moments/m2|Mean",
 };
 
-/* Fact 9: earlier-layer sub_types survive only under a last-layer result. */
+/* ASCEND.md §3.2: earlier-layer sub_types survive only under a last-layer result. */
 static void layering_and_rollback(void **state) {
   vt *f = *state;
   vt_model(f, g_two, TG_N(g_two));
@@ -46,7 +46,7 @@ static void layering_and_rollback(void **state) {
   assert_int_equal(pr->select_ran, 0);
 }
 
-/* Fact 10: depth-first from the root's children; a matched scope is not entered; the root
+/* ASCEND.md §3.1: depth-first from the root's children; a matched scope is not entered; the root
  * (which would match too) is never tested. */
 static void no_descend_root_never_tested(void **state) {
   vt *f = *state;
@@ -60,7 +60,7 @@ static void no_descend_root_never_tested(void **state) {
   assert_int_equal(f->t.scopes[0].sub_type, TFX_NO_ID);
 }
 
-/* Fact 10: patterns of a layer run in order, each over the whole tree; a later one overwrites
+/* ASCEND.md §3.1: patterns of a layer run in order, each over the whole tree; a later one overwrites
  * an earlier one's sub_type and may match inside a scope the earlier one matched. */
 static void pattern_overwrite_order(void **state) {
   vt *f = *state;
@@ -80,7 +80,7 @@ static void pattern_overwrite_order(void **state) {
   assert_int_equal(gr->passes[0].layers[0].m[4].pattern, 2);
 }
 
-/* Fact 10: sub_types live on the tree, so a later pass sees an earlier pass's tags. */
+/* ASCEND.md §3.1: sub_types live on the tree, so a later pass sees an earlier pass's tags. */
 static void subtypes_persist_across_passes(void **state) {
   vt *f = *state;
   vt_model(f, g_two, TG_N(g_two));
@@ -99,7 +99,7 @@ static void subtypes_persist_across_passes(void **state) {
   assert_int_equal(again->passes[0].n_set, 0); /* same sub_type again: not a change */
 }
 
-/* §2.3: SELECT false = LastMatchScopesAndOPs failed: every result's sub_type and its
+/* ASCEND.md §3.3: SELECT false = LastMatchScopesAndOPs failed: every result's sub_type and its
  * descendants' are cleared, nothing is kept. */
 static void require_false_clears(void **state) {
   vt *f = *state;
@@ -150,7 +150,7 @@ static void emit_named(vt *f, uint32_t rule, uint32_t line, const char *const *n
   ft_sel_end(f);
 }
 
-/* Fact 11: results keyed by name; a later one (same or later pass) replaces the earlier. */
+/* ASCEND.md §4.1: results keyed by name; a later one (same or later pass) replaces the earlier. */
 static void same_name_replaces(void **state) {
   vt *f = *state;
   vt_model(f, g_two, TG_N(g_two));
@@ -173,7 +173,7 @@ static void same_name_replaces(void **state) {
   assert_string_equal(gr->final[1]->pass, "P2");
 }
 
-/* Fact 11 (metadef master): an invalid result is dropped with a warning; results the pass
+/* ASCEND.md §4.1 (metadef master): an invalid result is dropped with a warning; results the pass
  * added before stay; the pass adds nothing after it; status SCOPE_NOT_CHANGED. */
 static void invalid_result_dropped(void **state) {
   vt *f = *state;
@@ -215,7 +215,7 @@ static void invalid_type_dropped(void **state) {
   assert_int_equal(f->d.items[0].line, 7); /* no FR_INVALID: the pass's site */
 }
 
-/* Fact 13: CheckInnerNodesInfo - unique inner names; boundary uses == enabled map entries. */
+/* ASCEND.md §4.4: CheckInnerNodesInfo - unique inner names; boundary uses == enabled map entries. */
 static void multi_check(void **state) {
   vt *f = *state;
   vt_model(f, g_two, TG_N(g_two));
@@ -285,7 +285,7 @@ static void multi_check_duplicate(void **state) {
   assert_true(ft_diag_has(&f->d, "'dup/g' is not unique"));
 }
 
-/* Children (§2.5): extra nodes or a member scope name as a STRICT prefix; graph order. */
+/* Children (ASCEND.md §4.2): extra nodes or a member scope name as a STRICT prefix; graph order. */
 static void children_and_maps(void **state) {
   vt *f = *state;
   const char *g[] = {"x|Placeholder", FT_LAYERNORM("LayerNorm"), "y|Relu|LayerNorm/batchnorm/add_1"};
@@ -349,7 +349,7 @@ static void json_report(void **state) {
   tfx_sb_free(&j2);
 }
 
-/* Fact 14 / §2.6: general passes on by default; --enable-scope-fusion-passes turns opt-in
+/* ASCEND.md §4.5: general passes on by default; --enable-scope-fusion-passes turns opt-in
  * ones on (unknown: error listing the names); --disable-pass turns any off. */
 static void enable_disable(void **state) {
   vt *f = *state;

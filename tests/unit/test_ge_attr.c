@@ -130,7 +130,7 @@ static void tf_scalars(void **state) {
   assert_int_equal(a->value_case, GE__PROTO__ATTR_DEF__VALUE_B);
   assert_true(a->b);
 
-  /* type -> dt with the C++ number (air.md item 21) */
+  /* type -> dt with the C++ number (docs/AIR.md §6.4) */
   v = av(f, TENSORFLOW__ATTR_VALUE__VALUE_TYPE);
   v->type = TENSORFLOW__DATA_TYPE__DT_INT32;
   a = tfx_ge_attr_from_tf(&f->a, v);
@@ -166,7 +166,7 @@ static void tf_shape(void **state) {
   assert_int_equal(l->i[0], -1);
   assert_int_equal(l->i[1], 224);
   assert_int_equal(l->i[2], 3);
-  /* unknown rank -> [-1] (AutoMapping's UNKNOWN_SHAPE, fact 18) */
+  /* unknown rank -> [-1] (AutoMapping's UNKNOWN_SHAPE, docs/ASCEND.md §6.2) */
   v->shape = shape(f, NULL, 0, 1);
   l = glist(tfx_ge_attr_from_tf(&f->a, v));
   assert_int_equal(l->val_type, GE__PROTO__ATTR_DEF__LIST_VALUE__LIST_VALUE_TYPE__VT_LIST_INT);
@@ -585,7 +585,7 @@ static void tensor_splat(void **state) {
   td = tfx_ge_tensor_from_tf(&f->a, t, "c", &f->d);
   assert_int_equal(td->data.len, 32);
   for (int k = 0; k < 32; k++) assert_int_equal(td->data.data[k], 0);
-  /* a 0-element tensor has empty data (air.md item 28) */
+  /* a 0-element tensor has empty data (docs/AIR.md §10.2) */
   int64_t d0[] = {0, 5};
   t = tensor(f, TENSORFLOW__DATA_TYPE__DT_FLOAT, d0, 2);
   td = tfx_ge_tensor_from_tf(&f->a, t, "c", &f->d);
@@ -651,7 +651,7 @@ static void tensor_typed_fields(void **state) {
   t->n_double_val = 1;
   td = tfx_ge_tensor_from_tf(&f->a, t, "d", &f->d);
   assert_int_equal(td->data.len, 16);
-  /* strings: raw bytes concatenated (GE's string layout is unknown, air.md §7) */
+  /* strings: raw bytes concatenated (GE's string layout is unknown, docs/AIR.md §14) */
   t = tensor(f, TENSORFLOW__DATA_TYPE__DT_STRING, d2, 1);
   ProtobufCBinaryData sv[] = {bin("ab"), bin("cde")};
   t->string_val = sv;

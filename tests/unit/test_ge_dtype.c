@@ -1,5 +1,5 @@
 /* Unit tests for src/ge/dtype.c: TF -> GE proto dtypes with Ascend's collapses, GE proto ->
- * C++ ge::DataType (facts/ascend.md fact 24, §6.4), element sizes, format numbers (§6.3). */
+ * C++ ge::DataType (docs/AIR.md §3.1), element sizes, format numbers (§3.2). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,7 +14,7 @@ static void tf_to_ge_basic(void **state) {
                    GE__PROTO__DATA_TYPE__DT_FLOAT);
   assert_int_equal(tfx_ge_dtype_from_tf(TENSORFLOW__DATA_TYPE__DT_INT32),
                    GE__PROTO__DATA_TYPE__DT_INT32);
-  assert_int_equal(GE__PROTO__DATA_TYPE__DT_INT32, 7); /* fact 24: proto DT_INT32 = 7 */
+  assert_int_equal(GE__PROTO__DATA_TYPE__DT_INT32, 7); /* docs/AIR.md §3.1: proto DT_INT32 = 7 */
   assert_int_equal(tfx_ge_dtype_from_tf(TENSORFLOW__DATA_TYPE__DT_INT64),
                    GE__PROTO__DATA_TYPE__DT_INT64);
   assert_int_equal(tfx_ge_dtype_from_tf(TENSORFLOW__DATA_TYPE__DT_DOUBLE),
@@ -37,7 +37,7 @@ static void tf_to_ge_basic(void **state) {
 
 static void tf_to_ge_collapses(void **state) {
   (void)state;
-  /* ascend.md §4.2: HALF -> FLOAT16, quantized -> plain ints, BFLOAT16 -> BF16 but
+  /* docs/ASCEND.md §6.4: HALF -> FLOAT16, quantized -> plain ints, BFLOAT16 -> BF16 but
    * BFLOAT16_REF -> FLOAT16, *_REF -> base, anything else -> DT_UNDEFINED */
   assert_int_equal(tfx_ge_dtype_from_tf(TENSORFLOW__DATA_TYPE__DT_HALF),
                    GE__PROTO__DATA_TYPE__DT_FLOAT16);
@@ -76,11 +76,11 @@ static void tf_to_ge_collapses(void **state) {
 
 static void cpp_numbers(void **state) {
   (void)state;
-  /* fact 24 */
+  /* docs/AIR.md §3.1 */
   assert_int_equal(tfx_ge_cpp_dtype(GE__PROTO__DATA_TYPE__DT_FLOAT), 0);
   assert_int_equal(tfx_ge_cpp_dtype(GE__PROTO__DATA_TYPE__DT_INT32), 3);
   assert_int_equal(tfx_ge_cpp_dtype(GE__PROTO__DATA_TYPE__DT_UNDEFINED), 28);
-  /* §6.4 */
+  /* docs/AIR.md §3.1 */
   assert_int_equal(tfx_ge_cpp_dtype(GE__PROTO__DATA_TYPE__DT_FLOAT16), 1);
   assert_int_equal(tfx_ge_cpp_dtype(GE__PROTO__DATA_TYPE__DT_INT8), 2);
   assert_int_equal(tfx_ge_cpp_dtype(GE__PROTO__DATA_TYPE__DT_UINT8), 4);

@@ -469,7 +469,7 @@ static inline int64_t lt_int(const Ge__Proto__AttrDef *a) {
   return a->i;
 }
 
-/* Every list attr anywhere in the model has a val_type (air.md item 20). */
+/* Every list attr anywhere in the model has a val_type (docs/AIR.md §6.3). */
 static inline void lt_check_val_types(const lt *f) {
   const Ge__Proto__ModelDef *m = f->gm.model;
   for (size_t g = 0; g < m->n_graph; g++)

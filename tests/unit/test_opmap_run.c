@@ -412,7 +412,7 @@ static void passthrough(void **state) {
   assert_int_equal(n->how, TFX_MAP_PASSTHROUGH);
   assert_int_equal(n->n_in, 0);
   assert_int_equal(n->n_out, 0);
-  /* Data: ATC does not check its input count (fact 20): x stays unfed */
+  /* Data: ATC does not check its input count (docs/ASCEND.md §6.6): x stays unfed */
   const tfx_mapped_op *a = op_of(f, "a");
   assert_string_equal(a->type, "Data");
   assert_int_equal(a->cause, 0);
@@ -600,7 +600,7 @@ static void input_count_mismatch(void **state) {
   assert_int_equal(op_of(f, "s2")->cause, 0);
   assert_int_equal(op_of(f, "w")->cause, TFX_CAUSE_PARAM_INVALID); /* input 5 of 2 */
   assert_string_equal(op_of(f, "r")->message, "input number of tensorflow[0] should be equal to factory size[1]");
-  assert_int_equal(op_of(f, "ln")->how, TFX_MAP_AUTO); /* LayerNorm is not checked (fact 20) */
+  assert_int_equal(op_of(f, "ln")->how, TFX_MAP_AUTO); /* LayerNorm is not checked (docs/ASCEND.md §6.6) */
   assert_int_equal(op_of(f, "ln")->cause, 0);
   assert_string_equal(ports(op_of(f, "ln")->in, 3), "x=0@ND,gamma=1@ND,beta=-1@ND");
   /* Add has one output; a consumer reads output 1 */

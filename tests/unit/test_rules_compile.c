@@ -1,6 +1,6 @@
 /* Rule compiler tests (Lua code.lua style): small rules compile to the expected opcode
  * sequences (golden listings), and compiled packs run on the VM over small graphs through a
- * recording host (scope matching per Ascend's facts, selection results, op-map effects).
+ * recording host (scope matching per docs/ASCEND.md, selection results, op-map effects).
  * Also: determinism (byte-identical packs), a 1000-pass compile timing (printed, not
  * asserted), compile errors with locations, and fault injection over load+check+compile. */
 #define _POSIX_C_SOURCE 200809L

@@ -1,5 +1,5 @@
 /* ScopeTree against Ascend's own output: for every model recorded in
- * ../shared/facts/ascend-fusion-truth (each .json; GraphDef and MetaGraphDef inputs), the tree must
+ * the scope-fusion ground truth (docs/ASCEND.md §9; each .json; GraphDef and MetaGraphDef inputs), the tree must
  * have the same scope count (root included), contain every scope Ascend tagged or fused, and
  * give each single-level fusion result the same number of child nodes. Skipped when the corpus
  * (env TFXC_CORPUS) is absent. */

@@ -1,5 +1,5 @@
 /* Unit tests for the ScopeTree (src/scope/scope.c): one test per fact of
- * ../shared/facts/ascend.md §1 facts 1-6 and §2.1 (Identity/Const counted), plus ordering,
+ * docs/ASCEND.md §1-2 and §1.4 (Identity/Const counted), plus ordering,
  * DFS ranges, odd node names and a wide scope. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -61,7 +61,7 @@ static int64_t count(fx *f, const char *scope, const char *op) {
 
 static uint32_t nid(fx *f, const char *name) { return tfx_graph_find(&f->m.main, name); }
 
-/* Fact 1: scopes from '/'-split names; full names with trailing '/'; node in innermost scope;
+/* ASCEND.md §1.1: scopes from '/'-split names; full names with trailing '/'; node in innermost scope;
  * root named "root". */
 static void fact1_scopes_from_names(void **state) {
   fx *f = *state;
@@ -84,7 +84,7 @@ static void fact1_scopes_from_names(void **state) {
   assert_int_equal(tfx_scope_find(&f->t, "a/b"), TFX_NO_ID);
 }
 
-/* Fact 2: counts cover root, every ancestor and the own scope; Nodes() is direct only;
+/* ASCEND.md §1.2: counts cover root, every ancestor and the own scope; Nodes() is direct only;
  * AllNodesMap covers the subtree; GetAllSubScopes = the DFS range. */
 static void fact2_subtree_counts_and_nodes(void **state) {
   fx *f = *state;
@@ -111,7 +111,7 @@ static void fact2_subtree_counts_and_nodes(void **state) {
     assert_true(f->t.scopes[0].counts[k - 1].op_id < f->t.scopes[0].counts[k].op_id);
 }
 
-/* Fact 3: a type that never occurs in a subtree counts -1, distinct from 0. */
+/* ASCEND.md §1.2: a type that never occurs in a subtree counts -1, distinct from 0. */
 static void fact3_absent_is_minus_one(void **state) {
   fx *f = *state;
   const char *g[] = {"a/x|Mul", "b/y|Add"};
@@ -125,14 +125,14 @@ static void fact3_absent_is_minus_one(void **state) {
       assert_true(f->t.scopes[i].counts[k].count > 0); /* 0 is never stored */
 }
 
-/* NodeOpTypeFeature::Match as fact 4 states it, over tfx_scope_op_count. */
+/* NodeOpTypeFeature::Match as ASCEND.md §2.1 states it, over tfx_scope_op_count. */
 static int nodeop_match(const tfx_scope *s, uint32_t op, int64_t num, int64_t step) {
   int64_t c = tfx_scope_op_count(s, op);
   if (step == 0) return c == num;
   return c != -1 && c % step == num;
 }
 
-/* Fact 4: the counts support (type, num, step) exactly: (T,0,0) never matches, (T,-1,0) means
+/* ASCEND.md §2.1: the counts support (type, num, step) exactly: (T,0,0) never matches, (T,-1,0) means
  * absent, (T,0,1) means present, (T,0,k) present and a multiple of k. */
 static void fact4_counts_drive_nodeop_feature(void **state) {
   fx *f = *state;
@@ -152,7 +152,7 @@ static void fact4_counts_drive_nodeop_feature(void **state) {
   assert_false(nodeop_match(s, sub, 0, 1));
 }
 
-/* Fact 5's data: suffix is compared to LastName; the mask looks at descendants' LastName and
+/* ASCEND.md §2.3's data: suffix is compared to LastName; the mask looks at descendants' LastName and
  * full-name length; descendants come from the DFS range. */
 static void fact5_scope_feature_data(void **state) {
   fx *f = *state;
@@ -176,7 +176,7 @@ static void fact5_scope_feature_data(void **state) {
   assert_int_equal(r->sub_type, TFX_NO_ID);
 }
 
-/* Fact 6: LastName. */
+/* ASCEND.md §1.3: LastName. */
 static void fact6_last_name(void **state) {
   (void)state;
   char b[64];
@@ -215,7 +215,7 @@ static void fact6_last_name_on_tree(void **state) {
   assert_string_equal(S(f, "lstm_0/")->last_name, "lstm_0");
 }
 
-/* §2.1: the Identity/Const filter is always true, so every node is placed and counted. */
+/* ASCEND.md §1.4: the Identity/Const filter is always true, so every node is placed and counted. */
 static void identity_and_const_counted(void **state) {
   fx *f = *state;
   const char *g[] = {"ln/gamma|Const", "ln/gamma/read|Identity|ln/gamma", "ln/mul|Mul|ln/gamma/read",

@@ -1,5 +1,5 @@
 /* Unit tests for the scope-test opcodes (SC_*, MATCH) against Ascend's exact feature
- * semantics (../shared/facts/ascend.md §1 facts 3-8, §2.2): absent counts -1 so
+ * semantics (docs/ASCEND.md §2): absent counts -1 so
  * `count T == 0` never matches, the step idiom (T, 0, k), NodeAttrFeature's walk over DIRECT
  * nodes (missing attr fails, unequal moves on, float tolerance, other types), descendant
  * sub_type counts, LastName equality (not a suffix test), the sub-scope mask, the hidden
@@ -34,7 +34,7 @@ static const char *expected(vt *f) {
   return vt_val(f, &f->res.fails[0].expected);
 }
 
-/* Fact 3 / 4 (step 0): exact count; absent is -1, so == 0 never matches. */
+/* ASCEND.md §2.1 (step 0): exact count; absent is -1, so == 0 never matches. */
 static void count_absent_is_minus_one(void **state) {
   vt *f = *state;
   const char *g[] = {"a/Mul|Mul", "a/b/Mul_1|Mul", "c/Add|Add"};
@@ -57,7 +57,7 @@ static void count_absent_is_minus_one(void **state) {
   assert_int_equal(f->res.sub_type, TFX_NO_ID);
 }
 
-/* Fact 4 (step != 0): present and count % step == num. */
+/* ASCEND.md §2.1 (step != 0): present and count % step == num. */
 static void count_step_idiom(void **state) {
   vt *f = *state;
   const char *g[] = {"a/Sigmoid|Sigmoid", "a/Sigmoid_1|Sigmoid", "a/x/Sigmoid_2|Sigmoid", "a/Mul|Mul"};
@@ -97,7 +97,7 @@ static void present_absent_noretval(void **state) {
   assert_string_equal(found(f), "1");
 }
 
-/* Fact 8: NodeAttrFeature walks DIRECT nodes of the type in order. */
+/* ASCEND.md §2.2: NodeAttrFeature walks DIRECT nodes of the type in order. */
 static void attr_walk(void **state) {
   vt *f = *state;
   const char *g[] = {
@@ -149,7 +149,7 @@ static void attr_walk(void **state) {
   assert_false(matches(f, other, "s1/"));      /* no MatMul at all */
 }
 
-/* Fact 5: exactly n strict descendants carry the sub_type. */
+/* ASCEND.md §2.3: exactly n strict descendants carry the sub_type. */
 static void subtype_count(void **state) {
   vt *f = *state;
   const char *g[] = {"rnn/while/cell/MatMul|MatMul", "rnn/while/cell_1/MatMul|MatMul", "rnn/x|Add",
@@ -170,7 +170,7 @@ static void subtype_count(void **state) {
   assert_true(matches(f, c2, "one/"));
 }
 
-/* Facts 5-6: the suffix must EQUAL LastName (trailing _N with N > 0 trimmed). */
+/* ASCEND.md §2.3, §1.3: the suffix must EQUAL LastName (trailing _N with N > 0 trimmed). */
 static void name_is_lastname_equality(void **state) {
   vt *f = *state;
   const char *g[] = {"lstm_1/a|Add", "foo_lstm/a|Add", "lstm_0/a|Add", "x/lstm/a|Add"};
@@ -191,7 +191,7 @@ static void name_is_lastname_equality(void **state) {
   assert_true(matches(f, empty, "foo_lstm/"));  /* an empty suffix tests nothing */
 }
 
-/* Fact 5: some strict descendant whose full name is longer than the mask has a LastName
+/* ASCEND.md §2.3: some strict descendant whose full name is longer than the mask has a LastName
  * containing the mask. */
 static void sub_scope_mask(void **state) {
   vt *f = *state;
