@@ -52,7 +52,7 @@ PATH_USE = re.compile(r"shared/facts|\.\./facts/")
 
 DOC_REF = re.compile(r"(?:docs/)?([A-Za-z][A-Za-z0-9_-]*)\.md(#[A-Za-z0-9_-]+)?")
 SEC = r"(?:§ ?|section )(\d+(?:\.\d+)*)(?:\s*[-–]\s*(\d+(?:\.\d+)*))?"
-SEC_AFTER_DOC = re.compile(r"\s*,?\s*" + SEC)
+SEC_AFTER_DOC = re.compile(r"`?\s*,?\s*" + SEC)
 SEC_CHAIN = re.compile(r"\s*(?:,|;|and|or)?\s*§ ?(\d+(?:\.\d+)*)(?:\s*[-–]\s*(\d+(?:\.\d+)*))?")
 BARE = re.compile(r"§ ?(\d+(?:\.\d+)*)(?:\s*[-–]\s*(\d+(?:\.\d+)*))?")
 LEAD = re.compile(r"[\s*#/]*")
@@ -191,7 +191,43 @@ def check(root):
                     bad(rel, ln, "§%s names no document (write docs/X.md §N)" % bm.group(1))
                     continue
                 check_sec(rel, ln, last_doc, bm.group(1), bm.group(2))
+    mapped = module_map(root)
+    if mapped is not None:
+        have = set()
+        for top in MAPPED_DIRS:
+            for dp, dn, fn in os.walk(os.path.join(root, top)):
+                dn[:] = [d for d in dn if d not in SKIP_DIRS]
+                for n in fn:
+                    have.add(os.path.relpath(os.path.join(dp, n), root).replace(os.sep, "/"))
+        for f in sorted(have - set(mapped)):
+            bad("docs/HACKING.md", mapped.get("", 0), "module map lacks %s (add one `- `%s` — purpose` line)" % (f, f))
+        for f, ln in sorted(mapped.items()):
+            if f and f not in have:
+                bad("docs/HACKING.md", ln, "module map lists %s, which does not exist" % f)
     return problems, counts
+
+
+MAPPED_DIRS = ("src", "include", "grammar")
+MAP_LINE = re.compile(r"^- `((?:src|include|grammar)/[^`]+)`")
+
+
+def module_map(root):
+    """{path: line} of the module map of docs/HACKING.md ("" -> the heading's line), or None."""
+    p = os.path.join(root, "docs", "HACKING.md")
+    if not os.path.exists(p):
+        return None
+    out, inside = {}, False
+    with open(p, encoding="utf-8") as f:
+        for ln, line in enumerate(f, 1):
+            if line.startswith("## "):
+                inside = line.strip() == "## Module map"
+                if inside:
+                    out[""] = ln
+                continue
+            m = MAP_LINE.match(line) if inside else None
+            if m:
+                out[m.group(1)] = ln
+    return out if out else None
 
 
 def main():
