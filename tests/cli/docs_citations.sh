@@ -29,6 +29,7 @@ cat > "$tmp/t/src/a.c" <<'C'
 /* bad range end: docs/GUIDE.md §1.2-4 */
 /* bad anchor: docs/GUIDE.md#third */
 /* outside notes: ../shared/facts/ascend.md fact 21 */
+/* design notes: ../shared/design/STYLE.md */
 /* carried over a line break: docs/GUIDE.md
  * §1.2 is fine, docs/GUIDE.md
  * §7 is not */
@@ -53,15 +54,16 @@ expect "src/a.c:4: GUIDE.md has no section 1.4"
 expect "src/a.c:5: GUIDE.md has no heading with anchor #third"
 expect "src/a.c:6: cites ascend.md"
 expect "src/a.c:6: names the facts directory"
-expect "src/a.c:9: GUIDE.md has no section 7"
+expect "src/a.c:7: cites the design notes"
+expect "src/a.c:10: GUIDE.md has no section 7"
 expect "src/b.c:1: §1 names no document"
 expect "docs/GUIDE.md:4: GUIDE.md has no section 1.3"
 expect "tests/cli/other.sh:1: names the facts directory"
 expect "docs/HACKING.md:2: module map lacks src/b.c"
 expect "docs/HACKING.md:4: module map lists src/gone.c, which does not exist"
 n=$(printf '%s\n' "$out" | grep -c .)
-[ "$n" -eq 13 ] || { echo "FAIL: checker reported $n problems on the small tree, want 13:"; printf '%s\n' "$out"; fail=1; }
-if printf '%s\n' "$out" | grep -q "opmap_coverage.sh\|src/a.c:[1278]:\|map lacks src/a.c"; then
+[ "$n" -eq 14 ] || { echo "FAIL: checker reported $n problems on the small tree, want 14:"; printf '%s\n' "$out"; fail=1; }
+if printf '%s\n' "$out" | grep -q "opmap_coverage.sh\|src/a.c:[1289]:\|map lacks src/a.c"; then
   echo "FAIL: checker reported a good citation or an allowed reader:"; printf '%s\n' "$out"; fail=1
 fi
 

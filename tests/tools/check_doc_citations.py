@@ -7,8 +7,9 @@ one line per problem, `FILE:LINE: message`, and exit 1; exit 0 when there is non
 Checks:
 1. No file cites the notes kept outside the repository (the `facts` directory next to the
    checkout): no `ascend.md` / `air.md` / `README-ops.md` / `tf-proto-fields.txt`, no
-   "fact N" / "facts §N". What the code relies on is restated in docs/ASCEND.md and
-   docs/AIR.md, which is what comments cite.
+   "fact N" / "facts §N"; nor the design notes next to them (`shared/design`). What the code
+   relies on is restated in docs/ASCEND.md, docs/AIR.md and docs/HACKING.md, which is what
+   comments cite.
 2. The path of that directory (`shared/facts`, `../facts/`) appears only in the files that
    read it as input data (ALLOWED_PATH_USERS: the op-table sync tools and the tests that use
    the tables and the scope-fusion ground truth as oracles).
@@ -45,6 +46,7 @@ FORBIDDEN = [
     (re.compile(r"README-ops"), "cites README-ops.md (outside the repository); cite docs/ASCEND.md §8"),
     (re.compile(r"tf-proto-fields"), "cites tf-proto-fields.txt (outside the repository); cite docs/ASCEND.md §10"),
     (re.compile(r"\b[Ff]acts? [0-9]|\bfacts §"), "cites the facts notes (outside the repository); cite docs/"),
+    (re.compile(r"shared/design|ARCHITECTURE §"), "cites the design notes outside the repository; restate it in docs/"),
 ]
 # A path into that directory: a citation, unless the file reads the directory (checked apart).
 FACTS_PATH = re.compile(r"\bfacts/[A-Za-z]")
