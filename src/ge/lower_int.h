@@ -80,7 +80,7 @@ Ge__Proto__TensorDescriptor *tfx_ge_desc_new(tfx_arena *A, const char *name, int
                                              const int64_t *dims, size_t n_dims, int shape_known,
                                              const char *layout);
 /* The descriptor of an optional input left unfed, as GE's serializer writes it (docs/AIR.md
- * 15): dtype DT_UNDEFINED, layout "FORMAT_RESERVED", an empty shape, attr origin_format "ND",
+ * §7.2): dtype DT_UNDEFINED, layout "FORMAT_RESERVED", an empty shape, attr origin_format "ND",
  * and TorchAir's attr _is_unfed_optional = 1. */
 Ge__Proto__TensorDescriptor *tfx_ge_desc_unfed(tfx_arena *A, const char *name);
 /* A copy of src (attrs shared, they are never mutated after creation) with another name and,

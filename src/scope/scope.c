@@ -12,7 +12,7 @@
 
 #include "tfxc/tfxc.h"
 
-/* ---- LastName (docs/ASCEND.md §1.3)----------------------------------------------------------------- */
+/* ---- LastName (docs/ASCEND.md §1.3) ----------------------------------------------------- */
 
 /* Ascend TrimScopeIndex: strip "_N" when everything after the last '_' is digits and
  * std::stoi of it is > 0. Empty N and N beyond INT_MAX make stoi throw: the name stays. */
