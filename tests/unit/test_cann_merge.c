@@ -1,5 +1,5 @@
 /* Unit tests for merged CANN prototype tables (src/cann/cann.c: tfx_cann_init / tfx_cann_add /
- * tfx_cann_add_base; src/cann/rules_protos.c: tfx_cann_protos_merged): user prototype files
+ * tfx_cann_add_base; src/passes/rules_protos.c: tfx_cann_protos_merged): user prototype files
  * registered first-wins over a base table, overrides reported (quiet, warning, error, and
  * diag-level -Werror) at the ignored op's file:line:1, a duplicate inside one file still an
  * error, a malformed overridden line still reported, shallow base copies, the merge over the
@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cann/cann.h"
+#include "passes/rules_protos.h"
 #include "rules/load.h"
 #include "tfxc/tfxc.h"
 

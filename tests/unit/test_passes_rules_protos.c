@@ -1,4 +1,4 @@
-/* Unit tests for the CANN table as the rule checker's prototype hook (src/cann/rules_protos.c):
+/* Unit tests for the CANN table as the rule checker's prototype hook (src/passes/rules_protos.c):
  * port names and kinds through the hook (required / optional / dynamic, inputs and outputs),
  * unknown types, the "known without prototype" list (empty prototypes, and its errors), the
  * stdlib hook (shared, ConcatV2, FrameworkOp) and fault injection. The checks sema makes with
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cann/cann.h"
+#include "passes/rules_protos.h"
 #include "rules/load.h"
 #include "tfxc/tfxc.h"
 
