@@ -1,6 +1,6 @@
 /* The stdlib's TF op definitions (<stdlib>/ops/tf-ops.tsv) as the rule checker's TF hook
  * (rules/load.h tfx_rules_tfops): op lookup with attribute names, and "did you mean" over op
- * names. Stage: cann (adapter, like rules_protos.c; only rules/load.h's types are used). */
+ * names. Stage: cann (adapter, like passes/rules_protos.c; only rules/load.h's types are used). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>

@@ -50,7 +50,7 @@ static int fail(om_run *r, tfx_mapped_op *op, int cause, const char *msg) {
 }
 
 static int known_without_proto(om_run *r, const char *type) {
-  const tfx_rules_protos *h = tfx_cann_stdlib_protos(r->d);
+  const tfx_rules_protos *h = r->o->known_types ? r->o->known_types(r->d) : NULL;
   return h && h->lookup && h->lookup(h->ctx, type) != NULL;
 }
 

@@ -153,11 +153,16 @@ typedef struct tfx_opmap {
   uint32_t n_ok, n_failed;  /* over every graph */
 } tfx_opmap;
 
+struct tfx_rules_protos; /* rules/load.h */
 typedef struct tfx_opmap_opts {
   int passthrough_unknown;   /* --passthrough-unknown */
   uint64_t vm_budget;        /* steps per map run; 0 = VM default */
   void (*trace_fn)(void *user, const char *line);  /* --trace, NULL = off */
   void *trace_user;
+  /* CANN types known to exist without a prototype (the stdlib's cann-ops-noir list), asked
+   * only when a rule maps to a type no prototype declares: returns a prototype hook (NULL after
+   * reporting into d). NULL: no such list (the passes give tfx_cann_stdlib_protos). */
+  const struct tfx_rules_protos *(*known_types)(tfx_diag *d);
 } tfx_opmap_opts;
 
 /* Maps every node of m. pack may have no op maps (then only AUTO / unsupported apply); protos

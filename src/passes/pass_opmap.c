@@ -11,6 +11,7 @@
 #include "cann/cann.h"
 #include "opmap/opmap.h"
 #include "passes/passes.h"
+#include "passes/rules_protos.h"
 #include "tfxc/tfxc.h"
 
 /* 1 when the run asks for anything the op mapping feeds. */
@@ -108,6 +109,7 @@ int tfx_pass_opmap(tfx_ctx *ctx, void *user) {
   memset(&mo, 0, sizeof mo);
   mo.passthrough_unknown = o->passthrough_unknown;
   mo.vm_budget = o->vm_budget;
+  mo.known_types = tfx_cann_stdlib_protos; /* asked only for a type without a prototype */
   if (o->trace) {
     mo.trace_fn = o->trace_fn;
     mo.trace_user = o->trace_user;

@@ -30,6 +30,7 @@
 
 #include "cann/cann.h"
 #include "passes/passes.h"
+#include "passes/rules_protos.h"
 #include "rules/compile.h"
 #include "rules/load.h"
 #include "stdlib_embed.h"

@@ -332,6 +332,12 @@ static int builtin_id(const char *name) {
   return -1;
 }
 
+/* The builtin a bare name of .opmap files calls (`n_inputs`, `op`: SOURCE NAME), or -1. */
+static int opmap_name_id(const char *name) {
+  int id = builtin_id(name);
+  return id >= 0 && tfx_vm_builtins[id].source == TFX_BI_SRC_NAME ? id : -1;
+}
+
 /* `in N`: in format_of / dtype_of arguments the port number N (as_port), elsewhere the
  * producer node of data input N. */
 static void input_value(tfx_cc *c, const tfx_ast_expr *e, uint32_t dst, int as_port) {
@@ -439,8 +445,8 @@ static void ident_expr(tfx_cc *c, const tfx_ast_expr *e, uint32_t dst) {
   if (v) {
     if (v->reg != dst) EMIT(MOVE, dst, v->reg, 0);
   } else if (c->kind == TFX_AST_OPMAP) {
-    if (!strcmp(e->u.name, "n_inputs")) EMIT4(CALL, dst, TFX_BI_n_inputs, dst, 0);
-    else if (!strcmp(e->u.name, "op")) EMIT4(CALL, dst, TFX_BI_op, dst, 0);
+    int id = opmap_name_id(e->u.name); /* n_inputs, op */
+    if (id >= 0) EMIT4(CALL, dst, (uint32_t)id, dst, 0);
     else EMIT(ATTR, dst, 0, tfx_asm_const_str(&c->as, e->u.name)); /* an attribute of the TF node (r0) */
   } else {
     tfx_cc_error(c, e->loc, "unknown name '%s'", e->u.name);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "rules/ast.h"
+#include "rules/source.h"
 #include "util/diag.h"
 
 /* ---------------------------------------------------------------- warnings */
@@ -110,18 +111,6 @@ typedef struct tfx_rules_tfops {
 
 /* ---------------------------------------------------------------- rule sets */
 
-typedef struct tfx_rules_source {
-  const char *name;         /* path or pseudo name, as shown in diagnostics */
-  const char *text;         /* NUL-terminated copy (owned by the rule set) */
-  size_t len;
-  tfx_ast_file_kind kind;
-  tfx_ast_file *ast;        /* NULL until parsed (or when the file kind is unknown) */
-  uint32_t *line_starts;    /* offsets of each line start, computed on first use */
-  uint32_t n_lines;
-} tfx_rules_source;
-
-typedef struct tfx_ruleset tfx_ruleset;
-
 typedef struct tfx_rules_options {
   tfx_rules_warnings warnings;
   const tfx_rules_protos *protos; /* NULL: op-map ports are not checked against prototypes */
@@ -129,14 +118,6 @@ typedef struct tfx_rules_options {
 } tfx_rules_options;
 
 void tfx_rules_options_init(tfx_rules_options *o);
-
-/* Returns a new empty rule set, or NULL when out of memory. */
-tfx_ruleset *tfx_ruleset_new(void);
-void tfx_ruleset_free(tfx_ruleset *rs);
-/* The rule-depth limit for the sources loaded from now on: nesting of expressions and of
- * blocks deeper than n levels is an error (exit 4). 0 = the default (TFX_AST_DEFAULT_DEPTH,
- * 256); values above TFX_AST_MAX_DEPTH (1024) are clamped to it. */
-void tfx_ruleset_set_max_depth(tfx_ruleset *rs, unsigned n);
 
 /* Loads and parses one path: a rule file (by extension .scoperule / .opmap) or a directory,
  * searched recursively, whose rule files are loaded in byte order of their paths. Sources are
@@ -164,23 +145,5 @@ const tfx_ast_pass *tfx_ruleset_pass(const tfx_ruleset *rs, size_t i);
 const tfx_ast_pass *tfx_ruleset_find_pass(const tfx_ruleset *rs, const char *name);
 size_t tfx_ruleset_n_opmaps(const tfx_ruleset *rs);
 const tfx_ast_opmap *tfx_ruleset_opmap(const tfx_ruleset *rs, size_t i);
-
-size_t tfx_ruleset_n_sources(const tfx_ruleset *rs);
-const tfx_rules_source *tfx_ruleset_source(const tfx_ruleset *rs, size_t i);
-/* Errors reported so far by loads and checks of this rule set. */
-size_t tfx_ruleset_errors(const tfx_ruleset *rs);
-/* 1 when a load, parse or check of this rule set ran out of memory (reported as "out of
- * memory ..."): its errors are then a resource failure, not errors in the rule files, and the
- * callers return TFX_EXIT_FAIL (exit 1), not TFX_EXIT_RULES (exit 4). */
-int tfx_ruleset_oom(const tfx_ruleset *rs);
-
-/* 1-based line and column (in bytes) of loc's start. 0/0 for an unknown file. */
-void tfx_ruleset_linecol(const tfx_ruleset *rs, tfx_rules_loc loc, unsigned *line, unsigned *col);
-/* Reports a diagnostic at loc with file:line:col, the source line and a caret span. */
-void tfx_rules_report(tfx_ruleset *rs, tfx_diag *d, tfx_severity sev, tfx_rules_loc loc,
-                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-/* "12:5" (same file as `from`) or "file:12:5" into buf. Returns buf. */
-const char *tfx_ruleset_where(const tfx_ruleset *rs, tfx_rules_loc loc, uint32_t from_file,
-                              char *buf, size_t size);
 
 #endif

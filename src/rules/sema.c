@@ -13,17 +13,18 @@
 
 #include "rules/build.h"
 #include "util/hash.h"
+#include "vm/bytecode.h"
 
 int tfx_rules_sema(tfx_ruleset *rs, const tfx_rules_options *opt, tfx_diag *d);
 
 /* ---------------------------------------------------------------- static types */
 
+/* The VM's static type bits (vm/bytecode.h), which the builtin table's columns use. */
 enum {
-  T_INT = 1 << 0, T_FLOAT = 1 << 1, T_BOOL = 1 << 2, T_STRING = 1 << 3, T_DTYPE = 1 << 4,
-  T_LIST = 1 << 5, T_SCOPE = 1 << 6, T_NODE = 1 << 7, T_NONE = 1 << 8, T_DICT = 1 << 9,
-  T_INPUT = 1 << 10, T_ATTRS = 1 << 11, /* n.attr: any name is a property */
-  T_NUM = T_INT | T_FLOAT,
-  T_ANY = (1 << 11) - 1 /* every value type except T_ATTRS */
+  T_INT = TFX_T_INT, T_FLOAT = TFX_T_FLOAT, T_BOOL = TFX_T_BOOL, T_STRING = TFX_T_STRING,
+  T_DTYPE = TFX_T_DTYPE, T_LIST = TFX_T_LIST, T_SCOPE = TFX_T_SCOPE, T_NODE = TFX_T_NODE,
+  T_NONE = TFX_T_NONE, T_DICT = TFX_T_DICT, T_INPUT = TFX_T_INPUT, T_ATTRS = TFX_T_ATTRS,
+  T_NUM = TFX_T_NUM, T_ANY = TFX_T_ANY
 };
 
 static const char *const type_names[] = {"int", "float", "bool", "string", "dtype", "list", "scope",
@@ -158,42 +159,23 @@ static void check_subtype(sema *s, const char *name, tfx_rules_loc loc) {
 
 /* ---------------------------------------------------------------- builtins */
 
-enum { K_BOTH, K_SCOPE, K_OPMAP };
+/* Builtins are the VM's table (TFX_VM_BUILTINS, vm/opcodes.h): arity, where rule source may
+ * call them, argument and result types. Returns the row of a function callable by name in
+ * rule source (a call, not a bare .opmap name), or NULL. */
+static const tfx_builtin_info *find_builtin(const char *name) {
+  for (int i = 0; i < TFX_BI__COUNT; i++)
+    if (tfx_vm_builtins[i].source != TFX_BI_SRC_NAME && !strcmp(tfx_vm_builtins[i].name, name))
+      return &tfx_vm_builtins[i];
+  return NULL;
+}
 
-typedef struct builtin {
-  const char *name;
-  int min, max;
-  unsigned args[2];
-  unsigned result;
-  int kind;
-} builtin;
-
-static const builtin builtins[] = {
-    {"len", 1, 1, {T_LIST | T_STRING}, T_INT, K_BOTH},
-    {"int", 1, 1, {T_NUM | T_STRING | T_BOOL}, T_INT, K_BOTH},
-    {"float", 1, 1, {T_NUM | T_STRING}, T_FLOAT, K_BOTH},
-    {"round", 1, 1, {T_NUM}, T_INT, K_BOTH},
-    {"str", 1, 1, {T_ANY}, T_STRING, K_BOTH},
-    {"before", 2, 2, {T_STRING, T_STRING}, T_STRING | T_NONE, K_BOTH},
-    {"after", 2, 2, {T_STRING, T_STRING}, T_STRING | T_NONE, K_BOTH},
-    {"lookup", 2, 2, {T_ANY, T_DICT}, T_ANY, K_BOTH},
-    {"exists", 1, 1, {T_ANY}, T_BOOL, K_BOTH},
-    {"const_value", 1, 1, {T_NODE | T_INPUT}, T_LIST | T_NONE, K_BOTH},
-    {"scope", 2, 2, {T_SCOPE, T_STRING}, T_SCOPE | T_NONE, K_SCOPE},
-    {"node", 2, 2, {T_SCOPE, T_STRING}, T_NODE | T_NONE, K_SCOPE},
-    {"find", 2, 2, {T_SCOPE, T_STRING}, T_NODE | T_NONE, K_SCOPE},
-    {"find_contains", 2, 2, {T_SCOPE, T_STRING}, T_NODE | T_NONE, K_SCOPE},
-    {"scopes", 1, 1, {0}, T_LIST, K_SCOPE},
-    {"all_scopes", 0, 0, {0}, T_LIST, K_SCOPE},
-    {"consumers", 1, 1, {T_NODE}, T_LIST, K_SCOPE},
-    {"producers", 1, 1, {T_NODE}, T_LIST, K_SCOPE},
-    {"inside", 2, 2, {T_NODE, T_SCOPE}, T_BOOL, K_SCOPE},
-    {"format_of", 1, 1, {T_INPUT}, T_STRING, K_OPMAP},
-    {"dtype_of", 1, 1, {T_INPUT}, T_DTYPE, K_OPMAP},
-    {"has_input", 1, 1, {T_INT}, T_BOOL, K_OPMAP},
-    {"input_port", 2, 2, {T_NODE, T_INT}, T_INT | T_NONE, K_BOTH},
-    {"input_ref", 2, 2, {T_NODE, T_INT}, T_STRING | T_NONE, K_BOTH},
-};
+/* The row of a bare name of .opmap files (`n_inputs`, `op`), or NULL. */
+static const tfx_builtin_info *find_opmap_name(const char *name) {
+  for (int i = 0; i < TFX_BI__COUNT; i++)
+    if (tfx_vm_builtins[i].source == TFX_BI_SRC_NAME && !strcmp(tfx_vm_builtins[i].name, name))
+      return &tfx_vm_builtins[i];
+  return NULL;
+}
 
 typedef struct prop {
   const char *name;
@@ -242,9 +224,7 @@ static unsigned cond_type(sema *s, const tfx_ast_expr *e, const char *what) {
 
 static unsigned call_type(sema *s, const tfx_ast_expr *e) {
   const char *fn = e->u.call.name;
-  const builtin *bi = NULL;
-  for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
-    if (!strcmp(builtins[i].name, fn)) bi = &builtins[i];
+  const tfx_builtin_info *bi = find_builtin(fn);
   if (!bi) {
     for (const tfx_ast_expr *a = e->u.call.args; a; a = a->next) expr_type(s, a);
     if (!strcmp(fn, "any") || !strcmp(fn, "all") || !strcmp(fn, "count") || !strcmp(fn, "first")) {
@@ -254,17 +234,18 @@ static unsigned call_type(sema *s, const tfx_ast_expr *e) {
     err(s, e->u.call.name_loc, "unknown function '%s'", fn);
     return T_ANY;
   }
-  if (bi->kind == K_SCOPE && s->kind != TFX_AST_SCOPERULE)
+  if (bi->source == TFX_BI_SRC_SCOPERULE && s->kind != TFX_AST_SCOPERULE)
     err(s, e->u.call.name_loc, "'%s' is only available in .scoperule files", fn);
-  if (bi->kind == K_OPMAP && s->kind != TFX_AST_OPMAP)
+  if (bi->source == TFX_BI_SRC_OPMAP && s->kind != TFX_AST_OPMAP)
     err(s, e->u.call.name_loc, "'%s' is only available in .opmap files", fn);
   uint32_t n = e->u.call.nargs;
-  if ((int)n < bi->min || (int)n > bi->max) {
-    err(s, e->loc, "'%s' takes %d argument%s, got %u", fn, bi->max, bi->max == 1 ? "" : "s", n);
+  int max = bi->source_max;
+  if ((int)n < bi->min_args || (int)n > max) {
+    err(s, e->loc, "'%s' takes %d argument%s, got %u", fn, max, max == 1 ? "" : "s", n);
     for (const tfx_ast_expr *a = e->u.call.args; a; a = a->next) expr_type(s, a);
     return bi->result;
   }
-  if (!strcmp(fn, "scopes")) { /* scopes(SUBTYPE): the argument names a sub_type */
+  if (bi == &tfx_vm_builtins[TFX_BI_scopes]) { /* scopes(SUBTYPE): the argument names a sub_type */
     const tfx_ast_expr *a = e->u.call.args;
     if (a->kind == TFX_AST_E_IDENT) check_subtype(s, a->u.name, a->loc);
     else if (a->kind == TFX_AST_E_STRING) check_subtype(s, a->u.str.s, a->loc);
@@ -272,7 +253,7 @@ static unsigned call_type(sema *s, const tfx_ast_expr *e) {
     return bi->result;
   }
   int i = 0;
-  if (!strcmp(fn, "exists")) s->coalesce_lhs = e->u.call.args; /* exists(x): x may be absent */
+  if (bi == &tfx_vm_builtins[TFX_BI_exists]) s->coalesce_lhs = e->u.call.args; /* x may be absent */
   for (const tfx_ast_expr *a = e->u.call.args; a; a = a->next, i++) {
     unsigned t = expr_type(s, a);
     char what[96];
@@ -393,8 +374,8 @@ static unsigned expr_type(sema *s, const tfx_ast_expr *e) {
         return b->type;
       }
       if (s->kind == TFX_AST_OPMAP) {
-        if (!strcmp(e->u.name, "n_inputs")) return T_INT;
-        if (!strcmp(e->u.name, "op")) return T_STRING;
+        const tfx_builtin_info *bn = find_opmap_name(e->u.name); /* n_inputs, op */
+        if (bn) return bn->result;
         check_tf_attr_ident(s, e);
         return T_ANY; /* an attribute of the TF node, or none */
       }

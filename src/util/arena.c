@@ -11,6 +11,15 @@ struct tfx_arena_chunk {
   max_align_t align_[]; /* payload follows */
 };
 
+int tfx_fault_injection_enabled(void) {
+#ifdef TFXC_FAULT_INJECTION
+  return 1;
+#else
+  return 0;
+#endif
+}
+
+#ifdef TFXC_FAULT_INJECTION
 /* Fault-injection state, per thread: a test arms it in the thread it then runs, and sessions
  * converting in other threads neither see it nor race on its counters. */
 static _Thread_local long fail_countdown;
@@ -37,6 +46,20 @@ static int should_fail_at(const void *site) {
   if (--fail_countdown == 0) { fail_hits++; return 1; }
   return 0;
 }
+#else
+/* Built without the hooks (TFXC_FAULT_INJECTION off, Release builds): they do nothing and
+ * allocations count nothing. */
+void tfx_alloc_fail_at(long n) { (void)n; }
+long tfx_alloc_failures(void) { return 0; }
+long tfx_alloc_calls(void) { return 0; }
+void tfx_alloc_fail_arena(int on) { (void)on; }
+void tfx_alloc_set_observer(void (*fn)(const void *site, void *user), void *user) {
+  (void)fn;
+  (void)user;
+}
+enum { fail_arena = 0 };
+#define should_fail_at(site) ((void)(site), 0)
+#endif
 #define SITE __builtin_return_address(0)
 
 /* The chunk allocations of an arena count as allocations of the arena call's site. */

@@ -41,6 +41,11 @@ ProtobufCAllocator *tfx_arena_pb(tfx_arena *a);
  * thread that set them (library sessions in other threads are not affected). */
 void tfx_alloc_fail_at(long n);
 long tfx_alloc_failures(void);
+/* 1 when this build has the fault-injection hooks (here and tfx_write_fail_at, fileio.h): the
+ * CMake option TFXC_FAULT_INJECTION, on by default except in Release and MinSizeRel builds.
+ * Without them the hooks do nothing and the counters stay 0 (nothing is counted or checked
+ * on the allocation and write paths); the fault tests then exit 77 (skipped). */
+int tfx_fault_injection_enabled(void);
 long tfx_alloc_calls(void);
 void tfx_alloc_fail_arena(int on);
 void tfx_alloc_set_observer(void (*fn)(const void *site, void *user), void *user);

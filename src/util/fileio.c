@@ -19,6 +19,7 @@ int tfx_is_dir(const char *path) {
 
 /* ---- write fault injection (tfx_write_fail_at) ---- */
 
+#ifdef TFXC_FAULT_INJECTION
 /* per thread, like the allocation fault injection (arena.c) */
 static _Thread_local long wf_countdown;
 static _Thread_local long wf_hits;
@@ -44,8 +45,16 @@ static int wf_step(void) {
   }
   return 0;
 }
+#else
+/* Built without the hooks (TFXC_FAULT_INJECTION off): no step is counted or fails. */
+void tfx_write_fail_at(long n) { (void)n; }
+long tfx_write_failures(void) { return 0; }
+long tfx_write_calls(void) { return 0; }
+#define wf_step() 0
+#endif
 
 static ssize_t fi_write(int fd, const void *p, size_t n) {
+#ifdef TFXC_FAULT_INJECTION
   if (wf_enospc) {
     wf_enospc = 0;
     errno = ENOSPC;
@@ -60,6 +69,7 @@ static ssize_t fi_write(int fd, const void *p, size_t n) {
     if (w >= 0) wf_enospc = 1;
     return w;
   }
+#endif
   return write(fd, p, n);
 }
 
@@ -316,7 +326,9 @@ int tfx_write_files_atomic(size_t n, const char *const *paths, const void *const
 
 int tfx_write_files_atomic_pieces(size_t n, const char *const *paths, const tfx_wpiece *const *pieces,
                                   const size_t *n_pieces, tfx_diag *d) {
+#ifdef TFXC_FAULT_INJECTION
   wf_enospc = 0;
+#endif
   if (n == 0) return 0;
   char **tmp = tfx_calloc(n, sizeof *tmp);
   int *kind = tfx_calloc(n, sizeof *kind);

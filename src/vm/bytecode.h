@@ -46,7 +46,7 @@ typedef enum {
 
 /* Builtins: TFX_BI_len, ... */
 typedef enum {
-#define TFX_X_(name, lo, hi, progs, syn) TFX_BI_##name,
+#define TFX_X_(name, lo, hi, progs, syn, src, src_max, a1, a2, res) TFX_BI_##name,
   TFX_VM_BUILTINS(TFX_X_)
 #undef TFX_X_
   TFX_BI__COUNT
@@ -68,6 +68,27 @@ enum {
   TFX_PK_EMIT = 6u,
   TFX_PK_ANY = 7u
 };
+/* Static types of rule expressions, a bit each (a set of bits: "one of"); the builtin table's
+ * argument and result columns (opcodes.h) and sema's type checks use them. */
+enum {
+  TFX_T_INT = 1 << 0, TFX_T_FLOAT = 1 << 1, TFX_T_BOOL = 1 << 2, TFX_T_STRING = 1 << 3,
+  TFX_T_DTYPE = 1 << 4, TFX_T_LIST = 1 << 5, TFX_T_SCOPE = 1 << 6, TFX_T_NODE = 1 << 7,
+  TFX_T_NONE = 1 << 8, TFX_T_DICT = 1 << 9, TFX_T_INPUT = 1 << 10 /* `in N` */,
+  TFX_T_ATTRS = 1 << 11, /* n.attr: any name is a property */
+  TFX_T_NUM = TFX_T_INT | TFX_T_FLOAT,
+  TFX_T_ANY = (1 << 11) - 1 /* every value type except TFX_T_ATTRS */
+};
+/* Where rule source may call a builtin (column SOURCE): a bit per file kind; NAME = none (a
+ * bare name of .opmap files). */
+#define TFX_BI_SRC_NAME 0u
+#define TFX_BI_SRC_SCOPERULE 1u
+#define TFX_BI_SRC_OPMAP 2u
+#define TFX_BI_SRC_ANY 3u
+/* The program kinds rule source of those file kinds compiles to: .scoperule -> pattern,
+ * selection and rewrite (map) programs; .opmap (names included) -> map programs. */
+#define TFX_BI_SRC_PROGS(src) \
+  (((src) & TFX_BI_SRC_SCOPERULE ? TFX_PK_ANY : 0u) | ((src) & TFX_BI_SRC_SCOPERULE ? 0u : TFX_PK_MAP))
+
 #define TFX_PROP_ON_SCOPE 1u
 #define TFX_PROP_ON_NODE 2u
 #define TFX_PROP_ON_BOTH 3u
@@ -94,6 +115,11 @@ typedef struct tfx_builtin_info {
   uint8_t min_args, max_args;
   uint8_t progs;
   const char *synopsis;
+  /* the rule language's columns (read by sema) */
+  uint8_t source;         /* TFX_BI_SRC_* */
+  uint8_t source_max;     /* most arguments in rule source */
+  uint16_t args[2];       /* TFX_T_* sets required of arguments 1 and 2; 0 = not checked */
+  uint16_t result;        /* TFX_T_* set */
 } tfx_builtin_info;
 
 typedef struct tfx_prop_info {

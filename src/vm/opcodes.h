@@ -121,34 +121,75 @@
   X(DF_OUT, R, R, R, R, MAP, 0, "host.flow_out(R[a], R[b], R[c], R[d])", "rewire output R[b] of matched node R[a] to new node R[c] (a name) port R[d], or to what input R[d] of matched node R[c] reads") \
   X(DF_DEL, R, _, _, _, MAP, 0, "host.flow_remove(R[a])", "the matched nodes (a node or a list) the rewrite removes")
 
-/* Builtin functions: B(NAME, min_args, max_args, PROGS, synopsis). */
+/* Builtin functions, the one table read by the VM and the rule checker (sema) alike:
+ *   B(NAME, min_args, max_args, PROGS, synopsis, SOURCE, SOURCE_MAX, ARG1, ARG2, RESULT)
+ * The columns before the synopsis are the VM's: id (order), the argument count a CALL may
+ * pass, the program kinds it may appear in (the verifier's check; part of the pack
+ * fingerprint). The columns after it are the rule language's (not in the fingerprint):
+ *   SOURCE      where rule source may call it: ANY (.scoperule and .opmap), SCOPERULE, OPMAP,
+ *               or NAME (not a call: a bare name in .opmap files, like `n_inputs`)
+ *   SOURCE_MAX  the most arguments a call in rule source takes (`scopes` takes one sub_type
+ *               name; the compiler merges a binding's sub_types into one call of up to max)
+ *   ARG1, ARG2  static types sema requires of the first two arguments (TFX_T_* bits,
+ *               bytecode.h); 0 = not checked (no such argument, or a special form)
+ *   RESULT      static type of the result
+ * SOURCE and PROGS must agree (a _Static_assert in opinfo.c): a .scoperule file compiles to
+ * pattern, selection and rewrite (map) programs, an .opmap file to map programs. The
+ * interpreter's switch over the ids (lib.c) has no default, so a row without an
+ * implementation is a -Wswitch warning (an error with -DTFXC_WERROR=ON). */
 #define TFX_VM_BUILTINS(B)                                                                     \
-  B(len, 1, 1, ANY, "length of a list or string (none: 0)")                                    \
-  B(int, 1, 1, ANY, "to int: float truncates, string parses (bad: none), bool 0/1")            \
-  B(float, 1, 1, ANY, "to float: int, bool, string (bad: none)")                               \
-  B(round, 1, 1, ANY, "round half away from zero to int")                                      \
-  B(str, 1, 1, ANY, "to string (scopes/nodes: their names)")                                   \
-  B(before, 2, 2, ANY, "part of a before the first b (none if absent)")                        \
-  B(after, 2, 2, ANY, "part of a after the first b (none if absent)")                          \
-  B(lookup, 2, 2, ANY, "value for key a in flat list [k0, v0, k1, v1, ...], or none")           \
-  B(exists, 1, 1, ANY, "a != none")                                                            \
-  B(scope, 2, 2, ANY, "scope named a.name + b, or none")                                       \
-  B(node, 2, 2, ANY, "node named a.name + b, or none")                                         \
-  B(find, 2, 2, ANY, "first node of scope a's subtree whose name ends with b")                 \
-  B(find_contains, 2, 2, ANY, "first node of scope a's subtree whose name contains b")         \
-  B(scopes, 1, 8, ANY, "scopes carrying any of the sub_types (strings), depth-first")          \
-  B(all_scopes, 0, 0, ANY, "every scope, the root first, then depth-first (GetAllScopes)")      \
-  B(consumers, 1, 1, ANY, "distinct consumer nodes of a node, in edge order")                  \
-  B(producers, 1, 1, ANY, "distinct producers of a node incl. control, in input order")        \
-  B(const_value, 1, 1, ANY, "value of a Const node (or of the first Const feeding it) as a list") \
-  B(inside, 2, 2, ANY, "node a belongs to the subtree of scope b")                             \
-  B(format_of, 1, 1, MAP, "format of the current node's data input a (host query)")            \
-  B(dtype_of, 1, 1, MAP, "dtype of the current node's data input a (host query)")              \
-  B(has_input, 1, 1, MAP, "the current node has data input a")                                 \
-  B(n_inputs, 0, 0, MAP, "number of data inputs of the current node")                          \
-  B(op, 0, 0, MAP, "op type of the current node")                                            \
-  B(input_port, 2, 2, ANY, "output port of its producer that data input b of node a reads (none: no such input)") \
-  B(input_ref, 2, 2, ANY, "the value data input b of node a reads, as a string (\"x\", \"x:1\"; none: no such input)")
+  B(len, 1, 1, ANY, "length of a list or string (none: 0)",                                    \
+    ANY, 1, TFX_T_LIST | TFX_T_STRING, 0, TFX_T_INT)                                           \
+  B(int, 1, 1, ANY, "to int: float truncates, string parses (bad: none), bool 0/1",            \
+    ANY, 1, TFX_T_INT | TFX_T_FLOAT | TFX_T_STRING | TFX_T_BOOL, 0, TFX_T_INT)                 \
+  B(float, 1, 1, ANY, "to float: int, bool, string (bad: none)",                               \
+    ANY, 1, TFX_T_INT | TFX_T_FLOAT | TFX_T_STRING, 0, TFX_T_FLOAT)                            \
+  B(round, 1, 1, ANY, "round half away from zero to int",                                      \
+    ANY, 1, TFX_T_INT | TFX_T_FLOAT, 0, TFX_T_INT)                                             \
+  B(str, 1, 1, ANY, "to string (scopes/nodes: their names)",                                   \
+    ANY, 1, TFX_T_ANY, 0, TFX_T_STRING)                                                        \
+  B(before, 2, 2, ANY, "part of a before the first b (none if absent)",                        \
+    ANY, 2, TFX_T_STRING, TFX_T_STRING, TFX_T_STRING | TFX_T_NONE)                             \
+  B(after, 2, 2, ANY, "part of a after the first b (none if absent)",                          \
+    ANY, 2, TFX_T_STRING, TFX_T_STRING, TFX_T_STRING | TFX_T_NONE)                             \
+  B(lookup, 2, 2, ANY, "value for key a in flat list [k0, v0, k1, v1, ...], or none",          \
+    ANY, 2, TFX_T_ANY, TFX_T_DICT, TFX_T_ANY)                                                  \
+  B(exists, 1, 1, ANY, "a != none",                                                            \
+    ANY, 1, TFX_T_ANY, 0, TFX_T_BOOL)                                                          \
+  B(scope, 2, 2, ANY, "scope named a.name + b, or none",                                       \
+    SCOPERULE, 2, TFX_T_SCOPE, TFX_T_STRING, TFX_T_SCOPE | TFX_T_NONE)                         \
+  B(node, 2, 2, ANY, "node named a.name + b, or none",                                         \
+    SCOPERULE, 2, TFX_T_SCOPE, TFX_T_STRING, TFX_T_NODE | TFX_T_NONE)                          \
+  B(find, 2, 2, ANY, "first node of scope a's subtree whose name ends with b",                 \
+    SCOPERULE, 2, TFX_T_SCOPE, TFX_T_STRING, TFX_T_NODE | TFX_T_NONE)                          \
+  B(find_contains, 2, 2, ANY, "first node of scope a's subtree whose name contains b",         \
+    SCOPERULE, 2, TFX_T_SCOPE, TFX_T_STRING, TFX_T_NODE | TFX_T_NONE)                          \
+  B(scopes, 1, 8, ANY, "scopes carrying any of the sub_types (strings), depth-first",          \
+    SCOPERULE, 1, 0, 0, TFX_T_LIST)                                                            \
+  B(all_scopes, 0, 0, ANY, "every scope, the root first, then depth-first (GetAllScopes)",     \
+    SCOPERULE, 0, 0, 0, TFX_T_LIST)                                                            \
+  B(consumers, 1, 1, ANY, "distinct consumer nodes of a node, in edge order",                  \
+    SCOPERULE, 1, TFX_T_NODE, 0, TFX_T_LIST)                                                   \
+  B(producers, 1, 1, ANY, "distinct producers of a node incl. control, in input order",        \
+    SCOPERULE, 1, TFX_T_NODE, 0, TFX_T_LIST)                                                   \
+  B(const_value, 1, 1, ANY, "value of a Const node (or of the first Const feeding it) as a list", \
+    ANY, 1, TFX_T_NODE | TFX_T_INPUT, 0, TFX_T_LIST | TFX_T_NONE)                              \
+  B(inside, 2, 2, ANY, "node a belongs to the subtree of scope b",                             \
+    SCOPERULE, 2, TFX_T_NODE, TFX_T_SCOPE, TFX_T_BOOL)                                         \
+  B(format_of, 1, 1, MAP, "format of the current node's data input a (host query)",            \
+    OPMAP, 1, TFX_T_INPUT, 0, TFX_T_STRING)                                                    \
+  B(dtype_of, 1, 1, MAP, "dtype of the current node's data input a (host query)",              \
+    OPMAP, 1, TFX_T_INPUT, 0, TFX_T_DTYPE)                                                     \
+  B(has_input, 1, 1, MAP, "the current node has data input a",                                 \
+    OPMAP, 1, TFX_T_INT, 0, TFX_T_BOOL)                                                        \
+  B(n_inputs, 0, 0, MAP, "number of data inputs of the current node",                          \
+    NAME, 0, 0, 0, TFX_T_INT)                                                                  \
+  B(op, 0, 0, MAP, "op type of the current node",                                              \
+    NAME, 0, 0, 0, TFX_T_STRING)                                                               \
+  B(input_port, 2, 2, ANY, "output port of its producer that data input b of node a reads (none: no such input)", \
+    ANY, 2, TFX_T_NODE, TFX_T_INT, TFX_T_INT | TFX_T_NONE)                                     \
+  B(input_ref, 2, 2, ANY, "the value data input b of node a reads, as a string (\"x\", \"x:1\"; none: no such input)", \
+    ANY, 2, TFX_T_NODE, TFX_T_INT, TFX_T_STRING | TFX_T_NONE)
 
 /* Properties: P(NAME, ON, synopsis); ON is SCOPE, NODE or BOTH. */
 #define TFX_VM_PROPS(P)                                                                        \

@@ -637,10 +637,21 @@ static void repeatable(void **state) {
 int main(int argc, char **argv) {
   /* `tfxc test` re-executes /proc/self/exe, this binary, as "tfxc": be tfxc then */
   if (argc > 0 && strcmp(argv[0], "tfxc") == 0) return tfx_cli_main(argc, argv);
+  /* the fault-injection cases: their own ctest test (unit/NAME/fault-injection), skipped
+   * (exit 77) when the hooks are compiled out (TFXC_FAULT_INJECTION=OFF) */
+  if (argc > 1 && strcmp(argv[1], "--fault-injection") == 0) {
+    if (!tfx_fault_injection_enabled()) {
+      printf("skipped: fault injection is compiled out (TFXC_FAULT_INJECTION=OFF)\n");
+      return 77;
+    }
+    const struct CMUnitTest fault_tests[] = {
+        cmocka_unit_test_setup_teardown(write_failures, setup, teardown),
+        cmocka_unit_test_setup_teardown(alloc_failures, setup, teardown),
+    };
+    return cmocka_run_group_tests(fault_tests, NULL, NULL);
+  }
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(repeatable, setup, teardown),
-      cmocka_unit_test_setup_teardown(write_failures, setup, teardown),
-      cmocka_unit_test_setup_teardown(alloc_failures, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

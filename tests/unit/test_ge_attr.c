@@ -7,12 +7,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ge/ge.h"
 #include "ge/lower_int.h"
 #include "test_graph_util.h"
+#include "util/arena.h"
 
 typedef struct fx {
   tfx_arena a;
@@ -765,8 +767,20 @@ static void oom_paths(void **state) {
   assert_int_equal(f->d.errors, 0);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
 #define T(x) cmocka_unit_test_setup_teardown(x, setup, teardown)
+  /* the fault-injection cases: their own ctest test (unit/NAME/fault-injection), skipped
+   * (exit 77) when the hooks are compiled out (TFXC_FAULT_INJECTION=OFF) */
+  if (argc > 1 && strcmp(argv[1], "--fault-injection") == 0) {
+    if (!tfx_fault_injection_enabled()) {
+      printf("skipped: fault injection is compiled out (TFXC_FAULT_INJECTION=OFF)\n");
+      return 77;
+    }
+    const struct CMUnitTest fault_tests[] = {
+        T(oom_paths),
+    };
+    return cmocka_run_group_tests(fault_tests, NULL, NULL);
+  }
   const struct CMUnitTest tests[] = {
       T(tf_scalars),
       T(tf_shape),
@@ -784,7 +798,6 @@ int main(void) {
       T(tensor_errors),
       T(sort_maps),
       T(grow_many),
-      T(oom_paths),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

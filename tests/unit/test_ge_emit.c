@@ -21,6 +21,7 @@
 #include "ge/ge.h"
 #include "io/io.h"
 #include "io/pbtxt.h"
+#include "util/arena.h"
 
 typedef struct fx {
   tfx_arena a;
@@ -722,7 +723,19 @@ static void alloc_failures(void **state) {
   }
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  /* the fault-injection cases: their own ctest test (unit/NAME/fault-injection), skipped
+   * (exit 77) when the hooks are compiled out (TFXC_FAULT_INJECTION=OFF) */
+  if (argc > 1 && strcmp(argv[1], "--fault-injection") == 0) {
+    if (!tfx_fault_injection_enabled()) {
+      printf("skipped: fault injection is compiled out (TFXC_FAULT_INJECTION=OFF)\n");
+      return 77;
+    }
+    const struct CMUnitTest fault_tests[] = {
+        cmocka_unit_test_setup_teardown(alloc_failures, fx_setup, fx_teardown),
+    };
+    return cmocka_run_group_tests(fault_tests, NULL, NULL);
+  }
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(air_matches_protobuf_c, fx_setup, fx_teardown),
       cmocka_unit_test_setup_teardown(air_deterministic_and_appends, fx_setup, fx_teardown),
@@ -734,7 +747,6 @@ int main(void) {
       cmocka_unit_test_setup_teardown(dot_escaping_and_bad_edges, fx_setup, fx_teardown),
       cmocka_unit_test_setup_teardown(dot_duplicates_and_empty_graph, fx_setup, fx_teardown),
       cmocka_unit_test_setup_teardown(deep_nesting, fx_setup, fx_teardown),
-      cmocka_unit_test_setup_teardown(alloc_failures, fx_setup, fx_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

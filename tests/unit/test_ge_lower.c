@@ -9,7 +9,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
+#include <string.h>
+
 #include "test_ge_lower_util.h"
+#include "util/arena.h"
 
 /* x, y placeholders; w const; conv(x, w) NHWC; id(y) */
 static Tensorflow__GraphDef *conv_graph(lt *f) {
@@ -517,8 +521,20 @@ static void oom_every_allocation(void **state) {
   assert_true(ok);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
 #define T(x) cmocka_unit_test_setup_teardown(x, lt_setup, lt_teardown)
+  /* the fault-injection cases: their own ctest test (unit/NAME/fault-injection), skipped
+   * (exit 77) when the hooks are compiled out (TFXC_FAULT_INJECTION=OFF) */
+  if (argc > 1 && strcmp(argv[1], "--fault-injection") == 0) {
+    if (!tfx_fault_injection_enabled()) {
+      printf("skipped: fault injection is compiled out (TFXC_FAULT_INJECTION=OFF)\n");
+      return 77;
+    }
+    const struct CMUnitTest fault_tests[] = {
+        T(oom_every_allocation),
+    };
+    return cmocka_run_group_tests(fault_tests, NULL, NULL);
+  }
   const struct CMUnitTest tests[] = {
       T(data_from_placeholder),
       T(data_input_format_and_shape),
@@ -540,7 +556,6 @@ int main(void) {
       T(bad_binding),
       T(model_fields),
       T(determinism),
-      T(oom_every_allocation),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ge/lower_int.h"
+#include "util/arena.h"
 
 static void same_as_printf(void **state) {
   (void)state;
@@ -35,6 +36,20 @@ static void same_as_printf(void **state) {
       assert_string_equal(got, want);
     }
   assert_int_equal(w.oom, 0);
+  tfx_diag_free(&d);
+  tfx_arena_free(&a);
+}
+
+static void out_of_memory_is_null(void **state) {
+  (void)state;
+  tfx_arena a;
+  tfx_arena_init(&a);
+  tfx_diag d;
+  tfx_diag_init(&d);
+  tfx_lower_ctx w;
+  memset(&w, 0, sizeof w);
+  w.A = &a;
+  w.d = &d;
   tfx_alloc_fail_arena(1);
   tfx_alloc_fail_at(1);
   char *none = tfx_lower_edge(&w, "n", 3);
@@ -46,7 +61,17 @@ static void same_as_printf(void **state) {
   tfx_arena_free(&a);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  /* the fault-injection case: its own ctest test (unit/NAME/fault-injection), skipped (exit 77)
+   * when the hooks are compiled out (TFXC_FAULT_INJECTION=OFF) */
+  if (argc > 1 && strcmp(argv[1], "--fault-injection") == 0) {
+    if (!tfx_fault_injection_enabled()) {
+      printf("skipped: fault injection is compiled out (TFXC_FAULT_INJECTION=OFF)\n");
+      return 77;
+    }
+    const struct CMUnitTest fault_tests[] = {cmocka_unit_test(out_of_memory_is_null)};
+    return cmocka_run_group_tests(fault_tests, NULL, NULL);
+  }
   const struct CMUnitTest tests[] = {cmocka_unit_test(same_as_printf)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

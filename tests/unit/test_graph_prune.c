@@ -6,10 +6,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
+#include <string.h>
+
 #include "graph/graph.h"
 #include "graph/prune.h"
 #include "test_graph_util.h"
 #include "tfxc/tfxc.h"
+#include "util/arena.h"
 
 typedef struct fx {
   tfx_arena a;
@@ -327,7 +331,19 @@ static void oom_every_allocation(void **state) {
   assert_true(ok);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  /* the fault-injection cases: their own ctest test (unit/NAME/fault-injection), skipped
+   * (exit 77) when the hooks are compiled out (TFXC_FAULT_INJECTION=OFF) */
+  if (argc > 1 && strcmp(argv[1], "--fault-injection") == 0) {
+    if (!tfx_fault_injection_enabled()) {
+      printf("skipped: fault injection is compiled out (TFXC_FAULT_INJECTION=OFF)\n");
+      return 77;
+    }
+    const struct CMUnitTest fault_tests[] = {
+        cmocka_unit_test_setup_teardown(oom_every_allocation, setup, teardown),
+    };
+    return cmocka_run_group_tests(fault_tests, NULL, NULL);
+  }
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(parse_input_shape_ok, setup, teardown),
       cmocka_unit_test_setup_teardown(parse_input_shape_bad, setup, teardown),
@@ -342,7 +358,6 @@ int main(void) {
       cmocka_unit_test_setup_teardown(trim_unknown_names, setup, teardown),
       cmocka_unit_test_setup_teardown(trim_missing_upstream_name, setup, teardown),
       cmocka_unit_test_setup_teardown(trim_noop_without_options, setup, teardown),
-      cmocka_unit_test_setup_teardown(oom_every_allocation, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 #include "io/io.h"
 #include "io/pbtxt.h"
 #include "util/fileio.h"
+#include "util/arena.h"
 
 typedef struct fx {
   tfx_arena a;
@@ -587,6 +588,18 @@ static int data_available(void) {
 }
 
 int main(int argc, char **argv) {
+  /* the fault-injection cases: their own ctest test (unit/NAME/fault-injection), skipped
+   * (exit 77) when the hooks are compiled out (TFXC_FAULT_INJECTION=OFF) */
+  if (argc > 1 && strcmp(argv[1], "--fault-injection") == 0) {
+    if (!tfx_fault_injection_enabled()) {
+      printf("skipped: fault injection is compiled out (TFXC_FAULT_INJECTION=OFF)\n");
+      return 77;
+    }
+    const struct CMUnitTest fault_tests[] = {
+        cmocka_unit_test_setup_teardown(allocation_failures, fx_setup, fx_teardown),
+    };
+    return cmocka_run_group_tests(fault_tests, NULL, NULL);
+  }
   if (argc > 1 && strcmp(argv[1], "--needs-data") == 0) {
     if (!data_available()) {
       printf("skipped: the corpus (TFXC_CORPUS) not found\n");
@@ -622,7 +635,6 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(print_format, fx_setup, fx_teardown),
       cmocka_unit_test_setup_teardown(print_parse_pack_roundtrip, fx_setup, fx_teardown),
       cmocka_unit_test_setup_teardown(pack_map_entries_like_protoc, fx_setup, fx_teardown),
-      cmocka_unit_test_setup_teardown(allocation_failures, fx_setup, fx_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

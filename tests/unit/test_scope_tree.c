@@ -7,10 +7,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
+#include <string.h>
+
 #include "graph/graph.h"
 #include "scope/scope.h"
 #include "test_graph_util.h"
 #include "tfxc/tfxc.h"
+#include "util/arena.h"
 
 typedef struct fx {
   tfx_arena a;
@@ -346,7 +350,19 @@ static void oom_every_allocation(void **state) {
   assert_true(ok);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  /* the fault-injection cases: their own ctest test (unit/NAME/fault-injection), skipped
+   * (exit 77) when the hooks are compiled out (TFXC_FAULT_INJECTION=OFF) */
+  if (argc > 1 && strcmp(argv[1], "--fault-injection") == 0) {
+    if (!tfx_fault_injection_enabled()) {
+      printf("skipped: fault injection is compiled out (TFXC_FAULT_INJECTION=OFF)\n");
+      return 77;
+    }
+    const struct CMUnitTest fault_tests[] = {
+        cmocka_unit_test_setup_teardown(oom_every_allocation, setup, teardown),
+    };
+    return cmocka_run_group_tests(fault_tests, NULL, NULL);
+  }
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(fact1_scopes_from_names, setup, teardown),
       cmocka_unit_test_setup_teardown(fact2_subtree_counts_and_nodes, setup, teardown),
@@ -360,7 +376,6 @@ int main(void) {
       cmocka_unit_test_setup_teardown(odd_names, setup, teardown),
       cmocka_unit_test_setup_teardown(empty_graph_tree, setup, teardown),
       cmocka_unit_test_setup_teardown(wide_and_deep, setup, teardown),
-      cmocka_unit_test_setup_teardown(oom_every_allocation, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

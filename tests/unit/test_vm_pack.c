@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "test_vm_util.h"
+#include "util/arena.h"
 
 /* A pack with every table populated: a pass with two layers and a selection program, a map
  * rule, all constant kinds, features, two source files. */
@@ -598,7 +599,21 @@ static void disassembly_golden(void **state) {
   tfx_sb_free(&b);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  /* the fault-injection cases: their own ctest test (unit/NAME/fault-injection), skipped
+   * (exit 77) when the hooks are compiled out (TFXC_FAULT_INJECTION=OFF) */
+  if (argc > 1 && strcmp(argv[1], "--fault-injection") == 0) {
+    if (!tfx_fault_injection_enabled()) {
+      printf("skipped: fault injection is compiled out (TFXC_FAULT_INJECTION=OFF)\n");
+      return 77;
+    }
+    const struct CMUnitTest fault_tests[] = {
+        cmocka_unit_test_setup_teardown(allocation_failures, vt_setup, vt_teardown),
+        cmocka_unit_test_setup_teardown(vm_allocation_failures, vt_setup, vt_teardown),
+        cmocka_unit_test_setup_teardown(pack_load_out_of_memory, vt_setup, vt_teardown),
+    };
+    return cmocka_run_group_tests(fault_tests, NULL, NULL);
+  }
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(roundtrip_byte_identical, vt_setup, vt_teardown),
       cmocka_unit_test_setup_teardown(truncated_and_flipped_rejected, vt_setup, vt_teardown),
@@ -606,9 +621,6 @@ int main(void) {
       cmocka_unit_test_setup_teardown(verifier_rejects, vt_setup, vt_teardown),
       cmocka_unit_test_setup_teardown(bad_header, vt_setup, vt_teardown),
       cmocka_unit_test_setup_teardown(asm_misuse, vt_setup, vt_teardown),
-      cmocka_unit_test_setup_teardown(allocation_failures, vt_setup, vt_teardown),
-      cmocka_unit_test_setup_teardown(vm_allocation_failures, vt_setup, vt_teardown),
-      cmocka_unit_test_setup_teardown(pack_load_out_of_memory, vt_setup, vt_teardown),
       cmocka_unit_test_setup_teardown(files, vt_setup, vt_teardown),
       cmocka_unit_test_setup_teardown(disassembly_golden, vt_setup, vt_teardown),
   };

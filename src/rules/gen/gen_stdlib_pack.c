@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cann/cann.h"
+#include "passes/rules_protos.h"
 #include "rules/compile.h"
 #include "rules/load.h"
 #include "stdlib_embed.h"

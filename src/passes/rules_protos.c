@@ -1,5 +1,6 @@
 /* The CANN prototype table as the rule checker's prototype hook (rules/load.h).
- * Stage: cann (adapter between the op table and rules/sema). Input: a tfx_cann_table, and
+ * Stage: passes (adapter between the cann op table and rules/sema; rules_protos.h). Input: a
+ * tfx_cann_table, and
  * optionally a list of CANN types known to exist without a prototype (the stdlib's
  * <stdlib>/ops/cann-ops-noir.tsv: GE-internal types built without an IR, and CANN ops whose
  * prototype header was not extracted). Output: one tfx_rules_op_proto per op (port names and
@@ -8,8 +9,8 @@
  * is accepted without -Wunknown-op while a port statement naming one of its ports is an
  * error (there is no IR to check it against). For a merged table (user prototypes over the
  * stdlib's, tfx_cann_protos_merged) a listed type the table has a prototype for is skipped: the
- * user's prototype gives it ports. Only rules/load.h's types are used, so
- * tfxc_cann does not link the rules library. */
+ * user's prototype gives it ports. Only rules/load.h's types are used (no rules code is
+ * called). The op-table internals it reads (TSV lines, embedded files) are cann/cann_int.h's. */
 #include <stdlib.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -17,6 +18,7 @@
 
 #include "cann/cann.h"
 #include "cann/cann_int.h"
+#include "passes/rules_protos.h"
 #include "rules/load.h"
 #include "tfxc/tfxc.h"
 
