@@ -115,6 +115,7 @@ static tfxc_status finish(tfxc_session *s, tfxc_status st) {
     dg.column = it->col;
     dg.message = it->msg ? it->msg : "(out of memory)";
     dg.rule = it->source_line;
+    dg.span = it->span;
     s->diag_fn(s->diag_user, &dg);
   }
   if (st != TFXC_OK) {
@@ -741,4 +742,31 @@ tfxc_status tfxc_explain(tfxc_session *s, const char *node, char **json, size_t 
   tfx_sb_free(&pre);
   tfx_sb_free(&key);
   return finish(s, st);
+}
+
+/* ---------------------------------------------------------------- for src/api/tools*.c */
+
+#include "api/tools_int.h"
+
+tfx_diag *tfx_api_diag(tfxc_session *s) { return &s->diag; }
+
+tfxc_status tfx_api_finish(tfxc_session *s, tfxc_status st) { return finish(s, st); }
+
+const tfx_options *tfx_api_options(tfxc_session *s) {
+  setup_options(s);
+  return &s->o;
+}
+
+void tfx_api_use_model(tfxc_session *s, tfx_pipeline *p) {
+  tfx_pass *lp = s->model_data ? tfx_pipeline_find(p, "load") : NULL;
+  if (lp) {
+    lp->run = load_buffer_pass;
+    lp->user = s;
+  }
+}
+
+const char *tfx_api_model(const tfxc_session *s, const void **data, size_t *len) {
+  *data = s->model_data;
+  *len = s->model_len;
+  return s->model_name;
 }
