@@ -247,6 +247,14 @@ TFXC_API tfxc_status tfxc_write_files(tfxc_session *s, size_t n, const char *con
                                       const void *const *data, const size_t *lens)
     TFXC_MUST_CHECK;
 
+/* A unified diff (3 lines of context) of text a against text b, labelled label_a / label_b,
+ * each line after indent spaces (at most 64), as `tfxc test` shows a failing case: "" when
+ * the texts are equal; at most 200 diff lines; texts over 4000 lines only say where they
+ * start to differ. Needs no session. Returns TFXC_OK, TFXC_MISUSE or TFXC_NOMEM. */
+TFXC_API tfxc_status tfxc_diff(const char *a, size_t len_a, const char *b, size_t len_b,
+                               const char *label_a, const char *label_b, unsigned indent,
+                               char **text, size_t *len) TFXC_MUST_CHECK;
+
 #ifdef __cplusplus
 }
 #endif
