@@ -364,7 +364,7 @@ tfxc_status tfxc_set_option(tfxc_session *s, const char *name, const char *value
 
 tfxc_status tfxc_add_rules_path(tfxc_session *s, const char *path) {
   if (!s) return TFXC_MISUSE;
-  if (!path || !*path) return bad(s, "tfxc_add_rules_path: %s", "no path");
+  if (!path) return bad(s, "tfxc_add_rules_path: %s", "no path"); /* "" fails at the run, as -r "" */
   return finish(s, strvec_push(&s->rule_paths, path) ? TFXC_NOMEM : TFXC_OK);
 }
 
@@ -410,7 +410,7 @@ tfxc_status tfxc_add_rules_buffer(tfxc_session *s, const char *name, const void 
 
 tfxc_status tfxc_load_model_path(tfxc_session *s, const char *path) {
   if (!s) return TFXC_MISUSE;
-  if (!path || !*path) return bad(s, "tfxc_load_model_path: %s", "no path");
+  if (!path) return bad(s, "tfxc_load_model_path: %s", "no path"); /* "" fails at the run */
   char *c = strdup(path);
   if (!c) return finish(s, TFXC_NOMEM);
   drop_run(s); /* the results of a run refer to the old model */

@@ -412,7 +412,7 @@ done:
 /* ---------------------------------------------------------------- inspect: checkpoints */
 
 int tfxc_is_checkpoint(const char *path) {
-  if (!path || !*path) return 0;
+  if (!path) return 0;
   struct stat st;
   if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) return 0;
   size_t n = strlen(path);
