@@ -748,9 +748,18 @@ tfxc_status tfxc_explain(tfxc_session *s, const char *node, char **json, size_t 
 
 #include "api/tools_int.h"
 
-tfx_diag *tfx_api_diag(tfxc_session *s) { return &s->diag; }
+/* A tool call records every diagnostic (no cap of 1000): the handler gets them all, so the
+ * command that forwards them into its own context counts what it does not show as before. */
+tfx_diag *tfx_api_diag(tfxc_session *s) {
+  s->diag.max_items = (size_t)-1;
+  return &s->diag;
+}
 
-tfxc_status tfx_api_finish(tfxc_session *s, tfxc_status st) { return finish(s, st); }
+tfxc_status tfx_api_finish(tfxc_session *s, tfxc_status st) {
+  st = finish(s, st);
+  s->diag.max_items = 0; /* the default again for the other calls */
+  return st;
+}
 
 const tfx_options *tfx_api_options(tfxc_session *s) {
   setup_options(s);

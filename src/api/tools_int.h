@@ -11,7 +11,7 @@
 #include "util/diag.h"
 #include "util/strbuf.h"
 
-/* Where a call reports its diagnostics. */
+/* Where a call reports its diagnostics: every one is recorded until tfx_api_finish. */
 tfx_diag *tfx_api_diag(tfxc_session *s);
 /* Ends a call: hands the diagnostics to the handler, keeps the last error. Returns st. */
 tfxc_status tfx_api_finish(tfxc_session *s, tfxc_status st);

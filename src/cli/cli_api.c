@@ -10,8 +10,10 @@ static void forward(void *user, const tfxc_diagnostic *dg) {
                      : dg->severity == TFXC_SEV_WARNING ? TFX_SEV_WARNING
                                                         : TFX_SEV_NOTE;
   if (sev == TFX_SEV_ERROR) cs->errors++;
+  size_t n = cs->d->n;
   tfx_diag_add(cs->d, sev, dg->file, dg->line, dg->column, "%s", dg->message);
-  if (dg->rule) tfx_diag_set_source(cs->d, dg->rule, strlen(dg->rule), dg->span);
+  if (dg->rule && cs->d->n > n) /* not when the context is full: it would go to the last one */
+    tfx_diag_set_source(cs->d, dg->rule, strlen(dg->rule), dg->span);
 }
 
 int tfx_cli_session_open(tfx_cli_session *cs, tfx_diag *d) {
