@@ -255,6 +255,42 @@ TFXC_API tfxc_status tfxc_diff(const char *a, size_t len_a, const char *b, size_
                                const char *label_a, const char *label_b, unsigned indent,
                                char **text, size_t *len) TFXC_MUST_CHECK;
 
+/* What the run of a `tfxc test` case produced (the command runs `tfxc MODEL --emit tf-pbtxt
+ * [,ge-pbtxt] ...` in the case's directory, and `tfxc explain ...` for a case with an explain
+ * file). Texts are borrowed; NULL with length 0 reads as empty. */
+typedef struct tfxc_test_run {
+  int exit_code;                    /* the conversion's: 0..255, 128 + signal */
+  const char *err;                  /* its stderr, the temporary directory written as <tmp> */
+  size_t err_len;
+  const char *tf;                   /* the tf-pbtxt output; NULL when none was written */
+  size_t tf_len;
+  const char *ge;                   /* the ge-pbtxt output (a GE case); NULL when none */
+  size_t ge_len;
+  int explained;                    /* the case has an explain file and explain was run: */
+  int explain_exit;                 /*   its exit code, */
+  const char *explain_err;          /*   stderr */
+  size_t explain_err_len;
+  const char *explain;              /*   and stdout */
+  size_t explain_len;
+} tfxc_test_run;
+
+typedef enum tfxc_test_result {
+  TFXC_TEST_PASS = 0,
+  TFXC_TEST_FAIL = 1,
+  TFXC_TEST_UPDATED = 2 /* update: expectation files were rewritten */
+} tfxc_test_result;
+
+/* Compares run with the expectations in the case directory dir (expected.exit, default 0;
+ * expected.stderr; expected.tf.pbtxt; expected.ge.pbtxt; expected.explain) as `tfxc test`
+ * does, or with update nonzero rewrites those that differ from the run, all or nothing, each
+ * within the "limit" option output-size. *result gets the outcome and *report (free with
+ * tfxc_free) the lines `tfxc test` prints under the case, each indented by 4 (diffs made by
+ * tfxc_diff); a failing case is TFXC_OK with *result TFXC_TEST_FAIL. Returns TFXC_OK,
+ * TFXC_MISUSE or TFXC_NOMEM. */
+TFXC_API tfxc_status tfxc_test_check(tfxc_session *s, const char *dir, const tfxc_test_run *run,
+                                     int update, tfxc_test_result *result, char **report,
+                                     size_t *len) TFXC_MUST_CHECK;
+
 #ifdef __cplusplus
 }
 #endif

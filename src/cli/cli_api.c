@@ -33,28 +33,25 @@ void tfx_cli_session_close(tfx_cli_session *cs) {
 }
 
 int tfx_cli_session_rc(tfx_cli_session *cs, tfxc_status st) {
-  if (st != TFXC_OK && cs->errors == 0) tfx_error(cs->d, NULL, 0, 0, "out of memory");
+  int none = cs->errors == cs->mark; /* the call reported no error of its own */
+  cs->mark = cs->errors;
+  if (st != TFXC_OK && none) tfx_error(cs->d, NULL, 0, 0, "out of memory");
   return tfxc_status_exit_code(st);
 }
 
 int tfx_cli_session_set(tfx_cli_session *cs, const char *name, const char *value) {
-  size_t before = cs->errors;
+  cs->mark = cs->errors;
   tfxc_status st = tfxc_set_option(cs->s, name, value);
-  if (st == TFXC_OK) return 0;
-  if (cs->errors == before) tfx_error(cs->d, NULL, 0, 0, "out of memory");
-  return tfxc_status_exit_code(st);
+  return st == TFXC_OK ? 0 : tfx_cli_session_rc(cs, st);
 }
 
 int tfx_cli_session_rules(tfx_cli_session *cs, const tfx_cli_rules *r, int verbose) {
   char num[32];
   int rc;
   for (size_t i = 0; i < r->n_paths; i++) {
-    size_t before = cs->errors;
+    cs->mark = cs->errors;
     tfxc_status st = tfxc_add_rules_path(cs->s, r->paths[i]);
-    if (st != TFXC_OK) {
-      if (cs->errors == before) tfx_error(cs->d, NULL, 0, 0, "out of memory");
-      return tfxc_status_exit_code(st);
-    }
+    if (st != TFXC_OK) return tfx_cli_session_rc(cs, st);
   }
   for (size_t i = 0; i < r->n_warns; i++) /* "-Wname": the option's value is "name" */
     if ((rc = tfx_cli_session_set(cs, "W", r->warns[i] + 2)) != 0) return rc;

@@ -12,6 +12,7 @@ typedef struct tfx_cli_session {
   tfxc_session *s;
   tfx_diag *d;  /* the command's: every diagnostic of s is added here, in order */
   size_t errors; /* errors forwarded so far */
+  size_t mark;   /* errors at the end of the previous call */
 } tfx_cli_session;
 
 /* Opens a session forwarding into d. Returns 0, or TFX_EXIT_FAIL ("out of memory" reported). */

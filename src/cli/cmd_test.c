@@ -18,8 +18,9 @@
  * expected.explain. expected.explain without `explain` fails the case. A case with no
  * expectation file at all fails ("nothing to compare") unless --update creates them.
  * --update rewrites the expectations from the actual run: the files a case changes are
- * written all or nothing (tfxc_write_files), each within --limit output-size. The diffs are
- * the library's (tfxc_diff). */
+ * written all or nothing, each within --limit output-size. The comparison, its report (with
+ * diffs) and the updates are the library's (tfxc_test_check); this file finds and runs the
+ * cases. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
@@ -251,46 +252,6 @@ static int read_opt(const char *dir, const char *name, char **data, size_t *len,
   return 0;
 }
 
-static void remove_in(const char *dir, const char *name) {
-  char p[PATH_BUF];
-  if (path_in(p, dir, name) == 0) unlink(p);
-}
-
-/* The expectation files --update writes for one case, written together. */
-#define MAX_UPDATES 5
-typedef struct updates {
-  const char *name[MAX_UPDATES];
-  const char *data[MAX_UPDATES];
-  size_t len[MAX_UPDATES];
-  size_t n;
-} updates;
-
-static void add_update(updates *u, const char *name, const char *data, size_t len) {
-  u->name[u->n] = name;
-  u->data[u->n] = data;
-  u->len[u->n] = len;
-  u->n++;
-}
-
-/* Writes the files of u into dir, all or nothing (tfxc_write_files), after checking every one
- * against the output-size limit of the session: one over it and nothing is written. Returns 0
- * or -1 (reported). */
-static int write_updates(const char *dir, const updates *u, tfx_cli_session *cs, tfx_diag *d) {
-  char *paths[MAX_UPDATES] = {0};
-  int rc = 0;
-  for (size_t i = 0; i < u->n && rc == 0; i++)
-    if (!(paths[i] = join(dir, u->name[i]))) {
-      tfx_error(d, dir, 0, 0, "out of memory");
-      rc = -1;
-    }
-  if (rc == 0 && u->n &&
-      tfx_cli_session_rc(cs, tfxc_write_files(cs->s, u->n, (const char *const *)paths,
-                                              (const void *const *)u->data, u->len)) != 0)
-    rc = -1;
-  for (size_t i = 0; i < u->n; i++) free(paths[i]);
-  return rc;
-}
-
 /* Splits the args file into *out (strings owned by *out). Returns 0 or -1 (reported). */
 static int split_args(const char *text, strvec *out, const char *where, tfx_diag *d) {
   const char *s = text;
@@ -348,18 +309,6 @@ static char *replace_all(const char *s, size_t len, const char *from, const char
   }
   *olen = b.len - 1;
   return b.data; /* the strbuf's buffer, malloc'ed */
-}
-
-/* ---------------------------------------------------------------- reports */
-
-/* Appends the diff of a -> b (tfxc_diff, indented as the report) to rep. */
-static void diff_into(tbuf *rep, const char *a, size_t na, const char *b, size_t nb,
-                      const char *la, const char *lb) {
-  char *t = NULL;
-  size_t n = 0;
-  if (tfxc_diff(a, na, b, nb, la, lb, 4, &t, &n) == TFXC_OK) tb_add(rep, t, n);
-  else tb_printf(rep, "    %s and %s differ (out of memory for a diff)\n", la, lb);
-  tfxc_free(t);
 }
 
 /* ---------------------------------------------------------------- running a case */
@@ -482,19 +431,6 @@ cleanup:
   return rc;
 }
 
-static int parse_exit(const char *s, size_t len, int *code) {
-  while (len && (s[len - 1] == '\n' || s[len - 1] == ' ' || s[len - 1] == '\r')) len--;
-  if (!len || len > 3) return -1;
-  int v = 0;
-  for (size_t i = 0; i < len; i++) {
-    if (s[i] < '0' || s[i] > '9') return -1;
-    v = v * 10 + (s[i] - '0');
-  }
-  if (v > 255) return -1;
-  *code = v;
-  return 0;
-}
-
 typedef enum { R_PASS, R_FAIL, R_UPDATED } case_status;
 
 /* Appends "    what: FILE: message" (the first error of l) to rep. */
@@ -506,11 +442,10 @@ static void rep_error(tbuf *rep, const char *what, const tfx_diag *l) {
 
 /* Runs one case; appends its report (after the status line) to rep. */
 static case_status test_case(const char *exe, const char *dir, int update,
-                             tfx_cli_session *cs, tbuf *rep, tfx_diag *d) {
+                             tfx_cli_session *cs, tbuf *rep) {
   strvec args = {0}, xargs = {0};
   char *atext = NULL, *xtext = NULL;
-  char *e_exit = NULL, *e_err = NULL, *e_tf = NULL, *e_x = NULL, *e_ge = NULL;
-  size_t alen, xlen, n_exit, n_err, n_tf, n_x, n_ge = 0;
+  size_t alen, xlen;
   char where[PATH_BUF], xwhere[PATH_BUF];
   case_status status = R_FAIL;
   run_result r, x;
@@ -546,117 +481,30 @@ static case_status test_case(const char *exe, const char *dir, int update,
     rep_error(rep, "cannot run explain", &local);
     goto done;
   }
-  if (read_opt(dir, "expected.exit", &e_exit, &n_exit, &local) != 0 ||
-      read_opt(dir, "expected.stderr", &e_err, &n_err, &local) != 0 ||
-      read_opt(dir, "expected.tf.pbtxt", &e_tf, &n_tf, &local) != 0 ||
-      read_opt(dir, "expected.explain", &e_x, &n_x, &local) != 0 ||
-      (ge && read_opt(dir, "expected.ge.pbtxt", &e_ge, &n_ge, &local) != 0)) {
-    rep_error(rep, "cannot read the expectations", &local);
-    goto done;
+  tfxc_test_run tr;
+  memset(&tr, 0, sizeof tr);
+  tr.exit_code = r.exit_code;
+  tr.err = r.err;
+  tr.err_len = r.err_len;
+  tr.tf = r.out;
+  tr.tf_len = r.out_len;
+  tr.ge = r.ge;
+  tr.ge_len = r.ge_len;
+  tr.explained = xtext != NULL;
+  tr.explain_exit = x.exit_code;
+  tr.explain_err = x.err;
+  tr.explain_err_len = x.err_len;
+  tr.explain = x.out;
+  tr.explain_len = x.out_len;
+  tfxc_test_result res = TFXC_TEST_FAIL;
+  char *text = NULL;
+  size_t len = 0;
+  if (tfx_cli_session_rc(cs, tfxc_test_check(cs->s, dir, &tr, update, &res, &text, &len)) == 0) {
+    tb_add(rep, text, len);
+    status = res == TFXC_TEST_PASS ? R_PASS : res == TFXC_TEST_UPDATED ? R_UPDATED : R_FAIL;
   }
-  int want_exit = 0, bad = 0, changed = 0;
-  if (!update && !e_exit && !e_err && !e_tf && !ge && !e_x && !xtext) {
-    /* a case that compares nothing would pass whatever tfxc does */
-    tb_puts(rep, "    nothing to compare: no expected.exit, expected.stderr, "
-                "expected.tf.pbtxt, expected.ge.pbtxt or explain file (tfxc test --update "
-                "creates them from this run)\n");
-    goto done;
-  }
-  if (e_exit && parse_exit(e_exit, n_exit, &want_exit) != 0) {
-    tb_puts(rep, "    expected.exit: not an exit code (0..255)\n");
-    bad = 1;
-  }
-  if (xtext && x.exit_code != 0) { /* explain must succeed, in both modes */
-    size_t tl, el = x.err_len;
-    while (el && x.err[el - 1] == '\n') el--;
-    char *t = replace_all(x.err, el, "\n", "\n      ", &tl);
-    tb_printf(rep, "    explain exited %d, expected 0 (tfxc explain MODEL [-r rules] ARGS "
-                  "EXPLAIN-OPTIONS)\n    explain stderr:\n      %s\n", x.exit_code, t ? t : "");
-    free(t);
-    bad = 1;
-  }
-  if (update) {
-    /* the changed files are written together, all or nothing (each checked against the
-     * output-size limit first); a stale expected.tf.pbtxt is removed only after that */
-    updates u = {0};
-    int stale_tf = 0;
-    char buf[16];
-    int k = snprintf(buf, sizeof buf, "%d\n", r.exit_code);
-    if ((e_exit || r.exit_code != 0) &&
-        (!e_exit || n_exit != (size_t)k || memcmp(e_exit, buf, (size_t)k) != 0))
-      add_update(&u, "expected.exit", buf, (size_t)k);
-    if ((e_err || r.exit_code != 0) &&
-        (!e_err || n_err != r.err_len || memcmp(e_err, r.err, r.err_len) != 0))
-      add_update(&u, "expected.stderr", r.err, r.err_len);
-    if (r.out && (e_tf || r.exit_code == 0) &&
-        (!e_tf || n_tf != r.out_len || memcmp(e_tf, r.out, r.out_len) != 0))
-      add_update(&u, "expected.tf.pbtxt", r.out, r.out_len);
-    else if (!r.out && e_tf)
-      stale_tf = 1;
-    if (ge && r.ge && (n_ge != r.ge_len || memcmp(e_ge, r.ge, r.ge_len) != 0))
-      add_update(&u, "expected.ge.pbtxt", r.ge, r.ge_len);
-    if (xtext && x.exit_code == 0 &&
-        (!e_x || n_x != x.out_len || memcmp(e_x, x.out, x.out_len) != 0))
-      add_update(&u, "expected.explain", x.out, x.out_len);
-    if (write_updates(dir, &u, cs, d) != 0) {
-      tb_puts(rep, "    could not update the expectations (nothing was changed)\n");
-      bad = 1;
-    } else {
-      if (stale_tf) remove_in(dir, "expected.tf.pbtxt");
-      changed = u.n || stale_tf;
-    }
-    status = bad ? R_FAIL : changed ? R_UPDATED : R_PASS;
-  } else {
-    if (r.exit_code != want_exit) {
-      tb_printf(rep, "    exit code %d, expected %d\n", r.exit_code, want_exit);
-      bad = 1;
-      if (!e_err && r.err_len) { /* show what went wrong */
-        tb_puts(rep, "    stderr:\n");
-        char *t = replace_all(r.err, r.err_len, "\n", "\n      ", &n_err);
-        if (t) tb_printf(rep, "      %s\n", t);
-        free(t);
-      }
-    }
-    if (e_err && (n_err != r.err_len || memcmp(e_err, r.err, r.err_len) != 0)) {
-      diff_into(rep, e_err, n_err, r.err, r.err_len, "expected.stderr", "stderr");
-      bad = 1;
-    }
-    if (e_tf) {
-      if (!r.out) {
-        tb_puts(rep, "    no tf-pbtxt output was written (expected.tf.pbtxt exists)\n");
-        bad = 1;
-      } else if (n_tf != r.out_len || memcmp(e_tf, r.out, r.out_len) != 0) {
-        diff_into(rep, e_tf, n_tf, r.out, r.out_len, "expected.tf.pbtxt", "output");
-        bad = 1;
-      }
-    }
-    if (ge && r.exit_code == 0) {
-      if (!r.ge) {
-        tb_puts(rep, "    no ge-pbtxt output was written (expected.ge.pbtxt exists)\n");
-        bad = 1;
-      } else if (n_ge != r.ge_len || memcmp(e_ge, r.ge, r.ge_len) != 0) {
-        diff_into(rep, e_ge ? e_ge : "", n_ge, r.ge, r.ge_len, "expected.ge.pbtxt", "output");
-        bad = 1;
-      }
-    }
-    if (xtext && x.exit_code == 0) {
-      if (!e_x) {
-        tb_puts(rep, "    an explain file but no expected.explain (tfxc test --update "
-                    "creates it)\n");
-        bad = 1;
-      } else if (n_x != x.out_len || memcmp(e_x, x.out, x.out_len) != 0) {
-        diff_into(rep, e_x, n_x, x.out, x.out_len, "expected.explain", "explain");
-        bad = 1;
-      }
-    }
-    status = bad ? R_FAIL : R_PASS;
-  }
+  tfxc_free(text);
 done:
-  free(e_ge);
-  free(e_exit);
-  free(e_err);
-  free(e_tf);
-  free(e_x);
   tfx_diag_free(&local);
   run_result_free(&r);
   run_result_free(&x);
@@ -742,7 +590,7 @@ int tfx_cli_test(int argc, char **argv, int first, tfx_diag *d) {
   for (size_t i = 0; i < cases.n; i++) {
     tbuf rep;
     memset(&rep, 0, sizeof rep);
-    case_status s = test_case(exe, cases.v[i], update, &cs, &rep, d);
+    case_status s = test_case(exe, cases.v[i], update, &cs, &rep);
     printf("%s %s\n", s == R_PASS ? "PASS" : s == R_UPDATED ? "UPDATED" : "FAIL", cases.v[i]);
     if (s == R_FAIL || verbose > 0 || (rep.len && strstr(tb_cstr(&rep), "note:")))
       fputs(tb_cstr(&rep), stdout);
