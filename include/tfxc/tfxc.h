@@ -74,6 +74,7 @@ typedef struct tfxc_diagnostic {
   unsigned line, column; /* 1-based; 0 = unknown */
   const char *message;
   const char *rule;      /* the rule source line the message points at, or NULL */
+  unsigned span;         /* columns the caret under rule covers (>= 1 when column is known) */
 } tfxc_diagnostic;
 
 typedef void (*tfxc_diagnostic_fn)(void *user, const tfxc_diagnostic *diag);
@@ -173,6 +174,122 @@ TFXC_API tfxc_status tfxc_report_json(tfxc_session *s, char **json, size_t *len)
  * no such node) or TFXC_NOMEM. */
 TFXC_API tfxc_status tfxc_explain(tfxc_session *s, const char *node, char **json, size_t *len)
     TFXC_MUST_CHECK;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
+
+/* ==== Tools: what the other tfxc commands do (compile, disasm, list-rules, fmt, inspect,
+ * test), as data. They use the session's rule sources (tfxc_add_rules_path/_buffer, then the
+ * stdlib unless "no-stdlib"), its model (tfxc_load_model_path/_buffer) and its options
+ * ("W", "no-stdlib", "verbose", "limit", "tag", "max-file-size", "input-shape", "out-nodes");
+ * results are new buffers (free with tfxc_free), NUL-terminated, byte-identical to what the
+ * command prints or writes. Documented with an example in docs/API.md. */
+#ifndef TFXC_TFXC_TOOLS_H
+#define TFXC_TFXC_TOOLS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What tfxc_compile_rules compiled. */
+typedef struct tfxc_pack_info {
+  unsigned rules;    /* rules in the pack */
+  unsigned programs; /* bytecode programs */
+  int has_protos;    /* CANN prototype files were among the rule sources: the rules were
+                        checked against them, but a pack does not hold them */
+} tfxc_pack_info;
+
+/* Compiles the session's rule sources into one verified pack, the bytes `tfxc compile` writes
+ * (a .tfxb; a pack given as the source is loaded, verified and written again). info may be
+ * NULL. Returns TFXC_OK, TFXC_MISUSE, TFXC_INPUT (a missing source, a corrupt pack),
+ * TFXC_RULES (rule errors) or TFXC_NOMEM/TFXC_FAILED (out of memory). */
+TFXC_API tfxc_status tfxc_compile_rules(tfxc_session *s, void **pack, size_t *len,
+                                        tfxc_pack_info *info) TFXC_MUST_CHECK;
+/* The session's rules (a pack, or rule sources compiled) in readable form, the text of
+ * `tfxc disasm`. Returns as tfxc_compile_rules. */
+TFXC_API tfxc_status tfxc_disasm(tfxc_session *s, char **text, size_t *len) TFXC_MUST_CHECK;
+/* One entry per rule of the session's rules, then the CANN prototypes of the user's prototype
+ * files: the table of `tfxc list-rules`, or its JSON array when json is nonzero. Returns as
+ * tfxc_compile_rules. */
+TFXC_API tfxc_status tfxc_list_rules(tfxc_session *s, int json, char **text, size_t *len)
+    TFXC_MUST_CHECK;
+
+/* The session's model's GraphDef re-serialized, "pb" (binary) or "pbtxt" (text), as `tfxc fmt`
+ * writes it; no graph validation. *nodes (may be NULL) gets its node count. Returns TFXC_OK,
+ * TFXC_MISUSE (no model, bad to), TFXC_INPUT (unreadable or malformed model) or TFXC_NOMEM. */
+TFXC_API tfxc_status tfxc_format_model(tfxc_session *s, const char *to, void **data, size_t *len,
+                                       size_t *nodes) TFXC_MUST_CHECK;
+
+#define TFXC_INSPECT_JSON 1u   /* one JSON object instead of text */
+#define TFXC_INSPECT_VALUES 2u /* checkpoints, with JSON: every tensor's bytes in hex */
+/* The summary `tfxc inspect MODEL` prints of the session's model: counts, producer, signatures,
+ * op histogram and the scope tree down to depth (0: all; text only). Returns TFXC_OK,
+ * TFXC_MISUSE (no model), TFXC_INPUT, TFXC_FAILED or TFXC_NOMEM. */
+TFXC_API tfxc_status tfxc_inspect(tfxc_session *s, unsigned flags, unsigned depth, char **text,
+                                  size_t *len) TFXC_MUST_CHECK;
+/* 1 when path names a TensorFlow checkpoint (PREFIX.index exists and path itself does not, or
+ * path ends in .index) rather than a model, else 0. */
+TFXC_API int tfxc_is_checkpoint(const char *path);
+/* The tensors of the checkpoint prefix (every one read and verified first), as `tfxc inspect
+ * PREFIX` lists them. Returns TFXC_OK, TFXC_MISUSE, TFXC_INPUT (a damaged checkpoint) or
+ * TFXC_NOMEM/TFXC_FAILED. */
+TFXC_API tfxc_status tfxc_inspect_checkpoint(tfxc_session *s, const char *prefix, unsigned flags,
+                                             char **text, size_t *len) TFXC_MUST_CHECK;
+
+/* Writes n files all or nothing (temporary files renamed into place; a failure leaves none of
+ * them), each first checked against the "limit" option output-size. A path "-" is standard
+ * output. Returns TFXC_OK, TFXC_MISUSE, TFXC_FAILED (over the output-size limit) or
+ * TFXC_INPUT (cannot write). */
+TFXC_API tfxc_status tfxc_write_files(tfxc_session *s, size_t n, const char *const *paths,
+                                      const void *const *data, const size_t *lens)
+    TFXC_MUST_CHECK;
+
+/* A unified diff (3 lines of context) of text a against text b, labelled label_a / label_b,
+ * each line after indent spaces (at most 64), as `tfxc test` shows a failing case: "" when
+ * the texts are equal; at most 200 diff lines; texts over 4000 lines only say where they
+ * start to differ. Needs no session. Returns TFXC_OK, TFXC_MISUSE or TFXC_NOMEM. */
+TFXC_API tfxc_status tfxc_diff(const char *a, size_t len_a, const char *b, size_t len_b,
+                               const char *label_a, const char *label_b, unsigned indent,
+                               char **text, size_t *len) TFXC_MUST_CHECK;
+
+/* What the run of a `tfxc test` case produced (the command runs `tfxc MODEL --emit tf-pbtxt
+ * [,ge-pbtxt] ...` in the case's directory, and `tfxc explain ...` for a case with an explain
+ * file). Texts are borrowed; NULL with length 0 reads as empty. */
+typedef struct tfxc_test_run {
+  int exit_code;                    /* the conversion's: 0..255, 128 + signal */
+  const char *err;                  /* its stderr, the temporary directory written as <tmp> */
+  size_t err_len;
+  const char *tf;                   /* the tf-pbtxt output; NULL when none was written */
+  size_t tf_len;
+  const char *ge;                   /* the ge-pbtxt output (a GE case); NULL when none */
+  size_t ge_len;
+  int explained;                    /* the case has an explain file and explain was run: */
+  int explain_exit;                 /*   its exit code, */
+  const char *explain_err;          /*   stderr */
+  size_t explain_err_len;
+  const char *explain;              /*   and stdout */
+  size_t explain_len;
+} tfxc_test_run;
+
+typedef enum tfxc_test_result {
+  TFXC_TEST_PASS = 0,
+  TFXC_TEST_FAIL = 1,
+  TFXC_TEST_UPDATED = 2 /* update: expectation files were rewritten */
+} tfxc_test_result;
+
+/* Compares run with the expectations in the case directory dir (expected.exit, default 0;
+ * expected.stderr; expected.tf.pbtxt; expected.ge.pbtxt; expected.explain) as `tfxc test`
+ * does, or with update nonzero rewrites those that differ from the run, all or nothing, each
+ * within the "limit" option output-size. *result gets the outcome and *report (free with
+ * tfxc_free) the lines `tfxc test` prints under the case, each indented by 4 (diffs made by
+ * tfxc_diff); a failing case is TFXC_OK with *result TFXC_TEST_FAIL. Returns TFXC_OK,
+ * TFXC_MISUSE or TFXC_NOMEM. */
+TFXC_API tfxc_status tfxc_test_check(tfxc_session *s, const char *dir, const tfxc_test_run *run,
+                                     int update, tfxc_test_result *result, char **report,
+                                     size_t *len) TFXC_MUST_CHECK;
 
 #ifdef __cplusplus
 }

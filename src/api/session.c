@@ -115,6 +115,7 @@ static tfxc_status finish(tfxc_session *s, tfxc_status st) {
     dg.column = it->col;
     dg.message = it->msg ? it->msg : "(out of memory)";
     dg.rule = it->source_line;
+    dg.span = it->span;
     s->diag_fn(s->diag_user, &dg);
   }
   if (st != TFXC_OK) {
@@ -363,7 +364,7 @@ tfxc_status tfxc_set_option(tfxc_session *s, const char *name, const char *value
 
 tfxc_status tfxc_add_rules_path(tfxc_session *s, const char *path) {
   if (!s) return TFXC_MISUSE;
-  if (!path || !*path) return bad(s, "tfxc_add_rules_path: %s", "no path");
+  if (!path) return bad(s, "tfxc_add_rules_path: %s", "no path"); /* "" fails at the run, as -r "" */
   return finish(s, strvec_push(&s->rule_paths, path) ? TFXC_NOMEM : TFXC_OK);
 }
 
@@ -409,7 +410,7 @@ tfxc_status tfxc_add_rules_buffer(tfxc_session *s, const char *name, const void 
 
 tfxc_status tfxc_load_model_path(tfxc_session *s, const char *path) {
   if (!s) return TFXC_MISUSE;
-  if (!path || !*path) return bad(s, "tfxc_load_model_path: %s", "no path");
+  if (!path) return bad(s, "tfxc_load_model_path: %s", "no path"); /* "" fails at the run */
   char *c = strdup(path);
   if (!c) return finish(s, TFXC_NOMEM);
   drop_run(s); /* the results of a run refer to the old model */
@@ -741,4 +742,40 @@ tfxc_status tfxc_explain(tfxc_session *s, const char *node, char **json, size_t 
   tfx_sb_free(&pre);
   tfx_sb_free(&key);
   return finish(s, st);
+}
+
+/* ---------------------------------------------------------------- for src/api/tools*.c */
+
+#include "api/tools_int.h"
+
+/* A tool call records every diagnostic (no cap of 1000): the handler gets them all, so the
+ * command that forwards them into its own context counts what it does not show as before. */
+tfx_diag *tfx_api_diag(tfxc_session *s) {
+  s->diag.max_items = (size_t)-1;
+  return &s->diag;
+}
+
+tfxc_status tfx_api_finish(tfxc_session *s, tfxc_status st) {
+  st = finish(s, st);
+  s->diag.max_items = 0; /* the default again for the other calls */
+  return st;
+}
+
+const tfx_options *tfx_api_options(tfxc_session *s) {
+  setup_options(s);
+  return &s->o;
+}
+
+void tfx_api_use_model(tfxc_session *s, tfx_pipeline *p) {
+  tfx_pass *lp = s->model_data ? tfx_pipeline_find(p, "load") : NULL;
+  if (lp) {
+    lp->run = load_buffer_pass;
+    lp->user = s;
+  }
+}
+
+const char *tfx_api_model(const tfxc_session *s, const void **data, size_t *len) {
+  *data = s->model_data;
+  *len = s->model_len;
+  return s->model_name;
 }

@@ -132,13 +132,6 @@ uint32_t tfx_cli_find_rewrite(const tfx_pack *p, const char *name);
 int tfx_cli_explain_flow(tfx_strbuf *b, struct tfx_ctx *ctx, uint32_t rule, const char *function,
                          const char *node, tfx_diag *d);
 
-/* `tfxc inspect PREFIX` (cmd_inspect_ckpt.c): 1 when path names a checkpoint rather than a
- * model (PREFIX.index exists and path itself does not, or path ends in .index). */
-int tfx_cli_inspect_is_ckpt(const char *path);
-/* Lists the checkpoint's tensors (every one read and verified first); flags: bit 0 JSON,
- * bit 1 each tensor's bytes in hex (--values). Returns an exit code. */
-int tfx_cli_inspect_ckpt(const char *path, int json, size_t max_file_size, tfx_diag *d);
-
 /* Help texts. */
 void tfx_cli_help_main(FILE *f);
 void tfx_cli_help_inspect(FILE *f);

@@ -5,15 +5,14 @@
  * every error of every file printed (file:line:col, source line, caret). CANN prototype files
  * (*.cannops.tsv) among the paths are used to check the rules but not stored in the pack
  * (-v says so): conversions pass them next to the pack. A pack over the output-size limit
- * (--limit output-size) is refused before anything is written (exit 1). */
+ * (--limit output-size) is refused before anything is written (exit 1). The work is the
+ * library's: tfxc_compile_rules, tfxc_write_files. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
-#include "passes/passes.h"
+#include "cli/cli_api.h"
 #include "tfxc/tfxc.h"
-#include "util/fileio.h"
-#include "util/strbuf.h"
 
 enum { O_RULES, O_NO_STDLIB, O_OUTPUT, O_WARN, O_VERBOSE, O_QUIET, O_HELP, O_LIMIT };
 
@@ -79,31 +78,28 @@ int tfx_cli_compile(int argc, char **argv, int first, tfx_diag *d) {
     rc = TFX_EXIT_USAGE;
     goto done;
   }
-  tfx_pack pack;
-  struct tfx_cann_table *protos = NULL;
-  rc = tfx_cli_rules_build_protos(&r, verbose, &pack, &protos, d);
+  tfx_cli_session cs;
+  rc = tfx_cli_session_open(&cs, d);
   if (rc != 0) goto done;
-  if (protos && verbose > 0)
+  void *pack = NULL;
+  size_t len = 0;
+  tfxc_pack_info info;
+  rc = tfx_cli_session_rules(&cs, &r, verbose);
+  if (rc == 0) rc = tfx_cli_session_limits(&cs, &lim);
+  if (rc == 0) rc = tfx_cli_session_rc(&cs, tfxc_compile_rules(cs.s, &pack, &len, &info));
+  if (rc == 0 && info.has_protos && verbose > 0)
     tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "the rules were checked against the CANN prototype "
-                 "files (" TFX_RULES_PROTOS_SUFFIX ") given with -r; a pack does not hold them: pass "
-                 "them again next to it (-r %s -r FILE" TFX_RULES_PROTOS_SUFFIX ")", output);
-  tfx_rules_protos_free(protos);
-  tfx_strbuf sb;
-  tfx_sb_init(&sb);
-  if (tfx_pack_write(&pack, &sb) != 0 || sb.oom) {
-    tfx_error(d, NULL, 0, 0, "out of memory writing the pack");
-    rc = TFX_EXIT_FAIL;
-  } else if (tfx_check_output_size(output, sb.len, tfx_limit_size(&lim, TFX_LIMIT_OUTPUT_SIZE),
-                                    d) != 0) {
-    rc = TFX_EXIT_FAIL;
-  } else if (tfx_write_file_atomic(output, sb.data, sb.len, d) != 0) {
-    rc = TFX_EXIT_INPUT;
-  } else if (verbose > 0) {
-    tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "wrote %s (%u rules, %u programs, %zu bytes)", output,
-                 pack.n_rules, pack.n_progs, sb.len);
+                 "files (.cannops.tsv) given with -r; a pack does not hold them: pass "
+                 "them again next to it (-r %s -r FILE.cannops.tsv)", output);
+  if (rc == 0) {
+    const void *data = pack;
+    rc = tfx_cli_session_rc(&cs, tfxc_write_files(cs.s, 1, &output, &data, &len));
   }
-  tfx_sb_free(&sb);
-  tfx_pack_free(&pack);
+  if (rc == 0 && verbose > 0)
+    tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "wrote %s (%u rules, %u programs, %zu bytes)", output,
+                 info.rules, info.programs, len);
+  tfxc_free(pack);
+  tfx_cli_session_close(&cs);
 done:
   tfx_cli_rules_free(&r);
   tfx_cli_print_diag(d, verbose);

@@ -2,14 +2,13 @@
  * Stage: cli. Input: one .tfxb pack (loaded with the verifier), or rule files/directories
  * compiled alone (no stdlib, as with --no-stdlib). Output on stdout: the rule table and pass
  * structure, constants, features and every program's instructions with their rule source
- * `file:line` (vm/disasm.c). Deterministic. */
+ * `file:line` (vm/disasm.c). Deterministic. The work is the library's: tfxc_disasm. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_api.h"
 #include "tfxc/tfxc.h"
-#include "util/strbuf.h"
-#include "vm/vm.h"
 
 enum { O_WARN, O_VERBOSE, O_QUIET, O_HELP, O_LIMIT };
 
@@ -64,20 +63,16 @@ int tfx_cli_disasm(int argc, char **argv, int first, tfx_diag *d) {
     rc = TFX_EXIT_USAGE;
     goto done;
   }
-  tfx_pack pack;
-  rc = tfx_cli_rules_build(&r, verbose, &pack, d);
+  tfx_cli_session cs;
+  rc = tfx_cli_session_open(&cs, d);
   if (rc != 0) goto done;
-  tfx_strbuf sb;
-  tfx_sb_init(&sb);
-  tfx_vm_disasm(&pack, &sb);
-  if (sb.oom) {
-    tfx_error(d, NULL, 0, 0, "out of memory");
-    rc = TFX_EXIT_FAIL;
-  } else {
-    rc = tfx_cli_write_stdout(sb.data, sb.len, d);
-  }
-  tfx_sb_free(&sb);
-  tfx_pack_free(&pack);
+  char *text = NULL;
+  size_t len = 0;
+  rc = tfx_cli_session_rules(&cs, &r, verbose);
+  if (rc == 0) rc = tfx_cli_session_rc(&cs, tfxc_disasm(cs.s, &text, &len));
+  if (rc == 0) rc = tfx_cli_write_stdout(text, len, d);
+  tfxc_free(text);
+  tfx_cli_session_close(&cs);
 done:
   tfx_cli_rules_free(&r);
   tfx_cli_print_diag(d, verbose);

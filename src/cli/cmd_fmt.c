@@ -2,11 +2,14 @@
  * Stage: cli. Input: any model the loader accepts (GraphDef, MetaGraphDef, SavedModel; binary
  * or text). Output: its GraphDef, written atomically (or to stdout for OUT "-"), in the format
  * given by --to or else by OUT's extension (.pb binary; .pbtxt/.txt text). No graph
- * validation: fmt converts graphs the converter would reject. */
+ * validation: fmt converts graphs the converter would reject. The work is the library's:
+ * tfxc_format_model, tfxc_write_files. */
 #include <string.h>
 
+#include <stdio.h>
+
 #include "cli/cli.h"
-#include "io/io.h"
+#include "cli/cli_api.h"
 #include "tfxc/tfxc.h"
 
 enum { F_OUTPUT, F_TO, F_TAG, F_MAX_FILE, F_VERBOSE, F_QUIET, F_HELP, F_LIMIT };
@@ -27,11 +30,11 @@ static int ends_with(const char *s, const char *suffix) {
   return n > m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* Output wire format from --to or the extension. Returns 0 or -1 (reported). */
-static int pick_wire(const char *to, const char *out, tfx_wire *w, tfx_diag *d) {
+/* Output format ("pb" or "pbtxt") from --to or the extension. Returns 0 or -1 (reported). */
+static int pick_wire(const char *to, const char *out, const char **w, tfx_diag *d) {
   if (to) {
-    if (strcmp(to, "pb") == 0) *w = TFX_WIRE_BINARY;
-    else if (strcmp(to, "pbtxt") == 0) *w = TFX_WIRE_TEXT;
+    if (strcmp(to, "pb") == 0) *w = "pb";
+    else if (strcmp(to, "pbtxt") == 0) *w = "pbtxt";
     else {
       tfx_cli_usage_error(d, "tfxc fmt", "--to: '%s' is not 'pb' or 'pbtxt'", to);
       return -1;
@@ -42,8 +45,8 @@ static int pick_wire(const char *to, const char *out, tfx_wire *w, tfx_diag *d) 
     tfx_cli_usage_error(d, "tfxc fmt", "output '-' (stdout) needs --to pb|pbtxt");
     return -1;
   }
-  if (ends_with(out, ".pb")) *w = TFX_WIRE_BINARY;
-  else if (ends_with(out, ".pbtxt") || ends_with(out, ".txt")) *w = TFX_WIRE_TEXT;
+  if (ends_with(out, ".pb")) *w = "pb";
+  else if (ends_with(out, ".pbtxt") || ends_with(out, ".txt")) *w = "pbtxt";
   else {
     tfx_cli_usage_error(d, "tfxc fmt",
                         "cannot tell the format of '%s' from its extension (.pb, .pbtxt, "
@@ -56,8 +59,8 @@ static int pick_wire(const char *to, const char *out, tfx_wire *w, tfx_diag *d) 
 int tfx_cli_fmt(int argc, char **argv, int first, tfx_diag *d) {
   tfx_cli_args a;
   tfx_cli_args_init(&a, argc, argv, first, "tfxc fmt", fmt_opts, sizeof fmt_opts / sizeof fmt_opts[0]);
-  const char *in = NULL, *out = NULL, *to = NULL, *v;
-  tfx_load_opts lo = {0};
+  const char *in = NULL, *out = NULL, *to = NULL, *tag = NULL, *v;
+  size_t max_file_size = 0;
   tfx_limits lim;
   memset(&lim, 0, sizeof lim);
   int help = 0, usage = 0, verbose = 0, id;
@@ -74,15 +77,15 @@ int tfx_cli_fmt(int argc, char **argv, int first, tfx_diag *d) {
       break;
     case F_OUTPUT: out = v; break;
     case F_TO: to = v; break;
-    case F_TAG: lo.tag = v; break;
+    case F_TAG: tag = v; break;
     case F_MAX_FILE:
-      if (tfx_cli_parse_size(v, &lo.max_file_size) != 0 || lo.max_file_size == 0) {
+      if (tfx_cli_parse_size(v, &max_file_size) != 0 || max_file_size == 0) {
         tfx_cli_usage_error(d, "tfxc fmt", "--max-file-size: '%s' is not a size (e.g. 512M)", v);
         usage = 1;
       }
       break;
     case F_LIMIT:
-      if (tfx_cli_parse_limit(v, "tfxc fmt", &lim, &lo.max_file_size, NULL, d) != 0) usage = 1;
+      if (tfx_cli_parse_limit(v, "tfxc fmt", &lim, &max_file_size, NULL, d) != 0) usage = 1;
       break;
     case F_VERBOSE: verbose = verbose < 0 ? 1 : verbose + 1; break;
     case F_QUIET: verbose = -1; break;
@@ -102,25 +105,33 @@ int tfx_cli_fmt(int argc, char **argv, int first, tfx_diag *d) {
     tfx_cli_usage_error(d, "tfxc fmt", "-o OUT is required");
     usage = 1;
   }
-  tfx_wire wire = TFX_WIRE_TEXT;
+  const char *wire = "pbtxt";
   if (!usage && pick_wire(to, out, &wire, d) != 0) usage = 1;
   if (!usage && tfx_cli_check_output_path(out, "tfxc fmt", d) != 0) usage = 1;
   if (usage) return TFX_EXIT_USAGE;
 
-  lo.max_depth = tfx_limit_uint(&lim, TFX_LIMIT_DEPTH);
-  lo.max_string = tfx_limit_size(&lim, TFX_LIMIT_STRING);
-  lo.max_list = tfx_limit_size(&lim, TFX_LIMIT_LIST);
-  tfx_model m;
-  int rc = tfx_io_load_model(in, &lo, &m, d);
-  if (rc == 0) {
-    int wr = tfx_io_write_message_max(out, &m.graph->base, wire,
-                                      tfx_limit_size(&lim, TFX_LIMIT_OUTPUT_SIZE), d);
-    if (wr != 0) rc = wr == -2 ? TFX_EXIT_FAIL : TFX_EXIT_INPUT;
-    else if (verbose > 0)
-      tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "wrote %s (%s GraphDef, %zu nodes)", out,
-                   wire == TFX_WIRE_TEXT ? "text" : "binary", m.graph->n_node);
-    tfx_model_free(&m);
+  tfx_cli_session cs;
+  int rc = tfx_cli_session_open(&cs, d);
+  if (rc == 0 && tag) rc = tfx_cli_session_set(&cs, "tag", tag);
+  if (rc == 0) rc = tfx_cli_session_limits(&cs, &lim);
+  if (rc == 0 && max_file_size) {
+    char num[32];
+    snprintf(num, sizeof num, "%zu", max_file_size);
+    rc = tfx_cli_session_set(&cs, "max-file-size", num);
   }
+  if (rc == 0) rc = tfx_cli_session_rc(&cs, tfxc_load_model_path(cs.s, in));
+  void *data = NULL;
+  size_t len = 0, nodes = 0;
+  if (rc == 0) rc = tfx_cli_session_rc(&cs, tfxc_format_model(cs.s, wire, &data, &len, &nodes));
+  if (rc == 0) {
+    const void *bytes = data;
+    rc = tfx_cli_session_rc(&cs, tfxc_write_files(cs.s, 1, &out, &bytes, &len));
+  }
+  if (rc == 0 && verbose > 0)
+    tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "wrote %s (%s GraphDef, %zu nodes)", out,
+                 wire[2] ? "text" : "binary", nodes);
+  tfxc_free(data);
+  tfx_cli_session_close(&cs);
   tfx_cli_print_diag(d, verbose);
   tfx_diag_clear(d);
   return rc;

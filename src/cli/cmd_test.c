@@ -18,7 +18,9 @@
  * expected.explain. expected.explain without `explain` fails the case. A case with no
  * expectation file at all fails ("nothing to compare") unless --update creates them.
  * --update rewrites the expectations from the actual run: the files a case changes are
- * written all or nothing (tfx_write_files_atomic), each within --limit output-size. */
+ * written all or nothing, each within --limit output-size. The comparison, its report (with
+ * diffs) and the updates are the library's (tfxc_test_check); this file finds and runs the
+ * cases. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
@@ -31,11 +33,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <stdarg.h>
+#include <stdio.h>
+
 #include "cli/cli.h"
+#include "cli/cli_api.h"
 #include "tfxc/tfxc.h"
-#include "util/arena.h"
-#include "util/fileio.h"
-#include "util/strbuf.h"
 
 enum { O_UPDATE, O_VERBOSE, O_QUIET, O_HELP, O_LIMIT };
 
@@ -49,8 +52,66 @@ static const tfx_cli_opt test_opts[] = {
 
 #define CASE_TIMEOUT_S 600u  /* a hung conversion is killed (SIGALRM) */
 #define MAX_ARGS 256
-#define MAX_DIFF_LINES 4000u /* larger files are compared without a line diff */
-#define MAX_DIFF_OUT 200u    /* diff lines printed per file */
+
+/* ---------------------------------------------------------------- text buffers */
+
+typedef struct tbuf {
+  char *data; /* NUL-terminated when not NULL */
+  size_t len, cap;
+  int oom;    /* an append failed: the text is incomplete */
+} tbuf;
+
+static void tb_add(tbuf *b, const void *p, size_t n) {
+  if (b->oom) return;
+  if (b->len + n + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < b->len + n + 1) cap *= 2;
+    char *nd = realloc(b->data, cap);
+    if (!nd) {
+      b->oom = 1;
+      return;
+    }
+    b->data = nd;
+    b->cap = cap;
+  }
+  if (n) memcpy(b->data + b->len, p, n);
+  b->len += n;
+  b->data[b->len] = 0;
+}
+
+static void tb_puts(tbuf *b, const char *s) { tb_add(b, s, strlen(s)); }
+static void tb_putc(tbuf *b, char c) { tb_add(b, &c, 1); }
+
+static void tb_printf(tbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void tb_printf(tbuf *b, const char *fmt, ...) {
+  char small[512];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  if ((size_t)n < sizeof small) {
+    tb_add(b, small, (size_t)n);
+    return;
+  }
+  char *big = malloc((size_t)n + 1);
+  if (!big) {
+    b->oom = 1;
+    return;
+  }
+  va_start(ap, fmt);
+  vsnprintf(big, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  tb_add(b, big, (size_t)n);
+  free(big);
+}
+
+static const char *tb_cstr(const tbuf *b) { return b->data ? b->data : ""; }
+
+static void tb_free(tbuf *b) {
+  free(b->data);
+  memset(b, 0, sizeof *b);
+}
 
 /* ---------------------------------------------------------------- string lists */
 
@@ -63,7 +124,7 @@ static int sv_push(strvec *sv, char *s) {
   if (!s) return -1;
   if (sv->n == sv->cap) {
     size_t cap = sv->cap ? sv->cap * 2 : 16;
-    char **nv = tfx_realloc(sv->v, cap * sizeof *nv);
+    char **nv = realloc(sv->v, cap * sizeof *nv);
     if (!nv) {
       free(s);
       return -1;
@@ -84,7 +145,7 @@ static void sv_free(strvec *sv) {
 static char *join(const char *dir, const char *name) {
   size_t a = strlen(dir), b = strlen(name);
   int slash = a && dir[a - 1] != '/';
-  char *p = tfx_malloc(a + (size_t)slash + b + 1);
+  char *p = malloc(a + (size_t)slash + b + 1);
   if (!p) return NULL;
   memcpy(p, dir, a);
   if (slash) p[a] = '/';
@@ -168,49 +229,27 @@ static int read_opt(const char *dir, const char *name, char **data, size_t *len,
   char p[PATH_BUF];
   struct stat st;
   if (path_in(p, dir, name) != 0 || stat(p, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
-  *data = tfx_read_file(p, 0, len, d);
-  return *data ? 0 : -1;
-}
-
-static void remove_in(const char *dir, const char *name) {
-  char p[PATH_BUF];
-  if (path_in(p, dir, name) == 0) unlink(p);
-}
-
-/* The expectation files --update writes for one case, written together. */
-#define MAX_UPDATES 5
-typedef struct updates {
-  const char *name[MAX_UPDATES];
-  const char *data[MAX_UPDATES];
-  size_t len[MAX_UPDATES];
-  size_t n;
-} updates;
-
-static void add_update(updates *u, const char *name, const char *data, size_t len) {
-  u->name[u->n] = name;
-  u->data[u->n] = data;
-  u->len[u->n] = len;
-  u->n++;
-}
-
-/* Writes the files of u into dir, all or nothing (tfx_write_files_atomic), after checking
- * every one against the output-size limit (max_out, 0 = none): one over it and nothing is
- * written. Returns 0 or -1 (reported). */
-static int write_updates(const char *dir, const updates *u, size_t max_out, tfx_diag *d) {
-  char *paths[MAX_UPDATES] = {0};
-  int rc = 0;
-  for (size_t i = 0; i < u->n && rc == 0; i++)
-    if (!(paths[i] = join(dir, u->name[i]))) {
-      tfx_error(d, dir, 0, 0, "out of memory");
-      rc = -1;
-    }
-  for (size_t i = 0; i < u->n && rc == 0; i++)
-    if (tfx_check_output_size(paths[i], u->len[i], max_out, d) != 0) rc = -1;
-  if (rc == 0 && u->n)
-    rc = tfx_write_files_atomic(u->n, (const char *const *)paths, (const void *const *)u->data,
-                                u->len, d);
-  for (size_t i = 0; i < u->n; i++) free(paths[i]);
-  return rc;
+  FILE *f = fopen(p, "rb");
+  if (!f) {
+    tfx_error(d, p, 0, 0, "cannot open: %s", strerror(errno));
+    return -1;
+  }
+  tbuf b = {0};
+  char chunk[65536];
+  size_t got;
+  while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) tb_add(&b, chunk, got);
+  int err = ferror(f);
+  int e = errno;
+  fclose(f);
+  if (err || b.oom || (!b.data && (tb_add(&b, "", 0), b.oom))) {
+    if (err) tfx_error(d, p, 0, 0, "read error: %s", strerror(e));
+    else tfx_error(d, p, 0, 0, "out of memory reading file");
+    tb_free(&b);
+    return -1;
+  }
+  *data = b.data;
+  *len = b.len;
+  return 0;
 }
 
 /* Splits the args file into *out (strings owned by *out). Returns 0 or -1 (reported). */
@@ -223,184 +262,53 @@ static int split_args(const char *text, strvec *out, const char *where, tfx_diag
       while (*s && *s != '\n') s++;
       continue;
     }
-    tfx_strbuf tok;
-    tfx_sb_init(&tok);
+    tbuf tok;
+    memset(&tok, 0, sizeof tok);
     while (*s && *s != ' ' && *s != '\t' && *s != '\r' && *s != '\n') {
       if (*s == '\'' || *s == '"') {
         char q = *s++;
         const char *e = strchr(s, q);
         if (!e) {
           tfx_error(d, where, 0, 0, "unterminated %c quote", q);
-          tfx_sb_free(&tok);
+          tb_free(&tok);
           return -1;
         }
-        tfx_sb_add(&tok, s, (size_t)(e - s));
+        tb_add(&tok, s, (size_t)(e - s));
         s = e + 1;
       } else {
-        tfx_sb_putc(&tok, *s++);
+        tb_putc(&tok, *s++);
       }
     }
-    if (tok.oom || out->n >= MAX_ARGS || sv_push(out, strdup(tfx_sb_cstr(&tok))) != 0) {
+    if (tok.oom || out->n >= MAX_ARGS || sv_push(out, strdup(tb_cstr(&tok))) != 0) {
       tfx_error(d, where, 0, 0, out->n >= MAX_ARGS ? "too many arguments" : "out of memory");
-      tfx_sb_free(&tok);
+      tb_free(&tok);
       return -1;
     }
-    tfx_sb_free(&tok);
+    tb_free(&tok);
   }
   return 0;
 }
 
 /* Replaces every occurrence of from in s with to. Returns a malloc'ed string or NULL. */
 static char *replace_all(const char *s, size_t len, const char *from, const char *to, size_t *olen) {
-  tfx_strbuf b;
-  tfx_sb_init(&b);
+  tbuf b;
+  memset(&b, 0, sizeof b);
   size_t fl = strlen(from);
   for (size_t i = 0; i < len;) {
     if (fl && i + fl <= len && memcmp(s + i, from, fl) == 0) {
-      tfx_sb_puts(&b, to);
+      tb_puts(&b, to);
       i += fl;
     } else {
-      tfx_sb_putc(&b, s[i++]);
+      tb_putc(&b, s[i++]);
     }
   }
-  tfx_sb_putc(&b, 0);
+  tb_putc(&b, 0);
   if (b.oom) {
-    tfx_sb_free(&b);
+    tb_free(&b);
     return NULL;
   }
   *olen = b.len - 1;
   return b.data; /* the strbuf's buffer, malloc'ed */
-}
-
-/* ---------------------------------------------------------------- line diff */
-
-typedef struct lines {
-  const char **s;
-  size_t *n;
-  size_t count;
-} lines;
-
-static int split_lines(const char *t, size_t len, lines *l) {
-  l->count = 0;
-  size_t cap = 1;
-  for (size_t i = 0; i < len; i++) cap += t[i] == '\n';
-  l->s = tfx_malloc(cap * sizeof *l->s);
-  l->n = tfx_malloc(cap * sizeof *l->n);
-  if (!l->s || !l->n) return -1;
-  size_t start = 0;
-  for (size_t i = 0; i <= len; i++)
-    if (i == len || t[i] == '\n') {
-      if (i == len && start == len) break; /* no empty last line after the final '\n' */
-      l->s[l->count] = t + start;
-      l->n[l->count] = i - start;
-      l->count++;
-      start = i + 1;
-    }
-  return 0;
-}
-
-static int line_eq(const lines *a, size_t i, const lines *b, size_t j) {
-  return a->n[i] == b->n[j] && memcmp(a->s[i], b->s[j], a->n[i]) == 0;
-}
-
-/* Appends a unified diff (3 lines of context) of a -> b, labelled la / lb. */
-static void unified_diff(const char *ta, size_t na, const char *tb, size_t nb, const char *la,
-                         const char *lb, tfx_strbuf *out) {
-  lines a = {0}, b = {0};
-  uint32_t *lcs = NULL;
-  char *ops = NULL;
-  size_t *ai = NULL, *bi = NULL;
-  if (split_lines(ta, na, &a) != 0 || split_lines(tb, nb, &b) != 0) goto oom;
-  if (a.count > MAX_DIFF_LINES || b.count > MAX_DIFF_LINES) {
-    size_t k = 0;
-    while (k < a.count && k < b.count && line_eq(&a, k, &b, k)) k++;
-    tfx_sb_printf(out, "    %s and %s differ from line %zu on (too long for a line diff)\n", la,
-                  lb, k + 1);
-    goto done;
-  }
-  size_t W = b.count + 1;
-  lcs = tfx_calloc((a.count + 1) * W, sizeof *lcs);
-  if (!lcs) goto oom;
-  for (size_t i = a.count; i-- > 0;)
-    for (size_t j = b.count; j-- > 0;)
-      lcs[i * W + j] = line_eq(&a, i, &b, j) ? lcs[(i + 1) * W + j + 1] + 1
-                       : lcs[(i + 1) * W + j] >= lcs[i * W + j + 1] ? lcs[(i + 1) * W + j]
-                                                                    : lcs[i * W + j + 1];
-  size_t nops = a.count + b.count;
-  ops = tfx_malloc(nops + 1);
-  ai = tfx_malloc((nops + 1) * sizeof *ai);
-  bi = tfx_malloc((nops + 1) * sizeof *bi);
-  if (!ops || !ai || !bi) goto oom;
-  size_t n = 0, i = 0, j = 0;
-  while (i < a.count || j < b.count) {
-    ai[n] = i;
-    bi[n] = j;
-    if (i < a.count && j < b.count && line_eq(&a, i, &b, j)) {
-      ops[n++] = ' ';
-      i++, j++;
-    } else if (i < a.count && (j == b.count || lcs[(i + 1) * W + j] >= lcs[i * W + j + 1])) {
-      ops[n++] = '-'; /* deletions first, as diff -u prints them */
-      i++;
-    } else {
-      ops[n++] = '+';
-      j++;
-    }
-  }
-  int any = 0;
-  for (size_t k = 0; k < n; k++) any |= ops[k] != ' ';
-  if (!any) {
-    tfx_sb_printf(out, "    %s and %s differ only in the final newline\n", la, lb);
-    goto done;
-  }
-  tfx_sb_printf(out, "    --- %s\n    +++ %s\n", la, lb);
-  unsigned printed = 0;
-  for (size_t k = 0; k < n;) {
-    if (ops[k] == ' ') {
-      k++;
-      continue;
-    }
-    size_t hs = k >= 3 ? k - 3 : 0, he = k; /* hunk [hs, he) */
-    for (;;) {
-      while (he < n && ops[he] != ' ') he++;
-      size_t nx = he;
-      while (nx < n && ops[nx] == ' ' && nx - he < 7) nx++;
-      if (nx < n && ops[nx] != ' ') {
-        he = nx;
-        continue;
-      }
-      he = he + 3 < n ? he + 3 : n;
-      break;
-    }
-    size_t ac = 0, bc = 0;
-    for (size_t q = hs; q < he; q++) {
-      ac += ops[q] != '+';
-      bc += ops[q] != '-';
-    }
-    size_t as = ai[hs] + (ac ? 1 : 0), bs = bi[hs] + (bc ? 1 : 0);
-    tfx_sb_printf(out, "    @@ -%zu,%zu +%zu,%zu @@\n", as, ac, bs, bc);
-    for (size_t q = hs; q < he && printed < MAX_DIFF_OUT; q++, printed++) {
-      const lines *src = ops[q] == '+' ? &b : &a;
-      size_t li = ops[q] == '+' ? bi[q] : ai[q];
-      tfx_sb_printf(out, "    %c%.*s\n", ops[q], (int)src->n[li], src->s[li]);
-    }
-    if (printed >= MAX_DIFF_OUT) {
-      tfx_sb_puts(out, "    ... (diff truncated)\n");
-      break;
-    }
-    k = he;
-  }
-  goto done;
-oom:
-  tfx_sb_printf(out, "    %s and %s differ (out of memory for a diff)\n", la, lb);
-done:
-  free(a.s);
-  free(a.n);
-  free(b.s);
-  free(b.n);
-  free(lcs);
-  free(ops);
-  free(ai);
-  free(bi);
 }
 
 /* ---------------------------------------------------------------- running a case */
@@ -523,35 +431,21 @@ cleanup:
   return rc;
 }
 
-static int parse_exit(const char *s, size_t len, int *code) {
-  while (len && (s[len - 1] == '\n' || s[len - 1] == ' ' || s[len - 1] == '\r')) len--;
-  if (!len || len > 3) return -1;
-  int v = 0;
-  for (size_t i = 0; i < len; i++) {
-    if (s[i] < '0' || s[i] > '9') return -1;
-    v = v * 10 + (s[i] - '0');
-  }
-  if (v > 255) return -1;
-  *code = v;
-  return 0;
-}
-
 typedef enum { R_PASS, R_FAIL, R_UPDATED } case_status;
 
 /* Appends "    what: FILE: message" (the first error of l) to rep. */
-static void rep_error(tfx_strbuf *rep, const char *what, const tfx_diag *l) {
+static void rep_error(tbuf *rep, const char *what, const tfx_diag *l) {
   const tfx_diag_item *e = l->n ? &l->items[0] : NULL;
-  tfx_sb_printf(rep, "    %s: %s%s%s\n", what, e && e->file ? e->file : "", e && e->file ? ": " : "",
+  tb_printf(rep, "    %s: %s%s%s\n", what, e && e->file ? e->file : "", e && e->file ? ": " : "",
                 e ? e->msg : "?");
 }
 
 /* Runs one case; appends its report (after the status line) to rep. */
-static case_status test_case(const char *exe, const char *dir, int update, size_t max_out,
-                             tfx_strbuf *rep, tfx_diag *d) {
+static case_status test_case(const char *exe, const char *dir, int update,
+                             tfx_cli_session *cs, tbuf *rep) {
   strvec args = {0}, xargs = {0};
   char *atext = NULL, *xtext = NULL;
-  char *e_exit = NULL, *e_err = NULL, *e_tf = NULL, *e_x = NULL, *e_ge = NULL;
-  size_t alen, xlen, n_exit, n_err, n_tf, n_x, n_ge = 0;
+  size_t alen, xlen;
   char where[PATH_BUF], xwhere[PATH_BUF];
   case_status status = R_FAIL;
   run_result r, x;
@@ -574,7 +468,7 @@ static case_status test_case(const char *exe, const char *dir, int update, size_
     goto done;
   }
   if (!xtext && exists_in(dir, "expected.explain", 0)) {
-    tfx_sb_puts(rep, "    expected.explain without an explain file (the explain options, e.g. "
+    tb_puts(rep, "    expected.explain without an explain file (the explain options, e.g. "
                 "--scope NAME or --rule PASS)\n");
     goto done;
   }
@@ -587,117 +481,30 @@ static case_status test_case(const char *exe, const char *dir, int update, size_
     rep_error(rep, "cannot run explain", &local);
     goto done;
   }
-  if (read_opt(dir, "expected.exit", &e_exit, &n_exit, &local) != 0 ||
-      read_opt(dir, "expected.stderr", &e_err, &n_err, &local) != 0 ||
-      read_opt(dir, "expected.tf.pbtxt", &e_tf, &n_tf, &local) != 0 ||
-      read_opt(dir, "expected.explain", &e_x, &n_x, &local) != 0 ||
-      (ge && read_opt(dir, "expected.ge.pbtxt", &e_ge, &n_ge, &local) != 0)) {
-    rep_error(rep, "cannot read the expectations", &local);
-    goto done;
+  tfxc_test_run tr;
+  memset(&tr, 0, sizeof tr);
+  tr.exit_code = r.exit_code;
+  tr.err = r.err;
+  tr.err_len = r.err_len;
+  tr.tf = r.out;
+  tr.tf_len = r.out_len;
+  tr.ge = r.ge;
+  tr.ge_len = r.ge_len;
+  tr.explained = xtext != NULL;
+  tr.explain_exit = x.exit_code;
+  tr.explain_err = x.err;
+  tr.explain_err_len = x.err_len;
+  tr.explain = x.out;
+  tr.explain_len = x.out_len;
+  tfxc_test_result res = TFXC_TEST_FAIL;
+  char *text = NULL;
+  size_t len = 0;
+  if (tfx_cli_session_rc(cs, tfxc_test_check(cs->s, dir, &tr, update, &res, &text, &len)) == 0) {
+    tb_add(rep, text, len);
+    status = res == TFXC_TEST_PASS ? R_PASS : res == TFXC_TEST_UPDATED ? R_UPDATED : R_FAIL;
   }
-  int want_exit = 0, bad = 0, changed = 0;
-  if (!update && !e_exit && !e_err && !e_tf && !ge && !e_x && !xtext) {
-    /* a case that compares nothing would pass whatever tfxc does */
-    tfx_sb_puts(rep, "    nothing to compare: no expected.exit, expected.stderr, "
-                "expected.tf.pbtxt, expected.ge.pbtxt or explain file (tfxc test --update "
-                "creates them from this run)\n");
-    goto done;
-  }
-  if (e_exit && parse_exit(e_exit, n_exit, &want_exit) != 0) {
-    tfx_sb_puts(rep, "    expected.exit: not an exit code (0..255)\n");
-    bad = 1;
-  }
-  if (xtext && x.exit_code != 0) { /* explain must succeed, in both modes */
-    size_t tl, el = x.err_len;
-    while (el && x.err[el - 1] == '\n') el--;
-    char *t = replace_all(x.err, el, "\n", "\n      ", &tl);
-    tfx_sb_printf(rep, "    explain exited %d, expected 0 (tfxc explain MODEL [-r rules] ARGS "
-                  "EXPLAIN-OPTIONS)\n    explain stderr:\n      %s\n", x.exit_code, t ? t : "");
-    free(t);
-    bad = 1;
-  }
-  if (update) {
-    /* the changed files are written together, all or nothing (each checked against the
-     * output-size limit first); a stale expected.tf.pbtxt is removed only after that */
-    updates u = {0};
-    int stale_tf = 0;
-    char buf[16];
-    int k = snprintf(buf, sizeof buf, "%d\n", r.exit_code);
-    if ((e_exit || r.exit_code != 0) &&
-        (!e_exit || n_exit != (size_t)k || memcmp(e_exit, buf, (size_t)k) != 0))
-      add_update(&u, "expected.exit", buf, (size_t)k);
-    if ((e_err || r.exit_code != 0) &&
-        (!e_err || n_err != r.err_len || memcmp(e_err, r.err, r.err_len) != 0))
-      add_update(&u, "expected.stderr", r.err, r.err_len);
-    if (r.out && (e_tf || r.exit_code == 0) &&
-        (!e_tf || n_tf != r.out_len || memcmp(e_tf, r.out, r.out_len) != 0))
-      add_update(&u, "expected.tf.pbtxt", r.out, r.out_len);
-    else if (!r.out && e_tf)
-      stale_tf = 1;
-    if (ge && r.ge && (n_ge != r.ge_len || memcmp(e_ge, r.ge, r.ge_len) != 0))
-      add_update(&u, "expected.ge.pbtxt", r.ge, r.ge_len);
-    if (xtext && x.exit_code == 0 &&
-        (!e_x || n_x != x.out_len || memcmp(e_x, x.out, x.out_len) != 0))
-      add_update(&u, "expected.explain", x.out, x.out_len);
-    if (write_updates(dir, &u, max_out, d) != 0) {
-      tfx_sb_puts(rep, "    could not update the expectations (nothing was changed)\n");
-      bad = 1;
-    } else {
-      if (stale_tf) remove_in(dir, "expected.tf.pbtxt");
-      changed = u.n || stale_tf;
-    }
-    status = bad ? R_FAIL : changed ? R_UPDATED : R_PASS;
-  } else {
-    if (r.exit_code != want_exit) {
-      tfx_sb_printf(rep, "    exit code %d, expected %d\n", r.exit_code, want_exit);
-      bad = 1;
-      if (!e_err && r.err_len) { /* show what went wrong */
-        tfx_sb_puts(rep, "    stderr:\n");
-        char *t = replace_all(r.err, r.err_len, "\n", "\n      ", &n_err);
-        if (t) tfx_sb_printf(rep, "      %s\n", t);
-        free(t);
-      }
-    }
-    if (e_err && (n_err != r.err_len || memcmp(e_err, r.err, r.err_len) != 0)) {
-      unified_diff(e_err, n_err, r.err, r.err_len, "expected.stderr", "stderr", rep);
-      bad = 1;
-    }
-    if (e_tf) {
-      if (!r.out) {
-        tfx_sb_puts(rep, "    no tf-pbtxt output was written (expected.tf.pbtxt exists)\n");
-        bad = 1;
-      } else if (n_tf != r.out_len || memcmp(e_tf, r.out, r.out_len) != 0) {
-        unified_diff(e_tf, n_tf, r.out, r.out_len, "expected.tf.pbtxt", "output", rep);
-        bad = 1;
-      }
-    }
-    if (ge && r.exit_code == 0) {
-      if (!r.ge) {
-        tfx_sb_puts(rep, "    no ge-pbtxt output was written (expected.ge.pbtxt exists)\n");
-        bad = 1;
-      } else if (n_ge != r.ge_len || memcmp(e_ge, r.ge, r.ge_len) != 0) {
-        unified_diff(e_ge ? e_ge : "", n_ge, r.ge, r.ge_len, "expected.ge.pbtxt", "output", rep);
-        bad = 1;
-      }
-    }
-    if (xtext && x.exit_code == 0) {
-      if (!e_x) {
-        tfx_sb_puts(rep, "    an explain file but no expected.explain (tfxc test --update "
-                    "creates it)\n");
-        bad = 1;
-      } else if (n_x != x.out_len || memcmp(e_x, x.out, x.out_len) != 0) {
-        unified_diff(e_x, n_x, x.out, x.out_len, "expected.explain", "explain", rep);
-        bad = 1;
-      }
-    }
-    status = bad ? R_FAIL : R_PASS;
-  }
+  tfxc_free(text);
 done:
-  free(e_ge);
-  free(e_exit);
-  free(e_err);
-  free(e_tf);
-  free(e_x);
   tfx_diag_free(&local);
   run_result_free(&r);
   run_result_free(&x);
@@ -773,20 +580,26 @@ int tfx_cli_test(int argc, char **argv, int first, tfx_diag *d) {
     goto done;
   }
   exe[k] = 0;
+  tfx_cli_session cs;
+  if ((rc = tfx_cli_session_open(&cs, d)) != 0) goto done;
+  if ((rc = tfx_cli_session_limits(&cs, &lim)) != 0) {
+    tfx_cli_session_close(&cs);
+    goto done;
+  }
   size_t passed = 0, failed = 0;
   for (size_t i = 0; i < cases.n; i++) {
-    tfx_strbuf rep;
-    tfx_sb_init(&rep);
-    case_status s = test_case(exe, cases.v[i], update,
-                              tfx_limit_size(&lim, TFX_LIMIT_OUTPUT_SIZE), &rep, d);
+    tbuf rep;
+    memset(&rep, 0, sizeof rep);
+    case_status s = test_case(exe, cases.v[i], update, &cs, &rep);
     printf("%s %s\n", s == R_PASS ? "PASS" : s == R_UPDATED ? "UPDATED" : "FAIL", cases.v[i]);
-    if (s == R_FAIL || verbose > 0 || (rep.len && strstr(tfx_sb_cstr(&rep), "note:")))
-      fputs(tfx_sb_cstr(&rep), stdout);
-    tfx_sb_free(&rep);
+    if (s == R_FAIL || verbose > 0 || (rep.len && strstr(tb_cstr(&rep), "note:")))
+      fputs(tb_cstr(&rep), stdout);
+    tb_free(&rep);
     fflush(stdout);
     if (s == R_FAIL) failed++;
     else passed++;
   }
+  tfx_cli_session_close(&cs);
   printf("%zu passed, %zu failed\n", passed, failed);
   fflush(stdout);
   rc = failed ? TFX_EXIT_FAIL : TFX_EXIT_OK;
