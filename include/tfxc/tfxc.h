@@ -140,6 +140,18 @@ TFXC_API tfxc_status tfxc_load_model_buffer(tfxc_session *s, const char *name, c
  * TFXC_NOMEM. */
 TFXC_API tfxc_status tfxc_run(tfxc_session *s, const char *last) TFXC_MUST_CHECK;
 
+/* The output kinds, one row each: X(ID, name, file suffix, what). The one table of them:
+ * the library's kind numbers, names and default file suffixes and the command line's --emit
+ * all come from it. A caller may expand it too, e.g. to list the names:
+ *   #define NAME(id, name, suffix, what) name,
+ *   static const char *const kinds[] = {TFXC_EMIT_KINDS(NAME)};  */
+#define TFXC_EMIT_KINDS(X)                                                               \
+  X(AIR, "air", ".air", "binary GE IR ModelDef")                                         \
+  X(GE_PBTXT, "ge-pbtxt", ".ge.pbtxt", "GE IR text")                                     \
+  X(GE_JSON, "ge-json", ".ge.json", "GE IR JSON")                                        \
+  X(DOT, "dot", ".dot", "Graphviz")                                                      \
+  X(TF_PBTXT, "tf-pbtxt", ".tf.pbtxt", "the TF GraphDef after the pipeline, text format")
+
 /* Serializes the result of the last run as kind ("air", "ge-pbtxt", "ge-json", "dot",
  * "tf-pbtxt") into a new buffer (*data, *len; free with tfxc_free). The GE kinds need a run
  * through "lowering"; "tf-pbtxt" is the TF graph as the passes that ran left it. Use the

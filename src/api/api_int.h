@@ -10,9 +10,14 @@
 #include <stdint.h>
 
 #include "passes/passes.h"
+#include "tfxc/tfxc.h"
 #include "util/diag.h"
 #include "util/limits.h"
 #include "util/strbuf.h"
+
+/* The one place where an internal function's result becomes a tfxc_status: today the
+ * process exit codes (tfx_exit) library code returns; OOM is not told apart yet. */
+tfxc_status tfx_api_status_from_rc(int rc);
 
 /* Emit kinds by name, and the default file suffix of each ("air" -> ".air"). */
 int tfx_api_emit_kind(const char *name);            /* tfx_emit_kind, or -1 */

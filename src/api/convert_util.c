@@ -13,16 +13,12 @@
 #include "fusion/dataflow.h"
 #include "fusion/engine.h"
 
+#define EMIT_ROW(id, name, suffix, what) [TFX_EMIT_##id] = {name, suffix},
 static const struct {
   const char *name;
   const char *suffix; /* default output: <model stem><suffix> */
-} emit_kinds[TFX_EMIT__COUNT] = {
-  [TFX_EMIT_AIR] = {"air", ".air"},
-  [TFX_EMIT_GE_PBTXT] = {"ge-pbtxt", ".ge.pbtxt"},
-  [TFX_EMIT_GE_JSON] = {"ge-json", ".ge.json"},
-  [TFX_EMIT_DOT] = {"dot", ".dot"},
-  [TFX_EMIT_TF_PBTXT] = {"tf-pbtxt", ".tf.pbtxt"},
-};
+} emit_kinds[TFX_EMIT__COUNT] = {TFXC_EMIT_KINDS(EMIT_ROW)};
+#undef EMIT_ROW
 
 int tfx_api_emit_kind(const char *name) {
   for (int k = 0; name && k < TFX_EMIT__COUNT; k++)
@@ -41,16 +37,18 @@ int tfx_api_parse_emit(const char *s, unsigned *mask, tfx_diag *d) {
     for (; k < TFX_EMIT__COUNT; k++)
       if (strlen(emit_kinds[k].name) == n && memcmp(emit_kinds[k].name, s, n) == 0) break;
     if (k == TFX_EMIT__COUNT) {
-      char word[64];
-      size_t wn = n < sizeof word - 1 ? n : sizeof word - 1;
+      char word[64], all[128];
+      size_t wn = n < sizeof word - 1 ? n : sizeof word - 1, an = 0;
       memcpy(word, s, wn);
       word[wn] = 0;
       const char *names[TFX_EMIT__COUNT];
-      for (int j = 0; j < TFX_EMIT__COUNT; j++) names[j] = emit_kinds[j].name;
+      for (int j = 0; j < TFX_EMIT__COUNT; j++) {
+        names[j] = emit_kinds[j].name;
+        an += (size_t)snprintf(all + an, sizeof all - an, "%s%s", j ? ", " : "", names[j]);
+      }
       const char *hint = tfx_pipeline_closest(word, names, TFX_EMIT__COUNT);
-      tfx_error(d, NULL, 0, 0,
-                "--emit: unknown kind '%s'%s%s%s (kinds: air, ge-pbtxt, ge-json, dot, tf-pbtxt)",
-                word, hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
+      tfx_error(d, NULL, 0, 0, "--emit: unknown kind '%s'%s%s%s (kinds: %s)", word,
+                hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "", all);
       return -1;
     }
     *mask |= 1u << k;

@@ -58,7 +58,7 @@ struct tfxc_session {
 
 /* ---------------------------------------------------------------- status and diagnostics */
 
-static tfxc_status from_exit(int rc) {
+tfxc_status tfx_api_status_from_rc(int rc) {
   switch (rc) {
   case TFX_EXIT_OK: return TFXC_OK;
   case TFX_EXIT_USAGE: return TFXC_MISUSE;
@@ -289,7 +289,7 @@ tfxc_status tfxc_set_option(tfxc_session *s, const char *name, const char *value
     }
     tfx_arena_free(&a);
     if (rc == TFX_EXIT_USAGE) return finish(s, TFXC_MISUSE);
-    if (rc) return finish(s, from_exit(rc));
+    if (rc) return finish(s, tfx_api_status_from_rc(rc));
     oom = set_str(shape ? &s->input_shape : &s->out_nodes, value);
   } else if (strcmp(name, "signature") == 0 || strcmp(name, "checkpoint") == 0) {
     if (!*value) return bad(s, "--%s: empty value", name);
@@ -574,7 +574,7 @@ tfxc_status tfxc_run(tfxc_session *s, const char *last) {
   }
   s->ran = 1;
   s->run_rc = rc;
-  return finish(s, from_exit(rc));
+  return finish(s, tfx_api_status_from_rc(rc));
 }
 
 /* ---------------------------------------------------------------- outputs */
@@ -602,7 +602,7 @@ static tfxc_status emit_into(tfxc_session *s, int k, tfx_strbuf *sb) {
     case TFX_EMIT_GE_JSON: rc = tfx_ge_emit_json(ctx->ge->model, sb, d); break;
     default: rc = tfx_ge_emit_dot(ctx->ge->model, sb, d); break;
     }
-    if (rc) return from_exit(rc);
+    if (rc) return tfx_api_status_from_rc(rc);
   }
   if (sb->oom) {
     tfx_error(d, NULL, 0, 0, "out of memory writing --emit %s", tfx_api_emit_name(k));

@@ -59,46 +59,12 @@ static const tfx_cli_opt convert_opts[] = {
   {O_NO_FREEZE, "no-freeze", 0, NULL},
 };
 
-typedef struct emit_kind {
-  const char *name;
-  const char *suffix; /* default output: <model stem><suffix> */
-} emit_kind;
-
-static const emit_kind emit_kinds[TFX_EMIT__COUNT] = {
-  [TFX_EMIT_AIR] = {"air", ".air"},
-  [TFX_EMIT_GE_PBTXT] = {"ge-pbtxt", ".ge.pbtxt"},
-  [TFX_EMIT_GE_JSON] = {"ge-json", ".ge.json"},
-  [TFX_EMIT_DOT] = {"dot", ".dot"},
-  [TFX_EMIT_TF_PBTXT] = {"tf-pbtxt", ".tf.pbtxt"},
-};
-
-/* Parses --emit into a bit set. Returns 0 or -1 (reported, usage). */
+/* Parses --emit with the library's kind table (TFXC_EMIT_KINDS). Returns 0 or -1 (reported,
+ * usage). */
 static int parse_emit(const char *s, unsigned *mask, tfx_diag *d) {
-  *mask = 0;
-  for (;;) {
-    const char *e = strchr(s, ',');
-    size_t n = e ? (size_t)(e - s) : strlen(s);
-    int k = 0;
-    for (; k < TFX_EMIT__COUNT; k++)
-      if (strlen(emit_kinds[k].name) == n && memcmp(emit_kinds[k].name, s, n) == 0) break;
-    if (k == TFX_EMIT__COUNT) {
-      char word[64];
-      size_t wn = n < sizeof word - 1 ? n : sizeof word - 1;
-      memcpy(word, s, wn);
-      word[wn] = 0;
-      const char *names[TFX_EMIT__COUNT];
-      for (int j = 0; j < TFX_EMIT__COUNT; j++) names[j] = emit_kinds[j].name;
-      const char *hint = tfx_pipeline_closest(word, names, TFX_EMIT__COUNT);
-      tfx_cli_usage_error(d, "tfxc",
-                          "--emit: unknown kind '%s'%s%s%s (kinds: air, ge-pbtxt, ge-json, dot, tf-pbtxt)",
-                          word, hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
-      return -1;
-    }
-    *mask |= 1u << k;
-    if (!e) break;
-    s = e + 1;
-  }
-  return 0;
+  if (tfx_api_parse_emit(s, mask, d) == 0) return 0;
+  tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "run 'tfxc --help' for usage");
+  return -1;
 }
 
 typedef struct convert_args {
@@ -361,14 +327,14 @@ int tfx_cli_convert(int argc, char **argv, int first, tfx_diag *d) {
     }
     if (ca.output && kinds == 1) /* ATC's --output=NAME: the extension is added */
       tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "-o %s has no extension: writing %s%s (as ATC's "
-                   "--output adds .om)", ca.output, ca.output, emit_kinds[k].suffix);
+                   "--output adds .om)", ca.output, ca.output, tfx_api_emit_suffix(k));
     /* several kinds: -o is a stem, each kind adds its extension */
     if (ca.output) {
-      size_t n = strlen(ca.output) + strlen(emit_kinds[k].suffix) + 1;
+      size_t n = strlen(ca.output) + strlen(tfx_api_emit_suffix(k)) + 1;
       outs[k] = malloc(n);
-      if (outs[k]) snprintf(outs[k], n, "%s%s", ca.output, emit_kinds[k].suffix);
+      if (outs[k]) snprintf(outs[k], n, "%s%s", ca.output, tfx_api_emit_suffix(k));
     } else
-      outs[k] = tfx_ctx_default_output(ca.o.model_path, emit_kinds[k].suffix);
+      outs[k] = tfx_ctx_default_output(ca.o.model_path, tfx_api_emit_suffix(k));
     if (!outs[k]) {
       tfx_error(d, NULL, 0, 0, "out of memory");
       rc = TFX_EXIT_FAIL;
@@ -426,7 +392,7 @@ int tfx_cli_convert(int argc, char **argv, int first, tfx_diag *d) {
     for (int k = 0; k < TFX_EMIT__COUNT; k++)
       if (ca.o.out_path[k])
         tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "wrote %s (%s)", ca.o.out_path[k],
-                     emit_kinds[k].name);
+                     tfx_api_emit_name(k));
 done:
   tfx_ctx_free(&ctx);
   tfx_pipeline_free(&p);
