@@ -43,4 +43,35 @@ int tfx_api_parse_uint(const char *s, unsigned *out);        /* decimal, < 2^31 
 int tfx_api_parse_limit(const char *spec, tfx_limits *lim, size_t *file_size,
                         uint64_t *vm_steps, tfx_diag *d);
 
+/* A usage error of cmd (the command line's "tfxc explain"): "cmd: error: message" followed by
+ * the note "run 'cmd --help' for usage", as the command line reports them; cmd NULL (a library
+ * caller): the error alone. */
+void tfx_api_usage_error(tfx_diag *d, const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* What `tfxc explain` is asked (src/api/explain.c; docs/CLI.md "explain"): exactly one of
+ * scope and rule. */
+typedef struct tfx_api_explain_req {
+  const char *scope;    /* --scope NAME: why each pattern of each pass did (not) match */
+  const char *rule;     /* --rule PASS (its fusion report) or REWRITE (with node) */
+  const char *function; /* --function NAME: a library function's body; NULL the main graph */
+  const char *passes;   /* --pass A,B: the passes --scope looks at; NULL all */
+  const char *node;     /* --node NODE: where the rewrite rule is explained */
+  const char *cmd;      /* names usage errors ("tfxc explain"), or NULL */
+  int (*load)(tfx_ctx *ctx, void *user); /* replaces the "load" pass when not NULL */
+  void *load_user;
+} tfx_api_explain_req;
+/* Runs the pipeline of o (copied; its rule options, the model) through the scope fusion with
+ * what explaining needs hooked in, and appends the explanation (the text `tfxc explain`
+ * prints) to out. Returns 0 or an exit code (reported; TFX_EXIT_USAGE for names that are not
+ * in the model or the rules). */
+int tfx_api_explain(const tfx_options *o, const tfx_api_explain_req *r, tfx_strbuf *out,
+                    tfx_diag *d);
+/* explain_flow.c: the rewrite rule named name, or TFX_PACK_NONE; and the explanation of rule
+ * at node (ctx after the scope fusion without the "dataflow" pass). Returns 0 or an exit
+ * code (reported). */
+uint32_t tfx_api_find_rewrite(const tfx_pack *p, const char *name);
+int tfx_api_explain_flow(tfx_strbuf *b, tfx_ctx *ctx, uint32_t rule, const char *function,
+                         const char *node, const char *cmd, tfx_diag *d);
+
 #endif

@@ -742,3 +742,63 @@ tfxc_status tfxc_explain(tfxc_session *s, const char *node, char **json, size_t 
   tfx_sb_free(&key);
   return finish(s, st);
 }
+
+/* tfxc_explain_scope / tfxc_explain_rule: the library's evaluator (explain.c) on a copy of the
+ * session's options, set as the explain command sets them. */
+static tfxc_status explain_text(tfxc_session *s, tfx_api_explain_req *req, char **text,
+                                size_t *len) {
+  if (!s) return TFXC_MISUSE;
+  if (!text) return bad(s, "tfxc_explain_%s: %s", req->scope ? "scope" : "rule", "no result pointer");
+  *text = NULL;
+  if (len) *len = 0;
+  if (!s->model_name)
+    return bad(s, "no model given (tfxc_load_model_path / tfxc_load_model_buffer)");
+  if ((req->scope && !*req->scope) || (req->rule && !*req->rule))
+    return bad(s, "tfxc_explain_%s: empty name", req->scope ? "scope" : "rule");
+  if (req->passes && !*req->passes) return bad(s, "--pass: empty list");
+  if (req->function && !*req->function) return bad(s, "--function: empty function name");
+  tfx_options saved = s->o; /* the last run's context keeps pointing at s->o unchanged */
+  setup_options(s);
+  tfx_options o = s->o;
+  s->o = saved;
+  o.select_outputs = 0; /* as `tfxc explain`: the whole graph */
+  o.emit = 0;
+  o.check_only = 0;
+  o.disable = NULL; /* --disable-pass names rule passes here */
+  o.disable_rules = s->disable;
+  if (s->model_data) {
+    req->load = load_buffer_pass;
+    req->load_user = s;
+  }
+  tfx_strbuf sb;
+  tfx_sb_init(&sb);
+  int rc = tfx_api_explain(&o, req, &sb, &s->diag);
+  if (rc) {
+    tfx_sb_free(&sb);
+    return finish(s, tfx_api_status_from_rc(rc));
+  }
+  if (!sb.data && !(sb.data = tfx_calloc(1, 1))) return finish(s, TFXC_NOMEM);
+  *text = sb.data; /* malloc'ed: tfxc_free releases it */
+  if (len) *len = sb.len;
+  return finish(s, TFXC_OK);
+}
+
+tfxc_status tfxc_explain_scope(tfxc_session *s, const char *scope, const char *function,
+                               const char *passes, char **text, size_t *len) {
+  tfx_api_explain_req req;
+  memset(&req, 0, sizeof req);
+  req.scope = scope ? scope : "";
+  req.function = function;
+  req.passes = passes;
+  return explain_text(s, &req, text, len);
+}
+
+tfxc_status tfxc_explain_rule(tfxc_session *s, const char *rule, const char *function,
+                              const char *node, char **text, size_t *len) {
+  tfx_api_explain_req req;
+  memset(&req, 0, sizeof req);
+  req.rule = rule ? rule : "";
+  req.function = function;
+  req.node = node;
+  return explain_text(s, &req, text, len);
+}
