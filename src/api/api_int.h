@@ -40,8 +40,33 @@ int tfx_api_report_json(const tfx_ctx *ctx, const char *model, int run_rc, tfx_s
 /* Option values (messages name the option as --NAME). Each returns 0, or -1 (reported). */
 int tfx_api_parse_size(const char *s, size_t *out);          /* 4096, 64K, 512M, 4G */
 int tfx_api_parse_uint(const char *s, unsigned *out);        /* decimal, < 2^31 */
-int tfx_api_parse_limit(const char *spec, tfx_limits *lim, size_t *file_size,
+
+/* The options the commands share (options.c): one parser and one message per option for
+ * every command and tfxc_set_option. cmd: the command line's command ("tfxc explain"), to
+ * which usage errors are attributed with a note pointing at its --help; NULL for the library.
+ * Each returns 0, or -1 (a usage error, reported). */
+/* -W VALUE: *opt gets "-WVALUE" (malloc'ed) when it is a warning option; -2: out of memory. */
+int tfx_api_opt_warn(const char *value, const char *cmd, char **opt, tfx_diag *d);
+int tfx_api_opt_vm_budget(const char *value, const char *cmd, uint64_t *out, tfx_diag *d);
+int tfx_api_opt_max_file_size(const char *value, const char *cmd, size_t *out, tfx_diag *d);
+int tfx_api_opt_input_format(const char *value, const char *cmd, tfx_diag *d);
+/* A comma list option (--enable-scope-fusion-passes, --disable-pass, --pass): not empty. */
+int tfx_api_opt_list(const char *name, const char *value, const char *cmd, tfx_diag *d);
+/* --limit NAME=N[,NAME=N...] (docs/CLI.md "Limits"): lim->v[...] for the limits of
+ * util/limits.h, *file_size / *vm_steps for the aliases file-size and vm-steps; a NULL pointer:
+ * the value is checked and dropped (every command takes every name). */
+int tfx_api_parse_limit(const char *spec, const char *cmd, tfx_limits *lim, size_t *file_size,
                         uint64_t *vm_steps, tfx_diag *d);
+
+/* A comma list split once into its items (empty items kept: "a,,b" is 3 items). */
+typedef struct tfx_api_list {
+  char **items;
+  size_t n;
+  char *buf; /* the items' storage */
+} tfx_api_list;
+/* Returns 0 or -1 (out of memory; *out is empty). Free with tfx_api_list_free. */
+int tfx_api_list_split(const char *list, tfx_api_list *out);
+void tfx_api_list_free(tfx_api_list *l);
 
 /* A usage error of cmd (the command line's "tfxc explain"): "cmd: error: message" followed by
  * the note "run 'cmd --help' for usage", as the command line reports them; cmd NULL (a library

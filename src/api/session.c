@@ -299,27 +299,18 @@ tfxc_status tfxc_set_option(tfxc_session *s, const char *name, const char *value
     if (name[0] == 'n') s->o.no_freeze = flag;
     else s->o.allow_dangling_inputs = flag;
   } else if (strcmp(name, "input-format") == 0) {
-    static const char *const ok[] = {"NCHW", "NHWC", "ND", "NCDHW", "NDHWC"};
-    size_t i = 0;
-    while (i < 5 && strcmp(value, ok[i]) != 0) i++;
-    if (i == 5) return bad(s, "--input-format: '%s' is not one of NCHW, NHWC, ND, NCDHW, NDHWC", value);
+    if (tfx_api_opt_input_format(value, NULL, d) != 0) return finish(s, TFXC_MISUSE);
     oom = set_str(&s->input_format, value);
   } else if (strcmp(name, "emit") == 0) {
     unsigned mask;
     if (tfx_api_parse_emit(value, &mask, d) != 0) return finish(s, TFXC_MISUSE);
     s->emit_mask = mask;
-  } else if (strcmp(name, "disable-pass") == 0) {
-    if (!*value) return bad(s, "--disable-pass: empty list");
-    oom = set_str(&s->disable, value);
-  } else if (strcmp(name, "enable-scope-fusion-passes") == 0) {
-    if (!*value) return bad(s, "--enable-scope-fusion-passes: empty list");
-    oom = set_str(&s->enable_scope, value);
+  } else if (strcmp(name, "disable-pass") == 0 ||
+             strcmp(name, "enable-scope-fusion-passes") == 0) {
+    if (tfx_api_opt_list(name, value, NULL, d) != 0) return finish(s, TFXC_MISUSE);
+    oom = set_str(name[0] == 'd' ? &s->disable : &s->enable_scope, value);
   } else if (strcmp(name, "vm-budget") == 0) {
-    unsigned n;
-    if (tfx_api_parse_uint(value, &n) != 0 || n == 0)
-      return bad(s, "--vm-budget: '%s' is not a positive number of steps (at most 1000000000)",
-                 value);
-    s->o.vm_budget = n;
+    if (tfx_api_opt_vm_budget(value, NULL, &s->o.vm_budget, d) != 0) return finish(s, TFXC_MISUSE);
   } else if (strcmp(name, "passthrough-unknown") == 0 || strcmp(name, "check") == 0 ||
              strcmp(name, "no-stdlib") == 0) {
     if (flag < 0) return bad(s, "--%s: '%s' is not a flag value (1/0, true/false, yes/no, on/off)", name, value);
@@ -327,23 +318,17 @@ tfxc_status tfxc_set_option(tfxc_session *s, const char *name, const char *value
     else if (name[0] == 'c') s->check_only = flag;
     else s->o.no_stdlib = flag;
   } else if (strcmp(name, "max-file-size") == 0) {
-    size_t n;
-    if (tfx_api_parse_size(value, &n) != 0 || n == 0)
-      return bad(s, "--max-file-size: '%s' is not a size (e.g. 512M, 4G)", value);
-    s->o.max_file_size = n;
+    if (tfx_api_opt_max_file_size(value, NULL, &s->o.max_file_size, d) != 0)
+      return finish(s, TFXC_MISUSE);
   } else if (strcmp(name, "limit") == 0) {
-    if (tfx_api_parse_limit(value, &s->o.limits, &s->o.max_file_size, &s->o.vm_budget, d) != 0)
+    if (tfx_api_parse_limit(value, NULL, &s->o.limits, &s->o.max_file_size, &s->o.vm_budget, d) != 0)
       return finish(s, TFXC_MISUSE);
   } else if (strcmp(name, "W") == 0) {
-    size_t n = strlen(value);
-    char *opt = tfx_malloc(n + 3);
-    if (!opt) return finish(s, TFXC_NOMEM);
-    memcpy(opt, "-W", 2);
-    memcpy(opt + 2, value, n + 1);
-    int ok = tfx_rules_check_warn_option(opt) == 0;
-    if (ok) oom = strvec_push(&s->warns, opt);
+    char *opt;
+    int r = tfx_api_opt_warn(value, NULL, &opt, d);
+    if (r) return finish(s, r == -2 ? TFXC_NOMEM : TFXC_MISUSE);
+    oom = strvec_push(&s->warns, opt);
     free(opt);
-    if (!ok) return bad(s, "unknown warning option '-W%s'", value);
   } else if (strcmp(name, "verbose") == 0) {
     unsigned n;
     if (strcmp(value, "-1") == 0) s->o.verbose = -1;

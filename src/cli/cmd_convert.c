@@ -116,22 +116,12 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx
       }
       break;
     case O_ENABLE_SCOPE:
-      if (!*v) {
-        tfx_cli_usage_error(d, "tfxc", "--enable-scope-fusion-passes: empty list");
-        usage = 1;
-      }
+      if (tfx_api_opt_list("enable-scope-fusion-passes", v, "tfxc", d) != 0) usage = 1;
       ca->o.enable_scope_passes = v;
       break;
-    case O_VM_BUDGET: {
-      unsigned n;
-      if (tfx_cli_parse_uint(v, &n) != 0 || n == 0) {
-        tfx_cli_usage_error(d, "tfxc", "--vm-budget: '%s' is not a positive number of steps "
-                            "(at most 1000000000)", v);
-        usage = 1;
-      }
-      else ca->o.vm_budget = n;
+    case O_VM_BUDGET:
+      if (tfx_api_opt_vm_budget(v, "tfxc", &ca->o.vm_budget, d) != 0) usage = 1;
       break;
-    }
     case O_CHECK: ca->o.check_only = 1; break;
     case O_PASSTHROUGH: ca->o.passthrough_unknown = 1; break;
     case O_ALLOW_DANGLING: ca->o.allow_dangling_inputs = 1; break;
@@ -157,10 +147,13 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx
     case O_OUT_NODES: ca->o.out_nodes = v; break;
     case O_SIGNATURE: ca->o.signature = v; break;
     case O_INPUT_FORMAT:
-      if (tfx_cli_check_input_format(v, d) != 0) usage = 1;
+      if (tfx_api_opt_input_format(v, "tfxc", d) != 0) usage = 1;
       ca->o.input_format = v;
       break;
-    case O_DISABLE_PASS: ca->o.disable = v; break;
+    case O_DISABLE_PASS:
+      if (tfx_api_opt_list("disable-pass", v, "tfxc", d) != 0) usage = 1;
+      ca->o.disable = v;
+      break;
     case O_TIME_PASSES: ca->o.time_passes = 1; break;
     case O_DUMP_AFTER: ca->o.dump_after = v; break;
     case O_DUMP_DIR: ca->o.dump_dir = v; break;
@@ -168,13 +161,10 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx
     case O_QUIET: ca->o.verbose = -1; break;
     case O_TAG: ca->o.tag = v; break;
     case O_MAX_FILE:
-      if (tfx_cli_parse_size(v, &ca->o.max_file_size) != 0 || ca->o.max_file_size == 0) {
-        tfx_cli_usage_error(d, "tfxc", "--max-file-size: '%s' is not a size (e.g. 512M, 4G)", v);
-        usage = 1;
-      }
+      if (tfx_api_opt_max_file_size(v, "tfxc", &ca->o.max_file_size, d) != 0) usage = 1;
       break;
     case O_LIMIT:
-      if (tfx_cli_parse_limit(v, "tfxc", &ca->o.limits, &ca->o.max_file_size, &ca->o.vm_budget,
+      if (tfx_api_parse_limit(v, "tfxc", &ca->o.limits, &ca->o.max_file_size, &ca->o.vm_budget,
                               d) != 0)
         usage = 1;
       break;

@@ -81,27 +81,25 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
         return TFX_EXIT_FAIL;
       }
       break;
-    case E_ENABLE_SCOPE: o.enable_scope_passes = v; break;
-    case E_DISABLE_PASS: o.disable_rules = v; break;
-    case E_VM_BUDGET: {
-      unsigned n;
-      if (tfx_cli_parse_uint(v, &n) != 0 || n == 0) {
-        tfx_cli_usage_error(d, "tfxc explain", "--vm-budget: '%s' is not a positive number", v);
-        usage = 1;
-      } else o.vm_budget = n;
+    case E_ENABLE_SCOPE:
+      if (tfx_api_opt_list("enable-scope-fusion-passes", v, "tfxc explain", d) != 0) usage = 1;
+      o.enable_scope_passes = v;
       break;
-    }
+    case E_DISABLE_PASS:
+      if (tfx_api_opt_list("disable-pass", v, "tfxc explain", d) != 0) usage = 1;
+      o.disable_rules = v;
+      break;
+    case E_VM_BUDGET:
+      if (tfx_api_opt_vm_budget(v, "tfxc explain", &o.vm_budget, d) != 0) usage = 1;
+      break;
     case E_TAG: o.tag = v; break;
     case E_INPUT_SHAPE: o.input_shape = v; break;
     case E_OUT_NODES: o.out_nodes = v; break;
     case E_MAX_FILE:
-      if (tfx_cli_parse_size(v, &o.max_file_size) != 0 || o.max_file_size == 0) {
-        tfx_cli_usage_error(d, "tfxc explain", "--max-file-size: '%s' is not a size", v);
-        usage = 1;
-      }
+      if (tfx_api_opt_max_file_size(v, "tfxc explain", &o.max_file_size, d) != 0) usage = 1;
       break;
     case E_LIMIT:
-      if (tfx_cli_parse_limit(v, "tfxc explain", &o.limits, &o.max_file_size, &o.vm_budget, d) != 0)
+      if (tfx_api_parse_limit(v, "tfxc explain", &o.limits, &o.max_file_size, &o.vm_budget, d) != 0)
         usage = 1;
       break;
     case E_VERBOSE: o.verbose = o.verbose < 0 ? 1 : o.verbose + 1; break;

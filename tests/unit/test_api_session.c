@@ -83,6 +83,8 @@ static void options_are_checked(void **state) {
   assert_int_equal(tfxc_set_option(s, "vm-budget", "-3"), TFXC_MISUSE);
   assert_int_equal(tfxc_set_option(s, "check", "maybe"), TFXC_MISUSE);
   assert_int_equal(tfxc_set_option(s, "W", "no-such-warning"), TFXC_MISUSE);
+  /* the command line's message (one parser for the shared options: src/api/options.c) */
+  assert_non_null(strstr(tfxc_errmsg(s), "unknown warning option '-Wno-such-warning' (warnings: "));
   assert_int_equal(tfxc_set_option(s, "input-shape", "x:1,,2"), TFXC_MISUSE);
   assert_int_equal(tfxc_set_option(s, "limit", "nodes=100,depth=50"), TFXC_OK);
   assert_int_equal(tfxc_set_option(s, "W", "error"), TFXC_OK);
