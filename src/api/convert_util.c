@@ -30,17 +30,17 @@ const char *tfx_api_emit_suffix(int kind) { return emit_kinds[kind].suffix; }
 
 int tfx_api_parse_emit(const char *s, unsigned *mask, tfx_diag *d) {
   *mask = 0;
-  for (;;) {
-    const char *e = strchr(s, ',');
-    size_t n = e ? (size_t)(e - s) : strlen(s);
-    int k = 0;
-    for (; k < TFX_EMIT__COUNT; k++)
-      if (strlen(emit_kinds[k].name) == n && memcmp(emit_kinds[k].name, s, n) == 0) break;
-    if (k == TFX_EMIT__COUNT) {
+  tfx_api_list l;
+  if (tfx_api_list_split(s, &l) != 0) {
+    tfx_error(d, NULL, 0, 0, "out of memory");
+    return -1;
+  }
+  for (size_t i = 0; i < l.n; i++) {
+    int k = tfx_api_emit_kind(l.items[i]);
+    if (k < 0) {
       char word[64], all[128];
-      size_t wn = n < sizeof word - 1 ? n : sizeof word - 1, an = 0;
-      memcpy(word, s, wn);
-      word[wn] = 0;
+      size_t an = 0;
+      snprintf(word, sizeof word, "%s", l.items[i]);
       const char *names[TFX_EMIT__COUNT];
       for (int j = 0; j < TFX_EMIT__COUNT; j++) {
         names[j] = emit_kinds[j].name;
@@ -49,12 +49,12 @@ int tfx_api_parse_emit(const char *s, unsigned *mask, tfx_diag *d) {
       const char *hint = tfx_pipeline_closest(word, names, TFX_EMIT__COUNT);
       tfx_error(d, NULL, 0, 0, "--emit: unknown kind '%s'%s%s%s (kinds: %s)", word,
                 hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "", all);
+      tfx_api_list_free(&l);
       return -1;
     }
     *mask |= 1u << k;
-    if (!e) break;
-    s = e + 1;
   }
+  tfx_api_list_free(&l);
   return 0;
 }
 
@@ -65,22 +65,18 @@ int tfx_api_split_disable(tfx_pipeline *p, const char *list, char **pipe, char *
   const char *names[64];
   size_t nn = 0;
   for (size_t i = 0; i < p->n && nn < 64; i++) names[nn++] = p->passes[i].name;
-  const char *s = list;
-  for (;;) {
-    const char *e = strchr(s, ',');
-    size_t n = e ? (size_t)(e - s) : strlen(s);
-    char word[128];
-    size_t wn = n < sizeof word - 1 ? n : sizeof word - 1;
-    memcpy(word, s, wn);
-    word[wn] = 0;
-    int pipeline = n == 0 || wn != n || tfx_pipeline_find(p, word) ||
+  tfx_api_list l;
+  if (tfx_api_list_split(list, &l) != 0) a.oom = 1;
+  for (size_t i = 0; i < l.n; i++) {
+    const char *word = l.items[i];
+    size_t n = strlen(word);
+    int pipeline = n == 0 || n >= 128 || tfx_pipeline_find(p, word) ||
                    strcmp(word, "all") == 0 || tfx_pipeline_closest(word, names, nn);
     tfx_strbuf *t = pipeline ? &a : &b;
     if (t->len) tfx_sb_putc(t, ',');
-    tfx_sb_add(t, s, n);
-    if (!e) break;
-    s = e + 1;
+    tfx_sb_add(t, word, n);
   }
+  tfx_api_list_free(&l);
   int rc = a.oom || b.oom ? -1 : 0;
   *pipe = rc ? NULL : strdup(tfx_sb_cstr(&a));
   *rules = rc ? NULL : strdup(tfx_sb_cstr(&b));

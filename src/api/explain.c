@@ -53,7 +53,7 @@ typedef struct explain {
   const tfx_ctx *ctx;
   const char *scope;    /* full name with the trailing '/' */
   const char *graph;    /* "" the main graph, else the function name */
-  const char *only;     /* --pass: the comma list of passes --scope explains, or NULL (all) */
+  const tfx_api_list *only; /* --pass: the passes --scope explains, or NULL (all) */
   int seen;             /* the scope existed in that graph when a pattern ran */
   eval *ev;
   size_t n, cap;
@@ -147,16 +147,11 @@ static const char *status_str(tfx_fusion_status s) {
   return s == TFX_FUSION_SUCCESS ? "SUCCESS" : s == TFX_FUSION_FAILED ? "FAILED" : "SCOPE_NOT_CHANGED";
 }
 
-/* 1 if name is an item of the comma list list. */
-static int in_list(const char *list, const char *name) {
-  size_t n = strlen(name);
-  for (const char *s = list;;) {
-    const char *e = strchr(s, ',');
-    size_t k = e ? (size_t)(e - s) : strlen(s);
-    if (k == n && memcmp(s, name, n) == 0) return 1;
-    if (!e) return 0;
-    s = e + 1;
-  }
+/* 1 if name is an item of the list. */
+static int in_list(const tfx_api_list *l, const char *name) {
+  for (size_t i = 0; i < l->n; i++)
+    if (strcmp(l->items[i], name) == 0) return 1;
+  return 0;
 }
 
 /* "pass NAME (general, file:line)" */
@@ -416,18 +411,25 @@ static void pass_names(tfx_strbuf *b, const tfx_pack *p) {
 int tfx_api_explain(const tfx_options *opts, const tfx_api_explain_req *r, tfx_strbuf *out,
                     tfx_diag *d) {
   const char *cmd = r->cmd, *scope = r->scope, *rule = r->rule, *function = r->function;
-  const char *only = r->passes, *node = r->node;
+  const char *node = r->node;
   tfx_options o = *opts;
   int rc = 0;
   explain x;
   memset(&x, 0, sizeof x);
   x.graph = function ? function : "";
-  x.only = only;
+  tfx_api_list only; /* --pass, split once */
+  memset(&only, 0, sizeof only);
+  if (r->passes && tfx_api_list_split(r->passes, &only) != 0) {
+    tfx_error(d, NULL, 0, 0, "out of memory");
+    return TFX_EXIT_FAIL;
+  }
+  x.only = r->passes ? &only : NULL;
   char *sname = NULL;
   if (scope) {
     size_t n = strlen(scope);
     sname = malloc(n + 2);
     if (!sname) {
+      tfx_api_list_free(&only);
       tfx_error(d, NULL, 0, 0, "out of memory");
       return TFX_EXIT_FAIL;
     }
@@ -498,11 +500,9 @@ int tfx_api_explain(const tfx_options *opts, const tfx_api_explain_req *r, tfx_s
       goto done;
     }
   }
-  for (const char *s = only; s;) { /* every --pass name is a scope pass of the rules */
-    const char *e = strchr(s, ',');
-    size_t k = e ? (size_t)(e - s) : strlen(s);
+  for (size_t i = 0; i < only.n; i++) { /* every --pass name is a scope pass of the rules */
     char name[256];
-    snprintf(name, sizeof name, "%.*s", (int)(k < 255 ? k : 255), s);
+    snprintf(name, sizeof name, "%s", only.items[i]);
     if (find_pass(&ctx.pack, name) == TFX_PACK_NONE) {
       pass_names(&b, &ctx.pack);
       tfx_api_usage_error(d, cmd, "--pass: no scope pass '%s' (passes: %s)", name,
@@ -510,7 +510,6 @@ int tfx_api_explain(const tfx_options *opts, const tfx_api_explain_req *r, tfx_s
       rc = TFX_EXIT_USAGE;
       goto done;
     }
-    s = e ? e + 1 : NULL;
   }
   if (rule && (node || tfx_api_find_rewrite(&ctx.pack, rule) != TFX_PACK_NONE)) {
     uint32_t ri = tfx_api_find_rewrite(&ctx.pack, rule);
@@ -572,6 +571,7 @@ done:
   free(x.ev);
   tfx_xcond_free(&x.cond);
   free(sname);
+  tfx_api_list_free(&only);
   tfx_ctx_free(&ctx);
   tfx_pipeline_free(&p);
   return rc;

@@ -129,14 +129,19 @@ static int parse_limit_value(const char *s, size_t n, int is_size, uint64_t *out
 
 int tfx_api_parse_limit(const char *spec, const char *cmd, tfx_limits *lim, size_t *file_size,
                         uint64_t *vm_steps, tfx_diag *d) {
-  const char *s = spec;
-  if (!*s) {
+  if (!*spec) {
     tfx_api_usage_error(d, cmd, "--limit: empty value (expected NAME=N[,NAME=N...])");
     return -1;
   }
-  for (;;) {
-    const char *e = strchr(s, ',');
-    size_t n = e ? (size_t)(e - s) : strlen(s);
+  tfx_api_list l;
+  if (tfx_api_list_split(spec, &l) != 0) {
+    tfx_error(d, NULL, 0, 0, "out of memory");
+    return -1;
+  }
+  int rc = 0;
+  for (size_t li = 0; li < l.n && rc == 0; li++) {
+    const char *s = l.items[li];
+    size_t n = strlen(s);
     const char *eq = memchr(s, '=', n);
     size_t nl = eq ? (size_t)(eq - s) : n;
     char name[64];
@@ -156,7 +161,8 @@ int tfx_api_parse_limit(const char *spec, const char *cmd, tfx_limits *lim, size
       tfx_api_usage_error(d, cmd, "--limit: unknown limit '%s'%s%s%s (limits: file-size, depth, "
                 "string, list, nodes, scope-depth, rule-depth, vm-steps, output-size)",
                 name, hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
-      return -1;
+      rc = -1;
+      break;
     }
     int is_size = alias == 1 || (id >= 0 && tfx_limit_table[id].is_size);
     uint64_t max = alias == 1   ? (uint64_t)SIZE_MAX
@@ -168,7 +174,8 @@ int tfx_api_parse_limit(const char *spec, const char *cmd, tfx_limits *lim, size
       tfx_api_usage_error(d, cmd, "--limit %s: '%.*s' is not a %s from 1 to %llu%s", name,
                 vn > 40 ? 40 : vn, eq ? eq + 1 : "", is_size ? "size" : "number",
                 (unsigned long long)max, is_size ? " (K, M, G suffixes allowed)" : "");
-      return -1;
+      rc = -1;
+      break;
     }
     if (alias == 1) {
       if (file_size) *file_size = (size_t)v;
@@ -177,8 +184,7 @@ int tfx_api_parse_limit(const char *spec, const char *cmd, tfx_limits *lim, size
     } else if (lim) {
       lim->v[id] = v;
     }
-    if (!e) break;
-    s = e + 1;
   }
-  return 0;
+  tfx_api_list_free(&l);
+  return rc;
 }
