@@ -37,6 +37,17 @@ int tfx_api_split_disable(tfx_pipeline *p, const char *list, char **pipe, char *
  * did not run). Returns 0 or -1 (out of memory). */
 int tfx_api_report_json(const tfx_ctx *ctx, const char *model, int run_rc, tfx_strbuf *sb);
 
+/* The verdict of a --check run (the precheck) whose exit code so far is rc: the op mapping
+ * must have run (else an error, naming a disabled 'op-mapping' pass) and mapped every node.
+ * *n_failed gets the nodes that failed (0 when it did not run). Returns the exit code. */
+int tfx_api_check_verdict(tfx_pipeline *p, const tfx_ctx *ctx, int rc, uint32_t *n_failed,
+                          tfx_diag *d);
+
+/* The --report JSON of a run written to path (atomically) after the output-size check.
+ * Returns 0 or an exit code (reported). */
+int tfx_api_write_report(const char *path, const tfx_ctx *ctx, const char *model, int run_rc,
+                         tfx_diag *d);
+
 /* Option values (messages name the option as --NAME). Each returns 0, or -1 (reported). */
 int tfx_api_parse_size(const char *s, size_t *out);          /* 4096, 64K, 512M, 4G */
 int tfx_api_parse_uint(const char *s, unsigned *out);        /* decimal, < 2^31 */
@@ -50,6 +61,11 @@ int tfx_api_opt_warn(const char *value, const char *cmd, char **opt, tfx_diag *d
 int tfx_api_opt_vm_budget(const char *value, const char *cmd, uint64_t *out, tfx_diag *d);
 int tfx_api_opt_max_file_size(const char *value, const char *cmd, size_t *out, tfx_diag *d);
 int tfx_api_opt_input_format(const char *value, const char *cmd, tfx_diag *d);
+/* --input-shape / --out-nodes (either NULL when not given): the syntax, before any model is
+ * read. Returns 0, TFX_EXIT_USAGE, or another exit code when the check itself failed (out of
+ * memory); reported. */
+int tfx_api_check_prune_options(const char *input_shape, const char *out_nodes, const char *cmd,
+                                tfx_diag *d);
 /* A comma list option (--enable-scope-fusion-passes, --disable-pass, --pass): not empty. */
 int tfx_api_opt_list(const char *name, const char *value, const char *cmd, tfx_diag *d);
 /* --limit NAME=N[,NAME=N...] (docs/CLI.md "Limits"): lim->v[...] for the limits of

@@ -12,6 +12,8 @@
 
 #include "fusion/dataflow.h"
 #include "fusion/engine.h"
+#include "opmap/opmap.h"
+#include "util/fileio.h"
 
 #define EMIT_ROW(id, name, suffix, what) [TFX_EMIT_##id] = {name, suffix},
 static const struct {
@@ -162,4 +164,38 @@ int tfx_api_parse_size(const char *s, size_t *out) {
   if (v > (SIZE_MAX >> shift)) return -1;
   *out = (size_t)(v << shift);
   return 0;
+}
+
+int tfx_api_check_verdict(tfx_pipeline *p, const tfx_ctx *ctx, int rc, uint32_t *n_failed,
+                          tfx_diag *d) {
+  *n_failed = ctx->opmap ? ctx->opmap->n_failed : 0;
+  if (rc) return rc;
+  if (!ctx->opmap) {
+    const tfx_pass *om = tfx_pipeline_find(p, "op-mapping");
+    tfx_error(d, NULL, 0, 0, "--check: the op mapping did not run%s",
+              om && !om->enabled ? " (pass 'op-mapping' is disabled)" : "");
+    return TFX_EXIT_FAIL;
+  }
+  return *n_failed ? TFX_EXIT_FAIL : 0; /* the report lists them */
+}
+
+int tfx_api_write_report(const char *path, const tfx_ctx *ctx, const char *model, int run_rc,
+                         tfx_diag *d) {
+  tfx_strbuf sb;
+  tfx_sb_init(&sb);
+  if (tfx_api_report_json(ctx, model, run_rc, &sb) != 0) sb.oom = 1;
+  int rc = 0;
+  if (sb.oom) {
+    tfx_error(d, NULL, 0, 0, "out of memory writing the report");
+    rc = TFX_EXIT_FAIL;
+  } else if (tfx_check_output_size(
+                 path, sb.len,
+                 tfx_limit_size(ctx->opts ? &ctx->opts->limits : NULL, TFX_LIMIT_OUTPUT_SIZE),
+                 d) != 0) {
+    rc = TFX_EXIT_FAIL;
+  } else if (tfx_write_file_atomic(path, sb.data ? sb.data : "", sb.len, d) != 0) {
+    rc = TFX_EXIT_INPUT;
+  }
+  tfx_sb_free(&sb);
+  return rc;
 }

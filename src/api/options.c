@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/prune.h"
 #include "rules/load.h"
 #include "util/arena.h"
 
@@ -74,6 +75,38 @@ int tfx_api_opt_list(const char *name, const char *value, const char *cmd, tfx_d
   if (*value) return 0;
   tfx_api_usage_error(d, cmd, "--%s: empty list", name);
   return -1;
+}
+
+/* Syntax only, on a scratch arena (a typo costs no model load); the names are checked
+ * against the graph by the prune pass. */
+int tfx_api_check_prune_options(const char *input_shape, const char *out_nodes, const char *cmd,
+                                tfx_diag *d) {
+  tfx_arena a;
+  tfx_arena_init(&a);
+  int rc = 0; /* TFX_EXIT_USAGE, or the parser's code for out of memory (which wins) */
+  if (input_shape) {
+    tfx_prune_shape *s = NULL;
+    uint32_t n = 0;
+    if (!*input_shape) {
+      tfx_api_usage_error(d, cmd, "--input-shape: empty value");
+      rc = TFX_EXIT_USAGE;
+    } else {
+      rc = tfx_prune_parse_input_shape(input_shape, &a, &s, &n, d);
+    }
+  }
+  if (out_nodes) {
+    tfx_prune_out *o = NULL;
+    uint32_t n = 0;
+    if (!*out_nodes) {
+      tfx_api_usage_error(d, cmd, "--out-nodes: empty value");
+      if (!rc) rc = TFX_EXIT_USAGE;
+    } else {
+      int r2 = tfx_prune_parse_out_nodes(out_nodes, &a, &o, &n, d);
+      if (r2 && (!rc || rc == TFX_EXIT_USAGE)) rc = r2;
+    }
+  }
+  tfx_arena_free(&a);
+  return rc;
 }
 
 int tfx_api_list_split(const char *list, tfx_api_list *out) {

@@ -275,19 +275,8 @@ tfxc_status tfxc_set_option(tfxc_session *s, const char *name, const char *value
     oom = set_str(&s->tag, value);
   } else if (strcmp(name, "input-shape") == 0 || strcmp(name, "out-nodes") == 0) {
     int shape = name[0] == 'i';
-    if (!*value) return bad(s, "--%s: empty value", name);
-    tfx_arena a; /* syntax only; the names are checked against the graph by the prune pass */
-    tfx_arena_init(&a);
-    uint32_t n = 0;
-    int rc;
-    if (shape) {
-      tfx_prune_shape *ps = NULL;
-      rc = tfx_prune_parse_input_shape(value, &a, &ps, &n, d);
-    } else {
-      tfx_prune_out *po = NULL;
-      rc = tfx_prune_parse_out_nodes(value, &a, &po, &n, d);
-    }
-    tfx_arena_free(&a);
+    /* syntax only (the shared option parser); the names are checked by the prune pass */
+    int rc = tfx_api_check_prune_options(shape ? value : NULL, shape ? NULL : value, NULL, d);
     if (rc == TFX_EXIT_USAGE) return finish(s, TFXC_MISUSE);
     if (rc) return finish(s, tfx_api_status_from_rc(rc));
     oom = set_str(shape ? &s->input_shape : &s->out_nodes, value);
@@ -545,17 +534,11 @@ tfxc_status tfxc_run(tfxc_session *s, const char *last) {
   int rc = tfx_pipeline_run(p, &s->ctx, last_group);
   for (size_t i = 0; i < n_held; i++) p->passes[stop + i].enabled = held[i];
   if (s->check_only && rc == 0 && !last) {
-    const tfx_pass *om = tfx_pipeline_find(p, "op-mapping");
-    if (!s->ctx.opmap) {
-      tfx_error(d, NULL, 0, 0, "--check: the op mapping did not run%s",
-                om && !om->enabled ? " (pass 'op-mapping' is disabled)" : "");
-      rc = TFX_EXIT_FAIL;
-    } else if (s->ctx.opmap->n_failed) {
-      /* the command's report lists them and says nothing more; a caller gets one error */
+    uint32_t nf; /* the command's verdict (src/api/convert_util.c) */
+    rc = tfx_api_check_verdict(p, &s->ctx, rc, &nf, d);
+    if (nf) /* the command's report lists them and says nothing more; a caller gets one error */
       tfx_error(d, NULL, 0, 0, "--check: %u node%s cannot be converted (tfxc_report_json lists "
-                "every node)", s->ctx.opmap->n_failed, s->ctx.opmap->n_failed == 1 ? "" : "s");
-      rc = TFX_EXIT_FAIL;
-    }
+                "every node)", nf, nf == 1 ? "" : "s");
   }
   s->ran = 1;
   s->run_rc = rc;

@@ -10,11 +10,7 @@
 #include "api/api_int.h"
 #include "cli/cli.h"
 #include "cli/progress.h"
-#include "fusion/dataflow.h"
-#include "fusion/engine.h"
-#include "opmap/opmap.h"
 #include "passes/passes.h"
-#include "util/fileio.h"
 #include "tfxc/tfxc.h"
 
 enum {
@@ -228,27 +224,30 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx
   return 0;
 }
 
-/* Writes the --report JSON (shape: docs/CLI.md "Report"): the exit code of the run and the
- * scope fusion report (null when the pass did not run), each top-level section indented one
- * level. Returns 0 or an exit code (reported). */
+/* Writes the --report JSON (shape: docs/CLI.md "Report"; built by the library, as
+ * tfxc_report_json does): to path, or standard output when NULL. Returns 0 or an exit code
+ * (reported). */
 static int write_report(const char *path, const tfx_ctx *ctx, const char *model, int run_rc,
                         tfx_diag *d) {
-  tfx_strbuf sb; /* built by the library (src/api/convert_util.c), as tfxc_report_json does */
+  int rc;
+  if (path) {
+    rc = tfx_api_write_report(path, ctx, model, run_rc, d);
+    if (!rc && ctx->opts && ctx->opts->verbose > 0)
+      tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "wrote %s (report)", path);
+    return rc;
+  }
+  tfx_strbuf sb;
   tfx_sb_init(&sb);
   if (tfx_api_report_json(ctx, model, run_rc, &sb) != 0) sb.oom = 1;
-  int rc = 0;
   if (sb.oom) {
     tfx_error(d, NULL, 0, 0, "out of memory writing the report");
     rc = TFX_EXIT_FAIL;
-  } else if (tfx_check_output_size(
-                 path ? path : "-", sb.len,
-                 tfx_limit_size(ctx->opts ? &ctx->opts->limits : NULL, TFX_LIMIT_OUTPUT_SIZE),
-                 d) != 0) {
-    rc = TFX_EXIT_FAIL;
-  } else if (!path) rc = tfx_cli_write_stdout(sb.data, sb.len, d);
-  else if (tfx_write_file_atomic(path, sb.data, sb.len, d) != 0) rc = TFX_EXIT_INPUT;
-  else if (ctx->opts && ctx->opts->verbose > 0)
-    tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "wrote %s (report)", path);
+  } else if (sb.len > tfx_limit_size(ctx->opts ? &ctx->opts->limits : NULL,
+                                     TFX_LIMIT_OUTPUT_SIZE)) {
+    rc = tfx_api_write_report("-", ctx, model, run_rc, d); /* reports the limit */
+  } else {
+    rc = tfx_cli_write_stdout(sb.data, sb.len, d);
+  }
   tfx_sb_free(&sb);
   return rc;
 }
@@ -345,15 +344,8 @@ int tfx_cli_convert(int argc, char **argv, int first, tfx_diag *d) {
   tfx_cli_progress_install(&prog, &p, ca.o.verbose);
   /* the precheck runs the lowering too (never the emitters): it fails when conversion would */
   rc = tfx_pipeline_run(&p, &ctx, ca.o.check_only ? TFX_GROUP_LOWERING : TFX_GROUP_EMIT);
-  if (ca.o.check_only && rc == 0) {
-    const tfx_pass *om = tfx_pipeline_find(&p, "op-mapping");
-    if (!ctx.opmap) {
-      tfx_error(d, NULL, 0, 0, "--check: the op mapping did not run%s",
-                om && !om->enabled ? " (pass 'op-mapping' is disabled)" : "");
-      rc = TFX_EXIT_FAIL;
-    } else if (ctx.opmap->n_failed)
-      rc = TFX_EXIT_FAIL; /* the report lists them */
-  }
+  uint32_t n_failed = 0;
+  if (ca.o.check_only) rc = tfx_api_check_verdict(&p, &ctx, rc, &n_failed, d);
   /* the precheck's failures grouped on stderr too (the report on stdout lists every node) */
   if (ca.o.check_only && ctx.opmap) {
     uint32_t nf = tfx_precheck_summary(&ctx, ca.o.verbose > 0, NULL);
