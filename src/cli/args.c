@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 
 #include "tfxc/tfxc.h"
-#include "util/arena.h"
 
 void tfx_cli_args_init(tfx_cli_args *a, int argc, char **argv, int first, const char *cmd,
                        const tfx_cli_opt *opts, size_t n_opts) {

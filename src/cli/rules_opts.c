@@ -8,7 +8,6 @@
 #include "api/api_int.h"
 #include "cli/cli.h"
 #include "passes/passes.h"
-#include "rules/load.h"
 #include "tfxc/tfxc.h"
 #include "util/arena.h"
 
