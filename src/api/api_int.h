@@ -27,6 +27,18 @@ const char *tfx_api_emit_suffix(int kind);
  * and a "did you mean"). */
 int tfx_api_parse_emit(const char *s, unsigned *mask, tfx_diag *d);
 
+/* The output file of each kind in mask, named as the convert command names them: with no
+ * output (-o), the model's file name without directories and last extension plus the kind's
+ * suffix; with one kind, output itself, unless its last component has no '.' and it is not an
+ * existing device, FIFO or directory (ATC's --output=NAME: the suffix is added, with a note);
+ * with several kinds, output is a stem and each kind adds its suffix. paths[k] (malloc'ed) for
+ * each kind in mask, NULL for the others. Returns 0 or -1 (out of memory, reported; paths
+ * all NULL). */
+int tfx_api_output_paths(const char *model, const char *output, unsigned mask,
+                         char *paths[TFX_EMIT__COUNT], tfx_diag *d);
+/* 1 when a single-output -o PATH gets the kind's suffix added (see tfx_api_output_paths). */
+int tfx_api_output_wants_ext(const char *path);
+
 /* Splits a --disable-pass list: names of pipeline passes (or close to one) go to *pipe, the
  * others (scope fusion passes of the rules) to *rules; both malloc'ed ("" when empty).
  * Returns 0 or -1 (out of memory). */

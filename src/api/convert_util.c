@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fusion/dataflow.h"
 #include "fusion/engine.h"
@@ -57,6 +58,48 @@ int tfx_api_parse_emit(const char *s, unsigned *mask, tfx_diag *d) {
     *mask |= 1u << k;
   }
   tfx_api_list_free(&l);
+  return 0;
+}
+
+int tfx_api_output_wants_ext(const char *path) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  if (!*base || strchr(base, '.') || strcmp(path, "-") == 0) return 0;
+  struct stat st; /* an existing device, FIFO or directory is taken as given */
+  return stat(path, &st) != 0 || S_ISREG(st.st_mode);
+}
+
+int tfx_api_output_paths(const char *model, const char *output, unsigned mask,
+                         char *paths[TFX_EMIT__COUNT], tfx_diag *d) {
+  unsigned kinds = 0;
+  for (int k = 0; k < TFX_EMIT__COUNT; k++) {
+    paths[k] = NULL;
+    kinds += (mask >> k) & 1u;
+  }
+  for (int k = 0; k < TFX_EMIT__COUNT; k++) {
+    if (!(mask & (1u << k))) continue;
+    const char *suffix = emit_kinds[k].suffix;
+    if (output && kinds == 1 && !tfx_api_output_wants_ext(output)) { /* -o is the file */
+      paths[k] = strdup(output);
+    } else if (output) { /* several kinds: -o is a stem, each kind adds its extension */
+      if (kinds == 1) /* ATC's --output=NAME: the extension is added */
+        tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "-o %s has no extension: writing %s%s (as ATC's "
+                     "--output adds .om)", output, output, suffix);
+      size_t n = strlen(output) + strlen(suffix) + 1;
+      paths[k] = malloc(n);
+      if (paths[k]) snprintf(paths[k], n, "%s%s", output, suffix);
+    } else {
+      paths[k] = tfx_ctx_default_output(model, suffix);
+    }
+    if (!paths[k]) {
+      for (int j = 0; j < TFX_EMIT__COUNT; j++) {
+        free(paths[j]);
+        paths[j] = NULL;
+      }
+      tfx_error(d, NULL, 0, 0, "out of memory");
+      return -1;
+    }
+  }
   return 0;
 }
 

@@ -642,8 +642,11 @@ tfxc_status tfxc_output_name(tfxc_session *s, const char *kind, char **name) {
   int k = kind_of(s, kind);
   if (k < 0) return finish(s, TFXC_MISUSE);
   if (!s->model_name) return bad(s, "tfxc_output_name: %s", "no model given");
-  *name = tfx_ctx_default_output(s->model_name, tfx_api_emit_suffix(k));
-  return finish(s, *name ? TFXC_OK : TFXC_NOMEM);
+  char *paths[TFX_EMIT__COUNT]; /* the command's naming without -o */
+  if (tfx_api_output_paths(s->model_name, NULL, 1u << k, paths, &s->diag) != 0)
+    return finish(s, TFXC_NOMEM);
+  *name = paths[k];
+  return finish(s, TFXC_OK);
 }
 
 /* ---------------------------------------------------------------- report and explain */

@@ -207,11 +207,7 @@ int tfx_cli_check_input_format(const char *s, tfx_diag *d) {
 }
 
 int tfx_cli_output_wants_ext(const char *path) {
-  const char *base = strrchr(path, '/');
-  base = base ? base + 1 : path;
-  if (!*base || strchr(base, '.') || strcmp(path, "-") == 0) return 0;
-  struct stat st; /* an existing device, FIFO or directory is taken as given */
-  return stat(path, &st) != 0 || S_ISREG(st.st_mode);
+  return tfx_api_output_wants_ext(path); /* src/api/convert_util.c */
 }
 
 int tfx_cli_check_output_path(const char *path, const char *cmd, tfx_diag *d) {

@@ -306,31 +306,12 @@ int tfx_cli_convert(int argc, char **argv, int first, tfx_diag *d) {
     tfx_sb_free(&sb);
     goto done;
   }
-  unsigned kinds = 0;
-  for (int k = 0; k < TFX_EMIT__COUNT; k++) kinds += (ca.o.emit >> k) & 1u;
-  for (int k = 0; k < TFX_EMIT__COUNT; k++) {
-    if (!(ca.o.emit & (1u << k))) continue;
-    if (ca.output && kinds == 1 && !tfx_cli_output_wants_ext(ca.output)) { /* -o is the file */
-      ca.o.out_path[k] = ca.output;
-      continue;
-    }
-    if (ca.output && kinds == 1) /* ATC's --output=NAME: the extension is added */
-      tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "-o %s has no extension: writing %s%s (as ATC's "
-                   "--output adds .om)", ca.output, ca.output, tfx_api_emit_suffix(k));
-    /* several kinds: -o is a stem, each kind adds its extension */
-    if (ca.output) {
-      size_t n = strlen(ca.output) + strlen(tfx_api_emit_suffix(k)) + 1;
-      outs[k] = malloc(n);
-      if (outs[k]) snprintf(outs[k], n, "%s%s", ca.output, tfx_api_emit_suffix(k));
-    } else
-      outs[k] = tfx_ctx_default_output(ca.o.model_path, tfx_api_emit_suffix(k));
-    if (!outs[k]) {
-      tfx_error(d, NULL, 0, 0, "out of memory");
-      rc = TFX_EXIT_FAIL;
-      goto done;
-    }
-    ca.o.out_path[k] = outs[k];
+  /* output naming is the library's (tfx_api_output_paths; tfxc_output_name) */
+  if (tfx_api_output_paths(ca.o.model_path, ca.output, ca.o.emit, outs, d) != 0) {
+    rc = TFX_EXIT_FAIL;
+    goto done;
   }
+  for (int k = 0; k < TFX_EMIT__COUNT; k++) ca.o.out_path[k] = outs[k];
   for (int k = 0; k < TFX_EMIT__COUNT; k++)
     if (ca.o.out_path[k] && tfx_cli_check_output_path(ca.o.out_path[k], "tfxc", d) != 0) {
       rc = TFX_EXIT_USAGE;

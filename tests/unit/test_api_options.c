@@ -124,12 +124,46 @@ static void emit_kinds_from_one_table(void **state) {
   tfx_diag_free(&d);
 }
 
+static void output_names(void **state) {
+  (void)state;
+  tfx_diag d;
+  tfx_diag_init(&d);
+  char *p[TFX_EMIT__COUNT];
+  unsigned air = 1u << TFX_EMIT_AIR, two = air | (1u << TFX_EMIT_TF_PBTXT);
+  assert_int_equal(tfx_api_output_paths("dir/net.v1.pb", NULL, two, p, &d), 0);
+  assert_string_equal(p[TFX_EMIT_AIR], "net.v1.air");
+  assert_string_equal(p[TFX_EMIT_TF_PBTXT], "net.v1.tf.pbtxt");
+  assert_null(p[TFX_EMIT_DOT]);
+  for (int k = 0; k < TFX_EMIT__COUNT; k++) free(p[k]);
+  assert_int_equal(tfx_api_output_paths("net.pb", "out/x.air", air, p, &d), 0); /* as given */
+  assert_string_equal(p[TFX_EMIT_AIR], "out/x.air");
+  free(p[TFX_EMIT_AIR]);
+  assert_int_equal(tfx_api_output_paths("net.pb", "-", air, p, &d), 0);
+  assert_string_equal(p[TFX_EMIT_AIR], "-");
+  free(p[TFX_EMIT_AIR]);
+  assert_int_equal(d.n, 0);
+  /* ATC's --output=NAME: one kind, no extension, with a note */
+  assert_int_equal(tfx_api_output_paths("net.pb", "build/model", air, p, &d), 0);
+  assert_string_equal(p[TFX_EMIT_AIR], "build/model.air");
+  free(p[TFX_EMIT_AIR]);
+  assert_int_equal(d.n, 1);
+  assert_int_equal(d.items[0].sev, TFX_SEV_NOTE);
+  /* several kinds: a stem, no note */
+  assert_int_equal(tfx_api_output_paths("net.pb", "a.b", two, p, &d), 0);
+  assert_string_equal(p[TFX_EMIT_AIR], "a.b.air");
+  assert_string_equal(p[TFX_EMIT_TF_PBTXT], "a.b.tf.pbtxt");
+  for (int k = 0; k < TFX_EMIT__COUNT; k++) free(p[k]);
+  assert_int_equal(d.n, 1);
+  tfx_diag_free(&d);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(lists_split_once),
       cmocka_unit_test(limit_values_and_aliases),
       cmocka_unit_test(shared_values),
       cmocka_unit_test(emit_kinds_from_one_table),
+      cmocka_unit_test(output_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
