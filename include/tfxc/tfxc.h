@@ -92,7 +92,7 @@ TFXC_API int tfxc_status_exit_code(tfxc_status st);
 TFXC_API tfxc_status tfxc_open(tfxc_session **out) TFXC_MUST_CHECK;
 /* Frees the session and everything it owns. NULL is fine. */
 TFXC_API void tfxc_close(tfxc_session *s);
-/* Frees a buffer returned by tfxc_emit, tfxc_report_json or tfxc_explain. */
+/* Frees a buffer returned by tfxc_emit, tfxc_output_name, tfxc_report_json or tfxc_explain*. */
 TFXC_API void tfxc_free(void *p);
 
 /* Receives every diagnostic from now on, when the call that produced it returns (in order).
@@ -141,6 +141,18 @@ TFXC_API tfxc_status tfxc_load_model_buffer(tfxc_session *s, const char *name, c
  * TFXC_NOMEM. */
 TFXC_API tfxc_status tfxc_run(tfxc_session *s, const char *last) TFXC_MUST_CHECK;
 
+/* The output kinds, one row each: X(ID, name, file suffix, what). The one table of them:
+ * the library's kind numbers, names and default file suffixes and the command line's --emit
+ * all come from it. A caller may expand it too, e.g. to list the names:
+ *   #define NAME(id, name, suffix, what) name,
+ *   static const char *const kinds[] = {TFXC_EMIT_KINDS(NAME)};  */
+#define TFXC_EMIT_KINDS(X)                                                               \
+  X(AIR, "air", ".air", "binary GE IR ModelDef")                                         \
+  X(GE_PBTXT, "ge-pbtxt", ".ge.pbtxt", "GE IR text")                                     \
+  X(GE_JSON, "ge-json", ".ge.json", "GE IR JSON")                                        \
+  X(DOT, "dot", ".dot", "Graphviz")                                                      \
+  X(TF_PBTXT, "tf-pbtxt", ".tf.pbtxt", "the TF GraphDef after the pipeline, text format")
+
 /* Serializes the result of the last run as kind ("air", "ge-pbtxt", "ge-json", "dot",
  * "tf-pbtxt") into a new buffer (*data, *len; free with tfxc_free). The GE kinds need a run
  * through "lowering"; "tf-pbtxt" is the TF graph as the passes that ran left it. Use the
@@ -173,6 +185,28 @@ TFXC_API tfxc_status tfxc_report_json(tfxc_session *s, char **json, size_t *len)
  * "op" list. Needs a run through "op-mapping". Returns TFXC_OK, TFXC_MISUSE (no op mapping,
  * no such node) or TFXC_NOMEM. */
 TFXC_API tfxc_status tfxc_explain(tfxc_session *s, const char *node, char **json, size_t *len)
+    TFXC_MUST_CHECK;
+
+/* Why scope fusion did or did not match a scope: the text `tfxc explain MODEL --scope SCOPE`
+ * prints (docs/CLI.md "explain"): per pass and pattern "matched", or the first failing
+ * feature with the values expected and found and its rule source line, the `where` /
+ * `require` condition that rejected it, and the results holding the scope. function: a
+ * library function's body instead of the main graph (NULL: the main graph); passes: a comma
+ * list of the scope passes to look at (NULL: all). Runs the pipeline itself, through
+ * "scope-fusion", with the session's model, rules and options (as the command, the
+ * "disable-pass" option names rule passes only); the last run's results are left alone.
+ * NUL-terminated text; free with tfxc_free. Returns TFXC_OK, TFXC_MISUSE (no model, no such
+ * scope, function or pass), TFXC_INPUT, TFXC_RULES, TFXC_FAILED or TFXC_NOMEM. */
+TFXC_API tfxc_status tfxc_explain_scope(tfxc_session *s, const char *scope, const char *function,
+                                        const char *passes, char **text, size_t *len)
+    TFXC_MUST_CHECK;
+/* The text `tfxc explain MODEL --rule RULE [--node NODE]` prints: for a scope pass, its
+ * fusion report (layers, require, sub_type changes, results, final map); for a dataflow
+ * rewrite (node required), whether it matches at node or the nearest partial match, the test
+ * that failed and what it found. function and the run as tfxc_explain_scope; node NULL for a
+ * scope pass. Returns as tfxc_explain_scope. */
+TFXC_API tfxc_status tfxc_explain_rule(tfxc_session *s, const char *rule, const char *function,
+                                       const char *node, char **text, size_t *len)
     TFXC_MUST_CHECK;
 
 #ifdef __cplusplus

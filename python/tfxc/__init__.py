@@ -19,6 +19,7 @@ import json
 import os
 
 __all__ = ["Error", "Diagnostic", "Session", "convert", "check", "explain", "explain_pass",
+           "explain_scope", "explain_rule",
            "version"]
 
 OK, FAILED, MISUSE, INPUT, RULES, NOMEM = range(6)
@@ -67,6 +68,8 @@ for _name, _args, _res in [
     ("tfxc_emit_file", [_vp, _c, _c], ctypes.c_int),
     ("tfxc_report_json", [_vp, ctypes.POINTER(_vp), ctypes.POINTER(_sz)], ctypes.c_int),
     ("tfxc_explain", [_vp, _c, ctypes.POINTER(_vp), ctypes.POINTER(_sz)], ctypes.c_int),
+    ("tfxc_explain_scope", [_vp, _c, _c, _c, ctypes.POINTER(_vp), ctypes.POINTER(_sz)], ctypes.c_int),
+    ("tfxc_explain_rule", [_vp, _c, _c, _c, ctypes.POINTER(_vp), ctypes.POINTER(_sz)], ctypes.c_int),
 ]:
     _f = getattr(_lib, _name)
     _f.argtypes = _args
@@ -237,6 +240,28 @@ class Session:
         """How one node of the last run was converted, as a dict."""
         return self._json(_lib.tfxc_explain, _s(node))
 
+    def _text(self, fn, *args):
+        p, n = _vp(), _sz()
+        self._check(fn(self._h, *args, ctypes.byref(p), ctypes.byref(n)))
+        try:
+            return ctypes.string_at(p, n.value).decode("utf-8")
+        finally:
+            _lib.tfxc_free(p)
+
+    def explain_scope(self, scope, function=None, passes=None):
+        """Why scope fusion did (not) match scope: the text `tfxc explain --scope` prints.
+        passes: a list (or comma string) of the scope passes to look at (None: all)."""
+        if passes is not None and not isinstance(passes, str):
+            passes = ",".join(passes)
+        return self._text(_lib.tfxc_explain_scope, _s(scope), _s(function) if function else None,
+                          _s(passes) if passes is not None else None)
+
+    def explain_rule(self, rule, function=None, node=None):
+        """The text `tfxc explain --rule RULE [--node NODE]` prints: a scope pass's report, or
+        whether a dataflow rewrite matches at node."""
+        return self._text(_lib.tfxc_explain_rule, _s(rule), _s(function) if function else None,
+                          _s(node) if node else None)
+
 
 def _session(model, rules, name, options):
     s = Session()
@@ -301,3 +326,18 @@ def explain_pass(model, pass_name, rules=(), name=None, **options):
             raise Error(MISUSE, "no scope fusion pass '%s' ran (passes that ran: %s)"
                         % (pass_name, ", ".join(ran) or "none"), [])
         return out
+
+
+def explain_scope(model, scope, function=None, passes=None, rules=(), name=None, **options):
+    """Why scope fusion did (not) match scope, as the text `tfxc explain --scope` prints."""
+    s = _session(model, rules, name, dict(options))
+    with s:
+        return s.explain_scope(scope, function, passes)
+
+
+def explain_rule(model, rule, node=None, function=None, rules=(), name=None, **options):
+    """A scope pass's report, or why a dataflow rewrite does (not) match at node, as the text
+    `tfxc explain --rule RULE [--node NODE]` prints."""
+    s = _session(model, rules, name, dict(options))
+    with s:
+        return s.explain_rule(rule, function, node)

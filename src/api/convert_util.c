@@ -9,20 +9,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fusion/dataflow.h"
 #include "fusion/engine.h"
+#include "opmap/opmap.h"
+#include "util/fileio.h"
 
+#define EMIT_ROW(id, name, suffix, what) [TFX_EMIT_##id] = {name, suffix},
 static const struct {
   const char *name;
   const char *suffix; /* default output: <model stem><suffix> */
-} emit_kinds[TFX_EMIT__COUNT] = {
-  [TFX_EMIT_AIR] = {"air", ".air"},
-  [TFX_EMIT_GE_PBTXT] = {"ge-pbtxt", ".ge.pbtxt"},
-  [TFX_EMIT_GE_JSON] = {"ge-json", ".ge.json"},
-  [TFX_EMIT_DOT] = {"dot", ".dot"},
-  [TFX_EMIT_TF_PBTXT] = {"tf-pbtxt", ".tf.pbtxt"},
-};
+} emit_kinds[TFX_EMIT__COUNT] = {TFXC_EMIT_KINDS(EMIT_ROW)};
+#undef EMIT_ROW
 
 int tfx_api_emit_kind(const char *name) {
   for (int k = 0; name && k < TFX_EMIT__COUNT; k++)
@@ -34,28 +33,72 @@ const char *tfx_api_emit_suffix(int kind) { return emit_kinds[kind].suffix; }
 
 int tfx_api_parse_emit(const char *s, unsigned *mask, tfx_diag *d) {
   *mask = 0;
-  for (;;) {
-    const char *e = strchr(s, ',');
-    size_t n = e ? (size_t)(e - s) : strlen(s);
-    int k = 0;
-    for (; k < TFX_EMIT__COUNT; k++)
-      if (strlen(emit_kinds[k].name) == n && memcmp(emit_kinds[k].name, s, n) == 0) break;
-    if (k == TFX_EMIT__COUNT) {
-      char word[64];
-      size_t wn = n < sizeof word - 1 ? n : sizeof word - 1;
-      memcpy(word, s, wn);
-      word[wn] = 0;
+  tfx_api_list l;
+  if (tfx_api_list_split(s, &l) != 0) {
+    tfx_error(d, NULL, 0, 0, "out of memory");
+    return -1;
+  }
+  for (size_t i = 0; i < l.n; i++) {
+    int k = tfx_api_emit_kind(l.items[i]);
+    if (k < 0) {
+      char word[64], all[128];
+      size_t an = 0;
+      snprintf(word, sizeof word, "%s", l.items[i]);
       const char *names[TFX_EMIT__COUNT];
-      for (int j = 0; j < TFX_EMIT__COUNT; j++) names[j] = emit_kinds[j].name;
+      for (int j = 0; j < TFX_EMIT__COUNT; j++) {
+        names[j] = emit_kinds[j].name;
+        an += (size_t)snprintf(all + an, sizeof all - an, "%s%s", j ? ", " : "", names[j]);
+      }
       const char *hint = tfx_pipeline_closest(word, names, TFX_EMIT__COUNT);
-      tfx_error(d, NULL, 0, 0,
-                "--emit: unknown kind '%s'%s%s%s (kinds: air, ge-pbtxt, ge-json, dot, tf-pbtxt)",
-                word, hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
+      tfx_error(d, NULL, 0, 0, "--emit: unknown kind '%s'%s%s%s (kinds: %s)", word,
+                hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "", all);
+      tfx_api_list_free(&l);
       return -1;
     }
     *mask |= 1u << k;
-    if (!e) break;
-    s = e + 1;
+  }
+  tfx_api_list_free(&l);
+  return 0;
+}
+
+int tfx_api_output_wants_ext(const char *path) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  if (!*base || strchr(base, '.') || strcmp(path, "-") == 0) return 0;
+  struct stat st; /* an existing device, FIFO or directory is taken as given */
+  return stat(path, &st) != 0 || S_ISREG(st.st_mode);
+}
+
+int tfx_api_output_paths(const char *model, const char *output, unsigned mask,
+                         char *paths[TFX_EMIT__COUNT], tfx_diag *d) {
+  unsigned kinds = 0;
+  for (int k = 0; k < TFX_EMIT__COUNT; k++) {
+    paths[k] = NULL;
+    kinds += (mask >> k) & 1u;
+  }
+  for (int k = 0; k < TFX_EMIT__COUNT; k++) {
+    if (!(mask & (1u << k))) continue;
+    const char *suffix = emit_kinds[k].suffix;
+    if (output && kinds == 1 && !tfx_api_output_wants_ext(output)) { /* -o is the file */
+      paths[k] = strdup(output);
+    } else if (output) { /* several kinds: -o is a stem, each kind adds its extension */
+      if (kinds == 1) /* ATC's --output=NAME: the extension is added */
+        tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "-o %s has no extension: writing %s%s (as ATC's "
+                     "--output adds .om)", output, output, suffix);
+      size_t n = strlen(output) + strlen(suffix) + 1;
+      paths[k] = malloc(n);
+      if (paths[k]) snprintf(paths[k], n, "%s%s", output, suffix);
+    } else {
+      paths[k] = tfx_ctx_default_output(model, suffix);
+    }
+    if (!paths[k]) {
+      for (int j = 0; j < TFX_EMIT__COUNT; j++) {
+        free(paths[j]);
+        paths[j] = NULL;
+      }
+      tfx_error(d, NULL, 0, 0, "out of memory");
+      return -1;
+    }
   }
   return 0;
 }
@@ -67,22 +110,18 @@ int tfx_api_split_disable(tfx_pipeline *p, const char *list, char **pipe, char *
   const char *names[64];
   size_t nn = 0;
   for (size_t i = 0; i < p->n && nn < 64; i++) names[nn++] = p->passes[i].name;
-  const char *s = list;
-  for (;;) {
-    const char *e = strchr(s, ',');
-    size_t n = e ? (size_t)(e - s) : strlen(s);
-    char word[128];
-    size_t wn = n < sizeof word - 1 ? n : sizeof word - 1;
-    memcpy(word, s, wn);
-    word[wn] = 0;
-    int pipeline = n == 0 || wn != n || tfx_pipeline_find(p, word) ||
+  tfx_api_list l;
+  if (tfx_api_list_split(list, &l) != 0) a.oom = 1;
+  for (size_t i = 0; i < l.n; i++) {
+    const char *word = l.items[i];
+    size_t n = strlen(word);
+    int pipeline = n == 0 || n >= 128 || tfx_pipeline_find(p, word) ||
                    strcmp(word, "all") == 0 || tfx_pipeline_closest(word, names, nn);
     tfx_strbuf *t = pipeline ? &a : &b;
     if (t->len) tfx_sb_putc(t, ',');
-    tfx_sb_add(t, s, n);
-    if (!e) break;
-    s = e + 1;
+    tfx_sb_add(t, word, n);
   }
+  tfx_api_list_free(&l);
   int rc = a.oom || b.oom ? -1 : 0;
   *pipe = rc ? NULL : strdup(tfx_sb_cstr(&a));
   *rules = rc ? NULL : strdup(tfx_sb_cstr(&b));
@@ -170,77 +209,36 @@ int tfx_api_parse_size(const char *s, size_t *out) {
   return 0;
 }
 
-#define LIMIT_VM_STEPS_MAX 1000000000u
-
-static int parse_limit_value(const char *s, size_t n, int is_size, uint64_t *out) {
-  char buf[64];
-  if (n == 0 || n >= sizeof buf) return -1;
-  memcpy(buf, s, n);
-  buf[n] = 0;
-  if (is_size) {
-    size_t v;
-    if (tfx_api_parse_size(buf, &v) != 0) return -1;
-    *out = v;
-    return 0;
+int tfx_api_check_verdict(tfx_pipeline *p, const tfx_ctx *ctx, int rc, uint32_t *n_failed,
+                          tfx_diag *d) {
+  *n_failed = ctx->opmap ? ctx->opmap->n_failed : 0;
+  if (rc) return rc;
+  if (!ctx->opmap) {
+    const tfx_pass *om = tfx_pipeline_find(p, "op-mapping");
+    tfx_error(d, NULL, 0, 0, "--check: the op mapping did not run%s",
+              om && !om->enabled ? " (pass 'op-mapping' is disabled)" : "");
+    return TFX_EXIT_FAIL;
   }
-  uint64_t v = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (buf[i] < '0' || buf[i] > '9') return -1;
-    if (v > (UINT64_MAX - 9) / 10) return -1;
-    v = v * 10 + (uint64_t)(buf[i] - '0');
-  }
-  *out = v;
-  return 0;
+  return *n_failed ? TFX_EXIT_FAIL : 0; /* the report lists them */
 }
 
-int tfx_api_parse_limit(const char *spec, tfx_limits *lim, size_t *file_size, uint64_t *vm_steps,
-                        tfx_diag *d) {
-  const char *s = spec;
-  if (!*s) {
-    tfx_error(d, NULL, 0, 0, "--limit: empty value (expected NAME=N[,NAME=N...])");
-    return -1;
+int tfx_api_write_report(const char *path, const tfx_ctx *ctx, const char *model, int run_rc,
+                         tfx_diag *d) {
+  tfx_strbuf sb;
+  tfx_sb_init(&sb);
+  if (tfx_api_report_json(ctx, model, run_rc, &sb) != 0) sb.oom = 1;
+  int rc = 0;
+  if (sb.oom) {
+    tfx_error(d, NULL, 0, 0, "out of memory writing the report");
+    rc = TFX_EXIT_FAIL;
+  } else if (tfx_check_output_size(
+                 path, sb.len,
+                 tfx_limit_size(ctx->opts ? &ctx->opts->limits : NULL, TFX_LIMIT_OUTPUT_SIZE),
+                 d) != 0) {
+    rc = TFX_EXIT_FAIL;
+  } else if (tfx_write_file_atomic(path, sb.data ? sb.data : "", sb.len, d) != 0) {
+    rc = TFX_EXIT_INPUT;
   }
-  for (;;) {
-    const char *e = strchr(s, ',');
-    size_t n = e ? (size_t)(e - s) : strlen(s);
-    const char *eq = memchr(s, '=', n);
-    size_t nl = eq ? (size_t)(eq - s) : n;
-    char name[64];
-    size_t wn = nl < sizeof name - 1 ? nl : sizeof name - 1;
-    memcpy(name, s, wn);
-    name[wn] = 0;
-    int id = wn == nl ? tfx_limit_lookup(s, nl) : -1;
-    int alias = 0; /* 1 file-size, 2 vm-steps */
-    if (id < 0 && strcmp(name, "file-size") == 0) alias = 1;
-    if (id < 0 && strcmp(name, "vm-steps") == 0) alias = 2;
-    if (id < 0 && !alias) {
-      const char *names[TFX_LIMIT__COUNT + 2];
-      for (int i = 0; i < TFX_LIMIT__COUNT; i++) names[i] = tfx_limit_table[i].name;
-      names[TFX_LIMIT__COUNT] = "file-size";
-      names[TFX_LIMIT__COUNT + 1] = "vm-steps";
-      const char *hint = tfx_pipeline_closest(name, names, TFX_LIMIT__COUNT + 2);
-      tfx_error(d, NULL, 0, 0, "--limit: unknown limit '%s'%s%s%s (limits: file-size, depth, "
-                "string, list, nodes, scope-depth, rule-depth, vm-steps, output-size)",
-                name, hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
-      return -1;
-    }
-    int is_size = alias == 1 || (id >= 0 && tfx_limit_table[id].is_size);
-    uint64_t max = alias == 1   ? (uint64_t)SIZE_MAX
-                   : alias == 2 ? LIMIT_VM_STEPS_MAX
-                                : tfx_limit_table[id].max;
-    uint64_t v;
-    if (!eq || parse_limit_value(eq + 1, n - nl - 1, is_size, &v) != 0 || v == 0 || v > max) {
-      int vn = eq ? (int)(n - nl - 1) : 0;
-      tfx_error(d, NULL, 0, 0, "--limit %s: '%.*s' is not a %s from 1 to %llu%s", name,
-                vn > 40 ? 40 : vn, eq ? eq + 1 : "", is_size ? "size" : "number",
-                (unsigned long long)max, is_size ? " (K, M, G suffixes allowed)" : "");
-      return -1;
-    }
-    if (alias == 1) *file_size = (size_t)v;
-    else if (alias == 2) *vm_steps = v;
-    else lim->v[id] = v;
-    if (!e) break;
-    s = e + 1;
-  }
-  return 0;
+  tfx_sb_free(&sb);
+  return rc;
 }

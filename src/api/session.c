@@ -58,16 +58,6 @@ struct tfxc_session {
 
 /* ---------------------------------------------------------------- status and diagnostics */
 
-static tfxc_status from_exit(int rc) {
-  switch (rc) {
-  case TFX_EXIT_OK: return TFXC_OK;
-  case TFX_EXIT_USAGE: return TFXC_MISUSE;
-  case TFX_EXIT_INPUT: return TFXC_INPUT;
-  case TFX_EXIT_RULES: return TFXC_RULES;
-  default: return TFXC_FAILED;
-  }
-}
-
 const char *tfxc_version(void) { return TFXC_VERSION; }
 
 const char *tfxc_status_name(tfxc_status st) {
@@ -276,21 +266,10 @@ tfxc_status tfxc_set_option(tfxc_session *s, const char *name, const char *value
     oom = set_str(&s->tag, value);
   } else if (strcmp(name, "input-shape") == 0 || strcmp(name, "out-nodes") == 0) {
     int shape = name[0] == 'i';
-    if (!*value) return bad(s, "--%s: empty value", name);
-    tfx_arena a; /* syntax only; the names are checked against the graph by the prune pass */
-    tfx_arena_init(&a);
-    uint32_t n = 0;
-    int rc;
-    if (shape) {
-      tfx_prune_shape *ps = NULL;
-      rc = tfx_prune_parse_input_shape(value, &a, &ps, &n, d);
-    } else {
-      tfx_prune_out *po = NULL;
-      rc = tfx_prune_parse_out_nodes(value, &a, &po, &n, d);
-    }
-    tfx_arena_free(&a);
+    /* syntax only (the shared option parser); the names are checked by the prune pass */
+    int rc = tfx_api_check_prune_options(shape ? value : NULL, shape ? NULL : value, NULL, d);
     if (rc == TFX_EXIT_USAGE) return finish(s, TFXC_MISUSE);
-    if (rc) return finish(s, from_exit(rc));
+    if (rc) return finish(s, tfx_api_status_from_rc(rc));
     oom = set_str(shape ? &s->input_shape : &s->out_nodes, value);
   } else if (strcmp(name, "signature") == 0 || strcmp(name, "checkpoint") == 0) {
     if (!*value) return bad(s, "--%s: empty value", name);
@@ -300,27 +279,18 @@ tfxc_status tfxc_set_option(tfxc_session *s, const char *name, const char *value
     if (name[0] == 'n') s->o.no_freeze = flag;
     else s->o.allow_dangling_inputs = flag;
   } else if (strcmp(name, "input-format") == 0) {
-    static const char *const ok[] = {"NCHW", "NHWC", "ND", "NCDHW", "NDHWC"};
-    size_t i = 0;
-    while (i < 5 && strcmp(value, ok[i]) != 0) i++;
-    if (i == 5) return bad(s, "--input-format: '%s' is not one of NCHW, NHWC, ND, NCDHW, NDHWC", value);
+    if (tfx_api_opt_input_format(value, NULL, d) != 0) return finish(s, TFXC_MISUSE);
     oom = set_str(&s->input_format, value);
   } else if (strcmp(name, "emit") == 0) {
     unsigned mask;
     if (tfx_api_parse_emit(value, &mask, d) != 0) return finish(s, TFXC_MISUSE);
     s->emit_mask = mask;
-  } else if (strcmp(name, "disable-pass") == 0) {
-    if (!*value) return bad(s, "--disable-pass: empty list");
-    oom = set_str(&s->disable, value);
-  } else if (strcmp(name, "enable-scope-fusion-passes") == 0) {
-    if (!*value) return bad(s, "--enable-scope-fusion-passes: empty list");
-    oom = set_str(&s->enable_scope, value);
+  } else if (strcmp(name, "disable-pass") == 0 ||
+             strcmp(name, "enable-scope-fusion-passes") == 0) {
+    if (tfx_api_opt_list(name, value, NULL, d) != 0) return finish(s, TFXC_MISUSE);
+    oom = set_str(name[0] == 'd' ? &s->disable : &s->enable_scope, value);
   } else if (strcmp(name, "vm-budget") == 0) {
-    unsigned n;
-    if (tfx_api_parse_uint(value, &n) != 0 || n == 0)
-      return bad(s, "--vm-budget: '%s' is not a positive number of steps (at most 1000000000)",
-                 value);
-    s->o.vm_budget = n;
+    if (tfx_api_opt_vm_budget(value, NULL, &s->o.vm_budget, d) != 0) return finish(s, TFXC_MISUSE);
   } else if (strcmp(name, "passthrough-unknown") == 0 || strcmp(name, "check") == 0 ||
              strcmp(name, "no-stdlib") == 0) {
     if (flag < 0) return bad(s, "--%s: '%s' is not a flag value (1/0, true/false, yes/no, on/off)", name, value);
@@ -328,23 +298,17 @@ tfxc_status tfxc_set_option(tfxc_session *s, const char *name, const char *value
     else if (name[0] == 'c') s->check_only = flag;
     else s->o.no_stdlib = flag;
   } else if (strcmp(name, "max-file-size") == 0) {
-    size_t n;
-    if (tfx_api_parse_size(value, &n) != 0 || n == 0)
-      return bad(s, "--max-file-size: '%s' is not a size (e.g. 512M, 4G)", value);
-    s->o.max_file_size = n;
+    if (tfx_api_opt_max_file_size(value, NULL, &s->o.max_file_size, d) != 0)
+      return finish(s, TFXC_MISUSE);
   } else if (strcmp(name, "limit") == 0) {
-    if (tfx_api_parse_limit(value, &s->o.limits, &s->o.max_file_size, &s->o.vm_budget, d) != 0)
+    if (tfx_api_parse_limit(value, NULL, &s->o.limits, &s->o.max_file_size, &s->o.vm_budget, d) != 0)
       return finish(s, TFXC_MISUSE);
   } else if (strcmp(name, "W") == 0) {
-    size_t n = strlen(value);
-    char *opt = tfx_malloc(n + 3);
-    if (!opt) return finish(s, TFXC_NOMEM);
-    memcpy(opt, "-W", 2);
-    memcpy(opt + 2, value, n + 1);
-    int ok = tfx_rules_check_warn_option(opt) == 0;
-    if (ok) oom = strvec_push(&s->warns, opt);
+    char *opt;
+    int r = tfx_api_opt_warn(value, NULL, &opt, d);
+    if (r) return finish(s, r == -2 ? TFXC_NOMEM : TFXC_MISUSE);
+    oom = strvec_push(&s->warns, opt);
     free(opt);
-    if (!ok) return bad(s, "unknown warning option '-W%s'", value);
   } else if (strcmp(name, "verbose") == 0) {
     unsigned n;
     if (strcmp(value, "-1") == 0) s->o.verbose = -1;
@@ -561,21 +525,15 @@ tfxc_status tfxc_run(tfxc_session *s, const char *last) {
   int rc = tfx_pipeline_run(p, &s->ctx, last_group);
   for (size_t i = 0; i < n_held; i++) p->passes[stop + i].enabled = held[i];
   if (s->check_only && rc == 0 && !last) {
-    const tfx_pass *om = tfx_pipeline_find(p, "op-mapping");
-    if (!s->ctx.opmap) {
-      tfx_error(d, NULL, 0, 0, "--check: the op mapping did not run%s",
-                om && !om->enabled ? " (pass 'op-mapping' is disabled)" : "");
-      rc = TFX_EXIT_FAIL;
-    } else if (s->ctx.opmap->n_failed) {
-      /* the command's report lists them and says nothing more; a caller gets one error */
+    uint32_t nf; /* the command's verdict (src/api/convert_util.c) */
+    rc = tfx_api_check_verdict(p, &s->ctx, rc, &nf, d);
+    if (nf) /* the command's report lists them and says nothing more; a caller gets one error */
       tfx_error(d, NULL, 0, 0, "--check: %u node%s cannot be converted (tfxc_report_json lists "
-                "every node)", s->ctx.opmap->n_failed, s->ctx.opmap->n_failed == 1 ? "" : "s");
-      rc = TFX_EXIT_FAIL;
-    }
+                "every node)", nf, nf == 1 ? "" : "s");
   }
   s->ran = 1;
   s->run_rc = rc;
-  return finish(s, from_exit(rc));
+  return finish(s, tfx_api_status_from_rc(rc));
 }
 
 /* ---------------------------------------------------------------- outputs */
@@ -603,7 +561,7 @@ static tfxc_status emit_into(tfxc_session *s, int k, tfx_strbuf *sb) {
     case TFX_EMIT_GE_JSON: rc = tfx_ge_emit_json(ctx->ge->model, sb, d); break;
     default: rc = tfx_ge_emit_dot(ctx->ge->model, sb, d); break;
     }
-    if (rc) return from_exit(rc);
+    if (rc) return tfx_api_status_from_rc(rc);
   }
   if (sb->oom) {
     tfx_error(d, NULL, 0, 0, "out of memory writing --emit %s", tfx_api_emit_name(k));
@@ -675,8 +633,11 @@ tfxc_status tfxc_output_name(tfxc_session *s, const char *kind, char **name) {
   int k = kind_of(s, kind);
   if (k < 0) return finish(s, TFXC_MISUSE);
   if (!s->model_name) return bad(s, "tfxc_output_name: %s", "no model given");
-  *name = tfx_ctx_default_output(s->model_name, tfx_api_emit_suffix(k));
-  return finish(s, *name ? TFXC_OK : TFXC_NOMEM);
+  char *paths[TFX_EMIT__COUNT]; /* the command's naming without -o */
+  if (tfx_api_output_paths(s->model_name, NULL, 1u << k, paths, &s->diag) != 0)
+    return finish(s, TFXC_NOMEM);
+  *name = paths[k];
+  return finish(s, TFXC_OK);
 }
 
 /* ---------------------------------------------------------------- report and explain */
@@ -778,4 +739,64 @@ const char *tfx_api_model(const tfxc_session *s, const void **data, size_t *len)
   *data = s->model_data;
   *len = s->model_len;
   return s->model_name;
+}
+
+/* tfxc_explain_scope / tfxc_explain_rule: the library's evaluator (explain.c) on a copy of the
+ * session's options, set as the explain command sets them. */
+static tfxc_status explain_text(tfxc_session *s, tfx_api_explain_req *req, char **text,
+                                size_t *len) {
+  if (!s) return TFXC_MISUSE;
+  if (!text) return bad(s, "tfxc_explain_%s: %s", req->scope ? "scope" : "rule", "no result pointer");
+  *text = NULL;
+  if (len) *len = 0;
+  if (!s->model_name)
+    return bad(s, "no model given (tfxc_load_model_path / tfxc_load_model_buffer)");
+  if ((req->scope && !*req->scope) || (req->rule && !*req->rule))
+    return bad(s, "tfxc_explain_%s: empty name", req->scope ? "scope" : "rule");
+  if (req->passes && !*req->passes) return bad(s, "--pass: empty list");
+  if (req->function && !*req->function) return bad(s, "--function: empty function name");
+  tfx_options saved = s->o; /* the last run's context keeps pointing at s->o unchanged */
+  setup_options(s);
+  tfx_options o = s->o;
+  s->o = saved;
+  o.select_outputs = 0; /* as `tfxc explain`: the whole graph */
+  o.emit = 0;
+  o.check_only = 0;
+  o.disable = NULL; /* --disable-pass names rule passes here */
+  o.disable_rules = s->disable;
+  if (s->model_data) {
+    req->load = load_buffer_pass;
+    req->load_user = s;
+  }
+  tfx_strbuf sb;
+  tfx_sb_init(&sb);
+  int rc = tfx_api_explain(&o, req, &sb, &s->diag);
+  if (rc) {
+    tfx_sb_free(&sb);
+    return finish(s, tfx_api_status_from_rc(rc));
+  }
+  if (!sb.data && !(sb.data = tfx_calloc(1, 1))) return finish(s, TFXC_NOMEM);
+  *text = sb.data; /* malloc'ed: tfxc_free releases it */
+  if (len) *len = sb.len;
+  return finish(s, TFXC_OK);
+}
+
+tfxc_status tfxc_explain_scope(tfxc_session *s, const char *scope, const char *function,
+                               const char *passes, char **text, size_t *len) {
+  tfx_api_explain_req req;
+  memset(&req, 0, sizeof req);
+  req.scope = scope ? scope : "";
+  req.function = function;
+  req.passes = passes;
+  return explain_text(s, &req, text, len);
+}
+
+tfxc_status tfxc_explain_rule(tfxc_session *s, const char *rule, const char *function,
+                              const char *node, char **text, size_t *len) {
+  tfx_api_explain_req req;
+  memset(&req, 0, sizeof req);
+  req.rule = rule ? rule : "";
+  req.function = function;
+  req.node = node;
+  return explain_text(s, &req, text, len);
 }

@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 
 #include "tfxc/tfxc.h"
-#include "util/arena.h"
 
 void tfx_cli_args_init(tfx_cli_args *a, int argc, char **argv, int first, const char *cmd,
                        const tfx_cli_opt *opts, size_t n_opts) {
@@ -204,19 +203,11 @@ int tfx_cli_write_stdout(const char *data, size_t len, tfx_diag *d) {
 }
 
 int tfx_cli_check_input_format(const char *s, tfx_diag *d) {
-  static const char *const ok[] = {"NCHW", "NHWC", "ND", "NCDHW", "NDHWC"};
-  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
-    if (strcmp(s, ok[i]) == 0) return 0;
-  tfx_cli_usage_error(d, "tfxc", "--input-format: '%s' is not one of NCHW, NHWC, ND, NCDHW, NDHWC", s);
-  return -1;
+  return tfx_api_opt_input_format(s, "tfxc", d); /* src/api/options.c */
 }
 
 int tfx_cli_output_wants_ext(const char *path) {
-  const char *base = strrchr(path, '/');
-  base = base ? base + 1 : path;
-  if (!*base || strchr(base, '.') || strcmp(path, "-") == 0) return 0;
-  struct stat st; /* an existing device, FIFO or directory is taken as given */
-  return stat(path, &st) != 0 || S_ISREG(st.st_mode);
+  return tfx_api_output_wants_ext(path); /* src/api/convert_util.c */
 }
 
 int tfx_cli_check_output_path(const char *path, const char *cmd, tfx_diag *d) {
@@ -233,86 +224,10 @@ int tfx_cli_check_output_path(const char *path, const char *cmd, tfx_diag *d) {
 /* The aliases of --limit beside util/limits.h's table: file-size (= --max-file-size) and
  * vm-steps (= --vm-budget). */
 #define LIMIT_VM_STEPS_DEFAULT 1000000u
-#define LIMIT_VM_STEPS_MAX 1000000000u
-
-/* Parses one value: a positive integer, with K/M/G (binary) suffixes when is_size. */
-static int parse_limit_value(const char *s, size_t n, int is_size, uint64_t *out) {
-  char buf[64];
-  if (n == 0 || n >= sizeof buf) return -1;
-  memcpy(buf, s, n);
-  buf[n] = 0;
-  if (is_size) {
-    size_t v;
-    if (tfx_cli_parse_size(buf, &v) != 0) return -1;
-    *out = v;
-    return 0;
-  }
-  uint64_t v = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (buf[i] < '0' || buf[i] > '9') return -1;
-    if (v > (UINT64_MAX - 9) / 10) return -1;
-    v = v * 10 + (uint64_t)(buf[i] - '0');
-  }
-  *out = v;
-  return 0;
-}
 
 int tfx_cli_parse_limit(const char *spec, const char *cmd, tfx_limits *lim, size_t *file_size,
                         uint64_t *vm_steps, tfx_diag *d) {
-  const char *s = spec;
-  if (!*s) {
-    tfx_cli_usage_error(d, cmd, "--limit: empty value (expected NAME=N[,NAME=N...])");
-    return -1;
-  }
-  for (;;) {
-    const char *e = strchr(s, ',');
-    size_t n = e ? (size_t)(e - s) : strlen(s);
-    const char *eq = memchr(s, '=', n);
-    size_t nl = eq ? (size_t)(eq - s) : n;
-    char name[64];
-    size_t wn = nl < sizeof name - 1 ? nl : sizeof name - 1;
-    memcpy(name, s, wn);
-    name[wn] = 0;
-    int id = wn == nl ? tfx_limit_lookup(s, nl) : -1;
-    int alias = 0; /* 1 file-size, 2 vm-steps */
-    if (id < 0 && strcmp(name, "file-size") == 0) alias = 1;
-    if (id < 0 && strcmp(name, "vm-steps") == 0) alias = 2;
-    if (id < 0 && !alias) {
-      const char *names[TFX_LIMIT__COUNT + 2];
-      for (int i = 0; i < TFX_LIMIT__COUNT; i++) names[i] = tfx_limit_table[i].name;
-      names[TFX_LIMIT__COUNT] = "file-size";
-      names[TFX_LIMIT__COUNT + 1] = "vm-steps";
-      const char *hint = tfx_pipeline_closest(name, names, TFX_LIMIT__COUNT + 2);
-      tfx_cli_usage_error(d, cmd, "--limit: unknown limit '%s'%s%s%s (limits: file-size, depth, "
-                          "string, list, nodes, scope-depth, rule-depth, vm-steps, output-size)",
-                          name, hint ? "; did you mean '" : "", hint ? hint : "",
-                          hint ? "'?" : "");
-      return -1;
-    }
-    int is_size = alias == 1 || (id >= 0 && tfx_limit_table[id].is_size);
-    uint64_t max = alias == 1 ? (uint64_t)SIZE_MAX
-                   : alias == 2 ? LIMIT_VM_STEPS_MAX
-                                : tfx_limit_table[id].max;
-    uint64_t v;
-    if (!eq || parse_limit_value(eq + 1, n - nl - 1, is_size, &v) != 0 || v == 0 || v > max) {
-      int vn = eq ? (int)(n - nl - 1) : 0;
-      tfx_cli_usage_error(d, cmd, "--limit %s: '%.*s' is not a %s from 1 to %llu%s", name,
-                          vn > 40 ? 40 : vn, eq ? eq + 1 : "",
-                          is_size ? "size" : "number", (unsigned long long)max,
-                          is_size ? " (K, M, G suffixes allowed)" : "");
-      return -1;
-    }
-    if (alias == 1) {
-      if (file_size) *file_size = (size_t)v;
-    } else if (alias == 2) {
-      if (vm_steps) *vm_steps = v;
-    } else if (lim) {
-      lim->v[id] = v;
-    }
-    if (!e) break;
-    s = e + 1;
-  }
-  return 0;
+  return tfx_api_parse_limit(spec, cmd, lim, file_size, vm_steps, d); /* src/api/options.c */
 }
 
 void tfx_cli_help_limits(FILE *f) {

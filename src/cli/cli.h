@@ -125,12 +125,6 @@ int tfx_cli_disasm(int argc, char **argv, int first, tfx_diag *d);
 int tfx_cli_list_rules(int argc, char **argv, int first, tfx_diag *d);
 int tfx_cli_test(int argc, char **argv, int first, tfx_diag *d);
 int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d);
-/* explain_flow.c: `explain --rule REWRITE --node NODE` (ctx after SCOPE_FUSION without the
- * "dataflow" pass). Returns 0 or an exit code (reported). */
-struct tfx_ctx;
-uint32_t tfx_cli_find_rewrite(const tfx_pack *p, const char *name);
-int tfx_cli_explain_flow(tfx_strbuf *b, struct tfx_ctx *ctx, uint32_t rule, const char *function,
-                         const char *node, tfx_diag *d);
 
 /* Help texts. */
 void tfx_cli_help_main(FILE *f);

@@ -10,11 +10,7 @@
 #include "api/api_int.h"
 #include "cli/cli.h"
 #include "cli/progress.h"
-#include "fusion/dataflow.h"
-#include "fusion/engine.h"
-#include "opmap/opmap.h"
 #include "passes/passes.h"
-#include "util/fileio.h"
 #include "tfxc/tfxc.h"
 
 enum {
@@ -59,46 +55,12 @@ static const tfx_cli_opt convert_opts[] = {
   {O_NO_FREEZE, "no-freeze", 0, NULL},
 };
 
-typedef struct emit_kind {
-  const char *name;
-  const char *suffix; /* default output: <model stem><suffix> */
-} emit_kind;
-
-static const emit_kind emit_kinds[TFX_EMIT__COUNT] = {
-  [TFX_EMIT_AIR] = {"air", ".air"},
-  [TFX_EMIT_GE_PBTXT] = {"ge-pbtxt", ".ge.pbtxt"},
-  [TFX_EMIT_GE_JSON] = {"ge-json", ".ge.json"},
-  [TFX_EMIT_DOT] = {"dot", ".dot"},
-  [TFX_EMIT_TF_PBTXT] = {"tf-pbtxt", ".tf.pbtxt"},
-};
-
-/* Parses --emit into a bit set. Returns 0 or -1 (reported, usage). */
+/* Parses --emit with the library's kind table (TFXC_EMIT_KINDS). Returns 0 or -1 (reported,
+ * usage). */
 static int parse_emit(const char *s, unsigned *mask, tfx_diag *d) {
-  *mask = 0;
-  for (;;) {
-    const char *e = strchr(s, ',');
-    size_t n = e ? (size_t)(e - s) : strlen(s);
-    int k = 0;
-    for (; k < TFX_EMIT__COUNT; k++)
-      if (strlen(emit_kinds[k].name) == n && memcmp(emit_kinds[k].name, s, n) == 0) break;
-    if (k == TFX_EMIT__COUNT) {
-      char word[64];
-      size_t wn = n < sizeof word - 1 ? n : sizeof word - 1;
-      memcpy(word, s, wn);
-      word[wn] = 0;
-      const char *names[TFX_EMIT__COUNT];
-      for (int j = 0; j < TFX_EMIT__COUNT; j++) names[j] = emit_kinds[j].name;
-      const char *hint = tfx_pipeline_closest(word, names, TFX_EMIT__COUNT);
-      tfx_cli_usage_error(d, "tfxc",
-                          "--emit: unknown kind '%s'%s%s%s (kinds: air, ge-pbtxt, ge-json, dot, tf-pbtxt)",
-                          word, hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
-      return -1;
-    }
-    *mask |= 1u << k;
-    if (!e) break;
-    s = e + 1;
-  }
-  return 0;
+  if (tfx_api_parse_emit(s, mask, d) == 0) return 0;
+  tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "run 'tfxc --help' for usage");
+  return -1;
 }
 
 typedef struct convert_args {
@@ -150,22 +112,12 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx
       }
       break;
     case O_ENABLE_SCOPE:
-      if (!*v) {
-        tfx_cli_usage_error(d, "tfxc", "--enable-scope-fusion-passes: empty list");
-        usage = 1;
-      }
+      if (tfx_api_opt_list("enable-scope-fusion-passes", v, "tfxc", d) != 0) usage = 1;
       ca->o.enable_scope_passes = v;
       break;
-    case O_VM_BUDGET: {
-      unsigned n;
-      if (tfx_cli_parse_uint(v, &n) != 0 || n == 0) {
-        tfx_cli_usage_error(d, "tfxc", "--vm-budget: '%s' is not a positive number of steps "
-                            "(at most 1000000000)", v);
-        usage = 1;
-      }
-      else ca->o.vm_budget = n;
+    case O_VM_BUDGET:
+      if (tfx_api_opt_vm_budget(v, "tfxc", &ca->o.vm_budget, d) != 0) usage = 1;
       break;
-    }
     case O_CHECK: ca->o.check_only = 1; break;
     case O_PASSTHROUGH: ca->o.passthrough_unknown = 1; break;
     case O_ALLOW_DANGLING: ca->o.allow_dangling_inputs = 1; break;
@@ -191,10 +143,13 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx
     case O_OUT_NODES: ca->o.out_nodes = v; break;
     case O_SIGNATURE: ca->o.signature = v; break;
     case O_INPUT_FORMAT:
-      if (tfx_cli_check_input_format(v, d) != 0) usage = 1;
+      if (tfx_api_opt_input_format(v, "tfxc", d) != 0) usage = 1;
       ca->o.input_format = v;
       break;
-    case O_DISABLE_PASS: ca->o.disable = v; break;
+    case O_DISABLE_PASS:
+      if (tfx_api_opt_list("disable-pass", v, "tfxc", d) != 0) usage = 1;
+      ca->o.disable = v;
+      break;
     case O_TIME_PASSES: ca->o.time_passes = 1; break;
     case O_DUMP_AFTER: ca->o.dump_after = v; break;
     case O_DUMP_DIR: ca->o.dump_dir = v; break;
@@ -202,13 +157,10 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx
     case O_QUIET: ca->o.verbose = -1; break;
     case O_TAG: ca->o.tag = v; break;
     case O_MAX_FILE:
-      if (tfx_cli_parse_size(v, &ca->o.max_file_size) != 0 || ca->o.max_file_size == 0) {
-        tfx_cli_usage_error(d, "tfxc", "--max-file-size: '%s' is not a size (e.g. 512M, 4G)", v);
-        usage = 1;
-      }
+      if (tfx_api_opt_max_file_size(v, "tfxc", &ca->o.max_file_size, d) != 0) usage = 1;
       break;
     case O_LIMIT:
-      if (tfx_cli_parse_limit(v, "tfxc", &ca->o.limits, &ca->o.max_file_size, &ca->o.vm_budget,
+      if (tfx_api_parse_limit(v, "tfxc", &ca->o.limits, &ca->o.max_file_size, &ca->o.vm_budget,
                               d) != 0)
         usage = 1;
       break;
@@ -272,27 +224,30 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx
   return 0;
 }
 
-/* Writes the --report JSON (shape: docs/CLI.md "Report"): the exit code of the run and the
- * scope fusion report (null when the pass did not run), each top-level section indented one
- * level. Returns 0 or an exit code (reported). */
+/* Writes the --report JSON (shape: docs/CLI.md "Report"; built by the library, as
+ * tfxc_report_json does): to path, or standard output when NULL. Returns 0 or an exit code
+ * (reported). */
 static int write_report(const char *path, const tfx_ctx *ctx, const char *model, int run_rc,
                         tfx_diag *d) {
-  tfx_strbuf sb; /* built by the library (src/api/convert_util.c), as tfxc_report_json does */
+  int rc;
+  if (path) {
+    rc = tfx_api_write_report(path, ctx, model, run_rc, d);
+    if (!rc && ctx->opts && ctx->opts->verbose > 0)
+      tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "wrote %s (report)", path);
+    return rc;
+  }
+  tfx_strbuf sb;
   tfx_sb_init(&sb);
   if (tfx_api_report_json(ctx, model, run_rc, &sb) != 0) sb.oom = 1;
-  int rc = 0;
   if (sb.oom) {
     tfx_error(d, NULL, 0, 0, "out of memory writing the report");
     rc = TFX_EXIT_FAIL;
-  } else if (tfx_check_output_size(
-                 path ? path : "-", sb.len,
-                 tfx_limit_size(ctx->opts ? &ctx->opts->limits : NULL, TFX_LIMIT_OUTPUT_SIZE),
-                 d) != 0) {
-    rc = TFX_EXIT_FAIL;
-  } else if (!path) rc = tfx_cli_write_stdout(sb.data, sb.len, d);
-  else if (tfx_write_file_atomic(path, sb.data, sb.len, d) != 0) rc = TFX_EXIT_INPUT;
-  else if (ctx->opts && ctx->opts->verbose > 0)
-    tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "wrote %s (report)", path);
+  } else if (sb.len > tfx_limit_size(ctx->opts ? &ctx->opts->limits : NULL,
+                                     TFX_LIMIT_OUTPUT_SIZE)) {
+    rc = tfx_api_write_report("-", ctx, model, run_rc, d); /* reports the limit */
+  } else {
+    rc = tfx_cli_write_stdout(sb.data, sb.len, d);
+  }
   tfx_sb_free(&sb);
   return rc;
 }
@@ -351,31 +306,12 @@ int tfx_cli_convert(int argc, char **argv, int first, tfx_diag *d) {
     tfx_sb_free(&sb);
     goto done;
   }
-  unsigned kinds = 0;
-  for (int k = 0; k < TFX_EMIT__COUNT; k++) kinds += (ca.o.emit >> k) & 1u;
-  for (int k = 0; k < TFX_EMIT__COUNT; k++) {
-    if (!(ca.o.emit & (1u << k))) continue;
-    if (ca.output && kinds == 1 && !tfx_cli_output_wants_ext(ca.output)) { /* -o is the file */
-      ca.o.out_path[k] = ca.output;
-      continue;
-    }
-    if (ca.output && kinds == 1) /* ATC's --output=NAME: the extension is added */
-      tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "-o %s has no extension: writing %s%s (as ATC's "
-                   "--output adds .om)", ca.output, ca.output, emit_kinds[k].suffix);
-    /* several kinds: -o is a stem, each kind adds its extension */
-    if (ca.output) {
-      size_t n = strlen(ca.output) + strlen(emit_kinds[k].suffix) + 1;
-      outs[k] = malloc(n);
-      if (outs[k]) snprintf(outs[k], n, "%s%s", ca.output, emit_kinds[k].suffix);
-    } else
-      outs[k] = tfx_ctx_default_output(ca.o.model_path, emit_kinds[k].suffix);
-    if (!outs[k]) {
-      tfx_error(d, NULL, 0, 0, "out of memory");
-      rc = TFX_EXIT_FAIL;
-      goto done;
-    }
-    ca.o.out_path[k] = outs[k];
+  /* output naming is the library's (tfx_api_output_paths; tfxc_output_name) */
+  if (tfx_api_output_paths(ca.o.model_path, ca.output, ca.o.emit, outs, d) != 0) {
+    rc = TFX_EXIT_FAIL;
+    goto done;
   }
+  for (int k = 0; k < TFX_EMIT__COUNT; k++) ca.o.out_path[k] = outs[k];
   for (int k = 0; k < TFX_EMIT__COUNT; k++)
     if (ca.o.out_path[k] && tfx_cli_check_output_path(ca.o.out_path[k], "tfxc", d) != 0) {
       rc = TFX_EXIT_USAGE;
@@ -389,15 +325,8 @@ int tfx_cli_convert(int argc, char **argv, int first, tfx_diag *d) {
   tfx_cli_progress_install(&prog, &p, ca.o.verbose);
   /* the precheck runs the lowering too (never the emitters): it fails when conversion would */
   rc = tfx_pipeline_run(&p, &ctx, ca.o.check_only ? TFX_GROUP_LOWERING : TFX_GROUP_EMIT);
-  if (ca.o.check_only && rc == 0) {
-    const tfx_pass *om = tfx_pipeline_find(&p, "op-mapping");
-    if (!ctx.opmap) {
-      tfx_error(d, NULL, 0, 0, "--check: the op mapping did not run%s",
-                om && !om->enabled ? " (pass 'op-mapping' is disabled)" : "");
-      rc = TFX_EXIT_FAIL;
-    } else if (ctx.opmap->n_failed)
-      rc = TFX_EXIT_FAIL; /* the report lists them */
-  }
+  uint32_t n_failed = 0;
+  if (ca.o.check_only) rc = tfx_api_check_verdict(&p, &ctx, rc, &n_failed, d);
   /* the precheck's failures grouped on stderr too (the report on stdout lists every node) */
   if (ca.o.check_only && ctx.opmap) {
     uint32_t nf = tfx_precheck_summary(&ctx, ca.o.verbose > 0, NULL);
@@ -426,7 +355,7 @@ int tfx_cli_convert(int argc, char **argv, int first, tfx_diag *d) {
     for (int k = 0; k < TFX_EMIT__COUNT; k++)
       if (ca.o.out_path[k])
         tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "wrote %s (%s)", ca.o.out_path[k],
-                     emit_kinds[k].name);
+                     tfx_api_emit_name(k));
 done:
   tfx_ctx_free(&ctx);
   tfx_pipeline_free(&p);

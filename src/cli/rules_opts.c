@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/api_int.h"
 #include "cli/cli.h"
 #include "passes/passes.h"
-#include "rules/load.h"
 #include "tfxc/tfxc.h"
 #include "util/arena.h"
 
@@ -40,26 +40,9 @@ int tfx_cli_rules_add_path(tfx_cli_rules *r, const char *path, tfx_diag *d) {
 }
 
 int tfx_cli_rules_add_warn(tfx_cli_rules *r, const char *value, const char *cmd, tfx_diag *d) {
-  size_t n = strlen(value);
-  char *opt = tfx_malloc(n + 3);
-  if (!opt) {
-    tfx_error(d, NULL, 0, 0, "out of memory");
-    return -2;
-  }
-  memcpy(opt, "-W", 2);
-  memcpy(opt + 2, value, n + 1);
-  if (tfx_rules_check_warn_option(opt) != 0) {
-    char names[512];
-    size_t k = 0;
-    names[0] = 0;
-    for (int i = 0; i < TFX_RULES_W__COUNT && k < sizeof names; i++)
-      k += (size_t)snprintf(names + k, sizeof names - k, "%s%s", i ? ", " : "",
-                            tfx_rules_warning_name((tfx_rules_warning)i));
-    tfx_cli_usage_error(d, cmd, "unknown warning option '%s' (warnings: %s; also -Wall, -Werror, "
-                        "-Werror=NAME, -Wno-NAME)", opt, names);
-    free(opt);
-    return -1;
-  }
+  char *opt; /* checked by the library's shared option parser (src/api/options.c) */
+  int rc = tfx_api_opt_warn(value, cmd, &opt, d);
+  if (rc) return rc;
   void *arr = r->warns;
   if (grow(&arr, &r->cap_warns, r->n_warns, sizeof *r->warns) != 0) {
     free(opt);

@@ -17,6 +17,7 @@
 #include "graph/prune.h"
 #include "io/io.h"
 #include "scope/scope.h"
+#include "tfxc/tfxc.h" /* TFXC_EMIT_KINDS */
 #include "util/diag.h"
 #include "util/limits.h"
 #include "vm/pack.h"
@@ -29,11 +30,9 @@ struct tfx_ckpt;          /* ckpt/ckpt.h */
 
 /* Output kinds of --emit. Bit flags so a run can ask for several. */
 typedef enum {
-  TFX_EMIT_AIR = 0,      /* binary GE IR ModelDef (.air) */
-  TFX_EMIT_GE_PBTXT,     /* GE IR text */
-  TFX_EMIT_GE_JSON,      /* GE IR JSON */
-  TFX_EMIT_DOT,          /* Graphviz */
-  TFX_EMIT_TF_PBTXT,     /* the TF GraphDef after the pipeline, text format */
+#define TFX_EMIT_ENUM_ROW(id, name, suffix, what) TFX_EMIT_##id,
+  TFXC_EMIT_KINDS(TFX_EMIT_ENUM_ROW) /* tfxc/tfxc.h: AIR, GE_PBTXT, GE_JSON, DOT, TF_PBTXT */
+#undef TFX_EMIT_ENUM_ROW
   TFX_EMIT__COUNT
 } tfx_emit_kind;
 

@@ -20,9 +20,9 @@
 #include "tfxc/tfxc.h"
 #include "util/fileio.h"
 
-static const char *const emit_names[TFX_EMIT__COUNT] = {
-  "air", "ge-pbtxt", "ge-json", "dot", "tf-pbtxt",
-};
+#define EMIT_NAME(id, name, suffix, what) name,
+static const char *const emit_names[TFX_EMIT__COUNT] = {TFXC_EMIT_KINDS(EMIT_NAME)};
+#undef EMIT_NAME
 
 typedef int (*ge_emit_fn)(const Ge__Proto__ModelDef *m, tfx_strbuf *out, tfx_diag *d);
 static const ge_emit_fn ge_emitters[TFX_EMIT__COUNT] = {

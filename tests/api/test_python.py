@@ -98,6 +98,15 @@ try:
            lp[0]["result_count"] >= 1, "explain_pass(ScopeLayerNormPass): SUCCESS, results")
     e = raises(lambda: tfxc.explain_pass(EX, "NoSuchPass"), "misuse")
     expect(e is not None and "ScopeLayerNormPass" in str(e), "explain_pass(unknown) raises misuse")
+    # explain as the command's text (tfxc_explain_scope / tfxc_explain_rule)
+    t = tfxc.explain_scope(EX, "dense/LayerNorm/batchnorm", passes=["ScopeLayerNormPass"])
+    expect(t.startswith("scope dense/LayerNorm/batchnorm/\n") and "pattern 1 batchnorm: matched" in t,
+           "explain_scope(): the command's text")
+    t = tfxc.explain_rule(EX, "ScopeLayerNormPass")
+    expect(t.startswith("pass ScopeLayerNormPass (general, ") and "final results: 1" in t,
+           "explain_rule(ScopeLayerNormPass): the pass's report")
+    e = raises(lambda: tfxc.explain_scope(EX, "no/such"), "misuse")
+    expect(e is not None and "no scope 'no/such/'" in str(e), "explain_scope(unknown) raises misuse")
     # sessions
     with tfxc.Session() as s:
         s.load_model(EX)

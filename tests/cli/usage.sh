@@ -76,6 +76,28 @@ expect 2 "--vm-budget: 'x' is not" -- --vm-budget x --emit tf-pbtxt m.pbtxt
 expect 2 "--vm-budget: '0' is not" -- --vm-budget 0 --emit tf-pbtxt m.pbtxt
 expect 2 "unknown option '--rule'; did you mean '--rules'" -- --rule x --emit tf-pbtxt m.pbtxt
 
+# The options the commands share have one parser (src/api/options.c): convert and explain
+# give the same message for the same bad value, each under its own command name.
+same_msg() { # ARGS... : the message of `tfxc ARGS m.pbtxt` and `tfxc explain ARGS --rule X m.pbtxt`
+  "$TFXC" "$@" m.pbtxt 2>"$T/e1" >/dev/null; local r1=$?
+  "$TFXC" explain "$@" --rule X m.pbtxt 2>"$T/e2" >/dev/null; local r2=$?
+  local m1 m2
+  m1=$(sed -n '1s/^tfxc: error: //p' "$T/e1"); m2=$(sed -n '1s/^tfxc explain: error: //p' "$T/e2")
+  if [ $r1 -ne 2 ] || [ $r2 -ne 2 ] || [ -z "$m1" ] || [ "$m1" != "$m2" ]; then
+    echo "FAIL: $*: convert (exit $r1) and explain (exit $r2) differ:"; sed 's/^/  | /' "$T/e1" "$T/e2"; fail=1
+  fi
+  grep -q "run 'tfxc explain --help' for usage" "$T/e2" || { echo "FAIL: $*: explain lacks its --help note"; fail=1; }
+  rm -f "$T/e1" "$T/e2"
+}
+same_msg --vm-budget 0
+same_msg --max-file-size lots
+same_msg --limit nodes=0
+same_msg -Wfrob
+same_msg --enable-scope-fusion-passes ""
+same_msg --disable-pass ""
+expect 2 "--vm-budget: '0' is not a positive number of steps (at most 1000000000)" -- explain --vm-budget 0 --rule X m.pbtxt
+expect 2 "--disable-pass: empty list" -- --disable-pass "" --emit tf-pbtxt m.pbtxt
+
 # Nothing but the model was written by any of the above.
 left=$(ls -A "$T" | grep -v -x -e m.pbtxt -e out -e err)
 if [ -n "$left" ]; then echo "FAIL: files left behind: $left"; fail=1; fi

@@ -83,6 +83,8 @@ static void options_are_checked(void **state) {
   assert_int_equal(tfxc_set_option(s, "vm-budget", "-3"), TFXC_MISUSE);
   assert_int_equal(tfxc_set_option(s, "check", "maybe"), TFXC_MISUSE);
   assert_int_equal(tfxc_set_option(s, "W", "no-such-warning"), TFXC_MISUSE);
+  /* the command line's message (one parser for the shared options: src/api/options.c) */
+  assert_non_null(strstr(tfxc_errmsg(s), "unknown warning option '-Wno-such-warning' (warnings: "));
   assert_int_equal(tfxc_set_option(s, "input-shape", "x:1,,2"), TFXC_MISUSE);
   assert_int_equal(tfxc_set_option(s, "limit", "nodes=100,depth=50"), TFXC_OK);
   assert_int_equal(tfxc_set_option(s, "W", "error"), TFXC_OK);
@@ -374,6 +376,95 @@ static void out_of_memory_is_a_status(void **state) {
   assert_true(failures > 10);
 }
 
+/* tfxc_explain_scope / tfxc_explain_rule give the text `tfxc explain` prints: the golden cases
+ * with an `explain` file (tests/golden/cases; `tfxc test` checks the command against the same
+ * expected.explain), the model handed over as a path and, every other case, in memory. */
+static void explain_text_is_the_commands(void **state) {
+  (void)state;
+  static const struct {
+    const char *dir, *option, *value, *scope, *rule, *node;
+    int rules;
+  } cases[] = {
+      {"dataflow-neg-commuted", "enable-scope-fusion-passes", "GeluErfFusion,GeluErfFusionTf",
+       NULL, "GeluErfFusion", "g/mul_1", 1},
+      {"dataflow-neg-extra-consumer", NULL, NULL, NULL, "MatMulBiasAddFusion", "ba", 0},
+      {"dataflow-neg-wrong-attr", NULL, NULL, NULL, "Conv2DBiasAddFusion", "cb", 0},
+      {"explain-layernorm-match", NULL, NULL, "dense/LayerNorm/batchnorm/", NULL, NULL, 0},
+      {"explain-rule", NULL, NULL, NULL, "ScopeLayerNormPass", NULL, 0},
+  };
+  const char *src = getenv("TFXC_SRC");
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char dir[4096], path[4200];
+    snprintf(dir, sizeof dir, "%s/tests/golden/cases/%s", src && *src ? src : ".", cases[i].dir);
+    tfxc_session *s;
+    assert_int_equal(tfxc_open(&s), TFXC_OK);
+    snprintf(path, sizeof path, "%s/model.pbtxt", dir);
+    if (i % 2) {
+      size_t n;
+      char *m = slurp(path, &n);
+      assert_non_null(m);
+      assert_int_equal(tfxc_load_model_buffer(s, path, m, n), TFXC_OK);
+      free(m);
+    } else {
+      assert_int_equal(tfxc_load_model_path(s, path), TFXC_OK);
+    }
+    /* rule sites are shown as given: the path relative to the case, as `tfxc test` runs */
+    char cwd[4096];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(dir), 0);
+    if (cases[i].rules) assert_int_equal(tfxc_add_rules_path(s, "rules"), TFXC_OK);
+    if (cases[i].option)
+      assert_int_equal(tfxc_set_option(s, cases[i].option, cases[i].value), TFXC_OK);
+    char *text = NULL;
+    size_t len = 0;
+    tfxc_status st = cases[i].scope
+                         ? tfxc_explain_scope(s, cases[i].scope, NULL, NULL, &text, &len)
+                         : tfxc_explain_rule(s, cases[i].rule, NULL, cases[i].node, &text, &len);
+    assert_int_equal(chdir(cwd), 0);
+    if (st != TFXC_OK) fprintf(stderr, "%s: %s\n", cases[i].dir, tfxc_errmsg(s));
+    assert_int_equal(st, TFXC_OK);
+    snprintf(path, sizeof path, "%s/expected.explain", dir);
+    size_t en;
+    char *want = slurp(path, &en);
+    assert_non_null(want);
+    assert_int_equal(len, strlen(text));
+    assert_string_equal(text, want);
+    free(want);
+    tfxc_free(text);
+    tfxc_close(s);
+  }
+}
+
+/* Misuse of the explain calls: names the model or rules lack, a rewrite without a node. */
+static void explain_misuse(void **state) {
+  (void)state;
+  tfxc_session *s;
+  assert_int_equal(tfxc_open(&s), TFXC_OK);
+  char *text = (char *)"x";
+  assert_int_equal(tfxc_explain_scope(s, "dense/", NULL, NULL, &text, NULL), TFXC_MISUSE);
+  assert_null(text);
+  assert_non_null(strstr(tfxc_errmsg(s), "no model given"));
+  assert_int_equal(tfxc_load_model_path(s, model_path), TFXC_OK);
+  assert_int_equal(tfxc_explain_rule(s, "NoSuchPass", NULL, NULL, &text, NULL), TFXC_MISUSE);
+  assert_non_null(strstr(tfxc_errmsg(s), "--rule: no scope pass 'NoSuchPass' (passes: "));
+  assert_int_equal(tfxc_explain_rule(s, "MatMulBiasAddFusion", NULL, NULL, &text, NULL),
+                   TFXC_MISUSE);
+  assert_non_null(strstr(tfxc_errmsg(s), "a rewrite is explained at a node"));
+  assert_int_equal(tfxc_explain_scope(s, "dense/", "f", NULL, &text, NULL), TFXC_MISUSE);
+  assert_non_null(strstr(tfxc_errmsg(s), "no function 'f' (the model has no library functions)"));
+  assert_int_equal(tfxc_explain_scope(s, "dense/", NULL, "NoSuchPass", &text, NULL), TFXC_MISUSE);
+  assert_non_null(strstr(tfxc_errmsg(s), "--pass: no scope pass 'NoSuchPass'"));
+  assert_int_equal(tfxc_explain_scope(s, "dense/", NULL, "", &text, NULL), TFXC_MISUSE);
+  /* the last run is left alone: explain before and after a run */
+  assert_int_equal(tfxc_run(s, "op-mapping"), TFXC_OK);
+  assert_int_equal(tfxc_explain_scope(s, "dense/LayerNorm", NULL, NULL, &text, NULL), TFXC_OK);
+  assert_non_null(strstr(text, "scope dense/LayerNorm/\n"));
+  tfxc_free(text);
+  assert_int_equal(tfxc_explain(s, "input", &text, NULL), TFXC_OK);
+  tfxc_free(text);
+  tfxc_close(s);
+}
+
 int main(int argc, char **argv) {
   const char *src = getenv("TFXC_SRC");
   snprintf(model_path, sizeof model_path, "%s/examples/dense_layernorm/model.pbtxt",
@@ -404,6 +495,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(check_fails_on_unsupported_ops),
       cmocka_unit_test(bad_model_and_rules_have_locations),
       cmocka_unit_test(rules_from_memory_apply),
+      cmocka_unit_test(explain_text_is_the_commands),
+      cmocka_unit_test(explain_misuse),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

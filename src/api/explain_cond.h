@@ -1,7 +1,7 @@
 /* Why a `where` or `require` condition rejected a scope, from the VM trace (explain_cond.c).
- * Stage: cli (explain). */
-#ifndef TFX_CLI_EXPLAIN_COND_H
-#define TFX_CLI_EXPLAIN_COND_H
+ * Stage: api (explain.c). */
+#ifndef TFX_API_EXPLAIN_COND_H
+#define TFX_API_EXPLAIN_COND_H
 
 #include <stdint.h>
 

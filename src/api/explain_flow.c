@@ -1,5 +1,5 @@
 /* `tfxc explain MODEL --rule REWRITE --node NODE`: why a dataflow rewrite does (not) match at
- * a node. Stage: cli (called by cmd_explain.c after the pipeline ran through SCOPE_FUSION
+ * a node. Stage: api (called by explain.c after the pipeline ran through SCOPE_FUSION
  * with the "dataflow" pass switched off, so the graph is the one the rewrites would see).
  * The rule's program runs once with NODE as the root; every failed test is recorded (one per
  * tried order of commutative operands), and the one furthest into the pattern (the largest
@@ -10,14 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "api/api_int.h"
 #include "fusion/dataflow.h"
 #include "passes/passes.h"
-#include "tfxc/tfxc.h"
 #include "vm/bytecode.h"
 #include "vm/vm.h"
 
-uint32_t tfx_cli_find_rewrite(const tfx_pack *p, const char *name) {
+uint32_t tfx_api_find_rewrite(const tfx_pack *p, const char *name) {
   for (uint32_t i = 0; i < p->n_rules; i++)
     if (p->rules[i].kind == TFX_RULE_FLOW && strcmp(tfx_pack_str(p, p->rules[i].name), name) == 0)
       return i;
@@ -35,8 +34,8 @@ static void found_str(tfx_strbuf *b, const tfx_graph *g, const tfx_value *v) {
   }
 }
 
-int tfx_cli_explain_flow(tfx_strbuf *b, tfx_ctx *ctx, uint32_t rule, const char *function,
-                         const char *node, tfx_diag *d) {
+int tfx_api_explain_flow(tfx_strbuf *b, tfx_ctx *ctx, uint32_t rule, const char *function,
+                         const char *node, const char *cmd, tfx_diag *d) {
   const tfx_pack *p = &ctx->pack;
   const tfx_graph *g = &ctx->module.main;
   if (function)
@@ -44,8 +43,8 @@ int tfx_cli_explain_flow(tfx_strbuf *b, tfx_ctx *ctx, uint32_t rule, const char 
       if (!strcmp(ctx->module.funcs[i].name, function)) g = &ctx->module.funcs[i];
   uint32_t n = tfx_graph_find(g, node);
   if (n == TFX_NO_ID) {
-    if (function) tfx_cli_usage_error(d, "tfxc explain", "--node: no node '%s' in function '%s'", node, function);
-    else tfx_cli_usage_error(d, "tfxc explain", "--node: no node '%s' in the main graph", node);
+    if (function) tfx_api_usage_error(d, cmd, "--node: no node '%s' in function '%s'", node, function);
+    else tfx_api_usage_error(d, cmd, "--node: no node '%s' in the main graph", node);
     return TFX_EXIT_USAGE;
   }
   const tfx_vm_rule *ru = &p->rules[rule];

@@ -1,12 +1,12 @@
 /* `tfxc explain --scope`: which `where` / `require` sub-condition rejected the scope, and the
- * values it compared. Stage: cli (explain). Input: the VM trace lines of the scope-fusion run
+ * values it compared. Stage: api (explain.c). Input: the VM trace lines of the scope-fusion run
  * (`--trace` format: "[file:line] PC  OP operands  | rN=VALUE ..."), fed one by one while the
  * selection programs run. Output: per pass, the last `where` jump that skipped the explained
  * scope and the `require` jump that failed the pass, each with the leaf sub-condition's
  * file:line:col, its source text and the values of the last comparison before the jump.
  * Only lines of selection programs are looked at; nothing is kept of the others. */
 #define _POSIX_C_SOURCE 200809L
-#include "cli/explain_cond.h"
+#include "api/explain_cond.h"
 
 #include <stdio.h>
 #include <stdlib.h>
