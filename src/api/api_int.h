@@ -27,9 +27,9 @@ int tfx_api_parse_emit(const char *s, unsigned *mask, tfx_diag *d);
  * Returns 0 or -1 (out of memory). */
 int tfx_api_split_disable(tfx_pipeline *p, const char *list, char **pipe, char **rules);
 
-/* The --report JSON of a run (docs/CLI.md "Report") appended to sb: the exit code run_rc,
- * the precheck members when the op mapping ran, the scope fusion report (null when that pass
- * did not run). Returns 0 or -1 (out of memory). */
+/* The --report JSON of a run (docs/CLI.md "Report") appended to sb: the exit code of run_rc,
+ * a tfx_status (tfx_status_exit_code), the precheck members when the op mapping ran, the
+ * scope fusion report (null when that pass did not run). Returns 0 or -1 (out of memory). */
 int tfx_api_report_json(const tfx_ctx *ctx, const char *model, int run_rc, tfx_strbuf *sb);
 
 /* Option values (messages name the option as --NAME). Each returns 0, or -1 (reported). */

@@ -14,7 +14,7 @@
 #include "cann/cann.h"
 #include "cann/cann_int.h"
 #include "stdlib_embed.h"
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 
 /* ---------------------------------------------------------------- data types */
 
@@ -451,7 +451,7 @@ int tfx_cann_add(tfx_cann_table *t, const char *text, size_t len, const char *fn
   const char *file = tfx_arena_strdup(&t->arena, r.fname);
   if (!file || reserve_ops(t, len ? count_lines(text, len) : 0) != 0) {
     tfx_tsv_oom(&r);
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   const uint32_t first = t->n_ops; /* ops of this text are first.. */
   size_t ov_errors = 0;
@@ -501,9 +501,9 @@ int tfx_cann_add(tfx_cann_table *t, const char *text, size_t len, const char *fn
   }
   if (oom) {
     tfx_tsv_oom(&r);
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
-  return r.errors || ov_errors ? TFX_EXIT_INPUT : 0;
+  return r.errors || ov_errors ? TFX_E_INPUT : 0;
 }
 
 int tfx_cann_load(tfx_cann_table *t, const char *text, size_t len, const char *fname, tfx_diag *d) {
@@ -516,7 +516,7 @@ int tfx_cann_add_base(tfx_cann_table *t, const tfx_cann_table *base, tfx_cann_ov
   if (!base || !base->n_ops) return 0;
   if (reserve_ops(t, base->n_ops) != 0) {
     tfx_error(d, NULL, 0, 0, "out of memory merging CANN prototype tables");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   size_t ov_errors = 0;
   for (uint32_t i = 0; i < base->n_ops; i++) {
@@ -529,11 +529,11 @@ int tfx_cann_add_base(tfx_cann_table *t, const tfx_cann_table *base, tfx_cann_ov
     }
     if (tfx_hmap_put(&t->by_name, op->name, n, t->n_ops, NULL) < 0) {
       tfx_error(d, NULL, 0, 0, "out of memory merging CANN prototype tables");
-      return TFX_EXIT_FAIL;
+      return TFX_E_FAIL;
     }
     t->ops[t->n_ops++] = *op;
   }
-  return ov_errors ? TFX_EXIT_INPUT : 0;
+  return ov_errors ? TFX_E_INPUT : 0;
 }
 
 void tfx_cann_free(tfx_cann_table *t) {

@@ -12,7 +12,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 #include "util/arena.h"
 #include "util/fileio.h"
 
@@ -319,14 +319,14 @@ int tfx_pipeline_dump_tf_graph(tfx_ctx *ctx, const tfx_pass *pass, unsigned pos,
   char *path = tfx_malloc(dl + nl + 32);
   if (!path) {
     tfx_error(ctx->diag, dir, 0, 0, "out of memory");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   memcpy(path, dir, dl + 1);
   while (dl > 1 && path[dl - 1] == '/') path[--dl] = 0;
   if (make_dirs(path) != 0) {
     tfx_error(ctx->diag, dir, 0, 0, "cannot create dump directory: %s", strerror(errno));
     free(path);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   snprintf(path + dl, nl + 32, "/%02u-%s.pbtxt", pos, pass->name);
   int rc = tfx_io_write_message_max(path, &ctx->model.graph->base, TFX_WIRE_TEXT,
@@ -334,7 +334,7 @@ int tfx_pipeline_dump_tf_graph(tfx_ctx *ctx, const tfx_pass *pass, unsigned pos,
                                                    TFX_LIMIT_OUTPUT_SIZE),
                                     ctx->diag);
   free(path);
-  return rc == 0 ? 0 : rc == -2 ? TFX_EXIT_FAIL : TFX_EXIT_INPUT;
+  return rc == 0 ? 0 : rc == -2 ? TFX_E_FAIL : TFX_E_INPUT;
 }
 
 /* ---- tables ---- */

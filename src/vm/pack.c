@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 #include "util/fileio.h"
 #include "vm_fingerprint.h"
 
@@ -147,17 +147,17 @@ int tfx_pack_save_file(const tfx_pack *p, const char *path, tfx_diag *d) {
   if (tfx_pack_write(p, &b) != 0) {
     tfx_sb_free(&b);
     tfx_error(d, path, 0, 0, "out of memory writing pack");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   int rc = tfx_write_file_atomic(path, b.data, b.len, d);
   tfx_sb_free(&b);
-  return rc ? TFX_EXIT_FAIL : 0;
+  return rc ? TFX_E_FAIL : 0;
 }
 
 /* ---------------------------------------------------------------- reading */
 
 /* rd.err of a failed allocation (compared by address): reported as "out of memory loading
- * pack" with TFX_EXIT_FAIL, not as a corrupt pack. */
+ * pack" with TFX_E_FAIL, not as a corrupt pack. */
 static const char rd_oom[] = "out of memory";
 
 typedef struct rd {
@@ -323,7 +323,7 @@ static int pack_load(tfx_pack *p, const void *bytes, size_t len, const char *nam
   const unsigned char *b = bytes;
   if (len < TFX_PACK_HEADER_SIZE || memcmp(b, TFX_PACK_MAGIC, 4) != 0) {
     corrupt(d, name, len < 4 ? "file too short" : "bad magic (not a .tfxb pack)");
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   rd h = {b, TFX_PACK_HEADER_SIZE, 4, NULL};
   uint32_t version = rd_u32(&h);
@@ -333,27 +333,27 @@ static int pack_load(tfx_pack *p, const void *bytes, size_t len, const char *nam
     tfx_error(d, name, 0, 0,
               "compiled by a different tfxc (pack format version %u, this tfxc reads %u): "
               "recompile it with 'tfxc compile'", version, TFX_PACK_VERSION);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   if (fingerprint != TFX_PACK_TABLES_FINGERPRINT) {
     tfx_error(d, name, 0, 0,
               "compiled by a different tfxc (VM tables fingerprint %08x, this tfxc has %08x: "
               "opcode, builtin or property ids differ): recompile it with 'tfxc compile'",
               fingerprint, (unsigned)TFX_PACK_TABLES_FINGERPRINT);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   if (len > TFX_PACK_MAX_BYTES || size != len - TFX_PACK_HEADER_SIZE) {
     corrupt(d, name, "payload size %llu does not match the file (%zu bytes)",
             (unsigned long long)size, len);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   if (check_hash && tfx_pack_hash(b + TFX_PACK_HEADER_SIZE, (size_t)size) != hash) {
     corrupt(d, name, "content hash mismatch");
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   if (nsec != TFX_PACK_N_SECTIONS) {
     corrupt(d, name, "bad section count %u", nsec);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   rd all = {b + TFX_PACK_HEADER_SIZE, (size_t)size, 0, NULL};
   const char *err = NULL;
@@ -389,7 +389,7 @@ static int pack_load(tfx_pack *p, const void *bytes, size_t len, const char *nam
   if (err == rd_oom) {
     tfx_error(d, name, 0, 0, "out of memory loading pack");
     tfx_pack_free(p);
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   if (err) {
     if (bad_sec)
@@ -397,12 +397,12 @@ static int pack_load(tfx_pack *p, const void *bytes, size_t len, const char *nam
     else
       corrupt(d, name, "%s", err);
     tfx_pack_free(p);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   int vr = tfx_pack_verify(p, name, d);
   if (vr != 0) {
     tfx_pack_free(p);
-    return vr == -2 ? TFX_EXIT_FAIL : TFX_EXIT_INPUT;
+    return vr == -2 ? TFX_E_FAIL : TFX_E_INPUT;
   }
   return 0;
 }
@@ -425,8 +425,8 @@ int tfx_pack_load_file(tfx_pack *p, const char *path, tfx_diag *d) {
     /* "out of memory reading file" is a resource failure (exit 1), not an unreadable pack */
     if (d->n > before && d->items[d->n - 1].msg &&
         strncmp(d->items[d->n - 1].msg, "out of memory", 13) == 0)
-      return TFX_EXIT_FAIL;
-    return TFX_EXIT_INPUT;
+      return TFX_E_FAIL;
+    return TFX_E_INPUT;
   }
   int rc = tfx_pack_load(p, data, len, path, d);
   free(data);

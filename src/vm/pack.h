@@ -32,14 +32,14 @@
  *
  * A pack of another format version or with another tables fingerprint was compiled by a
  * different tfxc, whose opcode / builtin / property ids may mean something else: it is refused
- * with "compiled by a different tfxc ...: recompile it" (TFX_EXIT_INPUT), before anything else
+ * with "compiled by a different tfxc ...: recompile it" (TFX_E_INPUT), before anything else
  * is read.
  * Writing is deterministic (same pack, same bytes). Loading checks, in order: header, hash,
  * section framing and limits, then tfx_pack_verify (every instruction's opcode, operand kinds
  * and ranges, jump targets on instruction boundaries inside their program, program kinds,
  * rule/pass tables). Any failure is one error in the diag ("corrupt pack: ...") and
- * TFX_EXIT_INPUT; nothing is ever read out of bounds. Running out of memory is not the pack's
- * fault: one "out of memory loading pack" (or "... verifying pack") error and TFX_EXIT_FAIL. */
+ * TFX_E_INPUT; nothing is ever read out of bounds. Running out of memory is not the pack's
+ * fault: one "out of memory loading pack" (or "... verifying pack") error and TFX_E_FAIL. */
 #ifndef TFX_VM_PACK_H
 #define TFX_VM_PACK_H
 
@@ -130,7 +130,7 @@ void tfx_pack_free(tfx_pack *p);
 /* Serializes p into out (appended). Deterministic. Returns 0, or -1 on out of memory. */
 int tfx_pack_write(const tfx_pack *p, tfx_strbuf *out);
 /* Parses and verifies bytes (borrowed) into p (initialized here). name is used in messages.
- * Returns 0, TFX_EXIT_INPUT after one "corrupt pack" error, or TFX_EXIT_FAIL after one "out of
+ * Returns 0, TFX_E_INPUT after one "corrupt pack" error, or TFX_E_FAIL after one "out of
  * memory ..." error (p is then empty). */
 int tfx_pack_load(tfx_pack *p, const void *bytes, size_t len, const char *name, tfx_diag *d);
 /* The same for a pack compiled into the program (the embedded stdlib, stdlib/stdlib_pack.h):
@@ -139,10 +139,10 @@ int tfx_pack_load(tfx_pack *p, const void *bytes, size_t len, const char *name, 
  * loads these bytes with the hash checked). */
 int tfx_pack_load_builtin(tfx_pack *p, const void *bytes, size_t len, const char *name,
                           tfx_diag *d);
-/* Reads and loads a .tfxb file. Returns 0, TFX_EXIT_INPUT (unreadable or corrupt) or
- * TFX_EXIT_FAIL (out of memory), reported. */
+/* Reads and loads a .tfxb file. Returns 0, TFX_E_INPUT (unreadable or corrupt) or
+ * TFX_E_FAIL (out of memory), reported. */
 int tfx_pack_load_file(tfx_pack *p, const char *path, tfx_diag *d);
-/* Writes p to path atomically. Returns 0 or TFX_EXIT_FAIL (reported). */
+/* Writes p to path atomically. Returns 0 or TFX_E_FAIL (reported). */
 int tfx_pack_save_file(const tfx_pack *p, const char *path, tfx_diag *d);
 /* Checks every table and instruction of an in-memory pack (see the file comment).
  * Returns 0, -1 after reporting "corrupt pack: ..." against name, or -2 after reporting
