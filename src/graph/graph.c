@@ -535,12 +535,12 @@ int tfx_module_build_lim(tfx_module *m, Tensorflow__GraphDef *gd, const char *fn
   c.ref_next_iter_id = tfx_intern_id(&m->ops, "RefNextIteration", strlen("RefNextIteration"));
   if (c.next_iter_id == TFX_HASH_NONE || c.ref_next_iter_id == TFX_HASH_NONE) {
     oom(&c);
-    return TFX_E_INPUT;
+    return TFX_E_NOMEM;
   }
 
   int failed = 0;
   int r = build_graph(&c, &m->main, gd->node, gd->n_node, NULL);
-  if (r < 0) return TFX_E_INPUT;
+  if (r < 0) return TFX_E_NOMEM; /* build_graph fails only for out of memory (reported) */
   failed |= r > 0;
 
   Tensorflow__FunctionDefLibrary *lib = gd->library;
@@ -555,14 +555,14 @@ int tfx_module_build_lim(tfx_module *m, Tensorflow__GraphDef *gd, const char *fn
     if (!m->funcs) {
       m->n_funcs = 0;
       oom(&c);
-      return TFX_E_INPUT;
+      return TFX_E_NOMEM;
     }
     for (uint32_t i = 0; i < nf; i++) tfx_hmap_init(&m->funcs[i].by_name);
     tfx_hmap fnames;
     tfx_hmap_init(&fnames);
     if (tfx_hmap_reserve(&fnames, nf) < 0) {
       oom(&c);
-      return TFX_E_INPUT;
+      return TFX_E_NOMEM;
     }
     for (uint32_t i = 0; i < nf; i++) {
       Tensorflow__FunctionDef *f = lib->function[i];
@@ -579,7 +579,7 @@ int tfx_module_build_lim(tfx_module *m, Tensorflow__GraphDef *gd, const char *fn
         if (pr < 0) {
           tfx_hmap_free(&fnames);
           oom(&c);
-          return TFX_E_INPUT;
+          return TFX_E_NOMEM;
         }
         if (pr == 0) {
           tfx_diag_add(d, c.sev, fname, 0, 0,
@@ -592,7 +592,7 @@ int tfx_module_build_lim(tfx_module *m, Tensorflow__GraphDef *gd, const char *fn
       r = build_graph(&c, g, f->node_def, f->n_node_def, f);
       if (r < 0) {
         tfx_hmap_free(&fnames);
-        return TFX_E_INPUT;
+        return TFX_E_NOMEM;
       }
       failed |= r > 0;
     }

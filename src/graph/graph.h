@@ -87,7 +87,7 @@ typedef struct tfx_module {
                                  topological order (topo == NULL). For inspection tools. */
 
 /* Builds the index for gd's node list and for every library function body.
- * fname is used in diagnostics. Returns 0, or TFX_E_INPUT after reporting errors.
+ * fname is used in diagnostics. Returns 0, TFX_E_INPUT after reporting errors or TFX_E_NOMEM.
  * m needs no prior init; call tfx_module_free(m) afterwards whatever the result.
  * Node numbers in messages ("node #3") are 0-based positions in the NodeDef list. Errors in
  * a function body are prefixed "function 'f': ". Duplicate function names and empty

@@ -141,18 +141,16 @@ int tfx_pass_scope_fusion(tfx_ctx *ctx, void *user) {
   if (rc == 0 && applied) {
     tfx_diag scratch;
     tfx_diag_init(&scratch);
-    if (reindex_quiet(ctx, &scratch) == 0) {
+    int rrc = reindex_quiet(ctx, &scratch);
+    if (rrc == 0) {
       forward(ctx->diag, &scratch);
       ctx->graph_edits++;
     } else {
       /* Never leave an unindexable graph behind: undo everything and say why. */
       const char *why = NULL;
-      int oom = 0;
+      int oom = rrc == TFX_E_NOMEM;
       for (size_t k = 0; k < scratch.n; k++)
-        if (scratch.items[k].sev == TFX_SEV_ERROR) {
-          if (!why) why = scratch.items[k].msg;
-          oom |= strstr(scratch.items[k].msg, "out of memory") != NULL;
-        }
+        if (scratch.items[k].sev == TFX_SEV_ERROR && !why) why = scratch.items[k].msg;
       if (!why) why = "the rewritten graph does not index";
       tfx_fusion_undo_rollback(&undo);
       for (uint32_t i = 0; i < rep->n_graphs; i++) {
@@ -162,7 +160,7 @@ int tfx_pass_scope_fusion(tfx_ctx *ctx, void *user) {
       if (oom) { /* not a property of the graph: the run fails instead of going on unfused */
         forward(ctx->diag, &scratch);
         tfx_ctx_reindex(ctx);
-        rc = TFX_E_FAIL;
+        rc = TFX_E_NOMEM;
       } else {
         tfx_warning(ctx->diag, NULL, 0, 0, "scope fusion not applied: %s", why);
         rc = tfx_ctx_reindex(ctx);

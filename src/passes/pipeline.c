@@ -271,7 +271,8 @@ static int run_passes(tfx_pipeline *p, tfx_ctx *ctx, tfx_pass_group last_group) 
     if (rc != 0) {
       /* Every failure must be explained; a pass that forgot gets a generic message. */
       if (ctx->diag->errors == errors_before)
-        tfx_error(ctx->diag, NULL, 0, 0, "pass '%s' failed (exit code %d)", ps->name, rc);
+        tfx_error(ctx->diag, NULL, 0, 0, "pass '%s' failed (exit code %d)", ps->name,
+                  tfx_status_exit_code((tfx_status)rc));
       return rc;
     }
     if (p->dump && dump_selected(ctx->opts, ps->name)) {
