@@ -160,11 +160,11 @@ static int add_known(tfx_cann_protos *p, const char *text, size_t len, const cha
   return r.errors ? TFX_E_INPUT : 0;
 oom:
   tfx_tsv_oom(&r);
-  return TFX_E_FAIL;
+  return TFX_E_NOMEM;
 }
 
-int tfx_cann_protos_add_known(tfx_cann_protos *p, const char *text, size_t len, const char *fname,
-                              tfx_diag *d) {
+tfx_status tfx_cann_protos_add_known(tfx_cann_protos *p, const char *text, size_t len,
+                                     const char *fname, tfx_diag *d) {
   return add_known(p, text, len, fname, 0, d);
 }
 

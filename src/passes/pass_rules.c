@@ -19,8 +19,8 @@
  * the op mapping and the lowering; a pack does not store prototypes, so prototype files may
  * be given next to a pack (the only -r paths a pack combines with).
  * Running out of memory anywhere here (reading, parsing, checking or compiling rules and
- * prototype files, loading a pack) is reported as "out of memory ..." and is exit 1
- * (TFX_E_FAIL), never a rule error (exit 4) or a corrupt pack (exit 3). */
+ * prototype files, loading a pack) is reported as "out of memory ..." and is TFX_E_NOMEM
+ * (exit 1), never a rule error (exit 4) or a corrupt pack (exit 3). */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
@@ -178,10 +178,10 @@ static int walk_protos_as(const char *dir, int depth, pathvec *out, int (*want)(
 /* Loads the CANN prototype files of the -r paths (a *.cannops.tsv path, and every one under
  * a directory, in byte order of its path) in -r order into a new table, over the stdlib's.
  * *out stays NULL when there is none. Returns 0, TFX_E_RULES (malformed or unreadable
- * files, override errors: all reported; *out holds what could be read) or TFX_E_FAIL
- * (out of memory, reported). */
-static int load_protos(const tfx_rules_spec *s, tfx_cann_override ov, tfx_cann_table **out,
-                       tfx_diag *d) {
+ * files, override errors: all reported; *out holds what could be read), TFX_E_NOMEM
+ * (out of memory) or TFX_E_FAIL (the stdlib's table cannot be loaded), reported. */
+static tfx_status load_protos(const tfx_rules_spec *s, tfx_cann_override ov, tfx_cann_table **out,
+                              tfx_diag *d) {
   *out = NULL;
   pathvec files = {0};
   int bad = 0;
@@ -204,30 +204,28 @@ static int load_protos(const tfx_rules_spec *s, tfx_cann_override ov, tfx_cann_t
   if (!t) {
     pv_free(&files);
     if (std) tfx_error(d, NULL, 0, 0, "out of memory loading CANN prototypes");
-    return TFX_E_FAIL;
+    return std ? TFX_E_NOMEM : TFX_E_FAIL;
   }
   tfx_cann_init(t);
   int rc = 0;
-  for (size_t i = 0; i < files.n && rc != TFX_E_FAIL; i++) {
-    size_t len, before = d->n;
-    char *text = tfx_read_file(files.v[i], PROTOS_MAX_FILE, &len, d);
+  for (size_t i = 0; i < files.n && rc != TFX_E_NOMEM; i++) {
+    size_t len;
+    tfx_status st;
+    char *text = tfx_read_file_st(files.v[i], PROTOS_MAX_FILE, NULL, &len, &st, d);
     if (!text) {
-      /* "out of memory reading file" is a resource failure, not a malformed file */
-      if (d->n > before && d->items[d->n - 1].msg &&
-          strncmp(d->items[d->n - 1].msg, "out of memory", 13) == 0)
-        rc = TFX_E_FAIL;
+      if (st == TFX_E_NOMEM) rc = st; /* a resource failure, not a malformed file */
       bad = 1;
       continue;
     }
-    int r = tfx_cann_add(t, text, len, files.v[i], ov, d);
+    tfx_status r = tfx_cann_add(t, text, len, files.v[i], ov, d);
     free(text);
-    if (r == TFX_E_FAIL) rc = r;
+    if (r == TFX_E_NOMEM) rc = r;
     else if (r != 0) bad = 1;
   }
   pv_free(&files);
   if (rc == 0) {
-    int r = tfx_cann_add_base(t, std, ov, d);
-    if (r == TFX_E_FAIL) rc = r;
+    tfx_status r = tfx_cann_add_base(t, std, ov, d);
+    if (r == TFX_E_NOMEM) rc = r;
     else if (r != 0) bad = 1;
   }
   if (rc != 0) {
@@ -239,7 +237,7 @@ static int load_protos(const tfx_rules_spec *s, tfx_cann_override ov, tfx_cann_t
 oom:
   pv_free(&files);
   tfx_error(d, NULL, 0, 0, "out of memory listing CANN prototype files");
-  return TFX_E_FAIL;
+  return TFX_E_NOMEM;
 }
 
 /* ---------------------------------------------------------------- user TF op definitions */
@@ -260,9 +258,9 @@ static void tfops_free(tfops_set *u) {
 
 /* Loads the TF op definition files of the -r paths (a *.tfops.tsv path, and every one under a
  * directory, in byte order of its path), each into its own table, in -r order. Returns 0,
- * TFX_E_RULES (malformed or unreadable files: all reported) or TFX_E_FAIL (out of
+ * TFX_E_RULES (malformed or unreadable files: all reported) or TFX_E_NOMEM (out of
  * memory, reported). */
-static int load_tfops(const tfx_rules_spec *s, tfops_set *u, tfx_diag *d) {
+static tfx_status load_tfops(const tfx_rules_spec *s, tfops_set *u, tfx_diag *d) {
   memset(u, 0, sizeof *u);
   pathvec files = {0};
   int bad = 0, rc = 0;
@@ -290,9 +288,9 @@ static int load_tfops(const tfx_rules_spec *s, tfops_set *u, tfx_diag *d) {
       goto oom;
     }
     u->t[u->n++] = t;
-    int r = tfx_tf_ops_load(t, text, len, files.v[i], d);
+    tfx_status r = tfx_tf_ops_load(t, text, len, files.v[i], d);
     free(text);
-    if (r == TFX_E_FAIL) rc = r;
+    if (r == TFX_E_NOMEM) rc = r;
     else if (r != 0) bad = 1;
   }
   pv_free(&files);
@@ -301,7 +299,7 @@ static int load_tfops(const tfx_rules_spec *s, tfops_set *u, tfx_diag *d) {
 oom:
   pv_free(&files);
   tfx_error(d, NULL, 0, 0, "out of memory loading TF op definitions");
-  return TFX_E_FAIL;
+  return TFX_E_NOMEM;
 }
 
 void tfx_rules_protos_free(tfx_cann_table *t) {
@@ -348,7 +346,7 @@ int tfx_rules_build(const tfx_rules_spec *s, tfx_pack *out, tfx_cann_table **pro
    * load, so that every error of every file is reported in one run. */
   tfx_cann_table *user = NULL;
   int prc = load_protos(s, ov, &user, d);
-  if (prc == TFX_E_FAIL) return prc;
+  if (prc == TFX_E_NOMEM || prc == TFX_E_FAIL) return prc;
 
   const tfx_rules_buffer *pack_buf =
       s->n_buffers == 1 && tfx_rules_buffer_is_pack(&s->buffers[0]) ? &s->buffers[0] : NULL;
@@ -376,7 +374,7 @@ int tfx_rules_build(const tfx_rules_spec *s, tfx_pack *out, tfx_cann_table **pro
     /* -Wunknown-tf-op, -Wunknown-tf-attr: the user's TF op definitions over the stdlib's */
     tfops_set tfu;
     int trc = load_tfops(s, &tfu, d);
-    tfx_tf_view *tfv = trc == TFX_E_FAIL ? NULL : tfx_tf_view_new((const tfx_tf_table *const *)tfu.t, tfu.n, d);
+    tfx_tf_view *tfv = trc == TFX_E_NOMEM ? NULL : tfx_tf_view_new((const tfx_tf_table *const *)tfu.t, tfu.n, d);
     if (!tfv) {
       tfops_free(&tfu);
       tfx_cann_protos_free(view);
@@ -392,7 +390,7 @@ int tfx_rules_build(const tfx_rules_spec *s, tfx_pack *out, tfx_cann_table **pro
       tfx_cann_protos_free(view);
       tfx_rules_protos_free(user);
       tfx_error(d, NULL, 0, 0, "out of memory loading rules");
-      return TFX_E_FAIL;
+      return TFX_E_NOMEM;
     }
     tfx_ruleset_set_max_depth(rs, s->max_rule_depth); /* --limit rule-depth: -r sources only */
     for (size_t i = 0; i < s->n_paths; i++) /* prototype files were loaded above */
@@ -410,14 +408,14 @@ int tfx_rules_build(const tfx_rules_spec *s, tfx_pack *out, tfx_cann_table **pro
     /* Checked even after load errors: every error of every file is reported in one run. */
     tfx_rules_check(rs, &ro, d);
     if (tfx_ruleset_oom(rs)) { /* reported: out of memory is exit 1, not a rule error */
-      rc = TFX_E_FAIL;
+      rc = TFX_E_NOMEM;
     } else if (tfx_ruleset_errors(rs) > 0 || prc != 0) {
       rc = TFX_E_RULES;
     } else {
       rc = tfx_rules_compile(rs, out, d);
       if (rc != 0) {
         tfx_pack_free(out);
-        if (rc != TFX_E_FAIL) rc = TFX_E_RULES;
+        if (rc != TFX_E_FAIL && rc != TFX_E_NOMEM) rc = TFX_E_RULES;
       }
     }
     tfx_ruleset_free(rs);
