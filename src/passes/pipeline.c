@@ -232,14 +232,14 @@ static int dump_selected(const tfx_options *o, const char *name) {
 
 static int run_passes(tfx_pipeline *p, tfx_ctx *ctx, tfx_pass_group last_group);
 
-int tfx_pipeline_run(tfx_pipeline *p, tfx_ctx *ctx, tfx_pass_group last_group) {
+tfx_status tfx_pipeline_run(tfx_pipeline *p, tfx_ctx *ctx, tfx_pass_group last_group) {
   int rc = run_passes(p, ctx, last_group);
   if (p->progress) { /* the run is over: the hook may clear its line */
     unsigned pos = 0;
     for (size_t i = 0; i < p->n; i++) pos += p->passes[i].ran != 0;
     p->progress(p->progress_user, ctx, NULL, pos, pos, 1);
   }
-  return rc;
+  return (tfx_status)rc;
 }
 
 static int run_passes(tfx_pipeline *p, tfx_ctx *ctx, tfx_pass_group last_group) {
