@@ -44,9 +44,9 @@ int tfx_api_output_wants_ext(const char *path);
  * Returns 0 or -1 (out of memory). */
 int tfx_api_split_disable(tfx_pipeline *p, const char *list, char **pipe, char **rules);
 
-/* The --report JSON of a run (docs/CLI.md "Report") appended to sb: the exit code run_rc,
- * the precheck members when the op mapping ran, the scope fusion report (null when that pass
- * did not run). Returns 0 or -1 (out of memory). */
+/* The --report JSON of a run (docs/CLI.md "Report") appended to sb: the exit code of run_rc,
+ * a tfx_status (tfx_status_exit_code), the precheck members when the op mapping ran, the
+ * scope fusion report (null when that pass did not run). Returns 0 or -1 (out of memory). */
 int tfx_api_report_json(const tfx_ctx *ctx, const char *model, int run_rc, tfx_strbuf *sb);
 
 /* The verdict of a --check run (the precheck) whose exit code so far is rc: the op mapping

@@ -15,6 +15,7 @@
 #include "fusion/engine.h"
 #include "opmap/opmap.h"
 #include "util/fileio.h"
+#include "util/status.h"
 
 #define EMIT_ROW(id, name, suffix, what) [TFX_EMIT_##id] = {name, suffix},
 static const struct {
@@ -141,7 +142,7 @@ int tfx_api_report_json(const tfx_ctx *ctx, const char *model, int run_rc, tfx_s
   tfx_sb_init(&fj);
   tfx_sb_puts(sb, "{\n \"tfxc_report\": 1,\n \"model\": ");
   tfx_sb_json_str(sb, model, strlen(model));
-  tfx_sb_printf(sb, ",\n \"exit_code\": %d,\n ", run_rc);
+  tfx_sb_printf(sb, ",\n \"exit_code\": %d,\n ", tfx_status_exit_code((tfx_status)run_rc));
   uint32_t n_fail = 0;
   if (ctx->opmap) { /* ATC's check_result.json members */
     if (tfx_precheck_json(ctx, model, sb, &n_fail) != 0) sb->oom = 1;

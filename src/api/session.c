@@ -20,6 +20,7 @@
 #include "io/pbtxt.h"
 #include "util/arena.h"
 #include "util/fileio.h"
+#include "util/status.h"
 
 typedef struct strvec {
   char **v;
@@ -52,7 +53,7 @@ struct tfxc_session {
   tfx_pipeline p;
   tfx_ctx ctx;
   int ran;                /* a run happened (ctx holds its results) */
-  int run_rc;             /* its exit code (tfx_exit) */
+  int run_rc;             /* its status (tfx_status, util/status.h) */
   char *dis_pipe, *dis_rules;
 };
 
@@ -72,15 +73,7 @@ const char *tfxc_status_name(tfxc_status st) {
   return "unknown";
 }
 
-int tfxc_status_exit_code(tfxc_status st) {
-  switch (st) {
-  case TFXC_OK: return TFX_EXIT_OK;
-  case TFXC_MISUSE: return TFX_EXIT_USAGE;
-  case TFXC_INPUT: return TFX_EXIT_INPUT;
-  case TFXC_RULES: return TFX_EXIT_RULES;
-  default: return TFX_EXIT_FAIL;
-  }
-}
+int tfxc_status_exit_code(tfxc_status st) { return tfx_status_exit_code((tfx_status)st); }
 
 /* Hands the call's diagnostics to the handler, keeps the last error's text, clears the list.
  * An "out of memory" error wins over errors after it: a VM host that ran out of memory reports

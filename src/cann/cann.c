@@ -14,7 +14,7 @@
 #include "cann/cann.h"
 #include "cann/cann_int.h"
 #include "stdlib_embed.h"
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 
 /* ---------------------------------------------------------------- data types */
 
@@ -443,15 +443,15 @@ void tfx_cann_init(tfx_cann_table *t) {
   tfx_hmap_init(&t->by_name);
 }
 
-int tfx_cann_add(tfx_cann_table *t, const char *text, size_t len, const char *fname,
-                 tfx_cann_override ov, tfx_diag *d) {
+tfx_status tfx_cann_add(tfx_cann_table *t, const char *text, size_t len, const char *fname,
+                        tfx_cann_override ov, tfx_diag *d) {
   if (!text) len = 0;
   tfx_tsv r;
   tfx_tsv_init(&r, text, len, fname, d);
   const char *file = tfx_arena_strdup(&t->arena, r.fname);
   if (!file || reserve_ops(t, len ? count_lines(text, len) : 0) != 0) {
     tfx_tsv_oom(&r);
-    return TFX_EXIT_FAIL;
+    return TFX_E_NOMEM;
   }
   const uint32_t first = t->n_ops; /* ops of this text are first.. */
   size_t ov_errors = 0;
@@ -501,22 +501,23 @@ int tfx_cann_add(tfx_cann_table *t, const char *text, size_t len, const char *fn
   }
   if (oom) {
     tfx_tsv_oom(&r);
-    return TFX_EXIT_FAIL;
+    return TFX_E_NOMEM;
   }
-  return r.errors || ov_errors ? TFX_EXIT_INPUT : 0;
+  return r.errors || ov_errors ? TFX_E_INPUT : 0;
 }
 
-int tfx_cann_load(tfx_cann_table *t, const char *text, size_t len, const char *fname, tfx_diag *d) {
+tfx_status tfx_cann_load(tfx_cann_table *t, const char *text, size_t len, const char *fname,
+                         tfx_diag *d) {
   tfx_cann_init(t);
   return tfx_cann_add(t, text, len, fname, TFX_CANN_OV_QUIET, d);
 }
 
-int tfx_cann_add_base(tfx_cann_table *t, const tfx_cann_table *base, tfx_cann_override ov,
-                      tfx_diag *d) {
+tfx_status tfx_cann_add_base(tfx_cann_table *t, const tfx_cann_table *base, tfx_cann_override ov,
+                             tfx_diag *d) {
   if (!base || !base->n_ops) return 0;
   if (reserve_ops(t, base->n_ops) != 0) {
     tfx_error(d, NULL, 0, 0, "out of memory merging CANN prototype tables");
-    return TFX_EXIT_FAIL;
+    return TFX_E_NOMEM;
   }
   size_t ov_errors = 0;
   for (uint32_t i = 0; i < base->n_ops; i++) {
@@ -529,11 +530,11 @@ int tfx_cann_add_base(tfx_cann_table *t, const tfx_cann_table *base, tfx_cann_ov
     }
     if (tfx_hmap_put(&t->by_name, op->name, n, t->n_ops, NULL) < 0) {
       tfx_error(d, NULL, 0, 0, "out of memory merging CANN prototype tables");
-      return TFX_EXIT_FAIL;
+      return TFX_E_NOMEM;
     }
     t->ops[t->n_ops++] = *op;
   }
-  return ov_errors ? TFX_EXIT_INPUT : 0;
+  return ov_errors ? TFX_E_INPUT : 0;
 }
 
 void tfx_cann_free(tfx_cann_table *t) {

@@ -8,7 +8,7 @@
  * tab-separated, a '#' header line; inside a column items are ',' separated. Lines starting
  * with '#' and blank lines are skipped; a trailing '\r' is ignored. A malformed line is
  * reported as `file:line:col: error: ...` (col = the offending item), every malformed line of
- * the text is reported, and the load fails (TFX_EXIT_INPUT). Malformed means: not exactly 5
+ * the text is reported, and the load fails (TFX_E_INPUT). Malformed means: not exactly 5
  * columns, a name that is not an identifier, a duplicate op / port / attribute name, a port
  * or attribute not of the documented shape, an unknown port kind, attribute type or DT_*
  * name, a default that does not parse as its type, or a bad escape in a string. */
@@ -21,6 +21,7 @@
 #include "util/arena.h"
 #include "util/diag.h"
 #include "util/hash.h"
+#include "util/status.h"
 #include "vm/value.h"
 
 /* ---------------------------------------------------------------- CANN prototypes */
@@ -76,10 +77,11 @@ typedef struct tfx_cann_table {
 } tfx_cann_table;
 
 /* Parses a cann-ops TSV held in text (borrowed; copied as needed). fname for messages.
- * t needs no prior init. Returns 0, TFX_EXIT_INPUT (malformed lines, all reported; the good
- * lines are still in t) or TFX_EXIT_FAIL (out of memory, reported). Free with tfx_cann_free
+ * t needs no prior init. Returns 0, TFX_E_INPUT (malformed lines, all reported; the good
+ * lines are still in t) or TFX_E_NOMEM (out of memory, reported). Free with tfx_cann_free
  * whatever the result. */
-int tfx_cann_load(tfx_cann_table *t, const char *text, size_t len, const char *fname, tfx_diag *d);
+tfx_status tfx_cann_load(tfx_cann_table *t, const char *text, size_t len, const char *fname,
+                         tfx_diag *d) TFX_MUST_CHECK;
 /* The table embedded with the stdlib (<stdlib>/ops/cann-ops.tsv), parsed once per process and
  * shared (never freed; not thread-safe on first use). NULL after reporting when it is missing
  * or malformed. */
@@ -107,15 +109,15 @@ void tfx_cann_init(tfx_cann_table *t);
  * copied). An op whose name an earlier add registered is validated, then skipped as an
  * override, reported at its own line: `CANN prototype 'X' is ignored: the one at F:L:1 was
  * registered first [-Woverride]`; two ops of one name in one text are an error. Returns 0,
- * TFX_EXIT_INPUT (malformed lines, override errors; all reported, the good lines are added)
- * or TFX_EXIT_FAIL (out of memory, reported). */
-int tfx_cann_add(tfx_cann_table *t, const char *text, size_t len, const char *fname,
-                 tfx_cann_override ov, tfx_diag *d);
+ * TFX_E_INPUT (malformed lines, override errors; all reported, the good lines are added)
+ * or TFX_E_NOMEM (out of memory, reported). */
+tfx_status tfx_cann_add(tfx_cann_table *t, const char *text, size_t len, const char *fname,
+                        tfx_cann_override ov, tfx_diag *d) TFX_MUST_CHECK;
 /* Adds every op of base that t does not have (shallow copies: base must outlive t; the stdlib
  * table always does). Each base op t already has is an override, reported at the base op's
- * file:line. Returns 0, TFX_EXIT_INPUT (override errors) or TFX_EXIT_FAIL (out of memory). */
-int tfx_cann_add_base(tfx_cann_table *t, const tfx_cann_table *base, tfx_cann_override ov,
-                      tfx_diag *d);
+ * file:line. Returns 0, TFX_E_INPUT (override errors) or TFX_E_NOMEM (out of memory). */
+tfx_status tfx_cann_add_base(tfx_cann_table *t, const tfx_cann_table *base, tfx_cann_override ov,
+                             tfx_diag *d) TFX_MUST_CHECK;
 
 const tfx_cann_op *tfx_cann_find(const tfx_cann_table *t, const char *name);
 /* Index of the input / output / attr called name in op, or -1. */
@@ -173,10 +175,11 @@ typedef struct tfx_tf_table {
 } tfx_tf_table;
 
 /* Parses a tf-ops TSV (columns name, inputs, outputs, attrs, is_stateful), as tfx_cann_load:
- * every malformed line is reported and the load then fails with TFX_EXIT_INPUT (TFX_EXIT_FAIL
+ * every malformed line is reported and the load then fails with TFX_E_INPUT (TFX_E_NOMEM
  * when out of memory). Defaults are kept as written; int, bool, type and string defaults are
  * checked. Free with tfx_tf_ops_free whatever the result. */
-int tfx_tf_ops_load(tfx_tf_table *t, const char *text, size_t len, const char *fname, tfx_diag *d);
+tfx_status tfx_tf_ops_load(tfx_tf_table *t, const char *text, size_t len, const char *fname,
+                           tfx_diag *d) TFX_MUST_CHECK;
 /* The embedded <stdlib>/ops/tf-ops.tsv, parsed once and shared (as tfx_cann_stdlib). */
 const tfx_tf_table *tfx_tf_ops_stdlib(tfx_diag *d);
 void tfx_tf_ops_free(tfx_tf_table *t);

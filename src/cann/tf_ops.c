@@ -9,7 +9,7 @@
 
 #include "cann/cann.h"
 #include "cann/cann_int.h"
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 
 static char *keep(tfx_arena *a, tfx_span s) { return tfx_arena_strndup(a, s.s, s.n); }
 
@@ -227,7 +227,8 @@ static size_t count_lines(const char *text, size_t len) {
   return n;
 }
 
-int tfx_tf_ops_load(tfx_tf_table *t, const char *text, size_t len, const char *fname, tfx_diag *d) {
+tfx_status tfx_tf_ops_load(tfx_tf_table *t, const char *text, size_t len, const char *fname,
+                           tfx_diag *d) {
   memset(t, 0, sizeof *t);
   tfx_arena_init(&t->arena);
   tfx_hmap_init(&t->by_name);
@@ -238,7 +239,7 @@ int tfx_tf_ops_load(tfx_tf_table *t, const char *text, size_t len, const char *f
   if (cap > UINT32_MAX || (cap && !(t->ops = tfx_arena_calloc(&t->arena, cap, sizeof *t->ops))) ||
       tfx_hmap_reserve(&t->by_name, cap) != 0) {
     tfx_tsv_oom(&r);
-    return TFX_EXIT_FAIL;
+    return TFX_E_NOMEM;
   }
   tfx_span line, col[TFX_TSV_MAX_COLS];
   int oom = 0;
@@ -280,9 +281,9 @@ int tfx_tf_ops_load(tfx_tf_table *t, const char *text, size_t len, const char *f
   }
   if (oom) {
     tfx_tsv_oom(&r);
-    return TFX_EXIT_FAIL;
+    return TFX_E_NOMEM;
   }
-  return r.errors ? TFX_EXIT_INPUT : 0;
+  return r.errors ? TFX_E_INPUT : 0;
 }
 
 void tfx_tf_ops_free(tfx_tf_table *t) {

@@ -16,7 +16,7 @@
 
 #include "io/io.h"
 #include "tensorflow/tensor_bundle.pb-c.h"
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 #include "util/fileio.h"
 
 #define TABLE_MAGIC 0xdb4775248b80fb57ull
@@ -191,7 +191,7 @@ static int read_block(table_rd *r, uint64_t off, uint64_t size, const char *what
     tfx_error(r->d, r->fname, 0, 0, "%s block (offset %llu, %llu bytes) runs past the end of the "
               "file (%zu bytes): truncated index", what, (unsigned long long)off,
               (unsigned long long)size, r->len);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   const uint8_t *b = r->buf + off;
   uint8_t type = b[size];
@@ -200,7 +200,7 @@ static int read_block(table_rd *r, uint64_t off, uint64_t size, const char *what
   if (want != got) {
     tfx_error(r->d, r->fname, 0, 0, "%s block at offset %llu: crc32c mismatch (stored %08x, "
               "computed %08x): the index is corrupt", what, (unsigned long long)off, want, got);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   if (type == 1) {
     int err;
@@ -210,7 +210,7 @@ static int read_block(table_rd *r, uint64_t off, uint64_t size, const char *what
       else
         tfx_error(r->d, r->fname, 0, 0, "%s block at offset %llu: malformed snappy compression",
                   what, (unsigned long long)off);
-      return err == 2 ? TFX_EXIT_FAIL : TFX_EXIT_INPUT;
+      return err == 2 ? TFX_E_FAIL : TFX_E_INPUT;
     }
     *contents = *owned;
     return 0;
@@ -219,7 +219,7 @@ static int read_block(table_rd *r, uint64_t off, uint64_t size, const char *what
     tfx_error(r->d, r->fname, 0, 0, "%s block at offset %llu uses compression type %u; only "
               "uncompressed and snappy-compressed tables are read", what,
               (unsigned long long)off, type);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   *contents = b;
   *clen = (size_t)size;
@@ -256,7 +256,7 @@ static int walk_block(table_rd *r, uint64_t off, uint64_t bsize, const char *wha
       uint8_t *k2 = tfx_realloc(key, nc);
       if (!k2) {
         tfx_error(r->d, r->fname, 0, 0, "out of memory");
-        rc = TFX_EXIT_FAIL;
+        rc = TFX_E_FAIL;
         goto out;
       }
       key = k2;
@@ -273,7 +273,7 @@ static int walk_block(table_rd *r, uint64_t off, uint64_t bsize, const char *wha
 bad:
   tfx_error(r->d, r->fname, 0, 0, "%s block at offset %llu is malformed (entry lengths or "
             "restart array out of range)", what, (unsigned long long)off);
-  rc = TFX_EXIT_INPUT;
+  rc = TFX_E_INPUT;
 out:
   free(key);
   free(owned);
@@ -304,14 +304,14 @@ static int on_header(table_rd *r, const uint8_t *val, size_t vlen) {
   int rc = 0;
   if (!h) {
     tfx_error(r->d, r->fname, 0, 0, "the bundle header (empty key) is malformed");
-    rc = TFX_EXIT_INPUT;
+    rc = TFX_E_INPUT;
   } else if (h->num_shards < 1 || h->num_shards > MAX_SHARDS) {
     tfx_error(r->d, r->fname, 0, 0, "bundle header: num_shards %d is out of range (1..%d)",
               h->num_shards, MAX_SHARDS);
-    rc = TFX_EXIT_INPUT;
+    rc = TFX_E_INPUT;
   } else if (h->endianness != TENSORFLOW__BUNDLE_HEADER_PROTO__ENDIANNESS__LITTLE) {
     tfx_error(r->d, r->fname, 0, 0, "bundle header: big-endian bundles are not supported");
-    rc = TFX_EXIT_INPUT;
+    rc = TFX_E_INPUT;
   } else {
     r->c->num_shards = (uint32_t)h->num_shards;
     r->c->version_producer = h->version ? h->version->producer : 0;
@@ -326,7 +326,7 @@ static int on_entry(table_rd *r, const uint8_t *key, size_t klen, const uint8_t 
   if (r->have_last && key_cmp(r->last, r->last_len, key, klen) >= 0) {
     key_text(key, klen, kt, sizeof kt);
     tfx_error(r->d, r->fname, 0, 0, "index keys out of order at '%s': the index is corrupt", kt);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   if (klen + 1 > r->last_cap) {
     size_t nc = r->last_cap ? r->last_cap : 64;
@@ -352,9 +352,9 @@ static int on_entry(table_rd *r, const uint8_t *key, size_t klen, const uint8_t 
   if (!e) {
     tfx_arena_free(&tmp);
     tfx_error(r->d, r->fname, 0, 0, "the entry of tensor '%s' is malformed", kt);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
-  int rc = TFX_EXIT_INPUT;
+  int rc = TFX_E_INPUT;
   if (r->c->n == r->cap) {
     size_t nc = r->cap ? r->cap * 2 : 64;
     tfx_ckpt_tensor *t2 = tfx_arena_calloc(&r->c->arena, nc, sizeof *t2);
@@ -407,7 +407,7 @@ oom_tmp:
   tfx_arena_free(&tmp);
 oom:
   tfx_error(r->d, r->fname, 0, 0, "out of memory");
-  return TFX_EXIT_FAIL;
+  return TFX_E_FAIL;
 }
 
 /* Index block entry: a handle of one data block. */
@@ -418,7 +418,7 @@ static int on_index(table_rd *r, const uint8_t *key, size_t klen, const uint8_t 
   uint64_t off, size;
   if (varint(&p, end, &off) || varint(&p, end, &size)) {
     tfx_error(r->d, r->fname, 0, 0, "index block: malformed block handle");
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   return walk_block(r, off, size, "data", on_entry);
 }
@@ -429,20 +429,20 @@ int tfx_ckpt_parse_index(tfx_ckpt *c, const uint8_t *buf, size_t len, const char
   if (len < FOOTER_LEN) {
     tfx_error(d, fname, 0, 0, "%zu bytes is too short for a tensor bundle index (footer is %u "
               "bytes): truncated or not an index", len, FOOTER_LEN);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   const uint8_t *f = buf + len - FOOTER_LEN;
   if (le64(buf + len - 8) != TABLE_MAGIC) {
     tfx_error(d, fname, 0, 0, "bad table footer: no magic number 0xdb4775248b80fb57 in the last "
               "8 bytes (truncated, or not a tensor bundle index)");
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   const uint8_t *p = f, *end = buf + len - 8;
   uint64_t moff, msize, ioff, isize;
   if (varint(&p, end, &moff) || varint(&p, end, &msize) || varint(&p, end, &ioff) ||
       varint(&p, end, &isize)) {
     tfx_error(d, fname, 0, 0, "bad table footer: malformed block handles");
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   /* the metaindex block names filter blocks, which bundles do not have: only checked */
   const uint8_t *mb;
@@ -456,13 +456,13 @@ int tfx_ckpt_parse_index(tfx_ckpt *c, const uint8_t *buf, size_t len, const char
   if (rc) return rc;
   if (!r.have_header) {
     tfx_error(d, fname, 0, 0, "no bundle header (the entry under the empty key is missing)");
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   for (size_t i = 0; i < c->n; i++)
     if (c->t[i].shard >= c->num_shards && !c->t[i].n_slices) {
       tfx_error(d, fname, 0, 0, "tensor '%s' is in shard %u, but the header says there are %u "
                 "shards", c->t[i].name, c->t[i].shard, c->num_shards);
-      return TFX_EXIT_INPUT;
+      return TFX_E_INPUT;
     }
   return 0;
 }
@@ -488,19 +488,19 @@ int tfx_ckpt_open(tfx_ckpt *c, const char *prefix, size_t max_file_size, tfx_dia
   c->index_path = join(&c->arena, prefix, ".index");
   if (!c->prefix || !c->index_path) {
     tfx_error(d, prefix, 0, 0, "out of memory");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   size_t len = 0;
   char *buf = tfx_read_file(c->index_path, max_file_size ? max_file_size : ((size_t)4 << 30),
                             &len, d);
-  if (!buf) return TFX_EXIT_INPUT;
+  if (!buf) return TFX_E_INPUT;
   int rc = tfx_ckpt_parse_index(c, (const uint8_t *)buf, len, c->index_path, d);
   free(buf);
   if (rc) return rc;
   c->shards = tfx_arena_calloc(&c->arena, c->num_shards, sizeof *c->shards);
   if (!c->shards) {
     tfx_error(d, c->index_path, 0, 0, "out of memory");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   for (uint32_t i = 0; i < c->num_shards; i++) {
     char suf[64];
@@ -508,14 +508,14 @@ int tfx_ckpt_open(tfx_ckpt *c, const char *prefix, size_t max_file_size, tfx_dia
     c->shards[i].path = join(&c->arena, prefix, suf);
     if (!c->shards[i].path) {
       tfx_error(d, c->index_path, 0, 0, "out of memory");
-      return TFX_EXIT_FAIL;
+      return TFX_E_FAIL;
     }
     struct stat st;
     if (stat(c->shards[i].path, &st) != 0 || !S_ISREG(st.st_mode)) {
       tfx_error(d, c->shards[i].path, 0, 0, "cannot open data shard %u of %u (named by %s): %s",
                 i, c->num_shards, c->index_path,
                 errno ? strerror(errno) : "not a regular file");
-      return TFX_EXIT_INPUT;
+      return TFX_E_INPUT;
     }
   }
   return 0;
@@ -523,18 +523,18 @@ int tfx_ckpt_open(tfx_ckpt *c, const char *prefix, size_t max_file_size, tfx_dia
 
 static int map_shard(tfx_ckpt *c, uint32_t i, tfx_diag *d) {
   tfx_ckpt_shard *s = &c->shards[i];
-  if (s->mapped) return s->mapped < 0 ? TFX_EXIT_INPUT : 0;
+  if (s->mapped) return s->mapped < 0 ? TFX_E_INPUT : 0;
   s->mapped = -1;
   int fd = open(s->path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     tfx_error(d, s->path, 0, 0, "cannot open data shard: %s", strerror(errno));
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0) {
     tfx_error(d, s->path, 0, 0, "cannot read data shard: not a regular file");
     close(fd);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   s->len = (size_t)st.st_size;
   if (s->len) {
@@ -543,7 +543,7 @@ static int map_shard(tfx_ckpt *c, uint32_t i, tfx_diag *d) {
       tfx_error(d, s->path, 0, 0, "cannot map data shard: %s", strerror(errno));
       close(fd);
       s->len = 0;
-      return TFX_EXIT_INPUT;
+      return TFX_E_INPUT;
     }
     s->data = m;
   }
@@ -571,12 +571,12 @@ static int raw_bytes(tfx_ckpt *c, const tfx_ckpt_tensor *t, const uint8_t **data
   if (t->n_slices) {
     tfx_error(d, c->index_path, 0, 0, "variable '%s' is partitioned into %u slices; assembling "
               "partitioned variables is not supported", t->name, t->n_slices);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   if (t->shard >= c->num_shards) {
     tfx_error(d, c->index_path, 0, 0, "tensor '%s' names shard %u of %u", t->name, t->shard,
               c->num_shards);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   int rc = map_shard(c, t->shard, d);
   if (rc) return rc;
@@ -585,7 +585,7 @@ static int raw_bytes(tfx_ckpt *c, const tfx_ckpt_tensor *t, const uint8_t **data
     tfx_error(d, s->path, 0, 0, "tensor '%s' (bytes %llu..%llu) runs past the end of its shard "
               "(%zu bytes): truncated data file", t->name, (unsigned long long)t->offset,
               (unsigned long long)(t->offset + t->size), s->len);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   const uint8_t *p = s->data ? s->data + t->offset : (const uint8_t *)"";
   *data = p;
@@ -595,7 +595,7 @@ static int raw_bytes(tfx_ckpt *c, const tfx_ckpt_tensor *t, const uint8_t **data
   if (got != t->crc) {
     tfx_error(d, s->path, 0, 0, "tensor '%s': crc32c mismatch (index %s says %08x, data has "
               "%08x): the data file is corrupt", t->name, c->index_path, t->crc, got);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   *data = p;
   *len = (size_t)t->size;
@@ -620,7 +620,7 @@ int tfx_ckpt_bytes(tfx_ckpt *c, const tfx_ckpt_tensor *t, const uint8_t **data, 
     tfx_error(d, c->index_path, 0, 0, "tensor '%s' (%s) has %llu bytes, its shape needs %llu",
               t->name, desc, (unsigned long long)t->size,
               t->elems < 0 ? 0ull : (unsigned long long)t->elems * es);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   return 0;
 }
@@ -632,7 +632,7 @@ int tfx_ckpt_strings(tfx_ckpt *c, const tfx_ckpt_tensor *t, const uint8_t ***str
   if (t->dtype != 7) {
     tfx_error(d, c->index_path, 0, 0, "tensor '%s' is %s, not string", t->name,
               tfx_ckpt_dtype_name(t->dtype));
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   int rc = raw_bytes(c, t, &p, &len, 0, d);
   if (rc) return rc;
@@ -640,14 +640,14 @@ int tfx_ckpt_strings(tfx_ckpt *c, const tfx_ckpt_tensor *t, const uint8_t ***str
   if (t->elems < 0 || (uint64_t)t->elems > len) { /* each element takes >= 1 length byte */
     tfx_error(d, spath, 0, 0, "string tensor '%s': %lld elements cannot fit in %zu bytes",
               t->name, (long long)t->elems, len);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   size_t n = (size_t)t->elems;
   const uint8_t **sv = tfx_arena_calloc(&c->arena, n ? n : 1, sizeof *sv);
   size_t *lv = tfx_arena_calloc(&c->arena, n ? n : 1, sizeof *lv);
   if (!sv || !lv) {
     tfx_error(d, spath, 0, 0, "out of memory");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   /* The checksums cover each length as a 4-byte little-endian integer (8 bytes when it does
    * not fit in 32 bits), not its varint: TensorFlow keeps the first layout's checksum. */
@@ -668,7 +668,7 @@ int tfx_ckpt_strings(tfx_ckpt *c, const tfx_ckpt_tensor *t, const uint8_t ***str
   if (want != got) {
     tfx_error(d, spath, 0, 0, "string tensor '%s': crc32c of the lengths mismatch (stored %08x, "
               "computed %08x): the data file is corrupt", t->name, want, got);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   crc = tfx_crc32c_extend(crc, q, 4);
   q += 4;
@@ -677,7 +677,7 @@ int tfx_ckpt_strings(tfx_ckpt *c, const tfx_ckpt_tensor *t, const uint8_t ***str
   if (crc != t->crc) {
     tfx_error(d, spath, 0, 0, "tensor '%s': crc32c mismatch (index %s says %08x, data has "
               "%08x): the data file is corrupt", t->name, c->index_path, t->crc, crc);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   for (size_t i = 0; i < n; i++) {
     sv[i] = q;
@@ -689,7 +689,7 @@ int tfx_ckpt_strings(tfx_ckpt *c, const tfx_ckpt_tensor *t, const uint8_t ***str
 bad:
   tfx_error(d, spath, 0, 0, "string tensor '%s': malformed string layout (lengths do not add up "
             "to the %zu bytes of the entry)", t->name, len);
-  return TFX_EXIT_INPUT;
+  return TFX_E_INPUT;
 }
 
 /* ---- the `checkpoint` state file ---- */

@@ -5,7 +5,7 @@
  * list, and each tensor's bytes verified against its masked crc32c, pointing into the shards,
  * which are mapped read-only (never copied). Everything lives in the tfx_ckpt (its arena and
  * its mappings) until tfx_ckpt_free. Errors name the tensor and the file and are reported
- * into the diagnostics context; the callers exit with TFX_EXIT_INPUT. The layout as tfxc
+ * into the diagnostics context; the callers exit with TFX_E_INPUT. The layout as tfxc
  * relies on it is described in docs/CHECKPOINTS.md. */
 #ifndef TFX_CKPT_CKPT_H
 #define TFX_CKPT_CKPT_H
@@ -64,8 +64,8 @@ typedef struct tfx_ckpt {
 /* Parses an index table (the bytes of PREFIX.index) into c's entry list. fname is used in
  * messages. Checks the footer magic, every block's masked crc32c, the compression byte (only
  * uncompressed blocks are read), the key order, the header (num_shards >= 1, little endian)
- * and each entry (dtype, shape, shard id < num_shards, sizes). Returns 0 or TFX_EXIT_INPUT
- * (reported) / TFX_EXIT_FAIL (out of memory). c must have been initialized with
+ * and each entry (dtype, shape, shard id < num_shards, sizes). Returns 0 or TFX_E_INPUT
+ * (reported) / TFX_E_FAIL (out of memory). c must have been initialized with
  * tfx_ckpt_init. Does not touch any data file. */
 int tfx_ckpt_parse_index(tfx_ckpt *c, const uint8_t *buf, size_t len, const char *fname,
                          tfx_diag *d);
@@ -90,7 +90,7 @@ size_t tfx_ckpt_dtype_size(int dtype);
 const char *tfx_ckpt_dtype_name(int dtype);
 
 /* The raw bytes of a tensor: bounds-checked against its shard and crc-verified. For a
- * numeric dtype size must equal elems * element size. Returns 0 or TFX_EXIT_INPUT
+ * numeric dtype size must equal elems * element size. Returns 0 or TFX_E_INPUT
  * (reported: tensor and file named); a sliced entry is an error naming the variable. */
 int tfx_ckpt_bytes(tfx_ckpt *c, const tfx_ckpt_tensor *t, const uint8_t **data, size_t *len,
                    tfx_diag *d);

@@ -174,5 +174,5 @@ int tfx_cli_main(int argc, char **argv) {
   tfx_diag_print(&d, stderr);
   tfx_diag_free(&d);
   fflush(stderr);
-  return rc;
+  return tfxc_status_exit_code((tfxc_status)rc); /* the commands return a status */
 }

@@ -53,7 +53,7 @@
 
 #include "fusion/engine.h"
 #include "fusion/fusion_int.h"
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 
 /* ---------------------------------------------------------------- undo */
 
@@ -1134,7 +1134,7 @@ int tfx_fusion_apply(tfx_fusion_report *rep, const tfx_module *m, Tensorflow__Gr
     a.RA = &rep->arena;
     int rc = apply_graph(&a, gd);
     ap_free(&a);
-    if (rc || a.oom) return TFX_EXIT_FAIL;
+    if (rc || a.oom) return TFX_E_FAIL;
   }
   return 0;
 }

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 
 /* ---------------------------------------------------------------- report */
 
@@ -143,7 +143,7 @@ nomem:
   free(pr);
   tfx_flow_engine_free(e);
   tfx_error(d, NULL, 0, 0, "out of memory (dataflow rewrites)");
-  return TFX_EXIT_FAIL;
+  return TFX_E_FAIL;
 }
 
 void tfx_flow_engine_free(tfx_flow_engine *e) {
@@ -665,7 +665,7 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
   size_t *count = g->func ? &g->func->n_node_def : &gd->n_node;
   if (*count != N) {
     tfx_error(e->d, NULL, 0, 0, "dataflow rewrites: graph '%s' changed since it was indexed", g->name);
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   int rc = 0;
   uint8_t *removed = tfx_calloc(N ? N : 1, 1);
@@ -892,7 +892,7 @@ nomem_made:
   free(made);
 nomem:
   tfx_error(e->d, NULL, 0, 0, "out of memory (dataflow rewrites)");
-  rc = TFX_EXIT_FAIL;
+  rc = TFX_E_FAIL;
 out:
   free(ctl.v);
   tfx_hmap_free(&used);
@@ -924,7 +924,7 @@ int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
                    uint32_t round, uint32_t *changed, tfx_diag *d) {
   *changed = 0;
   if (!e->n_rules || !g->n_nodes || !g->topo) return 0;
-  if (tfx_vm_link(e->vm, g, &m->ops, NULL, NULL, d)) return TFX_EXIT_FAIL;
+  if (tfx_vm_link(e->vm, g, &m->ops, NULL, NULL, d)) return TFX_E_FAIL;
   tfx_arena scratch;
   tfx_arena_init(&scratch);
   fhost h;
@@ -1008,12 +1008,12 @@ int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
         if (h.err)
           tfx_error(d, NULL, 0, 0, "rewrite '%s' on node '%s': %s", tfx_pack_str(e->pack, e->pack->rules[rule].name),
                     g->nodes[n].name, h.err);
-        rc = TFX_EXIT_FAIL;
+        rc = TFX_E_FAIL;
         break;
       }
       if (h.oom) {
         tfx_error(d, NULL, 0, 0, "out of memory (dataflow rewrites)");
-        rc = TFX_EXIT_FAIL;
+        rc = TFX_E_FAIL;
         break;
       }
       if (res.value.tag != TFX_V_BOOL || !res.value.u.i) continue;
@@ -1066,7 +1066,7 @@ int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
   goto out;
 nomem:
   tfx_error(d, NULL, 0, 0, "out of memory (dataflow rewrites)");
-  rc = TFX_EXIT_FAIL;
+  rc = TFX_E_FAIL;
 out:
   tfx_vm_set_host(e->vm, NULL, NULL);
   free(tk);
@@ -1080,9 +1080,9 @@ int tfx_flow_explain(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g
                      uint32_t node, tfx_vm_result *res, tfx_diag *d) {
   if (rule >= e->pack->n_rules || e->pack->rules[rule].kind != TFX_RULE_FLOW || node >= g->n_nodes) {
     tfx_error(d, NULL, 0, 0, "internal error: tfx_flow_explain: bad rule or node");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
-  if (tfx_vm_link(e->vm, g, &m->ops, NULL, NULL, d)) return TFX_EXIT_FAIL;
+  if (tfx_vm_link(e->vm, g, &m->ops, NULL, NULL, d)) return TFX_E_FAIL;
   tfx_arena scratch;
   tfx_arena_init(&scratch);
   fhost h;

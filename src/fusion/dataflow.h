@@ -76,7 +76,7 @@ typedef struct tfx_flow_engine {
   const char *(*out_arg)(const char *type);
 } tfx_flow_engine;
 
-/* Builds the type index of the enabled rewrites and a VM. Returns 0, or TFX_EXIT_FAIL (out of
+/* Builds the type index of the enabled rewrites and a VM. Returns 0, or TFX_E_FAIL (out of
  * memory, reported). *any is set to 1 when some rewrite is enabled. */
 int tfx_flow_engine_init(tfx_flow_engine *e, const tfx_pack *p, const uint8_t *on, int *any,
                          tfx_diag *d);
@@ -85,13 +85,13 @@ void tfx_flow_engine_free(tfx_flow_engine *e);
 /* One round over graph g of module m: matches, then rewrites g's NodeDef list (gd for the main
  * graph, g->func for a function body; new NodeDefs in arena). *changed = number of rewrites
  * applied. The module index is stale afterwards when *changed > 0. Returns 0, or
- * TFX_EXIT_FAIL (a rule's run-time error or out of memory, reported). */
+ * TFX_E_FAIL (a rule's run-time error or out of memory, reported). */
 int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
                    Tensorflow__GraphDef *gd, tfx_arena *arena, tfx_flow_report *rep,
                    uint32_t round, uint32_t *changed, tfx_diag *d);
 
 /* Explain: runs rule `rule` on node `node` of g with every failure recorded; res gets the
- * run's result (fails valid until the next run). Returns 0 or TFX_EXIT_FAIL (reported). */
+ * run's result (fails valid until the next run). Returns 0 or TFX_E_FAIL (reported). */
 int tfx_flow_explain(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g, uint32_t rule,
                      uint32_t node, tfx_vm_result *res, tfx_diag *d);
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "fusion/engine.h"
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 
 int tfx_fusion_enables_init(tfx_fusion_enables *e, const tfx_pack *p, tfx_diag *d) {
   memset(e, 0, sizeof *e);
@@ -16,7 +16,7 @@ int tfx_fusion_enables_init(tfx_fusion_enables *e, const tfx_pack *p, tfx_diag *
   e->on = tfx_calloc(e->n ? e->n : 1, 1);
   if (!e->on) {
     tfx_error(d, NULL, 0, 0, "out of memory (scope-fusion enable set)");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   for (uint32_t i = 0; i < p->n_rules; i++)
     e->on[i] = (p->rules[i].kind == TFX_RULE_PASS || p->rules[i].kind == TFX_RULE_FLOW) && (p->rules[i].flags & TFX_RULE_GENERAL);
@@ -76,11 +76,11 @@ static int walk(tfx_fusion_enables *e, const char *list, int value, const char *
         tfx_sb_add(rest, p, n);
         if (rest->oom) {
           tfx_error(d, NULL, 0, 0, "out of memory");
-          return TFX_EXIT_FAIL;
+          return TFX_E_FAIL;
         }
       } else {
         unknown(e->pack, opt, p, n, d);
-        rc = TFX_EXIT_USAGE;
+        rc = TFX_E_USAGE;
       }
     }
     if (!c) break;

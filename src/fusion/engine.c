@@ -9,7 +9,7 @@
 
 #include "fusion/engine.h"
 #include "fusion/fusion_int.h"
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 #include "vm/bytecode.h"
 
 /* ---------------------------------------------------------------- engine / report life */
@@ -22,7 +22,7 @@ int tfx_fusion_engine_init(tfx_fusion_engine *e, const tfx_pack *pack, tfx_diag 
   if (!e->vm) {
     tfx_intern_free(&e->subtypes);
     tfx_error(d, NULL, 0, 0, "out of memory (scope-fusion VM)");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   return 0;
 }
@@ -1447,7 +1447,7 @@ int tfx_fusion_run(tfx_fusion_engine *e, const tfx_fusion_enables *en, const tfx
   if (!gr->graph || !r.scope_names || !r.node_names || !r.snap || !r.reqs || !r.by_op) goto nomem;
 
   if (tfx_vm_link(e->vm, g, &m->ops, t, &e->subtypes, d)) {
-    rc = TFX_EXIT_FAIL;
+    rc = TFX_E_FAIL;
     goto out;
   }
   tfx_vm_set_host(e->vm, &fusion_host, &r);
@@ -1470,13 +1470,13 @@ int tfx_fusion_run(tfx_fusion_engine *e, const tfx_fusion_enables *en, const tfx
     if (!pr->name || !pr->site) goto nomem;
     r.pr = pr;
     if (run_pass(&r, i)) {
-      rc = TFX_EXIT_FAIL; /* reported (VM error or out of memory); ATC aborts the parse */
+      rc = TFX_E_FAIL; /* reported (VM error or out of memory); ATC aborts the parse */
       break;
     }
   }
 
   /* A final result whose index maps failed check_keys fails the run. */
-  if (rc == 0 && !r.oom && report_map_errs(&r)) rc = TFX_EXIT_FAIL;
+  if (rc == 0 && !r.oom && report_map_errs(&r)) rc = TFX_E_FAIL;
   /* Final sub_types and the final result map (sorted by name). */
   uint32_t cap_fs = 0;
   for (uint32_t k = 0; k < t->n_scopes && !r.oom; k++) {
@@ -1493,11 +1493,11 @@ int tfx_fusion_run(tfx_fusion_engine *e, const tfx_fusion_enables *en, const tfx
     qsort(gr->final, r.n_final, sizeof *gr->final, cmp_result);
     gr->n_final = r.n_final;
   }
-  if (r.oom) rc = TFX_EXIT_FAIL;
+  if (r.oom) rc = TFX_E_FAIL;
   goto out;
 nomem:
   oom(&r);
-  rc = TFX_EXIT_FAIL;
+  rc = TFX_E_FAIL;
 out:
   tfx_vm_set_host(e->vm, NULL, NULL);
   builder_reset(&r);

@@ -13,7 +13,7 @@
 
 #include "io/io.h"
 #include "io/pbtxt.h"
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 
 /* C++ protobuf refuses to parse more than INT_MAX bytes, and GE's loader refuses lengths above
  * INT32_MAX (docs/AIR.md §1.2): the largest loadable .air is INT_MAX bytes, i.e. < 2 GiB. */
@@ -30,7 +30,7 @@ static int tfx_ge_air_too_big(tfx_diag *d, size_t n) {
             "the GE model serializes to %zu bytes, over the %d bytes (2 GiB - 1) that ATC's C++ "
             "protobuf reads: it cannot be one .air file",
             n, INT_MAX);
-  return TFX_EXIT_FAIL;
+  return TFX_E_FAIL;
 }
 
 int tfx_ge_emit_air(const Ge__Proto__ModelDef *m, tfx_strbuf *out, tfx_diag *d) {
@@ -45,7 +45,7 @@ int tfx_ge_emit_air(const Ge__Proto__ModelDef *m, tfx_strbuf *out, tfx_diag *d) 
     tfx_io_pieces_free(&pc);
     tfx_ge_emit_undo(out, start);
     tfx_error(d, NULL, 0, 0, "out of memory serializing the GE model");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   for (size_t i = 0; i < pc.n; i++) {
     memcpy(out->data + out->len, pc.p[i].data, pc.p[i].len);
@@ -62,11 +62,11 @@ int tfx_ge_emit_air_pieces(const Ge__Proto__ModelDef *m, tfx_io_pieces *out, tfx
   if (rc == -2) return tfx_ge_air_too_big(d, n);
   if (rc == -3) {
     tfx_error(d, NULL, 0, 0, "out of memory serializing the GE model");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   if (rc != 0) {
     tfx_error(d, NULL, 0, 0, "the GE model is nested too deeply to serialize (over 1000 levels)");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   return 0;
 }
@@ -82,7 +82,7 @@ int tfx_ge_emit_pbtxt(const Ge__Proto__ModelDef *m, tfx_strbuf *out, tfx_diag *d
   if (tfx_pbtxt_print(&m->base, out) != 0 || out->oom) {
     tfx_ge_emit_undo(out, start);
     tfx_error(d, NULL, 0, 0, "out of memory printing the GE model as text");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   return 0;
 }

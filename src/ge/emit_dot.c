@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 
 #define TFX_DOT_MAX_NEST 32      /* nested scope clusters per graph */
 #define TFX_DOT_MAX_REPLACED 8   /* original op names listed on a fused node */
@@ -413,7 +413,7 @@ int tfx_ge_emit_dot(const Ge__Proto__ModelDef *m, tfx_strbuf *out, tfx_diag *d) 
     out->len = start;
     if (out->data) out->data[start] = 0;
     tfx_error(d, NULL, 0, 0, "out of memory writing the GE model as Graphviz");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   return 0;
 }

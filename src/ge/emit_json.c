@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "io/pbfield.h"
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 
 #define TFX_JSON_DEPTH 1000
 
@@ -286,7 +286,7 @@ int tfx_ge_emit_json(const Ge__Proto__ModelDef *m, tfx_strbuf *out, tfx_diag *d)
     else
       tfx_error(d, NULL, 0, 0, "the GE model is nested too deeply to write as JSON (over %d levels)",
                 TFX_JSON_DEPTH);
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   return 0;
 }

@@ -24,7 +24,7 @@
 
 #include "ge/ge.h"
 #include "ge/lower_int.h"
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 #include "util/hash.h"
 
 size_t tfx_ge_external_default(void) { return (size_t)INT_MAX; }
@@ -133,5 +133,5 @@ nomem:
   tfx_hmap_free(&seen);
   tfx_sb_free(&sb);
   tfx_ge_external_free(out);
-  return TFX_EXIT_FAIL;
+  return TFX_E_FAIL;
 }

@@ -2,14 +2,14 @@
  * Stage: graph (after io, before scope). Input: an unpacked Tensorflow__GraphDef and its
  * FunctionDef library (borrowed). Output: tfx_module (graph.h), everything in m->arena.
  * Invariants: O(N + E) per graph, no per-node malloc, no recursion; every validation error of
- * every graph is reported before the build fails with TFX_EXIT_INPUT. */
+ * every graph is reported before the build fails with TFX_E_INPUT. */
 #include "graph/graph.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 
 /* Limit for reported cycle paths, so a 10^6-node cycle gives a readable message. */
 #define CYCLE_SHOW_MAX 8
@@ -527,27 +527,27 @@ int tfx_module_build_lim(tfx_module *m, Tensorflow__GraphDef *gd, const char *fn
                  (flags & TFX_MODULE_LENIENT) ? TFX_SEV_WARNING : TFX_SEV_ERROR};
   if (!gd) {
     tfx_error(d, fname, 0, 0, "no GraphDef to index");
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
-  if (check_node_limit(gd, fname, max_nodes, d) != 0) return TFX_EXIT_INPUT;
+  if (check_node_limit(gd, fname, max_nodes, d) != 0) return TFX_E_INPUT;
   /* Intern the loop back-edge op types first, so their ids are known during every build. */
   c.next_iter_id = tfx_intern_id(&m->ops, "NextIteration", strlen("NextIteration"));
   c.ref_next_iter_id = tfx_intern_id(&m->ops, "RefNextIteration", strlen("RefNextIteration"));
   if (c.next_iter_id == TFX_HASH_NONE || c.ref_next_iter_id == TFX_HASH_NONE) {
     oom(&c);
-    return TFX_EXIT_INPUT;
+    return TFX_E_NOMEM;
   }
 
   int failed = 0;
   int r = build_graph(&c, &m->main, gd->node, gd->n_node, NULL);
-  if (r < 0) return TFX_EXIT_INPUT;
+  if (r < 0) return TFX_E_NOMEM; /* build_graph fails only for out of memory (reported) */
   failed |= r > 0;
 
   Tensorflow__FunctionDefLibrary *lib = gd->library;
   size_t nf = lib ? lib->n_function : 0;
   if (nf >= UINT32_MAX) {
     tfx_error(d, fname, 0, 0, "too many library functions (%zu)", nf);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   m->n_funcs = (uint32_t)nf;
   if (nf) {
@@ -555,14 +555,14 @@ int tfx_module_build_lim(tfx_module *m, Tensorflow__GraphDef *gd, const char *fn
     if (!m->funcs) {
       m->n_funcs = 0;
       oom(&c);
-      return TFX_EXIT_INPUT;
+      return TFX_E_NOMEM;
     }
     for (uint32_t i = 0; i < nf; i++) tfx_hmap_init(&m->funcs[i].by_name);
     tfx_hmap fnames;
     tfx_hmap_init(&fnames);
     if (tfx_hmap_reserve(&fnames, nf) < 0) {
       oom(&c);
-      return TFX_EXIT_INPUT;
+      return TFX_E_NOMEM;
     }
     for (uint32_t i = 0; i < nf; i++) {
       Tensorflow__FunctionDef *f = lib->function[i];
@@ -579,7 +579,7 @@ int tfx_module_build_lim(tfx_module *m, Tensorflow__GraphDef *gd, const char *fn
         if (pr < 0) {
           tfx_hmap_free(&fnames);
           oom(&c);
-          return TFX_EXIT_INPUT;
+          return TFX_E_NOMEM;
         }
         if (pr == 0) {
           tfx_diag_add(d, c.sev, fname, 0, 0,
@@ -592,14 +592,14 @@ int tfx_module_build_lim(tfx_module *m, Tensorflow__GraphDef *gd, const char *fn
       r = build_graph(&c, g, f->node_def, f->n_node_def, f);
       if (r < 0) {
         tfx_hmap_free(&fnames);
-        return TFX_EXIT_INPUT;
+        return TFX_E_NOMEM;
       }
       failed |= r > 0;
     }
     tfx_hmap_free(&fnames);
   }
   m->has_errors = failed;
-  return failed && !(flags & TFX_MODULE_LENIENT) ? TFX_EXIT_INPUT : 0;
+  return failed && !(flags & TFX_MODULE_LENIENT) ? TFX_E_INPUT : 0;
 }
 
 void tfx_module_free(tfx_module *m) {

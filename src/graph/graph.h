@@ -6,7 +6,7 @@
  * through NextIteration) and rejects any other cycle. Does not copy attribute payloads.
  * Validation errors (duplicate/empty names, inputs naming missing nodes, bad port syntax, a
  * data input after a control input) are reported with the node and graph names; all of a
- * graph's errors are reported, then the build fails with TFX_EXIT_INPUT. */
+ * graph's errors are reported, then the build fails with TFX_E_INPUT. */
 #ifndef TFX_GRAPH_GRAPH_H
 #define TFX_GRAPH_GRAPH_H
 
@@ -87,7 +87,7 @@ typedef struct tfx_module {
                                  topological order (topo == NULL). For inspection tools. */
 
 /* Builds the index for gd's node list and for every library function body.
- * fname is used in diagnostics. Returns 0, or TFX_EXIT_INPUT after reporting errors.
+ * fname is used in diagnostics. Returns 0, TFX_E_INPUT after reporting errors or TFX_E_NOMEM.
  * m needs no prior init; call tfx_module_free(m) afterwards whatever the result.
  * Node numbers in messages ("node #3") are 0-based positions in the NodeDef list. Errors in
  * a function body are prefixed "function 'f': ". Duplicate function names and empty
@@ -97,7 +97,7 @@ int tfx_module_build_ex(tfx_module *m, Tensorflow__GraphDef *gd, const char *fna
                         unsigned flags, tfx_diag *d);
 /* The same with the nodes limit (util/limits.h): a graph (the main graph or a function body)
  * with more than max_nodes nodes is an error, lenient or not, reported before anything is
- * indexed (TFX_EXIT_INPUT). max_nodes 0 = no limit (what the two functions above use). */
+ * indexed (TFX_E_INPUT). max_nodes 0 = no limit (what the two functions above use). */
 int tfx_module_build_lim(tfx_module *m, Tensorflow__GraphDef *gd, const char *fname,
                          unsigned flags, size_t max_nodes, tfx_diag *d);
 void tfx_module_free(tfx_module *m);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 #include "util/hash.h"
 
 /* ---- option parsing ----------------------------------------------------------------------- */
@@ -170,22 +170,22 @@ int tfx_prune_parse_input_shape(const char *s, tfx_arena *a, tfx_prune_shape **o
   *n = 0;
   if (!s) s = "";
   size_t cap = count_items(s);
-  if (cap >= UINT32_MAX) return TFX_EXIT_USAGE;
+  if (cap >= UINT32_MAX) return TFX_E_USAGE;
   shape_ud u = {a, d, tfx_arena_calloc(a, cap, sizeof(tfx_prune_shape)), 0, {0}, 0};
   tfx_hmap_init(&u.seen);
   if (!u.v || tfx_hmap_reserve(&u.seen, cap) < 0) {
     tfx_hmap_free(&u.seen);
     tfx_error(d, NULL, 0, 0, "out of memory parsing --input-shape");
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   int errs = 0;
   for_each_item("--input-shape", s, d, shape_item, &u, &errs);
   tfx_hmap_free(&u.seen);
   if (u.oom) {
     tfx_error(d, NULL, 0, 0, "out of memory parsing --input-shape");
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
-  if (errs) return TFX_EXIT_USAGE;
+  if (errs) return TFX_E_USAGE;
   *out = u.v;
   *n = u.n;
   return 0;
@@ -245,19 +245,19 @@ int tfx_prune_parse_out_nodes(const char *s, tfx_arena *a, tfx_prune_out **out, 
   *n = 0;
   if (!s) s = "";
   size_t cap = count_items(s);
-  if (cap >= UINT32_MAX) return TFX_EXIT_USAGE;
+  if (cap >= UINT32_MAX) return TFX_E_USAGE;
   out_ud u = {a, d, tfx_arena_calloc(a, cap, sizeof(tfx_prune_out)), 0, 0};
   if (!u.v) {
     tfx_error(d, NULL, 0, 0, "out of memory parsing --out-nodes");
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   int errs = 0;
   for_each_item("--out-nodes", s, d, out_item, &u, &errs);
   if (u.oom) {
     tfx_error(d, NULL, 0, 0, "out of memory parsing --out-nodes");
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
-  if (errs) return TFX_EXIT_USAGE;
+  if (errs) return TFX_E_USAGE;
   *out = u.v;
   *n = u.n;
   return 0;
@@ -484,7 +484,7 @@ int tfx_prune_graphdef(Tensorflow__GraphDef *gd, const tfx_prune_opts *o, tfx_ar
   if (!gd || !o || (o->n_shapes == 0 && o->n_outs == 0)) return 0;
   if (gd->n_node >= UINT32_MAX) {
     tfx_error(d, fname, 0, 0, "too many nodes to trim (%zu)", gd->n_node);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   trim t = {gd, a, d, fname, (uint32_t)gd->n_node, {0}, NULL, NULL, NULL, NULL, 0};
   tfx_hmap_init(&t.by_name);
@@ -493,11 +493,11 @@ int tfx_prune_graphdef(Tensorflow__GraphDef *gd, const tfx_prune_opts *o, tfx_ar
   t.flag = tfx_calloc(n1, sizeof *t.flag);
   t.shape = tfx_malloc(n1 * sizeof *t.shape);
   t.stack = tfx_malloc(n1 * sizeof *t.stack);
-  int rc = TFX_EXIT_INPUT;
+  int rc = TFX_E_INPUT;
   Tensorflow__NodeDef **kept = NULL;
   if (!t.rep || !t.flag || !t.shape || !t.stack || trim_run(&t, o) < 0) goto nomem;
   if (t.errs) {
-    rc = TFX_EXIT_USAGE;
+    rc = TFX_E_USAGE;
     goto out;
   }
   /* Kept: input-shape nodes, plus unmarked nodes (by input) or marked nodes (by output). */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 #include "util/hash.h"
 
 static int starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
@@ -200,7 +200,7 @@ int tfx_train_prune(Tensorflow__GraphDef *gd, tfx_arena *a, const char *fname, t
   uint8_t *fx = NULL, *fl = tfx_calloc(n, 1);
   uint32_t *stack = NULL, *src = NULL, *pos = NULL;
   size_t *first = NULL;
-  int rc = TFX_EXIT_INPUT;
+  int rc = TFX_E_INPUT;
   if (!fl || function_effects(gd, &fn, &fx) < 0) goto nomem;
   /* no side effect anywhere (a frozen graph): nothing serves training, nothing to do */
   size_t effects = 0, edges = 0;
@@ -366,7 +366,7 @@ int tfx_train_strip_functions(Tensorflow__GraphDef *gd, tfx_arena *a, const char
   tfx_hmap_init(&fn);
   uint8_t *mk = tfx_calloc(nf, 1);
   uint32_t *stack = tfx_malloc((size_t)nf * sizeof *stack);
-  int rc = TFX_EXIT_INPUT;
+  int rc = TFX_E_INPUT;
   if (!mk || !stack || tfx_hmap_reserve(&fn, nf) < 0) goto nomem;
   for (uint32_t i = 0; i < nf; i++) {
     const Tensorflow__FunctionDef *f = lib->function[i];

@@ -2,7 +2,7 @@
  * message type -> unpacked/parsed message in the model arena -> the GraphDef inside it.
  * Stage: io. Binary input is pre-walked (wire.c) so malformed or too-deep data is reported with
  * a byte offset instead of reaching protobuf-c; text goes through pbtxt_parse.c. Every failure
- * is one diagnostic and TFX_EXIT_INPUT. The sniffing rules are documented in io.h. */
+ * is one diagnostic and TFX_E_INPUT. The sniffing rules are documented in io.h. */
 #include "io/io.h"
 
 #include <stdio.h>
@@ -12,7 +12,7 @@
 
 #include "io/pbtxt.h"
 #include "io/wire.h"
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 #include "util/fileio.h"
 
 #define TFX_IO_DEFAULT_MAX_FILE ((size_t)4 << 30)
@@ -338,7 +338,7 @@ int tfx_io_load_model(const char *path, const tfx_load_opts *opts, tfx_model *ou
         tfx_error(d, path, 0, 0, "directory holds neither saved_model.pb nor saved_model.pbtxt "
                                  "(not a SavedModel directory)");
         free(file);
-        return TFX_EXIT_INPUT;
+        return TFX_E_INPUT;
       }
     }
   } else {
@@ -348,13 +348,13 @@ int tfx_io_load_model(const char *path, const tfx_load_opts *opts, tfx_model *ou
   }
   if (!file) {
     tfx_error(d, path, 0, 0, "out of memory");
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   size_t len = 0;
   char *buf = tfx_read_file_hint(file, max_size,
                                  "raise the file-size limit with --limit file-size=SIZE or --max-file-size SIZE",
                                  &len, d);
-  int rc = buf ? tfx_io_load_model_buffer(buf, len, file, opts, out, d) : TFX_EXIT_INPUT;
+  int rc = buf ? tfx_io_load_model_buffer(buf, len, file, opts, out, d) : TFX_E_INPUT;
   free(buf);
   free(file);
   return rc;
@@ -367,7 +367,7 @@ int tfx_io_load_model_buffer(const void *data, size_t len, const char *file,
   tfx_arena_init(&out->arena);
   unsigned max_depth = opts && opts->max_depth ? opts->max_depth : 100;
   const char *tag = opts ? opts->tag : NULL;
-  int rc = TFX_EXIT_INPUT;
+  int rc = TFX_E_INPUT;
   out->path = tfx_arena_strdup(&out->arena, file);
   if (!out->path) {
     tfx_error(d, file, 0, 0, "out of memory");
@@ -411,8 +411,8 @@ int tfx_io_load_model_buffer(const void *data, size_t len, const char *file,
     break;
   }
   }
-  if (out->graph) rc = TFX_EXIT_OK;
+  if (out->graph) rc = TFX_OK;
 out:
-  if (rc != TFX_EXIT_OK) tfx_model_free(out);
+  if (rc != TFX_OK) tfx_model_free(out);
   return rc;
 }

@@ -3,7 +3,7 @@
  * Output: a tfx_model whose GraphDef and everything it points to live in model->arena.
  * The input kind is sniffed from the content (binary vs text; GraphDef vs MetaGraphDef vs
  * SavedModel); the file name is only a tie-breaker. Failures are reported into the
- * diagnostics context and return TFX_EXIT_INPUT. Knows nothing about scopes or rules.
+ * diagnostics context and return TFX_E_INPUT. Knows nothing about scopes or rules.
  *
  * Sniffing rules (tfx_io_load_model):
  * - A directory is a SavedModel dir: saved_model.pb is read, else saved_model.pbtxt.

@@ -6,14 +6,14 @@
  * by priority (highest first) then pack rule index (= registration order); built once per
  * run. Graphs are mapped in module order (main, then function bodies), nodes in NodeDef
  * order, so results and diagnostics are deterministic. A rule run-time error (reported by
- * the VM at the rule's source line) stops the run: TFX_EXIT_FAIL. */
+ * the VM at the rule's source line) stops the run: TFX_E_FAIL. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "opmap/opmap_int.h"
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 
 /* ---------------------------------------------------------------- shared helpers */
 
@@ -309,7 +309,7 @@ int tfx_opmap_run(tfx_opmap *om, const tfx_module *m, const tfx_pack *pack,
   tfx_arena_init(&om->arena);
   if (!protos || !m) {
     tfx_error(d, NULL, 0, 0, "internal error: tfx_opmap_run needs a module and a CANN prototype table");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   om_run r;
   memset(&r, 0, sizeof r);
@@ -346,7 +346,7 @@ int tfx_opmap_run(tfx_opmap *om, const tfx_module *m, const tfx_pack *pack,
   }
   goto out;
 fail:
-  rc = TFX_EXIT_FAIL;
+  rc = TFX_E_FAIL;
 out:
   if (r.vm) tfx_vm_set_host(r.vm, NULL, NULL);
   tfx_vm_free(r.vm);

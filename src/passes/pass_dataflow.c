@@ -16,7 +16,7 @@
 #include "fusion/dataflow.h"
 #include "fusion/engine.h"
 #include "passes/passes.h"
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 
 #define TFX_FLOW_MAX_ROUNDS 64u
 
@@ -35,7 +35,7 @@ int tfx_pass_dataflow(tfx_ctx *ctx, void *user) {
   if (!ctx->have_pack) return 0;
   if (!ctx->have_module) {
     tfx_error(ctx->diag, NULL, 0, 0, "pass 'dataflow' needs the graph index (pass 'index')");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   const tfx_pack *p = &ctx->pack;
   int has_flow = 0;
@@ -56,7 +56,7 @@ int tfx_pass_dataflow(tfx_ctx *ctx, void *user) {
   if (ctx->flow_report) tfx_flow_report_free(ctx->flow_report);
   else if (!(ctx->flow_report = tfx_malloc(sizeof *ctx->flow_report))) {
     tfx_error(ctx->diag, NULL, 0, 0, "out of memory (dataflow rewrites)");
-    rc = TFX_EXIT_FAIL;
+    rc = TFX_E_FAIL;
     goto out_eng;
   }
   tfx_flow_report *rep = ctx->flow_report;

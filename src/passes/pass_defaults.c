@@ -16,7 +16,7 @@
 #include "cann/cann.h"
 #include "passes/passes.h"
 #include "tensorflow/node_def.pb-c.h"
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 
 typedef struct defaults_run {
   tfx_arena *A;
@@ -273,7 +273,7 @@ int tfx_pass_op_defaults(tfx_ctx *ctx, void *user) {
   (void)user;
   if (!tfx_ctx_wants_mapping(ctx) || !ctx->have_model || !ctx->model.graph) return 0;
   const tfx_tf_table *tf = tfx_tf_ops_stdlib(ctx->diag);
-  if (!tf) return TFX_EXIT_FAIL;
+  if (!tf) return TFX_E_FAIL;
   defaults_run r = {&ctx->model.arena, 0, 0};
   Tensorflow__GraphDef *gd = ctx->model.graph;
   for (size_t i = 0; i < gd->n_node && !r.oom; i++) fill_node(&r, tf, gd->node[i]);
@@ -284,7 +284,7 @@ int tfx_pass_op_defaults(tfx_ctx *ctx, void *user) {
     }
   if (r.oom) {
     tfx_error(ctx->diag, NULL, 0, 0, "out of memory (op defaults)");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   if (r.added && ctx->opts && ctx->opts->verbose > 1)
     tfx_diag_add(ctx->diag, TFX_SEV_NOTE, NULL, 0, 0, "added %llu default attribute%s from the "

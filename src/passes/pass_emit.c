@@ -17,7 +17,7 @@
 
 #include "ge/ge.h"
 #include "io/pbtxt.h"
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 #include "util/fileio.h"
 
 #define EMIT_NAME(id, name, suffix, what) name,
@@ -61,7 +61,7 @@ static int external_weights(tfx_ctx *ctx, tfx_ge_external *ext, char ***paths, c
     tfx_error(ctx->diag, air, 0, 0, "the GE model is larger than %zu bytes (--limit external-weights), so its "
               "%zu weights go to files under air_weight/ beside the .air: that needs -o FILE, not "
               "standard output or a device", tfx_limit_size(&o->limits, TFX_LIMIT_EXTERNAL_WEIGHTS), ext->n);
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   const char *slash = strrchr(air, '/');
   size_t dl = slash ? (size_t)(slash - air) + 1 : 0;
@@ -82,7 +82,7 @@ static int external_weights(tfx_ctx *ctx, tfx_ge_external *ext, char ***paths, c
         tfx_error(ctx->diag, p, 0, 0, "cannot create the directory for external weights: %s",
                   strerror(errno));
         *q = '/';
-        return TFX_EXIT_INPUT;
+        return TFX_E_INPUT;
       }
       if (!exists && *n_made < 2) {
         made[*n_made] = tfx_malloc(strlen(p) + 1);
@@ -98,7 +98,7 @@ static int external_weights(tfx_ctx *ctx, tfx_ge_external *ext, char ***paths, c
   return 0;
 nomem:
   tfx_error(ctx->diag, NULL, 0, 0, "out of memory preparing external weight files");
-  return TFX_EXIT_FAIL;
+  return TFX_E_FAIL;
 }
 
 int tfx_pass_emit_ge(tfx_ctx *ctx, void *user) {
@@ -107,7 +107,7 @@ int tfx_pass_emit_ge(tfx_ctx *ctx, void *user) {
   if (!o || o->check_only || !(o->emit & ~(1u << TFX_EMIT_TF_PBTXT))) return 0;
   if (!ctx->ge || !ctx->ge->model) {
     tfx_error(ctx->diag, NULL, 0, 0, "pass 'emit-ge' needs the GE model (pass 'lowering')");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   int with_tf = ge_writes_tf(o);
   tfx_strbuf out[TFX_EMIT__COUNT];
@@ -125,13 +125,13 @@ int tfx_pass_emit_ge(tfx_ctx *ctx, void *user) {
     if (!(o->emit & (1u << k)) || (!ge_emitters[k] && !(tf && with_tf))) continue;
     if (!o->out_path[k]) {
       tfx_error(ctx->diag, NULL, 0, 0, "--emit %s: no output file", emit_names[k]);
-      rc = TFX_EXIT_USAGE;
+      rc = TFX_E_USAGE;
       break;
     }
     if (tf) {
       if (!ctx->have_model) {
         tfx_error(ctx->diag, NULL, 0, 0, "--emit tf-pbtxt: no model loaded");
-        rc = TFX_EXIT_FAIL;
+        rc = TFX_E_FAIL;
       } else if (tfx_pbtxt_print(&ctx->model.graph->base, &out[k]) != 0) {
         out[k].oom = 1;
       }
@@ -142,7 +142,7 @@ int tfx_pass_emit_ge(tfx_ctx *ctx, void *user) {
     }
     if (rc == 0 && out[k].oom) {
       tfx_error(ctx->diag, NULL, 0, 0, "out of memory writing --emit %s", emit_names[k]);
-      rc = TFX_EXIT_FAIL;
+      rc = TFX_E_FAIL;
     }
   }
   /* --limit output-size, for every kind before the first file is written */
@@ -154,13 +154,13 @@ int tfx_pass_emit_ge(tfx_ctx *ctx, void *user) {
   size_t *n_pieces = tfx_calloc(cap, sizeof *n_pieces);
   if (rc == 0 && (!paths || !one || !pieces || !n_pieces)) {
     tfx_error(ctx->diag, NULL, 0, 0, "out of memory writing the outputs");
-    rc = TFX_EXIT_FAIL;
+    rc = TFX_E_FAIL;
   }
   for (int k = 0; k < TFX_EMIT__COUNT && rc == 0; k++) {
     if (!(o->emit & (1u << k)) || (!ge_emitters[k] && !(k == TFX_EMIT_TF_PBTXT && with_tf))) continue;
     int is_air = k == TFX_EMIT_AIR;
     size_t len = is_air ? air.total : out[k].len;
-    if (tfx_check_output_size(o->out_path[k], len, max_out, ctx->diag) != 0) rc = TFX_EXIT_FAIL;
+    if (tfx_check_output_size(o->out_path[k], len, max_out, ctx->diag) != 0) rc = TFX_E_FAIL;
     paths[n] = o->out_path[k];
     one[n].data = out[k].data;
     one[n].len = out[k].len;
@@ -168,7 +168,7 @@ int tfx_pass_emit_ge(tfx_ctx *ctx, void *user) {
     n_pieces[n++] = is_air ? air.n : 1;
   }
   for (size_t k = 0; k < ext.n && rc == 0; k++) { /* the external weight files, with the .air */
-    if (tfx_check_output_size(ext_paths[k], ext.files[k].len, max_out, ctx->diag) != 0) rc = TFX_EXIT_FAIL;
+    if (tfx_check_output_size(ext_paths[k], ext.files[k].len, max_out, ctx->diag) != 0) rc = TFX_E_FAIL;
     paths[n] = ext_paths[k];
     one[n].data = ext.files[k].data;
     one[n].len = ext.files[k].len;
@@ -176,7 +176,7 @@ int tfx_pass_emit_ge(tfx_ctx *ctx, void *user) {
     n_pieces[n++] = 1;
   }
   if (rc == 0 && tfx_write_files_atomic_pieces(n, paths, pieces, n_pieces, ctx->diag) != 0)
-    rc = TFX_EXIT_INPUT;
+    rc = TFX_E_INPUT;
   if (rc != 0)
     while (n_made) rmdir(made[--n_made]); /* only when empty; nothing of this run is in them */
   for (size_t k = 0; k < n_made; k++) free(made[k]);
@@ -201,13 +201,13 @@ int tfx_pass_emit_tf(tfx_ctx *ctx, void *user) {
   const char *path = o->out_path[TFX_EMIT_TF_PBTXT];
   if (!path) {
     tfx_error(ctx->diag, NULL, 0, 0, "--emit tf-pbtxt: no output file");
-    return TFX_EXIT_USAGE;
+    return TFX_E_USAGE;
   }
   if (!ctx->have_model) {
     tfx_error(ctx->diag, NULL, 0, 0, "--emit tf-pbtxt: no model loaded");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   int rc = tfx_io_write_message_max(path, &ctx->model.graph->base, TFX_WIRE_TEXT,
                                     tfx_limit_size(&o->limits, TFX_LIMIT_OUTPUT_SIZE), ctx->diag);
-  return rc == 0 ? 0 : rc == -2 ? TFX_EXIT_FAIL : TFX_EXIT_INPUT;
+  return rc == 0 ? 0 : rc == -2 ? TFX_E_FAIL : TFX_E_INPUT;
 }

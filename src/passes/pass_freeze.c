@@ -29,7 +29,7 @@
 #include "passes/passes.h"
 #include "tensorflow/trackable_object_graph.pb-c.h"
 #include "tfxc/object_graph_view.pb-c.h"
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 #include "util/hash.h"
 
 #define DT_STRING 7
@@ -164,7 +164,7 @@ static Tensorflow__FunctionDef *find_func(const Tensorflow__GraphDef *g, const c
 
 static int oom(fz *z) {
   tfx_error(z->d, z->model, 0, 0, "out of memory while freezing variables");
-  return TFX_EXIT_FAIL;
+  return TFX_E_FAIL;
 }
 
 /* ---- the checkpoint ---- */
@@ -252,7 +252,7 @@ static int check_match(fz *z, const char *what, const char *var, int gdtype,
   tfx_error(z->d, z->model, 0, 0, "%s '%s' is %s %s in the graph, but checkpoint tensor '%s' in "
             "%s is %s", what, var, tfx_ckpt_dtype_name(gdtype), gshape ? gs : "[?]", t->name,
             z->ck->index_path, bs);
-  return TFX_EXIT_INPUT;
+  return TFX_E_INPUT;
 }
 
 /* The checkpoint entry of key for variable var (reported when missing). */
@@ -300,7 +300,7 @@ static int make_const(fz *z, node_t *n, const tfx_ckpt_tensor *t) {
     if (!tfx_ckpt_dtype_size(t->dtype)) {
       tfx_error(z->d, z->model, 0, 0, "variable '%s': checkpoint tensor '%s' has dtype %s, "
                 "which cannot be a constant", n->name, t->name, tfx_ckpt_dtype_name(t->dtype));
-      return TFX_EXIT_INPUT;
+      return TFX_E_INPUT;
     }
     const uint8_t *p;
     size_t len;
@@ -354,7 +354,7 @@ static int load_object_graph(fz *z) {
       &z->ck->arena, z->d);
   if (!og) {
     tfx_error(z->d, z->ck->index_path, 0, 0, "the object graph (%s) is malformed", OBJECT_GRAPH_KEY);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   z->n_obj = og->n_nodes;
   z->obj_key = tfx_arena_calloc(&z->ck->arena, og->n_nodes ? og->n_nodes : 1, sizeof *z->obj_key);
@@ -390,7 +390,7 @@ static int load_saved_object_graph(fz *z) {
   tfx_sb_free(&sb);
   if (!z->sog) {
     tfx_error(z->d, z->model, 0, 0, "the SavedModel's object graph is malformed");
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   return 0;
 }
@@ -773,7 +773,7 @@ static int run_indexed(fz *z) {
     work w = wl.w[i];
     const char *an = w.f->signature->input_arg[w.arg]->name;
     const tfx_ckpt_tensor *t = lookup(z, w.var, w.key);
-    if (!t) rc = TFX_EXIT_INPUT;
+    if (!t) rc = TFX_E_INPUT;
     else if ((rc = freeze_reads(z, w.f->node_def, w.f->n_node_def, an, w.var, t)) == 0)
       rc = push_calls(z, &wl, w.f->node_def, w.f->n_node_def, an, w.key, w.var);
   }
@@ -807,7 +807,7 @@ int tfx_pass_freeze(tfx_ctx *ctx, void *user) {
   const tfx_options *o = ctx->opts;
   if (!ctx->have_model) {
     tfx_error(ctx->diag, NULL, 0, 0, "pass 'freeze' needs a loaded model");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   if (o->no_freeze) return 0;
   if (!o->checkpoint && !has_variables(ctx->model.graph)) return 0;
@@ -960,7 +960,7 @@ int tfx_freeze_check_mapping(tfx_ctx *ctx) {
   if (missing_var) {
     tfx_error(ctx->diag, ctx->model.path, 0, 0, "variable '%s': tensor '%s' is not in the "
               "checkpoint %s", missing_var, missing_key, ck->index_path);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   if (ck)
     tfx_error(ctx->diag, ctx->model.path, 0, 0, "%u variable node%s (first: '%s') would reach "
@@ -972,5 +972,5 @@ int tfx_freeze_check_mapping(tfx_ctx *ctx) {
               "lowering without weights: no checkpoint found: give --checkpoint PREFIX or a "
               "SavedModel directory (--no-freeze keeps variables as they are)",
               n, n == 1 ? "" : "s", first);
-  return TFX_EXIT_FAIL;
+  return TFX_E_FAIL;
 }

@@ -3,14 +3,14 @@
  * ctx->module, ctx->scopes. Each pass replaces what an earlier run left in the context. */
 #include "passes/passes.h"
 
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 
 int tfx_pass_load(tfx_ctx *ctx, void *user) {
   (void)user;
   const tfx_options *o = ctx->opts;
   if (!o || !o->model_path) {
     tfx_error(ctx->diag, NULL, 0, 0, "no model given");
-    return TFX_EXIT_USAGE;
+    return TFX_E_USAGE;
   }
   tfx_ctx_free(ctx); /* a fresh load invalidates any index or tree */
   tfx_load_opts lo = {0};
@@ -29,7 +29,7 @@ int tfx_pass_index(tfx_ctx *ctx, void *user) {
   (void)user;
   if (!ctx->have_model) {
     tfx_error(ctx->diag, NULL, 0, 0, "pass 'index' needs a loaded model");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   if (ctx->have_scopes) tfx_scope_tree_free(&ctx->scopes);
   ctx->have_scopes = 0;
@@ -51,7 +51,7 @@ int tfx_pass_scope_tree(tfx_ctx *ctx, void *user) {
   (void)user;
   if (!ctx->have_module) {
     tfx_error(ctx->diag, NULL, 0, 0, "pass 'scope-tree' needs the graph index (pass 'index')");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   if (ctx->have_scopes) tfx_scope_tree_free(&ctx->scopes);
   ctx->have_scopes = 0;

@@ -12,24 +12,24 @@
 #include "cann/cann.h"
 #include "ge/ge.h"
 #include "passes/passes.h"
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 
 int tfx_pass_lower(tfx_ctx *ctx, void *user) {
   (void)user;
   if (!tfx_ctx_wants_mapping(ctx)) return 0;
   if (!ctx->opmap) {
     tfx_error(ctx->diag, NULL, 0, 0, "pass 'lowering' needs the op mapping (pass 'op-mapping')");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   int check = ctx->opts->check_only;
   if (check && ctx->opmap->n_failed) return 0;
   size_t first_diag = ctx->diag->n;
   const tfx_cann_table *protos = tfx_ctx_protos(ctx); /* user prototypes over the stdlib's */
-  if (!protos) return TFX_EXIT_FAIL;
+  if (!protos) return TFX_E_FAIL;
   char *stem = tfx_ctx_default_output(ctx->opts->model_path, "");
   if (!stem) {
     tfx_error(ctx->diag, NULL, 0, 0, "out of memory (lowering)");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   if (ctx->ge) {
     tfx_ge_model_free(ctx->ge);
@@ -39,7 +39,7 @@ int tfx_pass_lower(tfx_ctx *ctx, void *user) {
   if (!ctx->ge) {
     free(stem);
     tfx_error(ctx->diag, NULL, 0, 0, "out of memory (lowering)");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   tfx_ge_lower_opts lo;
   memset(&lo, 0, sizeof lo);

@@ -13,6 +13,7 @@
 #include "passes/passes.h"
 #include "passes/rules_protos.h"
 #include "tfxc/tfxc.h"
+#include "util/status.h"
 
 /* 1 when the run asks for anything the op mapping feeds. */
 int tfx_ctx_wants_mapping(const tfx_ctx *ctx) {
@@ -94,15 +95,15 @@ int tfx_pass_opmap(tfx_ctx *ctx, void *user) {
   if (!tfx_ctx_wants_mapping(ctx)) return 0;
   if (!ctx->have_module) {
     tfx_error(ctx->diag, NULL, 0, 0, "pass 'op-mapping' needs the graph index (pass 'index')");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   const tfx_cann_table *protos = tfx_ctx_protos(ctx); /* user prototypes over the stdlib's */
-  if (!protos) return TFX_EXIT_FAIL;
+  if (!protos) return TFX_E_FAIL;
   tfx_ctx_drop_mapping(ctx);
   ctx->opmap = tfx_malloc(sizeof *ctx->opmap);
   if (!ctx->opmap) {
     tfx_error(ctx->diag, NULL, 0, 0, "out of memory (op mapping)");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   const tfx_options *o = ctx->opts;
   tfx_opmap_opts mo;
@@ -123,9 +124,9 @@ int tfx_pass_opmap(tfx_ctx *ctx, void *user) {
   validate_graph(&ctx->module, ctx->opmap, &ctx->opmap->main);
   for (uint32_t i = 0; i < ctx->opmap->n_funcs; i++)
     validate_graph(&ctx->module, ctx->opmap, &ctx->opmap->funcs[i]);
-  if (tfx_precheck_dangling(ctx) != 0) return TFX_EXIT_FAIL; /* data inputs lost to fusion */
+  if (tfx_precheck_dangling(ctx) != 0) return TFX_E_FAIL; /* data inputs lost to fusion */
   int vrc = tfx_freeze_check_mapping(ctx); /* variables without weights (pass_freeze.c) */
-  if (vrc < 0) return TFX_EXIT_FAIL; /* out of memory (reported) */
+  if (vrc < 0) return TFX_E_FAIL; /* out of memory (reported) */
   tfx_precheck_runtime_hints(ctx); /* variables, save/restore, ...: say what to do instead */
   if (o->check_only) return 0; /* the CLI prints the summary after the lowering ran too */
   /* grouped by TF type and cause (precheck_summary.c); -v: one line per node */
@@ -135,7 +136,7 @@ int tfx_pass_opmap(tfx_ctx *ctx, void *user) {
                  "MODEL` lists every node with the rule that handled it%s, --passthrough-unknown "
                  "keeps unknown types as they are", errors, errors == 1 ? "" : "s",
                  lines < errors ? " (-v lists each one here)" : "");
-    return vrc ? vrc : TFX_EXIT_FAIL;
+    return vrc ? vrc : TFX_E_FAIL;
   }
   return 0;
 }

@@ -14,7 +14,7 @@
 
 #include "graph/training.h"
 #include "passes/signature.h"
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 
 int tfx_pass_prune(tfx_ctx *ctx, void *user) {
   (void)user;
@@ -25,7 +25,7 @@ int tfx_pass_prune(tfx_ctx *ctx, void *user) {
   if (!want_shape && !want_out && !select) return 0;
   if (!ctx->have_model) {
     tfx_error(ctx->diag, NULL, 0, 0, "pass 'prune' needs a loaded model");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   tfx_arena *a = &ctx->model.arena;
   tfx_prune_shape *shapes = NULL;
@@ -39,7 +39,7 @@ int tfx_pass_prune(tfx_ctx *ctx, void *user) {
     return rc;
   if (want_out && o->signature) {
     tfx_error(ctx->diag, NULL, 0, 0, "--signature and --out-nodes both choose the outputs; give one");
-    return TFX_EXIT_USAGE;
+    return TFX_E_USAGE;
   }
   const Tensorflow__SignatureDef *sig = NULL;
   const char *sig_name = NULL;
@@ -52,7 +52,7 @@ int tfx_pass_prune(tfx_ctx *ctx, void *user) {
     if (rc != 0)
       /* The graph module says USAGE for unknown names; for the CLI that is a property of the
        * model relative to the options: exit 3. */
-      return rc == TFX_EXIT_USAGE ? TFX_EXIT_INPUT : rc;
+      return rc == TFX_E_USAGE ? TFX_E_INPUT : rc;
     ctx->prune = po;
   }
   /* the training machinery goes only for an inference model (a GE output or --check); with
@@ -81,7 +81,7 @@ int tfx_pass_prune(tfx_ctx *ctx, void *user) {
     /* what the outputs still need of the training machinery: one warning per op type (the op
      * mapping then fails on the types without a CANN op, --check lists them) */
     if (tfx_train_report(ctx->model.graph, ctx->model.path, TFX_SEV_WARNING, ctx->diag) < 0)
-      return TFX_EXIT_FAIL;
+      return TFX_E_FAIL;
   }
   ctx->graph_edits++;
   return tfx_ctx_reindex(ctx);

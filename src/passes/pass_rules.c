@@ -19,8 +19,8 @@
  * the op mapping and the lowering; a pack does not store prototypes, so prototype files may
  * be given next to a pack (the only -r paths a pack combines with).
  * Running out of memory anywhere here (reading, parsing, checking or compiling rules and
- * prototype files, loading a pack) is reported as "out of memory ..." and is exit 1
- * (TFX_EXIT_FAIL), never a rule error (exit 4) or a corrupt pack (exit 3). */
+ * prototype files, loading a pack) is reported as "out of memory ..." and is TFX_E_NOMEM
+ * (exit 1), never a rule error (exit 4) or a corrupt pack (exit 3). */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
@@ -35,7 +35,7 @@
 #include "rules/load.h"
 #include "stdlib_embed.h"
 #include "stdlib_pack.h"
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 #include "util/fileio.h"
 #include "util/strbuf.h"
 #include "vm/vm.h"
@@ -71,7 +71,7 @@ static int classify(const tfx_rules_spec *s, long *pack, tfx_diag *d) {
     struct stat st;
     if (stat(p, &st) != 0) {
       tfx_error(d, p, 0, 0, "cannot read rules: %s", strerror(errno));
-      if (rc == 0) rc = TFX_EXIT_INPUT;
+      if (rc == 0) rc = TFX_E_INPUT;
       continue;
     }
     if (S_ISDIR(st.st_mode)) continue;
@@ -88,14 +88,14 @@ static int classify(const tfx_rules_spec *s, long *pack, tfx_diag *d) {
       tfx_error(d, NULL, 0, 0, "-r %s: not a rule directory, rule file (.scoperule, .opmap), "
                 "CANN prototype file (" TFX_RULES_PROTOS_SUFFIX "), TF op definitions ("
                 TFX_RULES_TFOPS_SUFFIX ") or pack (.tfxb)", p);
-      rc = TFX_EXIT_USAGE;
+      rc = TFX_E_USAGE;
     }
   }
   if (n_packs && s->n_paths > 1 + n_protos) {
     tfx_error(d, NULL, 0, 0, "-r %s: a pack (.tfxb) holds a complete rule set and cannot be "
               "combined with other -r paths (except CANN prototype files, " TFX_RULES_PROTOS_SUFFIX
               "); compile them together with 'tfxc compile'", s->paths[*pack]);
-    rc = TFX_EXIT_USAGE;
+    rc = TFX_E_USAGE;
   }
   return rc;
 }
@@ -178,11 +178,11 @@ static int walk_protos_as(const char *dir, int depth, pathvec *out, int (*want)(
 
 /* Loads the CANN prototype files of the -r paths (a *.cannops.tsv path, and every one under
  * a directory, in byte order of its path) in -r order into a new table, over the stdlib's.
- * *out stays NULL when there is none. Returns 0, TFX_EXIT_RULES (malformed or unreadable
- * files, override errors: all reported; *out holds what could be read) or TFX_EXIT_FAIL
- * (out of memory, reported). */
-static int load_protos(const tfx_rules_spec *s, tfx_cann_override ov, tfx_cann_table **out,
-                       tfx_diag *d) {
+ * *out stays NULL when there is none. Returns 0, TFX_E_RULES (malformed or unreadable
+ * files, override errors: all reported; *out holds what could be read), TFX_E_NOMEM
+ * (out of memory) or TFX_E_FAIL (the stdlib's table cannot be loaded), reported. */
+static tfx_status load_protos(const tfx_rules_spec *s, tfx_cann_override ov, tfx_cann_table **out,
+                              tfx_diag *d) {
   *out = NULL;
   pathvec files = {0};
   int bad = 0;
@@ -205,30 +205,28 @@ static int load_protos(const tfx_rules_spec *s, tfx_cann_override ov, tfx_cann_t
   if (!t) {
     pv_free(&files);
     if (std) tfx_error(d, NULL, 0, 0, "out of memory loading CANN prototypes");
-    return TFX_EXIT_FAIL;
+    return std ? TFX_E_NOMEM : TFX_E_FAIL;
   }
   tfx_cann_init(t);
   int rc = 0;
-  for (size_t i = 0; i < files.n && rc != TFX_EXIT_FAIL; i++) {
-    size_t len, before = d->n;
-    char *text = tfx_read_file(files.v[i], PROTOS_MAX_FILE, &len, d);
+  for (size_t i = 0; i < files.n && rc != TFX_E_NOMEM; i++) {
+    size_t len;
+    tfx_status st;
+    char *text = tfx_read_file_st(files.v[i], PROTOS_MAX_FILE, NULL, &len, &st, d);
     if (!text) {
-      /* "out of memory reading file" is a resource failure, not a malformed file */
-      if (d->n > before && d->items[d->n - 1].msg &&
-          strncmp(d->items[d->n - 1].msg, "out of memory", 13) == 0)
-        rc = TFX_EXIT_FAIL;
+      if (st == TFX_E_NOMEM) rc = st; /* a resource failure, not a malformed file */
       bad = 1;
       continue;
     }
-    int r = tfx_cann_add(t, text, len, files.v[i], ov, d);
+    tfx_status r = tfx_cann_add(t, text, len, files.v[i], ov, d);
     free(text);
-    if (r == TFX_EXIT_FAIL) rc = r;
+    if (r == TFX_E_NOMEM) rc = r;
     else if (r != 0) bad = 1;
   }
   pv_free(&files);
   if (rc == 0) {
-    int r = tfx_cann_add_base(t, std, ov, d);
-    if (r == TFX_EXIT_FAIL) rc = r;
+    tfx_status r = tfx_cann_add_base(t, std, ov, d);
+    if (r == TFX_E_NOMEM) rc = r;
     else if (r != 0) bad = 1;
   }
   if (rc != 0) {
@@ -236,11 +234,11 @@ static int load_protos(const tfx_rules_spec *s, tfx_cann_override ov, tfx_cann_t
     return rc;
   }
   *out = t;
-  return bad ? TFX_EXIT_RULES : 0;
+  return bad ? TFX_E_RULES : 0;
 oom:
   pv_free(&files);
   tfx_error(d, NULL, 0, 0, "out of memory listing CANN prototype files");
-  return TFX_EXIT_FAIL;
+  return TFX_E_NOMEM;
 }
 
 /* ---------------------------------------------------------------- user TF op definitions */
@@ -261,9 +259,9 @@ static void tfops_free(tfops_set *u) {
 
 /* Loads the TF op definition files of the -r paths (a *.tfops.tsv path, and every one under a
  * directory, in byte order of its path), each into its own table, in -r order. Returns 0,
- * TFX_EXIT_RULES (malformed or unreadable files: all reported) or TFX_EXIT_FAIL (out of
+ * TFX_E_RULES (malformed or unreadable files: all reported) or TFX_E_NOMEM (out of
  * memory, reported). */
-static int load_tfops(const tfx_rules_spec *s, tfops_set *u, tfx_diag *d) {
+static tfx_status load_tfops(const tfx_rules_spec *s, tfops_set *u, tfx_diag *d) {
   memset(u, 0, sizeof *u);
   pathvec files = {0};
   int bad = 0, rc = 0;
@@ -291,18 +289,18 @@ static int load_tfops(const tfx_rules_spec *s, tfops_set *u, tfx_diag *d) {
       goto oom;
     }
     u->t[u->n++] = t;
-    int r = tfx_tf_ops_load(t, text, len, files.v[i], d);
+    tfx_status r = tfx_tf_ops_load(t, text, len, files.v[i], d);
     free(text);
-    if (r == TFX_EXIT_FAIL) rc = r;
+    if (r == TFX_E_NOMEM) rc = r;
     else if (r != 0) bad = 1;
   }
   pv_free(&files);
   if (rc) return rc;
-  return bad ? TFX_EXIT_RULES : 0;
+  return bad ? TFX_E_RULES : 0;
 oom:
   pv_free(&files);
   tfx_error(d, NULL, 0, 0, "out of memory loading TF op definitions");
-  return TFX_EXIT_FAIL;
+  return TFX_E_NOMEM;
 }
 
 void tfx_rules_protos_free(tfx_cann_table *t) {
@@ -339,7 +337,7 @@ int tfx_rules_build(const tfx_rules_spec *s, tfx_pack *out, tfx_cann_table **pro
   for (size_t i = 0; i < s->n_warn_opts; i++)
     if (tfx_rules_warning_option(&ro.warnings, s->warn_opts[i]) != 0) {
       tfx_error(d, NULL, 0, 0, "unknown warning option '%s'", s->warn_opts[i]);
-      return TFX_EXIT_USAGE;
+      return TFX_E_USAGE;
     }
   const tfx_rules_warnings *w = &ro.warnings;
   tfx_cann_override ov = !(w->enabled & (1u << TFX_RULES_W_OVERRIDE)) ? TFX_CANN_OV_QUIET
@@ -349,7 +347,7 @@ int tfx_rules_build(const tfx_rules_spec *s, tfx_pack *out, tfx_cann_table **pro
    * load, so that every error of every file is reported in one run. */
   tfx_cann_table *user = NULL;
   int prc = load_protos(s, ov, &user, d);
-  if (prc == TFX_EXIT_FAIL) return prc;
+  if (prc == TFX_E_NOMEM || prc == TFX_E_FAIL) return prc;
 
   const tfx_rules_buffer *pack_buf =
       s->n_buffers == 1 && tfx_rules_buffer_is_pack(&s->buffers[0]) ? &s->buffers[0] : NULL;
@@ -368,21 +366,21 @@ int tfx_rules_build(const tfx_rules_spec *s, tfx_pack *out, tfx_cann_table **pro
     if (user) {
       if (!(view = tfx_cann_protos_merged(user, d))) {
         tfx_rules_protos_free(user);
-        return TFX_EXIT_FAIL;
+        return TFX_E_FAIL;
       }
       ro.protos = tfx_cann_protos_hook(view);
     } else if (!(ro.protos = tfx_cann_stdlib_protos(d))) {
-      return TFX_EXIT_FAIL;
+      return TFX_E_FAIL;
     }
     /* -Wunknown-tf-op, -Wunknown-tf-attr: the user's TF op definitions over the stdlib's */
     tfops_set tfu;
     int trc = load_tfops(s, &tfu, d);
-    tfx_tf_view *tfv = trc == TFX_EXIT_FAIL ? NULL : tfx_tf_view_new((const tfx_tf_table *const *)tfu.t, tfu.n, d);
+    tfx_tf_view *tfv = trc == TFX_E_NOMEM ? NULL : tfx_tf_view_new((const tfx_tf_table *const *)tfu.t, tfu.n, d);
     if (!tfv) {
       tfops_free(&tfu);
       tfx_cann_protos_free(view);
       tfx_rules_protos_free(user);
-      return TFX_EXIT_FAIL;
+      return TFX_E_FAIL;
     }
     if (trc != 0 && prc == 0) prc = trc; /* malformed definition files are rule errors */
     ro.tfops = tfx_tf_view_hook(tfv);
@@ -393,7 +391,7 @@ int tfx_rules_build(const tfx_rules_spec *s, tfx_pack *out, tfx_cann_table **pro
       tfx_cann_protos_free(view);
       tfx_rules_protos_free(user);
       tfx_error(d, NULL, 0, 0, "out of memory loading rules");
-      return TFX_EXIT_FAIL;
+      return TFX_E_NOMEM;
     }
     tfx_ruleset_set_max_depth(rs, s->max_rule_depth); /* --limit rule-depth: -r sources only */
     for (size_t i = 0; i < s->n_paths; i++) /* prototype files were loaded above */
@@ -411,14 +409,14 @@ int tfx_rules_build(const tfx_rules_spec *s, tfx_pack *out, tfx_cann_table **pro
     /* Checked even after load errors: every error of every file is reported in one run. */
     tfx_rules_check(rs, &ro, d);
     if (tfx_ruleset_oom(rs)) { /* reported: out of memory is exit 1, not a rule error */
-      rc = TFX_EXIT_FAIL;
+      rc = TFX_E_NOMEM;
     } else if (tfx_ruleset_errors(rs) > 0 || prc != 0) {
-      rc = TFX_EXIT_RULES;
+      rc = TFX_E_RULES;
     } else {
       rc = tfx_rules_compile(rs, out, d);
       if (rc != 0) {
         tfx_pack_free(out);
-        if (rc != TFX_EXIT_FAIL) rc = TFX_EXIT_RULES;
+        if (rc != TFX_E_FAIL && rc != TFX_E_NOMEM) rc = TFX_E_RULES;
       }
     }
     tfx_ruleset_free(rs);
@@ -436,7 +434,7 @@ int tfx_rules_build_pack(const tfx_rules_spec *s, tfx_pack *out, tfx_diag *d) {
 }
 
 /* Checks that every name of a comma list is a scope pass of the pack; option names the
- * option in messages. Returns 0 or TFX_EXIT_USAGE (reported, with the known names). */
+ * option in messages. Returns 0 or TFX_E_USAGE (reported, with the known names). */
 static int check_scope_names(const tfx_pack *p, const char *list, const char *option,
                              tfx_diag *d) {
   int rc = 0;
@@ -462,7 +460,7 @@ static int check_scope_names(const tfx_pack *p, const char *list, const char *op
                 option, strcmp(option, "--disable-pass") == 0 ? "" : "scope fusion ", (int)n, s,
                 known.len ? tfx_sb_cstr(&known) : "none");
       tfx_sb_free(&known);
-      rc = TFX_EXIT_USAGE;
+      rc = TFX_E_USAGE;
     }
     if (!e) break;
     s = e + 1;

@@ -10,7 +10,7 @@
 
 #include "fusion/engine.h"
 #include "passes/passes.h"
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 
 /* Re-indexes into a scratch diagnostics context; its messages are forwarded only on success
  * (on failure the caller rolls back and explains). */
@@ -33,7 +33,7 @@ static void forward(tfx_diag *to, const tfx_diag *from) {
  * --allow-dangling-inputs, or a run that writes nothing (explain): warnings, as ATC drops such
  * edges. A run with op mapping (a GE output, --check): the op mapping fails each consumer
  * (tfx_precheck_dangling), so the precheck reports it too. --emit tf-pbtxt alone: errors here.
- * Returns 0 or TFX_EXIT_FAIL. */
+ * Returns 0 or TFX_E_FAIL. */
 static int dangling_inputs(tfx_ctx *ctx, const tfx_fusion_report *rep) {
   const tfx_options *o = ctx->opts;
   int allow = !o || o->allow_dangling_inputs;
@@ -67,7 +67,7 @@ static int dangling_inputs(tfx_ctx *ctx, const tfx_fusion_report *rep) {
   tfx_diag_add(ctx->diag, TFX_SEV_NOTE, NULL, 0, 0, "%u data input%s lost to scope fusion; fix the "
                "rule's index maps, or give --allow-dangling-inputs to drop such edges as ATC does",
                n, n == 1 ? "" : "s");
-  return TFX_EXIT_FAIL;
+  return TFX_E_FAIL;
 }
 
 int tfx_pass_scope_fusion(tfx_ctx *ctx, void *user) {
@@ -75,7 +75,7 @@ int tfx_pass_scope_fusion(tfx_ctx *ctx, void *user) {
   if (!ctx->have_pack) return 0; /* no rules loaded */
   if (!ctx->have_module) {
     tfx_error(ctx->diag, NULL, 0, 0, "pass 'scope-fusion' needs the graph index (pass 'index')");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   const tfx_pack *p = &ctx->pack;
   const tfx_options *o = ctx->opts;
@@ -91,7 +91,7 @@ int tfx_pass_scope_fusion(tfx_ctx *ctx, void *user) {
   if (ctx->fusion_report) tfx_fusion_report_free(ctx->fusion_report);
   else if (!(ctx->fusion_report = tfx_malloc(sizeof *ctx->fusion_report))) {
     tfx_error(ctx->diag, NULL, 0, 0, "out of memory (scope fusion)");
-    rc = TFX_EXIT_FAIL;
+    rc = TFX_E_FAIL;
     goto out_en;
   }
   tfx_fusion_report *rep = ctx->fusion_report;
@@ -107,7 +107,7 @@ int tfx_pass_scope_fusion(tfx_ctx *ctx, void *user) {
   tfx_scope_tree tmp;
   memset(&tmp, 0, sizeof tmp);
   if (ctx->scopes_stale && !tfx_ctx_scopes(ctx)) { /* an earlier re-index: the tree, now */
-    rc = TFX_EXIT_FAIL;
+    rc = TFX_E_FAIL;
     goto out_eng;
   }
   tfx_scope_tree *t = ctx->have_scopes ? &ctx->scopes : &tmp;
@@ -141,18 +141,16 @@ int tfx_pass_scope_fusion(tfx_ctx *ctx, void *user) {
   if (rc == 0 && applied) {
     tfx_diag scratch;
     tfx_diag_init(&scratch);
-    if (reindex_quiet(ctx, &scratch) == 0) {
+    int rrc = reindex_quiet(ctx, &scratch);
+    if (rrc == 0) {
       forward(ctx->diag, &scratch);
       ctx->graph_edits++;
     } else {
       /* Never leave an unindexable graph behind: undo everything and say why. */
       const char *why = NULL;
-      int oom = 0;
+      int oom = rrc == TFX_E_NOMEM;
       for (size_t k = 0; k < scratch.n; k++)
-        if (scratch.items[k].sev == TFX_SEV_ERROR) {
-          if (!why) why = scratch.items[k].msg;
-          oom |= strstr(scratch.items[k].msg, "out of memory") != NULL;
-        }
+        if (scratch.items[k].sev == TFX_SEV_ERROR && !why) why = scratch.items[k].msg;
       if (!why) why = "the rewritten graph does not index";
       tfx_fusion_undo_rollback(&undo);
       for (uint32_t i = 0; i < rep->n_graphs; i++) {
@@ -162,7 +160,7 @@ int tfx_pass_scope_fusion(tfx_ctx *ctx, void *user) {
       if (oom) { /* not a property of the graph: the run fails instead of going on unfused */
         forward(ctx->diag, &scratch);
         tfx_ctx_reindex(ctx);
-        rc = TFX_EXIT_FAIL;
+        rc = TFX_E_NOMEM;
       } else {
         tfx_warning(ctx->diag, NULL, 0, 0, "scope fusion not applied: %s", why);
         rc = tfx_ctx_reindex(ctx);

@@ -32,7 +32,7 @@ int tfx_pass_opmap(tfx_ctx *ctx, void *user);       /* "op-mapping": TF op -> CA
  * variable node (VariableV2, Variable, VarHandleOp) of the main graph or of a
  * function it reaches is marked failed in ctx->opmap (cause 2, "a variable without weights:
  * no checkpoint found: ..."), also when passed through; unless --no-freeze. Outside --check
- * one summary error is reported and the result is TFX_EXIT_FAIL, or TFX_EXIT_INPUT when the
+ * one summary error is reported and the result is TFX_E_FAIL, or TFX_E_INPUT when the
  * checkpoint lacks the variable's tensor; 0 when there is none (or with --check); -1 out of
  * memory (reported). */
 int tfx_freeze_check_mapping(tfx_ctx *ctx);
@@ -108,10 +108,10 @@ typedef struct tfx_rules_spec {
  * A pack path is loaded with the verifier instead. CANN prototype files (*.cannops.tsv, given
  * as -r paths or found under -r directories) are loaded first, in -r order, over the stdlib's
  * prototypes (first wins; overrides reported like rule overrides) and the rules are checked
- * against that merged table. Returns 0, TFX_EXIT_USAGE (a path that is no rule file/dir/
+ * against that merged table. Returns 0, TFX_E_USAGE (a path that is no rule file/dir/
  * prototype file/pack, a pack mixed with paths other than prototype files, a bad -W option),
- * TFX_EXIT_INPUT (a missing path, a corrupt pack), TFX_EXIT_RULES (rule errors, malformed or
- * unreadable prototype files) or TFX_EXIT_FAIL (OOM). */
+ * TFX_E_INPUT (a missing path, a corrupt pack), TFX_E_RULES (rule errors, malformed or
+ * unreadable prototype files) or TFX_E_FAIL (OOM). */
 int tfx_rules_build_pack(const tfx_rules_spec *s, tfx_pack *out, tfx_diag *d);
 /* The same; on success *protos (when protos is not NULL) gets the prototype table of the run:
  * NULL when no -r path gives a prototype file (the run uses tfx_cann_stdlib()), else a new

@@ -12,7 +12,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 #include "util/arena.h"
 #include "util/fileio.h"
 
@@ -232,14 +232,14 @@ static int dump_selected(const tfx_options *o, const char *name) {
 
 static int run_passes(tfx_pipeline *p, tfx_ctx *ctx, tfx_pass_group last_group);
 
-int tfx_pipeline_run(tfx_pipeline *p, tfx_ctx *ctx, tfx_pass_group last_group) {
+tfx_status tfx_pipeline_run(tfx_pipeline *p, tfx_ctx *ctx, tfx_pass_group last_group) {
   int rc = run_passes(p, ctx, last_group);
   if (p->progress) { /* the run is over: the hook may clear its line */
     unsigned pos = 0;
     for (size_t i = 0; i < p->n; i++) pos += p->passes[i].ran != 0;
     p->progress(p->progress_user, ctx, NULL, pos, pos, 1);
   }
-  return rc;
+  return (tfx_status)rc;
 }
 
 static int run_passes(tfx_pipeline *p, tfx_ctx *ctx, tfx_pass_group last_group) {
@@ -271,7 +271,8 @@ static int run_passes(tfx_pipeline *p, tfx_ctx *ctx, tfx_pass_group last_group) 
     if (rc != 0) {
       /* Every failure must be explained; a pass that forgot gets a generic message. */
       if (ctx->diag->errors == errors_before)
-        tfx_error(ctx->diag, NULL, 0, 0, "pass '%s' failed (exit code %d)", ps->name, rc);
+        tfx_error(ctx->diag, NULL, 0, 0, "pass '%s' failed (exit code %d)", ps->name,
+                  tfx_status_exit_code((tfx_status)rc));
       return rc;
     }
     if (p->dump && dump_selected(ctx->opts, ps->name)) {
@@ -319,14 +320,14 @@ int tfx_pipeline_dump_tf_graph(tfx_ctx *ctx, const tfx_pass *pass, unsigned pos,
   char *path = tfx_malloc(dl + nl + 32);
   if (!path) {
     tfx_error(ctx->diag, dir, 0, 0, "out of memory");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   memcpy(path, dir, dl + 1);
   while (dl > 1 && path[dl - 1] == '/') path[--dl] = 0;
   if (make_dirs(path) != 0) {
     tfx_error(ctx->diag, dir, 0, 0, "cannot create dump directory: %s", strerror(errno));
     free(path);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   snprintf(path + dl, nl + 32, "/%02u-%s.pbtxt", pos, pass->name);
   int rc = tfx_io_write_message_max(path, &ctx->model.graph->base, TFX_WIRE_TEXT,
@@ -334,7 +335,7 @@ int tfx_pipeline_dump_tf_graph(tfx_ctx *ctx, const tfx_pass *pass, unsigned pos,
                                                    TFX_LIMIT_OUTPUT_SIZE),
                                     ctx->diag);
   free(path);
-  return rc == 0 ? 0 : rc == -2 ? TFX_EXIT_FAIL : TFX_EXIT_INPUT;
+  return rc == 0 ? 0 : rc == -2 ? TFX_E_FAIL : TFX_E_INPUT;
 }
 
 /* ---- tables ---- */

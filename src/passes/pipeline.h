@@ -13,6 +13,7 @@
 
 #include "passes/context.h"
 #include "util/diag.h"
+#include "util/status.h"
 #include "util/strbuf.h"
 
 typedef enum {
@@ -26,7 +27,8 @@ typedef enum {
   TFX_GROUP__COUNT
 } tfx_pass_group;
 
-/* A pass. Returns 0 to continue, or an exit code (tfx_exit) after reporting into ctx->diag. */
+/* A pass. Returns 0 to continue, or a tfx_status (util/status.h) after reporting into
+ * ctx->diag. */
 typedef int (*tfx_pass_fn)(tfx_ctx *ctx, void *user);
 
 enum {
@@ -50,7 +52,7 @@ typedef struct tfx_pass {
 } tfx_pass;
 
 /* Called after a pass selected by --dump-after succeeded. pos is the pass's run position.
- * Returns 0 or an exit code (reported). */
+ * Returns 0 or a tfx_status (reported). */
 typedef int (*tfx_dump_fn)(tfx_ctx *ctx, const tfx_pass *pass, unsigned pos, void *user);
 
 /* Progress hook (the CLI's progress line): called before each pass runs (finished 0) and
@@ -96,9 +98,10 @@ int tfx_pipeline_check_names(tfx_pipeline *p, const char *list, int allow_all,
 int tfx_pipeline_disable(tfx_pipeline *p, const char *list, tfx_diag *d);
 
 /* Runs the enabled passes of groups <= last_group in order. Dumps after passes named by
- * ctx->opts->dump_after. Returns 0, or the exit code of the first failing pass (or of a
+ * ctx->opts->dump_after. Returns 0, or the status of the first failing pass (or of a
  * failing dump). Timing of every pass that ran is kept in the pass table. */
-int tfx_pipeline_run(tfx_pipeline *p, tfx_ctx *ctx, tfx_pass_group last_group);
+tfx_status tfx_pipeline_run(tfx_pipeline *p, tfx_ctx *ctx, tfx_pass_group last_group)
+    TFX_MUST_CHECK;
 
 /* "LOAD", "PRUNE", ... */
 const char *tfx_pipeline_group_name(tfx_pass_group g);

@@ -21,7 +21,7 @@
 #include "fusion/engine.h"
 #include "opmap/opmap.h"
 #include "passes/passes.h"
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 
 static void rule_json(tfx_strbuf *b, const tfx_pack *p, uint32_t r) {
   const tfx_vm_rule *ru = &p->rules[r];
@@ -200,7 +200,7 @@ int tfx_precheck_lowering(tfx_ctx *ctx, size_t first_diag, int rc) {
     }
     if (op->cause == TFX_CAUSE_OK && op->how != TFX_MAP_UNSUPPORTED) {
       char *c = tfx_arena_strdup(&om->arena, m);
-      if (!c) return TFX_EXIT_FAIL; /* the item stays: the run fails with it */
+      if (!c) return TFX_E_FAIL; /* the item stays: the run fails with it */
       op->cause = TFX_CAUSE_PARAM_INVALID;
       op->message = c;
       op->hint = NULL;

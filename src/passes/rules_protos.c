@@ -20,7 +20,7 @@
 #include "cann/cann_int.h"
 #include "passes/rules_protos.h"
 #include "rules/load.h"
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 
 struct tfx_cann_protos {
   tfx_arena arena;
@@ -159,14 +159,14 @@ static int add_known(tfx_cann_protos *p, const char *text, size_t len, const cha
     if (tfx_hmap_put(&p->by_known, name, col[0].n, p->n_known, NULL) < 0) goto oom;
     p->known[p->n_known++] = (tfx_rules_op_proto){name, NULL, 0, NULL, 0, NULL, 0};
   }
-  return r.errors ? TFX_EXIT_INPUT : 0;
+  return r.errors ? TFX_E_INPUT : 0;
 oom:
   tfx_tsv_oom(&r);
-  return TFX_EXIT_FAIL;
+  return TFX_E_NOMEM;
 }
 
-int tfx_cann_protos_add_known(tfx_cann_protos *p, const char *text, size_t len, const char *fname,
-                              tfx_diag *d) {
+tfx_status tfx_cann_protos_add_known(tfx_cann_protos *p, const char *text, size_t len,
+                                     const char *fname, tfx_diag *d) {
   return add_known(p, text, len, fname, 0, d);
 }
 

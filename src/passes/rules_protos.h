@@ -19,10 +19,10 @@ void tfx_cann_protos_free(tfx_cann_protos *p);
 /* Adds the CANN types of a "known without prototype" list (TSV: name, reason; the stdlib's
  * <stdlib>/ops/cann-ops-noir.tsv): the hook then gives each an empty prototype, so maps to
  * them are accepted (no -Wunknown-op) but cannot name ports. A name that has a prototype, a
- * duplicate or a line without a reason is reported; returns 0, TFX_EXIT_INPUT or
- * TFX_EXIT_FAIL (out of memory). */
-int tfx_cann_protos_add_known(tfx_cann_protos *p, const char *text, size_t len, const char *fname,
-                              tfx_diag *d);
+ * duplicate or a line without a reason is reported; returns 0, TFX_E_INPUT or
+ * TFX_E_NOMEM (out of memory). */
+tfx_status tfx_cann_protos_add_known(tfx_cann_protos *p, const char *text, size_t len,
+                                     const char *fname, tfx_diag *d) TFX_MUST_CHECK;
 /* The hook to put in tfx_rules_options.protos (lives as long as p). */
 const struct tfx_rules_protos *tfx_cann_protos_hook(const tfx_cann_protos *p);
 /* A new view of t, a table holding the stdlib's ops (user prototypes added over

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 #include "util/hash.h"
 #include "util/strbuf.h"
 
@@ -115,7 +115,7 @@ int tfx_sig_choose(tfx_ctx *ctx, const Tensorflow__SignatureDef **sig, const cha
   size_t *idx = NULL, n = 0;
   if (tfx_sig_sorted(mg, &idx, &n) != 0) {
     tfx_error(ctx->diag, file, 0, 0, "out of memory");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   int rc = 0;
   const Tensorflow__MetaGraphDef__SignatureDefEntry *pick = NULL;
@@ -137,7 +137,7 @@ int tfx_sig_choose(tfx_ctx *ctx, const Tensorflow__SignatureDef **sig, const cha
                   "available: %s", want, sb.oom ? "(out of memory)" : tfx_sb_cstr(&sb));
         tfx_sb_free(&sb);
       }
-      rc = TFX_EXIT_INPUT;
+      rc = TFX_E_INPUT;
     }
   } else if (n) {
     size_t usable = 0;
@@ -159,7 +159,7 @@ int tfx_sig_choose(tfx_ctx *ctx, const Tensorflow__SignatureDef **sig, const cha
   }
   if (pick && !pick->value) {
     tfx_error(ctx->diag, file, 0, 0, "signature '%s' is empty", pick->key);
-    rc = TFX_EXIT_INPUT;
+    rc = TFX_E_INPUT;
     pick = NULL;
   }
   if (pick) {
@@ -218,7 +218,7 @@ int tfx_sig_apply(tfx_ctx *ctx, const Tensorflow__SignatureDef *sig, const char 
   tfx_prune_out *outs = NULL;
   tfx_hmap names;
   tfx_hmap_init(&names);
-  int rc = TFX_EXIT_INPUT, errs = 0;
+  int rc = TFX_E_INPUT, errs = 0;
   if (tfx_sig_sorted_ports(sig, 0, &ii, &ni) || tfx_sig_sorted_ports(sig, 1, &oi, &no)) goto nomem;
   if (no == 0) {
     tfx_error(d, file, 0, 0, "signature '%s' has no outputs", name);
@@ -327,7 +327,7 @@ int tfx_sig_apply(tfx_ctx *ctx, const Tensorflow__SignatureDef *sig, const char 
   tfx_prune_opts po = {all, na, outs, (uint32_t)no};
   int pr = tfx_prune_graphdef(gd, &po, a, file, d);
   if (pr) {
-    rc = pr == TFX_EXIT_USAGE ? TFX_EXIT_INPUT : pr;
+    rc = pr == TFX_E_USAGE ? TFX_E_INPUT : pr;
     goto out;
   }
   /* dtypes, unknown ranks, and the signature inputs first, in signature order */
@@ -388,7 +388,7 @@ int tfx_sig_apply(tfx_ctx *ctx, const Tensorflow__SignatureDef *sig, const char 
   goto out;
 nomem:
   tfx_error(d, file, 0, 0, "out of memory while applying signature '%s'", name);
-  rc = TFX_EXIT_FAIL;
+  rc = TFX_E_FAIL;
 out:
   tfx_hmap_free(&names);
   free(ii);

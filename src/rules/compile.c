@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "rules/compile_int.h"
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 #include "util/arena.h"
 
 #define EMIT(op, a, b, cc_) tfx_asm_emit(&c->as, TFX_OP_##op, (a), (b), (cc_))
@@ -716,10 +716,10 @@ static void compile_opmap(tfx_cc *c, const tfx_ast_opmap *m, tfx_intern *names) 
 
 /* ---------------------------------------------------------------- entry */
 
-int tfx_rules_compile(const tfx_ruleset *rs, tfx_pack *out, tfx_diag *d) {
+tfx_status tfx_rules_compile(const tfx_ruleset *rs, tfx_pack *out, tfx_diag *d) {
   tfx_pack_init(out);
   if (tfx_ruleset_errors(rs)) /* already reported; the AST may be partial */
-    return tfx_ruleset_oom(rs) ? TFX_EXIT_FAIL : TFX_EXIT_RULES;
+    return tfx_ruleset_oom(rs) ? TFX_E_NOMEM : TFX_E_RULES;
   tfx_cc c;
   memset(&c, 0, sizeof c);
   c.rs = (tfx_ruleset *)rs; /* reporting counts errors in the rule set; nothing else changes */
@@ -735,18 +735,16 @@ int tfx_rules_compile(const tfx_ruleset *rs, tfx_pack *out, tfx_diag *d) {
   for (size_t i = 0; i < tfx_ruleset_n_passes(rs) && !c.oom; i++) compile_pass(&c, tfx_ruleset_pass(rs, i));
   tfx_cc_rewrites(&c);
   for (size_t i = 0; i < tfx_ruleset_n_opmaps(rs) && !c.oom; i++) compile_opmap(&c, tfx_ruleset_opmap(rs, i), &names);
-  int rc = 0;
+  tfx_status rc = TFX_OK;
   if (c.oom) { /* a resource failure, even after rule errors: exit 1, not 4 */
-    rc = TFX_EXIT_FAIL;
+    rc = TFX_E_NOMEM;
   } else if (c.errors) {
-    rc = TFX_EXIT_RULES;
+    rc = TFX_E_RULES;
   } else {
-    int asm_oom = tfx_asm_failed(&c.as) && strstr(c.as.err, "out of memory") != NULL;
-    size_t before = d->n;
-    if (tfx_asm_finish(&c.as, out, "<rules>", d) != 0) {
-      rc = TFX_EXIT_FAIL;
-      int oom = asm_oom || (d->n > before && strstr(d->items[d->n - 1].msg, "out of memory"));
-      if (!oom) tfx_error(d, NULL, 0, 0, "internal error: the rule compiler produced an invalid pack (a compiler bug)");
+    rc = tfx_asm_finish(&c.as, out, "<rules>", d);
+    if (rc != TFX_OK && rc != TFX_E_NOMEM) {
+      rc = TFX_E_FAIL;
+      tfx_error(d, NULL, 0, 0, "internal error: the rule compiler produced an invalid pack (a compiler bug)");
     }
   }
   free(c.files);

@@ -43,10 +43,10 @@
 #include "vm/pack.h"
 
 /* Compiles rs (which must have passed tfx_rules_check without errors) into out (initialized
- * here; empty on failure). Returns 0; TFX_EXIT_RULES after reporting errors with rule
- * locations (or without a new report when rs already has errors); TFX_EXIT_FAIL after
+ * here; empty on failure). Returns 0; TFX_E_RULES after reporting errors with rule
+ * locations (or without a new report when rs already has errors); TFX_E_NOMEM after
  * reporting out of memory (also when rs already has errors and ran out of memory,
- * tfx_ruleset_oom), or an internal error when the verifier rejects the pack. */
-int tfx_rules_compile(const tfx_ruleset *rs, tfx_pack *out, tfx_diag *d);
+ * tfx_ruleset_oom); TFX_E_FAIL after an internal error (the verifier rejects the pack). */
+tfx_status tfx_rules_compile(const tfx_ruleset *rs, tfx_pack *out, tfx_diag *d) TFX_MUST_CHECK;
 
 #endif

@@ -66,14 +66,12 @@ int tfx_rules_load_buffer(tfx_ruleset *rs, const char *name, const char *text, s
 }
 
 static int load_file(tfx_ruleset *rs, const char *path, tfx_ast_file_kind kind, tfx_diag *d) {
-  size_t len, before = d->n;
-  char *text = tfx_read_file(path, TFX_RULES_MAX_FILE, &len, d);
+  size_t len;
+  tfx_status st;
+  char *text = tfx_read_file_st(path, TFX_RULES_MAX_FILE, NULL, &len, &st, d);
   if (!text) {
     rs->errors++;
-    /* tfx_read_file says "out of memory reading file": not an error of the rule file */
-    if (d->n > before && d->items[d->n - 1].msg &&
-        strncmp(d->items[d->n - 1].msg, "out of memory", 13) == 0)
-      rs->oom = 1;
+    if (st == TFX_E_NOMEM) rs->oom = 1; /* not an error of the rule file */
     return -1;
   }
   int r = tfx_rules_source_add(rs, path, kind, text, len, d);

@@ -39,7 +39,7 @@ const tfx_rules_source *tfx_ruleset_source(const tfx_ruleset *rs, size_t i);
 size_t tfx_ruleset_errors(const tfx_ruleset *rs);
 /* 1 when a load, parse or check of this rule set ran out of memory (reported as "out of
  * memory ..."): its errors are then a resource failure, not errors in the rule files, and the
- * callers return TFX_EXIT_FAIL (exit 1), not TFX_EXIT_RULES (exit 4). */
+ * callers return TFX_E_FAIL (exit 1), not TFX_E_RULES (exit 4). */
 int tfx_ruleset_oom(const tfx_ruleset *rs);
 
 /* 1-based line and column (in bytes) of loc's start. 0/0 for an unknown file. */

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 
 /* ---- LastName (docs/ASCEND.md §1.3) ----------------------------------------------------- */
 
@@ -342,7 +342,7 @@ int tfx_scope_tree_build_lim(tfx_scope_tree *t, const tfx_graph *g, uint32_t max
   tfx_hmap_init(&t->by_name);
   t->graph = g;
   sbuild b = {t, d, max_depth, NULL, 0, 64, NULL, 0};
-  int rc = TFX_EXIT_INPUT;
+  int rc = TFX_E_INPUT;
   b.info = tfx_malloc((size_t)b.cap * sizeof *b.info);
   if (!b.info || ctab_grow(&b) < 0) goto fail;
   b.info[0] = (sinfo){(char *)"root", 4, 0, TFX_NO_ID, 0, 0};
@@ -358,7 +358,7 @@ int tfx_scope_tree_build_lim(tfx_scope_tree *t, const tfx_graph *g, uint32_t max
                 "%" PRIu32 " (raise the scope-depth limit with --limit scope-depth=N)",
                 g->func ? "function '" : "", g->func ? g->name : "", g->func ? "': " : "", nm,
                 strlen(nm) > 200 ? "..." : "", max_depth);
-      rc = TFX_EXIT_INPUT;
+      rc = TFX_E_INPUT;
       goto done;
     }
     t->node_scope[i] = s;

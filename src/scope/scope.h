@@ -60,7 +60,7 @@ typedef struct tfx_scope_tree {
   uint32_t *node_scope;    /* graph node id -> innermost scope id (TFX_NO_ID: see odd names) */
 } tfx_scope_tree;
 
-/* Builds the tree. Returns 0, or TFX_EXIT_INPUT (reported) on out of memory / limits. */
+/* Builds the tree. Returns 0, or TFX_E_INPUT (reported) on out of memory / limits. */
 int tfx_scope_tree_build(tfx_scope_tree *t, const tfx_graph *g, tfx_diag *d);
 /* The same with the scope-depth limit (util/limits.h): a node name that would put a scope
  * deeper than max_depth (the root is 0, "a/" is 1) is an error naming the node. 0 = no limit

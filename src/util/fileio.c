@@ -133,6 +133,13 @@ int tfx_check_output_size(const char *path, size_t len, size_t max_size, tfx_dia
 
 char *tfx_read_file_hint(const char *path, size_t max_size, const char *hint, size_t *len,
                          tfx_diag *d) {
+  tfx_status st;
+  return tfx_read_file_st(path, max_size, hint, len, &st, d);
+}
+
+char *tfx_read_file_st(const char *path, size_t max_size, const char *hint, size_t *len,
+                       tfx_status *status, tfx_diag *d) {
+  *status = TFX_E_INPUT;
   const char *h0 = hint ? " (" : "", *h1 = hint ? hint : "", *h2 = hint ? ")" : "";
   FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
   if (!f) {
@@ -184,11 +191,13 @@ char *tfx_read_file_hint(const char *path, size_t max_size, const char *hint, si
   if (f != stdin) fclose(f);
   buf[n] = 0;
   *len = n;
+  *status = TFX_OK;
   return buf;
 oom:
   free(buf);
   if (f != stdin) fclose(f);
   tfx_error(d, path, 0, 0, "out of memory reading file");
+  *status = TFX_E_NOMEM;
   return NULL;
 }
 

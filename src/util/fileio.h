@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "util/diag.h"
+#include "util/status.h"
 
 /* Reads path into a malloc'ed buffer (NUL-terminated, *len excludes the NUL).
  * max_size 0 = no limit. Returns NULL after reporting an error. */
@@ -21,6 +22,10 @@ char *tfx_read_file(const char *path, size_t max_size, size_t *len, tfx_diag *d)
  * in parentheses after the message. */
 char *tfx_read_file_hint(const char *path, size_t max_size, const char *hint, size_t *len,
                          tfx_diag *d);
+/* The same, with the reason of a failure in *st: TFX_OK, TFX_E_INPUT (cannot open or read, over
+ * max_size) or TFX_E_NOMEM (out of memory). */
+char *tfx_read_file_st(const char *path, size_t max_size, const char *hint, size_t *len,
+                       tfx_status *status, tfx_diag *d);
 
 /* The output-size limit: 0 when len <= max_size (or max_size is 0), else -1 after reporting
  * that path would get len bytes, over the limit, and how to raise it (--limit output-size). */

@@ -18,6 +18,13 @@ static void asm_fail(tfx_asm *as, const char *fmt, ...) {
   va_end(ap);
 }
 
+/* The first error is a failed allocation (tfx_asm_finish returns TFX_E_NOMEM). */
+static void asm_oom(tfx_asm *as) {
+  if (as->err[0]) return;
+  as->oom = 1;
+  asm_fail(as, "out of memory");
+}
+
 void tfx_asm_init(tfx_asm *as) {
   memset(as, 0, sizeof *as);
   tfx_arena_init(&as->arena);
@@ -50,6 +57,7 @@ void tfx_asm_free(tfx_asm *as) {
 }
 
 int tfx_asm_failed(const tfx_asm *as) { return as->err[0] != 0; }
+int tfx_asm_oom(const tfx_asm *as) { return as->oom; }
 
 /* Makes room for one more element of size sz in *arr (count n, capacity *cap). */
 static int grow(tfx_asm *as, void **arr, uint32_t n, uint32_t *cap, size_t sz) {
@@ -62,7 +70,7 @@ static int grow(tfx_asm *as, void **arr, uint32_t n, uint32_t *cap, size_t sz) {
   uint32_t nc = *cap ? *cap * 2 : 16;
   void *p = tfx_realloc(*arr, (size_t)nc * sz);
   if (!p) {
-    asm_fail(as, "out of memory");
+    asm_oom(as);
     return -1;
   }
   *arr = p;
@@ -88,13 +96,13 @@ static uint32_t intern(tfx_asm *as, const unsigned char *key, size_t klen, tfx_v
   uint32_t cap2 = as->cap_consts; /* list_first grows in step with consts */
   uint32_t *lf = tfx_realloc(p->list_first, (size_t)cap2 * sizeof *lf);
   if (!lf) {
-    asm_fail(as, "out of memory");
+    asm_oom(as);
     return TFX_PACK_NONE;
   }
   p->list_first = lf;
   char *kcopy = tfx_arena_strndup(&as->arena, (const char *)key, klen);
   if (!kcopy) {
-    asm_fail(as, "out of memory");
+    asm_oom(as);
     return TFX_PACK_NONE;
   }
   k = p->n_consts;
@@ -102,7 +110,7 @@ static uint32_t intern(tfx_asm *as, const unsigned char *key, size_t klen, tfx_v
   if (v.tag == TFX_V_STR) {
     char *s = tfx_arena_strndup(&as->arena, v.u.s, v.n);
     if (!s) {
-      asm_fail(as, "out of memory");
+      asm_oom(as);
       return TFX_PACK_NONE;
     }
     v.u.s = s;
@@ -117,7 +125,7 @@ static uint32_t intern(tfx_asm *as, const unsigned char *key, size_t klen, tfx_v
     v.depth = (uint8_t)depth;
   }
   if (tfx_hmap_put(&as->const_map, kcopy, klen, k, NULL) < 0) {
-    asm_fail(as, "out of memory");
+    asm_oom(as);
     return TFX_PACK_NONE;
   }
   p->consts[k] = v;
@@ -146,7 +154,7 @@ uint32_t tfx_asm_const_strn(tfx_asm *as, const char *s, size_t n) {
   }
   unsigned char *key = tfx_arena_alloc(&as->arena, n + 1);
   if (!key) {
-    asm_fail(as, "out of memory");
+    asm_oom(as);
     return TFX_PACK_NONE;
   }
   key[0] = TFX_V_STR;
@@ -179,7 +187,7 @@ uint32_t tfx_asm_const_list(tfx_asm *as, const uint32_t *elems, uint32_t n) {
   size_t klen = 1 + (size_t)n * 4;
   unsigned char *key = tfx_arena_alloc(&as->arena, klen);
   if (!key) {
-    asm_fail(as, "out of memory");
+    asm_oom(as);
     return TFX_PACK_NONE;
   }
   key[0] = TFX_V_LIST;
@@ -432,12 +440,12 @@ static void *dup_arr(tfx_pack *out, const void *src, uint32_t n, size_t sz, int 
   return dst;
 }
 
-int tfx_asm_finish(tfx_asm *as, tfx_pack *out, const char *name, tfx_diag *d) {
+tfx_status tfx_asm_finish(tfx_asm *as, tfx_pack *out, const char *name, tfx_diag *d) {
   tfx_pack_init(out);
   if (!as->err[0] && as->cur_prog != TFX_PACK_NONE) asm_fail(as, "program %u is still open", as->cur_prog);
   if (as->err[0]) {
     tfx_error(d, name, 0, 0, "assembler: %s", as->err);
-    return -1;
+    return as->oom ? TFX_E_NOMEM : TFX_E_FAIL;
   }
   const tfx_pack *p = &as->p;
   int oom = 0;
@@ -478,11 +486,12 @@ int tfx_asm_finish(tfx_asm *as, tfx_pack *out, const char *name, tfx_diag *d) {
   if (oom) {
     tfx_pack_free(out);
     tfx_error(d, name, 0, 0, "assembler: out of memory");
-    return -1;
+    return TFX_E_NOMEM;
   }
-  if (tfx_pack_verify(out, name, d) != 0) {
+  tfx_status vr = tfx_pack_verify(out, name, d);
+  if (vr != TFX_OK) {
     tfx_pack_free(out);
-    return -1;
+    return vr == TFX_E_NOMEM ? vr : TFX_E_FAIL;
   }
-  return 0;
+  return TFX_OK;
 }

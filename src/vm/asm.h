@@ -43,6 +43,7 @@ typedef struct tfx_asm {
   uint32_t cur_file, cur_line, cur_col;
   int loc_dirty;            /* next instruction starts a new source-map entry */
   char err[200];            /* first error, "" if none */
+  int oom;                  /* that error is a failed allocation */
 } tfx_asm;
 
 /* Prepares an empty assembler. */
@@ -51,6 +52,8 @@ void tfx_asm_init(tfx_asm *as);
 void tfx_asm_free(tfx_asm *as);
 /* 1 once an error happened (its text is in as->err). */
 int tfx_asm_failed(const tfx_asm *as);
+/* 1 when that first error is a failed allocation. */
+int tfx_asm_oom(const tfx_asm *as);
 
 /* ---- constants (interned; strings are copied) ---- */
 uint32_t tfx_asm_const_none(tfx_asm *as);                        /* none */
@@ -102,7 +105,9 @@ uint32_t tfx_asm_emit4(tfx_asm *as, tfx_opcode op, int64_t a, int64_t b, int64_t
 uint32_t tfx_asm_pc(const tfx_asm *as);
 
 /* Builds and verifies the pack (out is initialized here). name is used in messages.
- * Returns 0, or -1 after reporting the assembler's first error or the verifier's. */
-int tfx_asm_finish(tfx_asm *as, tfx_pack *out, const char *name, tfx_diag *d);
+ * Returns TFX_OK, TFX_E_NOMEM (out of memory, in the assembler or here) or TFX_E_FAIL (the
+ * assembler's first error or the verifier's), reported. */
+tfx_status tfx_asm_finish(tfx_asm *as, tfx_pack *out, const char *name, tfx_diag *d)
+    TFX_MUST_CHECK;
 
 #endif

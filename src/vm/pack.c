@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 #include "util/fileio.h"
 #include "vm_fingerprint.h"
 
@@ -141,23 +141,23 @@ int tfx_pack_write(const tfx_pack *p, tfx_strbuf *out) {
   return out->oom ? -1 : 0;
 }
 
-int tfx_pack_save_file(const tfx_pack *p, const char *path, tfx_diag *d) {
+tfx_status tfx_pack_save_file(const tfx_pack *p, const char *path, tfx_diag *d) {
   tfx_strbuf b;
   tfx_sb_init(&b);
   if (tfx_pack_write(p, &b) != 0) {
     tfx_sb_free(&b);
     tfx_error(d, path, 0, 0, "out of memory writing pack");
-    return TFX_EXIT_FAIL;
+    return TFX_E_NOMEM;
   }
   int rc = tfx_write_file_atomic(path, b.data, b.len, d);
   tfx_sb_free(&b);
-  return rc ? TFX_EXIT_FAIL : 0;
+  return rc ? TFX_E_FAIL : 0;
 }
 
 /* ---------------------------------------------------------------- reading */
 
 /* rd.err of a failed allocation (compared by address): reported as "out of memory loading
- * pack" with TFX_EXIT_FAIL, not as a corrupt pack. */
+ * pack" with TFX_E_NOMEM, not as a corrupt pack. */
 static const char rd_oom[] = "out of memory";
 
 typedef struct rd {
@@ -317,13 +317,13 @@ static int corrupt(tfx_diag *d, const char *name, const char *fmt, ...) {
   return -1;
 }
 
-static int pack_load(tfx_pack *p, const void *bytes, size_t len, const char *name, int check_hash,
+static tfx_status pack_load(tfx_pack *p, const void *bytes, size_t len, const char *name, int check_hash,
                      tfx_diag *d) {
   tfx_pack_init(p);
   const unsigned char *b = bytes;
   if (len < TFX_PACK_HEADER_SIZE || memcmp(b, TFX_PACK_MAGIC, 4) != 0) {
     corrupt(d, name, len < 4 ? "file too short" : "bad magic (not a .tfxb pack)");
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   rd h = {b, TFX_PACK_HEADER_SIZE, 4, NULL};
   uint32_t version = rd_u32(&h);
@@ -333,27 +333,27 @@ static int pack_load(tfx_pack *p, const void *bytes, size_t len, const char *nam
     tfx_error(d, name, 0, 0,
               "compiled by a different tfxc (pack format version %u, this tfxc reads %u): "
               "recompile it with 'tfxc compile'", version, TFX_PACK_VERSION);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   if (fingerprint != TFX_PACK_TABLES_FINGERPRINT) {
     tfx_error(d, name, 0, 0,
               "compiled by a different tfxc (VM tables fingerprint %08x, this tfxc has %08x: "
               "opcode, builtin or property ids differ): recompile it with 'tfxc compile'",
               fingerprint, (unsigned)TFX_PACK_TABLES_FINGERPRINT);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   if (len > TFX_PACK_MAX_BYTES || size != len - TFX_PACK_HEADER_SIZE) {
     corrupt(d, name, "payload size %llu does not match the file (%zu bytes)",
             (unsigned long long)size, len);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   if (check_hash && tfx_pack_hash(b + TFX_PACK_HEADER_SIZE, (size_t)size) != hash) {
     corrupt(d, name, "content hash mismatch");
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   if (nsec != TFX_PACK_N_SECTIONS) {
     corrupt(d, name, "bad section count %u", nsec);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
   rd all = {b + TFX_PACK_HEADER_SIZE, (size_t)size, 0, NULL};
   const char *err = NULL;
@@ -389,7 +389,7 @@ static int pack_load(tfx_pack *p, const void *bytes, size_t len, const char *nam
   if (err == rd_oom) {
     tfx_error(d, name, 0, 0, "out of memory loading pack");
     tfx_pack_free(p);
-    return TFX_EXIT_FAIL;
+    return TFX_E_NOMEM;
   }
   if (err) {
     if (bad_sec)
@@ -397,38 +397,34 @@ static int pack_load(tfx_pack *p, const void *bytes, size_t len, const char *nam
     else
       corrupt(d, name, "%s", err);
     tfx_pack_free(p);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT;
   }
-  int vr = tfx_pack_verify(p, name, d);
-  if (vr != 0) {
+  tfx_status vr = tfx_pack_verify(p, name, d);
+  if (vr != TFX_OK) {
     tfx_pack_free(p);
-    return vr == -2 ? TFX_EXIT_FAIL : TFX_EXIT_INPUT;
+    return vr;
   }
   return 0;
 }
 
-int tfx_pack_load(tfx_pack *p, const void *bytes, size_t len, const char *name, tfx_diag *d) {
+tfx_status tfx_pack_load(tfx_pack *p, const void *bytes, size_t len, const char *name, tfx_diag *d) {
   return pack_load(p, bytes, len, name, 1, d);
 }
 
-int tfx_pack_load_builtin(tfx_pack *p, const void *bytes, size_t len, const char *name,
-                          tfx_diag *d) {
+tfx_status tfx_pack_load_builtin(tfx_pack *p, const void *bytes, size_t len, const char *name,
+                                 tfx_diag *d) {
   return pack_load(p, bytes, len, name, 0, d);
 }
 
-int tfx_pack_load_file(tfx_pack *p, const char *path, tfx_diag *d) {
+tfx_status tfx_pack_load_file(tfx_pack *p, const char *path, tfx_diag *d) {
   size_t len = 0;
-  size_t before = d->n;
-  char *data = tfx_read_file(path, TFX_PACK_MAX_BYTES, &len, d);
+  tfx_status st;
+  char *data = tfx_read_file_st(path, TFX_PACK_MAX_BYTES, NULL, &len, &st, d);
   if (!data) {
     tfx_pack_init(p);
-    /* "out of memory reading file" is a resource failure (exit 1), not an unreadable pack */
-    if (d->n > before && d->items[d->n - 1].msg &&
-        strncmp(d->items[d->n - 1].msg, "out of memory", 13) == 0)
-      return TFX_EXIT_FAIL;
-    return TFX_EXIT_INPUT;
+    return st; /* TFX_E_INPUT, or TFX_E_NOMEM: a resource failure, not an unreadable pack */
   }
-  int rc = tfx_pack_load(p, data, len, path, d);
+  tfx_status rc = tfx_pack_load(p, data, len, path, d);
   free(data);
   return rc;
 }
@@ -522,7 +518,7 @@ static int verify_prog(const tfx_pack *p, uint32_t pi, unsigned char *boundary, 
   return 0;
 }
 
-int tfx_pack_verify(const tfx_pack *p, const char *name, tfx_diag *d) {
+static int verify(const tfx_pack *p, const char *name, tfx_diag *d) {
   /* Constants. */
   for (uint32_t k = 0; k < p->n_consts; k++) {
     const tfx_value *v = &p->consts[k];
@@ -620,6 +616,11 @@ int tfx_pack_verify(const tfx_pack *p, const char *name, tfx_diag *d) {
       return corrupt(d, name, "source map entry %u out of order or range", i);
   }
   return 0;
+}
+
+tfx_status tfx_pack_verify(const tfx_pack *p, const char *name, tfx_diag *d) {
+  int r = verify(p, name, d);
+  return r == 0 ? TFX_OK : r == -2 ? TFX_E_NOMEM : TFX_E_INPUT;
 }
 
 /* ---------------------------------------------------------------- queries */

@@ -32,14 +32,14 @@
  *
  * A pack of another format version or with another tables fingerprint was compiled by a
  * different tfxc, whose opcode / builtin / property ids may mean something else: it is refused
- * with "compiled by a different tfxc ...: recompile it" (TFX_EXIT_INPUT), before anything else
+ * with "compiled by a different tfxc ...: recompile it" (TFX_E_INPUT), before anything else
  * is read.
  * Writing is deterministic (same pack, same bytes). Loading checks, in order: header, hash,
  * section framing and limits, then tfx_pack_verify (every instruction's opcode, operand kinds
  * and ranges, jump targets on instruction boundaries inside their program, program kinds,
  * rule/pass tables). Any failure is one error in the diag ("corrupt pack: ...") and
- * TFX_EXIT_INPUT; nothing is ever read out of bounds. Running out of memory is not the pack's
- * fault: one "out of memory loading pack" (or "... verifying pack") error and TFX_EXIT_FAIL. */
+ * TFX_E_INPUT; nothing is ever read out of bounds. Running out of memory is not the pack's
+ * fault: one "out of memory loading pack" (or "... verifying pack") error and TFX_E_FAIL. */
 #ifndef TFX_VM_PACK_H
 #define TFX_VM_PACK_H
 
@@ -48,6 +48,7 @@
 
 #include "util/arena.h"
 #include "util/diag.h"
+#include "util/status.h"
 #include "util/strbuf.h"
 #include "vm/bytecode.h"
 #include "vm/value.h"
@@ -130,24 +131,26 @@ void tfx_pack_free(tfx_pack *p);
 /* Serializes p into out (appended). Deterministic. Returns 0, or -1 on out of memory. */
 int tfx_pack_write(const tfx_pack *p, tfx_strbuf *out);
 /* Parses and verifies bytes (borrowed) into p (initialized here). name is used in messages.
- * Returns 0, TFX_EXIT_INPUT after one "corrupt pack" error, or TFX_EXIT_FAIL after one "out of
+ * Returns 0, TFX_E_INPUT after one "corrupt pack" error, or TFX_E_NOMEM after one "out of
  * memory ..." error (p is then empty). */
-int tfx_pack_load(tfx_pack *p, const void *bytes, size_t len, const char *name, tfx_diag *d);
+tfx_status tfx_pack_load(tfx_pack *p, const void *bytes, size_t len, const char *name,
+                         tfx_diag *d) TFX_MUST_CHECK;
 /* The same for a pack compiled into the program (the embedded stdlib, stdlib/stdlib_pack.h):
  * every check above runs, the verifier included, except recomputing the content hash, which
  * guards files against damage on the way and costs more than the verifier (the build step
  * loads these bytes with the hash checked). */
-int tfx_pack_load_builtin(tfx_pack *p, const void *bytes, size_t len, const char *name,
-                          tfx_diag *d);
-/* Reads and loads a .tfxb file. Returns 0, TFX_EXIT_INPUT (unreadable or corrupt) or
- * TFX_EXIT_FAIL (out of memory), reported. */
-int tfx_pack_load_file(tfx_pack *p, const char *path, tfx_diag *d);
-/* Writes p to path atomically. Returns 0 or TFX_EXIT_FAIL (reported). */
-int tfx_pack_save_file(const tfx_pack *p, const char *path, tfx_diag *d);
+tfx_status tfx_pack_load_builtin(tfx_pack *p, const void *bytes, size_t len, const char *name,
+                                 tfx_diag *d) TFX_MUST_CHECK;
+/* Reads and loads a .tfxb file. Returns 0, TFX_E_INPUT (unreadable or corrupt) or
+ * TFX_E_NOMEM (out of memory), reported. */
+tfx_status tfx_pack_load_file(tfx_pack *p, const char *path, tfx_diag *d) TFX_MUST_CHECK;
+/* Writes p to path atomically. Returns 0, TFX_E_FAIL (cannot write) or TFX_E_NOMEM
+ * (reported). */
+tfx_status tfx_pack_save_file(const tfx_pack *p, const char *path, tfx_diag *d) TFX_MUST_CHECK;
 /* Checks every table and instruction of an in-memory pack (see the file comment).
- * Returns 0, -1 after reporting "corrupt pack: ..." against name, or -2 after reporting
- * "out of memory verifying pack". */
-int tfx_pack_verify(const tfx_pack *p, const char *name, tfx_diag *d);
+ * Returns 0, TFX_E_INPUT after reporting "corrupt pack: ..." against name, or TFX_E_NOMEM
+ * after reporting "out of memory verifying pack". */
+tfx_status tfx_pack_verify(const tfx_pack *p, const char *name, tfx_diag *d) TFX_MUST_CHECK;
 /* FNV-1a 64 of n bytes (the pack hash). */
 uint64_t tfx_pack_hash(const void *data, size_t n);
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tfxc/tfxc.h"
+#include "util/status.h"
 #include "vm/vm_int.h"
 
 tfx_vm *tfx_vm_new(const tfx_pack *pack) {
@@ -119,7 +119,7 @@ int tfx_vm_link(tfx_vm *vm, const tfx_graph *graph, const tfx_intern *ops,
   return 0;
 nomem:
   tfx_error(d, NULL, 0, 0, "out of memory linking rules to the model");
-  return TFX_EXIT_FAIL;
+  return TFX_E_FAIL;
 }
 
 /* ---------------------------------------------------------------- helpers */
@@ -663,32 +663,32 @@ sc_failed:
 err_type:
 err_runtime:
   report(vm, ipc, vm->errmsg, d);
-  rc = TFX_EXIT_FAIL;
+  rc = TFX_E_FAIL;
   goto done;
 err_nomem:
   report(vm, ipc, vm->errmsg[0] ? vm->errmsg : "out of memory", d);
-  rc = TFX_EXIT_FAIL;
+  rc = TFX_E_FAIL;
   goto done;
 err_budget: {
   char msg[160];
   snprintf(msg, sizeof msg, "step budget of %llu exceeded (raise the vm-steps limit with --limit "
            "vm-steps=N or --vm-budget N)", (unsigned long long)vm->max_steps);
   report(vm, ipc, msg, d);
-  rc = TFX_EXIT_FAIL;
+  rc = TFX_E_FAIL;
   goto done;
 }
 err_nohost: {
   char msg[96];
   snprintf(msg, sizeof msg, "%s is not supported by this host", tfx_vm_ops[TFX_INS_OP(ins)].name);
   report(vm, ipc, msg, d);
-  rc = TFX_EXIT_FAIL;
+  rc = TFX_E_FAIL;
   goto done;
 }
 err_host: {
   char msg[96];
   snprintf(msg, sizeof msg, "%s failed", tfx_vm_ops[TFX_INS_OP(ins)].name);
   report(vm, ipc, msg, d);
-  rc = TFX_EXIT_FAIL;
+  rc = TFX_E_FAIL;
   goto done;
 }
 done:
@@ -710,7 +710,7 @@ static void run_start(tfx_vm *vm, tfx_value first) {
 
 static int bad_call(tfx_diag *d, const char *what) {
   tfx_error(d, NULL, 0, 0, "internal error: %s", what);
-  return TFX_EXIT_FAIL;
+  return TFX_E_FAIL;
 }
 
 int tfx_vm_run_scope(tfx_vm *vm, uint32_t prog, uint32_t scope, tfx_vm_result *res, tfx_diag *d) {

@@ -70,7 +70,7 @@ void tfx_vm_free(tfx_vm *vm);
  * module's interner), sub_type names -> ids of `subtypes` (interned, so ids are stable across
  * passes; the tree's scope->sub_type uses these ids). graph must be the tree's graph (NULL:
  * take tree->graph). tree and subtypes may be NULL (map programs that need no scopes).
- * Relinking to another model is allowed. Returns 0, or TFX_EXIT_FAIL (reported) on OOM. */
+ * Relinking to another model is allowed. Returns 0, or TFX_E_FAIL (reported) on OOM. */
 int tfx_vm_link(tfx_vm *vm, const tfx_graph *graph, const tfx_intern *ops,
                 const tfx_scope_tree *tree, tfx_intern *subtypes, tfx_diag *d);
 /* Installs the host callbacks (borrowed) and their context. */
@@ -87,11 +87,11 @@ void tfx_vm_set_flags(tfx_vm *vm, unsigned flags);
  * engine must then run every program it would run, not skip the runs it can prove fail. */
 int tfx_vm_observed(const tfx_vm *vm);
 
-/* Runs scope program prog over scope. Returns 0, or TFX_EXIT_FAIL after reporting. */
+/* Runs scope program prog over scope. Returns 0, or TFX_E_FAIL after reporting. */
 int tfx_vm_run_scope(tfx_vm *vm, uint32_t prog, uint32_t scope, tfx_vm_result *res, tfx_diag *d);
-/* Runs selection program prog. Returns 0, or TFX_EXIT_FAIL after reporting. */
+/* Runs selection program prog. Returns 0, or TFX_E_FAIL after reporting. */
 int tfx_vm_run_select(tfx_vm *vm, uint32_t prog, tfx_vm_result *res, tfx_diag *d);
-/* Runs map program prog over graph node `node`. Returns 0, or TFX_EXIT_FAIL after reporting. */
+/* Runs map program prog over graph node `node`. Returns 0, or TFX_E_FAIL after reporting. */
 int tfx_vm_run_map(tfx_vm *vm, uint32_t prog, uint32_t node, tfx_vm_result *res, tfx_diag *d);
 
 /* Linked op id of op-type constant k (TFX_NO_ID if the model lacks the type). */

@@ -16,6 +16,7 @@
 #include "cann/cann.h"
 #include "tfxc/tfxc.h"
 #include "util/arena.h"
+#include "util/status.h"
 
 #define HDR "#name\tinputs\toutputs\tattrs\tsource\n"
 #define TF_HDR "#name\tinputs\toutputs\tattrs\tis_stateful\n"
@@ -477,7 +478,7 @@ static void embedded_tf_table(void **state) {
 }
 
 /* Fails the Nth allocation of a full-table load for every N until a load succeeds: each run
- * must fail cleanly (reported, TFX_EXIT_FAIL) and leak nothing (ASan). */
+ * must fail cleanly (reported, TFX_E_NOMEM) and leak nothing (ASan). */
 static void fault_injection(void **state) {
   (void)state;
   const char *text = HDR
@@ -497,7 +498,7 @@ static void fault_injection(void **state) {
       assert_int_equal(t.n_ops, 2);
       done = 1;
     } else {
-      assert_int_equal(rc, TFX_EXIT_FAIL);
+      assert_int_equal(rc, TFX_E_NOMEM);
       assert_true(hit > 0);
     }
     tfx_cann_free(&t);
@@ -513,7 +514,7 @@ static void fault_injection(void **state) {
     int rc = tfx_tf_ops_load(&t, tf, strlen(tf), "tf.tsv", &d);
     tfx_alloc_fail_at(0);
     if (rc == 0) done = 1;
-    else assert_int_equal(rc, TFX_EXIT_FAIL);
+    else assert_int_equal(rc, TFX_E_NOMEM);
     tfx_tf_ops_free(&t);
     tfx_diag_free(&d);
   }

@@ -47,6 +47,7 @@
 #include "tfxc/tfxc.h"
 #include "util/arena.h"
 #include "util/fileio.h"
+#include "util/status.h"
 #include "util/strbuf.h"
 #include "vm/pack.h"
 
@@ -450,8 +451,13 @@ static void alloc_sweep(fx *f, run_kind kind, const char *label) {
   }
   fprintf(stderr,
           "fault(%s): %ld allocations from %zu sites; %zu runs with one failing allocation: %ld "
-          "failed (exit 1: %d, 3: %d, 4: %d), %ld succeeded with identical outputs\n",
-          label, total, s.n, u, failed_runs, codes[1], codes[3], codes[4], tolerated);
+          "failed (exit 1: %d, 3: %d, 4: %d; out of memory as its own status: %d), %ld succeeded "
+          "with identical outputs\n",
+          label, total, s.n, u, failed_runs, codes[1] + codes[5], codes[3], codes[4], codes[5],
+          tolerated);
+  /* out of memory reaches the caller as a status (TFX_E_NOMEM), not only as message text */
+  if (failed_runs && !codes[TFX_E_NOMEM])
+    fail_msg("%s: no failed allocation came back as TFX_E_NOMEM", label);
   free(ns);
   free(s.addr);
   free(s.first);

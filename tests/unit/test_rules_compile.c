@@ -10,6 +10,7 @@
 #include "rules/compile.h"
 #include "rules/load.h"
 #include "util/arena.h"
+#include "util/status.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -1294,7 +1295,7 @@ static void speed_1000_passes(void **state) {
  * every arena allocation counted (the parser's AST nodes, sema, the compiler). Out of memory
  * is a resource failure, not a rule error: every failing run reports "out of memory ..." and
  * tfx_rules_compile (called as the rules pass does, also after load/check errors) returns
- * TFX_EXIT_FAIL (exit 1), never TFX_EXIT_RULES (exit 4). Failures are seen in the parser,
+ * TFX_E_NOMEM (exit 1), never TFX_EXIT_RULES (exit 4). Failures are seen in the parser,
  * sema and the compiler, not only in loading. */
 static void fault_injection(void **state) {
   (void)state;
@@ -1334,10 +1335,10 @@ static void fault_injection(void **state) {
       assert_int_equal(p.n_rules, 2 + 7);
       ok = 1;
     } else if (rs) {
-      if (rc != TFX_EXIT_FAIL || !TG_ERR(&d, "out of memory")) {
+      if (rc != TFX_E_NOMEM || !TG_ERR(&d, "out of memory")) {
         tg_dump(&d);
-        fail_msg("allocation %ld failed: exit %d, want %d with an 'out of memory' error", k, rc,
-                 TFX_EXIT_FAIL);
+        fail_msg("allocation %ld failed: status %d, want %d with an 'out of memory' error", k, rc,
+                 TFX_E_NOMEM);
       }
       if (tfx_ruleset_errors(rs)) assert_true(tfx_ruleset_oom(rs));
       for (int i = 0; i < 5; i++) seen[i] += TG_ERR(&d, phases[i]);

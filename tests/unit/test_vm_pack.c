@@ -11,6 +11,7 @@
 
 #include "test_vm_util.h"
 #include "util/arena.h"
+#include "util/status.h"
 
 /* A pack with every table populated: a pass with two layers and a selection program, a map
  * rule, all constant kinds, features, two source files. */
@@ -247,7 +248,7 @@ static void expect_rejected(vt *f, patch_fn patch, const char *msg) {
   tfx_sb_free(&b);
   /* The in-memory verifier says the same. */
   tfx_diag_clear(&f->d);
-  assert_int_equal(tfx_pack_verify(&f->p, "mem", &f->d), -1);
+  assert_int_equal(tfx_pack_verify(&f->p, "mem", &f->d), TFX_E_INPUT);
   assert_true(TG_ERR(&f->d, msg));
 }
 
@@ -351,26 +352,26 @@ static void asm_misuse(void **state) {
   uint32_t l = tfx_asm_label_new(&f->as);
   tfx_asm_emit(&f->as, TFX_OP_JMP, l, 0, 0);
   assert_int_equal(tfx_asm_prog_end(&f->as), -1);
-  assert_int_equal(tfx_asm_finish(&f->as, &q, "a", &f->d), -1);
+  assert_int_equal(tfx_asm_finish(&f->as, &q, "a", &f->d), TFX_E_FAIL);
   assert_true(TG_ERR(&f->d, "assembler: program 0: label 0 is not bound inside the program"));
   /* register beyond the frame limit */
   tfx_asm_free(&f->as);
   tfx_asm_init(&f->as);
   tfx_asm_prog_begin(&f->as, TFX_PK_SELECT, TFX_PACK_NONE);
   tfx_asm_emit(&f->as, TFX_OP_LOADI, 256, 0, 0);
-  assert_int_equal(tfx_asm_finish(&f->as, &q, "a", &f->d), -1);
+  assert_int_equal(tfx_asm_finish(&f->as, &q, "a", &f->d), TFX_E_FAIL);
   assert_true(TG_ERR(&f->d, "register 256 beyond the frame limit 256"));
   /* instruction outside a program; program left open */
   tfx_asm_free(&f->as);
   tfx_asm_init(&f->as);
   tfx_asm_emit(&f->as, TFX_OP_HALT, 0, 0, 0);
-  assert_int_equal(tfx_asm_finish(&f->as, &q, "a", &f->d), -1);
+  assert_int_equal(tfx_asm_finish(&f->as, &q, "a", &f->d), TFX_E_FAIL);
   assert_true(TG_ERR(&f->d, "instruction outside a program"));
   tfx_asm_free(&f->as);
   tfx_asm_init(&f->as);
   tfx_asm_prog_begin(&f->as, TFX_PK_SELECT, TFX_PACK_NONE);
   tfx_asm_emit(&f->as, TFX_OP_HALT, 0, 0, 0);
-  assert_int_equal(tfx_asm_finish(&f->as, &q, "a", &f->d), -1);
+  assert_int_equal(tfx_asm_finish(&f->as, &q, "a", &f->d), TFX_E_FAIL);
   assert_true(TG_ERR(&f->d, "program 0 is still open"));
   /* a program the verifier rejects (falls off its end) is reported by finish */
   tfx_asm_free(&f->as);
@@ -378,7 +379,7 @@ static void asm_misuse(void **state) {
   tfx_asm_prog_begin(&f->as, TFX_PK_SELECT, TFX_PACK_NONE);
   tfx_asm_emit(&f->as, TFX_OP_NOP, 0, 0, 0);
   tfx_asm_prog_end(&f->as);
-  assert_int_equal(tfx_asm_finish(&f->as, &q, "a", &f->d), -1);
+  assert_int_equal(tfx_asm_finish(&f->as, &q, "a", &f->d), TFX_E_FAIL);
   assert_true(TG_ERR(&f->d, "corrupt pack: program 0 can fall off its end"));
   /* constants are interned */
   tfx_asm_free(&f->as);
@@ -427,7 +428,7 @@ static void allocation_failures(void **state) {
 
 /* Out of memory while loading a pack (reading the file, the sections, the verifier) is a
  * resource failure, not a corrupt pack: every failing allocation of tfx_pack_load_file gives
- * one "out of memory ..." error and TFX_EXIT_FAIL, never "corrupt pack" / TFX_EXIT_INPUT. */
+ * one "out of memory ..." error and TFX_E_NOMEM, never "corrupt pack" / TFX_EXIT_INPUT. */
 static void pack_load_out_of_memory(void **state) {
   vt *f = *state;
   build_sample(&f->as);
@@ -457,10 +458,10 @@ static void pack_load_out_of_memory(void **state) {
       tfx_diag_free(&d);
       break;
     }
-    if (rc != TFX_EXIT_FAIL || d.errors != 1 || TG_ERR(&d, "corrupt pack")) {
+    if (rc != TFX_E_NOMEM || d.errors != 1 || TG_ERR(&d, "corrupt pack")) {
       tg_dump(&d);
-      fail_msg("allocation %ld failed while loading a pack: exit %d, want %d with one "
-               "'out of memory' error", n, rc, TFX_EXIT_FAIL);
+      fail_msg("allocation %ld failed while loading a pack: status %d, want %d with one "
+               "'out of memory' error", n, rc, TFX_E_NOMEM);
     }
     assert_true(TG_ERR(&d, "out of memory"));
     assert_string_equal(d.items[0].file, path);
