@@ -105,6 +105,11 @@ typedef struct tfx_ctx {
                                   the requested net outputs, in option order */
   unsigned graph_edits;        /* bumped by every pass that rewrites the GraphDef */
   unsigned reindex_updates;    /* re-indexes done incrementally (tfx_ctx_reindex_changed) */
+  /* progress within the running pass (its node loops, util/progress.h), set before the
+   * pipeline's progress hook is called during a pass: progress_done of progress_total
+   * progress_unit ("nodes"); 0 / NULL at a pass start */
+  uint64_t progress_done, progress_total;
+  const char *progress_unit;
   /* ---- rules: the compiled rule pack (pass "rules") ---- */
   tfx_pack pack;               /* owned when have_pack */
   int have_pack;

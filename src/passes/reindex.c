@@ -16,6 +16,7 @@
 
 #include "passes/context.h"
 #include "tfxc/tfxc.h"
+#include "util/progress.h"
 
 enum { UPD_OK = 0, UPD_FULL = 1, UPD_OOM = -1 };
 
@@ -193,6 +194,7 @@ static int update_graph(upd *u, tfx_graph *g, tfx_graph *og, Tensorflow__NodeDef
   }
   size_t pos = 0;
   for (uint32_t j = 0; j < n; j++) {
+    tfx_progress_nodes(j, n);
     tfx_node *nd = &g->nodes[j];
     nd->in = nd->n_in ? inputs + pos : NULL;
     pos += nd->n_in;
