@@ -102,6 +102,13 @@ static int resolve_func(tfx_graph *g, tfx_node *nd, const tfx_hmap *args, tfx_ar
   return UPD_OK;
 }
 
+/* How many of the on old nodes new_id drops. */
+static uint32_t n_gone(const uint32_t *new_id, uint32_t on) {
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < on; i++) k += new_id[i] == TFX_NO_ID;
+  return k;
+}
+
 /* Builds g (new) from og (old) over defs[0..n): new_id / rewired as tfx_fusion_apply left
  * them, or NULL when the graph did not change (then defs must be og's node list). */
 static int update_graph(upd *u, tfx_graph *g, tfx_graph *og, Tensorflow__NodeDef **defs, size_t n,
@@ -139,13 +146,29 @@ static int update_graph(upd *u, tfx_graph *g, tfx_graph *og, Tensorflow__NodeDef
     old_of[j] = i;
   }
 
-  /* names: an unchanged graph keeps its map; otherwise built as a full build does */
+  /* names: an unchanged graph keeps its map; otherwise the kept names move from the old map
+   * with their stored hashes (unique already: no string is read), then the new nodes' names
+   * are added with the duplicate check (same capacity as a full build; same lookups) */
   if (!new_id) {
     g->by_name = og->by_name;
     tfx_hmap_init(&og->by_name);
-  } else if (tfx_hmap_reserve(&g->by_name, n) < 0) {
-    rc = UPD_OOM;
-    goto out;
+  } else {
+    if (tfx_hmap_reserve(&g->by_name, n) < 0) {
+      rc = UPD_OOM;
+      goto out;
+    }
+    tfx_hmap *m = &g->by_name;
+    size_t mask = m->cap - 1;
+    for (size_t k = 0; k < og->by_name.cap; k++) {
+      const tfx_hmap_slot *os = &og->by_name.slots[k];
+      if (!os->key || os->value >= on || new_id[os->value] == TFX_NO_ID) continue;
+      size_t j = os->hash & mask;
+      while (m->slots[j].key) j = (j + 1) & mask;
+      m->slots[j] = *os;
+      m->slots[j].value = new_id[os->value];
+      m->n++;
+    }
+    if (m->n != (size_t)(on - n_gone(new_id, on))) goto out; /* a name the old map lacked */
   }
   size_t total_in = 0;
   for (uint32_t j = 0; j < n; j++) {
@@ -176,7 +199,7 @@ static int update_graph(upd *u, tfx_graph *g, tfx_graph *og, Tensorflow__NodeDef
       goto out;
     }
     total_in += nd->n_in;
-    if (new_id) {
+    if (new_id && i == TFX_NO_ID) {
       int r = tfx_hmap_put(&g->by_name, nd->name, strlen(nd->name), j, NULL);
       if (r < 0) {
         rc = UPD_OOM;
