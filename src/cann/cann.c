@@ -7,8 +7,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <string.h>
 
 #include "cann/cann.h"
@@ -669,25 +667,4 @@ const tfx_embedded_file *tfx_cann_embedded(const char *name, tfx_diag *d) {
   return NULL;
 }
 
-/* Built once per process and immutable afterwards, so sessions in several threads share it:
- * the first caller loads it under the lock; the flag is published with release order (a
- * failed load is retried by the next caller, and reported to each). */
-const tfx_cann_table *tfx_cann_stdlib(tfx_diag *d) {
-  static tfx_cann_table table;
-  static atomic_int state; /* 0 not loaded, 1 loaded */
-  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-  if (atomic_load_explicit(&state, memory_order_acquire) == 1) return &table;
-  pthread_mutex_lock(&lock);
-  const tfx_cann_table *r = &table;
-  if (atomic_load_explicit(&state, memory_order_relaxed) != 1) {
-    const tfx_embedded_file *f = tfx_cann_embedded("<stdlib>/ops/cann-ops.tsv", d);
-    if (!f) r = NULL;
-    else if (tfx_cann_load(&table, f->data, (size_t)f->len, f->name, d) != 0) {
-      tfx_cann_free(&table);
-      r = NULL;
-    } else
-      atomic_store_explicit(&state, 1, memory_order_release);
-  }
-  pthread_mutex_unlock(&lock);
-  return r;
-}
+/* tfx_cann_stdlib: stdlib_tables.c (the table compiled at build time). */

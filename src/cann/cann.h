@@ -82,9 +82,9 @@ typedef struct tfx_cann_table {
  * whatever the result. */
 tfx_status tfx_cann_load(tfx_cann_table *t, const char *text, size_t len, const char *fname,
                          tfx_diag *d) TFX_MUST_CHECK;
-/* The table embedded with the stdlib (<stdlib>/ops/cann-ops.tsv), parsed once per process and
- * shared (never freed; not thread-safe on first use). NULL after reporting when it is missing
- * or malformed. */
+/* The stdlib's table (<stdlib>/ops/cann-ops.tsv), compiled into C data at build time
+ * (stdlib_tables.h; no text is parsed at run time), set up once per process and shared (never
+ * freed; thread-safe). NULL after reporting when out of memory. */
 const tfx_cann_table *tfx_cann_stdlib(tfx_diag *d);
 void tfx_cann_free(tfx_cann_table *t);
 
@@ -180,7 +180,7 @@ typedef struct tfx_tf_table {
  * checked. Free with tfx_tf_ops_free whatever the result. */
 tfx_status tfx_tf_ops_load(tfx_tf_table *t, const char *text, size_t len, const char *fname,
                            tfx_diag *d) TFX_MUST_CHECK;
-/* The embedded <stdlib>/ops/tf-ops.tsv, parsed once and shared (as tfx_cann_stdlib). */
+/* The stdlib's <stdlib>/ops/tf-ops.tsv, compiled at build time and shared (as tfx_cann_stdlib). */
 const tfx_tf_table *tfx_tf_ops_stdlib(tfx_diag *d);
 void tfx_tf_ops_free(tfx_tf_table *t);
 const tfx_tf_op *tfx_tf_op_find(const tfx_tf_table *t, const char *name);

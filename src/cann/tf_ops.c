@@ -3,8 +3,6 @@
  * inputs, outputs, attrs, is_stateful; an OpDef per line). Output: a tfx_tf_table whose ops,
  * args and attrs live in the table's arena. Attribute defaults are kept as written (checked
  * for scalar types: int, float, bool, string, type); allowed-value sets are kept as text. */
-#include <pthread.h>
-#include <stdatomic.h>
 #include <string.h>
 
 #include "cann/cann.h"
@@ -300,24 +298,4 @@ const tfx_tf_op *tfx_tf_op_find(const tfx_tf_table *t, const char *name) {
   return i == TFX_HASH_NONE ? NULL : &t->ops[i];
 }
 
-/* Built once per process, immutable afterwards (as tfx_cann_stdlib: a failed load is
- * retried by the next caller). */
-const tfx_tf_table *tfx_tf_ops_stdlib(tfx_diag *d) {
-  static tfx_tf_table table;
-  static atomic_int state; /* 0 not loaded, 1 loaded */
-  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-  if (atomic_load_explicit(&state, memory_order_acquire) == 1) return &table;
-  pthread_mutex_lock(&lock);
-  const tfx_tf_table *r = &table;
-  if (atomic_load_explicit(&state, memory_order_relaxed) != 1) {
-    const tfx_embedded_file *f = tfx_cann_embedded("<stdlib>/ops/tf-ops.tsv", d);
-    if (!f) r = NULL;
-    else if (tfx_tf_ops_load(&table, f->data, (size_t)f->len, f->name, d) != 0) {
-      tfx_tf_ops_free(&table);
-      r = NULL;
-    } else
-      atomic_store_explicit(&state, 1, memory_order_release);
-  }
-  pthread_mutex_unlock(&lock);
-  return r;
-}
+/* tfx_tf_ops_stdlib: stdlib_tables.c (the table compiled at build time). */

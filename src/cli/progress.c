@@ -1,5 +1,6 @@
 /* The progress line of a long conversion: after TFX_CLI_PROGRESS_AFTER_MS (2 s) of a run,
- * stderr shows which pass runs and the size of the graph, rewritten in place at each pass
+ * stderr shows which pass runs and the size of the graph, or how far the pass is ("index,
+ * 40960/1000000 nodes": the library's node loops, ctx->progress_*), rewritten in place
  * ("\r...\033[K") and erased when the run ends, so diagnostics print on a clean line.
  * Stage: cli. Only when stderr is a terminal (isatty) and not -q: a log file or a pipe never
  * gets it. The environment variable TFXC_PROGRESS_AFTER_MS overrides the delay (tests use 0). */
@@ -22,10 +23,18 @@ static void on_pass(void *user, const tfx_ctx *ctx, const tfx_pass *pass, unsign
     return;
   }
   if (now - pr->t0 < pr->after_ms) return;
+  /* within a pass (ctx->progress_unit set): the first report of a pass, then one per 0.1 s */
+  if (ctx->progress_unit && pr->pass == pass && pr->in_pass && now - pr->last < 100.0) return;
+  pr->in_pass = ctx->progress_unit != NULL;
+  pr->pass = pass;
+  pr->last = now;
   unsigned long long nodes = 0;
   if (ctx->have_module) nodes = ctx->module.main.n_nodes;
   fprintf(stderr, "\rtfxc: [%u/%u] %s", pos, n_run, pass->name);
-  if (nodes) fprintf(stderr, ", %llu nodes", nodes);
+  if (ctx->progress_unit)
+    fprintf(stderr, ", %llu/%llu %s", (unsigned long long)ctx->progress_done,
+            (unsigned long long)ctx->progress_total, ctx->progress_unit);
+  else if (nodes) fprintf(stderr, ", %llu nodes", nodes);
   fprintf(stderr, ", %.1f s\033[K", (now - pr->t0) / 1000.0);
   fflush(stderr);
   pr->shown = 1;

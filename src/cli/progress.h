@@ -9,6 +9,9 @@
 typedef struct tfx_cli_progress {
   double t0, after_ms;
   int shown; /* a line is on the terminal */
+  const void *pass; /* the pass of the last line, whether it was within the pass, its time */
+  int in_pass;
+  double last;
 } tfx_cli_progress;
 
 /* Hooks pr (which must outlive the run) into p when stderr is a terminal and verbose >= 0

@@ -1053,7 +1053,9 @@ static int apply_graph(ap *a, Tensorflow__GraphDef *gd) {
 
   /* the new node list; consumers rewired */
   Tensorflow__NodeDef **nodes = tfx_arena_calloc(a->A, (size_t)n - n_removed + n_new + 1, sizeof *nodes);
-  if (!nodes) return oom(a);
+  uint32_t *new_id = tfx_arena_alloc(a->RA, (size_t)(n ? n : 1) * sizeof *new_id);
+  uint8_t *rewired = tfx_arena_alloc(a->RA, n ? n : 1);
+  if (!nodes || !new_id || !rewired) return oom(a);
   size_t k = 0;
   for (uint32_t i = 0; i < n; i++) {
     uint32_t ri = a->claim[i];
@@ -1061,10 +1063,14 @@ static int apply_graph(ap *a, Tensorflow__GraphDef *gd) {
       rstate *r = &a->rs[ri];
       if (r->first == i)
         for (uint32_t j = 0; j < r->n_defs; j++) nodes[k++] = r->defs[j];
+      new_id[i] = TFX_NO_ID;
+      rewired[i] = 0;
       continue;
     }
     int changed;
     if (rewrite_consumers(a, (*arr)[i], i, &changed)) return -1;
+    new_id[i] = (uint32_t)k;
+    rewired[i] = (uint8_t)changed;
     nodes[k++] = (*arr)[i];
   }
   if (g->func) {
@@ -1092,6 +1098,8 @@ static int apply_graph(ap *a, Tensorflow__GraphDef *gd) {
   *arr = nodes;
   *count = k;
   ge->applied = 1;
+  ge->new_id = new_id;
+  ge->rewired = rewired;
   ge->n_applied = n_applied;
   ge->n_removed = n_removed;
   return 0;

@@ -1005,7 +1005,9 @@ int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
       tfx_vm_result res;
       rep->candidates++;
       if (tfx_vm_run_map(e->vm, e->pack->rules[rule].prog, n, &res, d)) {
-        if (h.err)
+        if (h.oom) /* a host call ran out of memory: say so last (the VM said which call) */
+          tfx_error(d, NULL, 0, 0, "out of memory (dataflow rewrites)");
+        else if (h.err)
           tfx_error(d, NULL, 0, 0, "rewrite '%s' on node '%s': %s", tfx_pack_str(e->pack, e->pack->rules[rule].name),
                     g->nodes[n].name, h.err);
         rc = TFX_E_FAIL;

@@ -10,6 +10,7 @@
 #include "fusion/engine.h"
 #include "fusion/fusion_int.h"
 #include "util/status.h"
+#include "util/progress.h"
 #include "vm/bytecode.h"
 
 /* ---------------------------------------------------------------- engine / report life */
@@ -1460,6 +1461,7 @@ int tfx_fusion_run(tfx_fusion_engine *e, const tfx_fusion_enables *en, const tfx
   if (!gr->passes) goto nomem;
   for (uint32_t i = 0; i < p->n_rules; i++) {
     if (p->rules[i].kind != TFX_RULE_PASS || i >= en->n || !en->on[i]) continue;
+    tfx_progress_units(gr->n_passes, n_on, "scope passes");
     tfx_fusion_pass_report *pr = &gr->passes[gr->n_passes++];
     const char *nm = tfx_pack_str(p, p->rules[i].name);
     pr->name = adup(&r, nm ? nm : "?", nm ? strlen(nm) : 1);

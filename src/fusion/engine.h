@@ -206,6 +206,11 @@ typedef struct tfx_fusion_graph_report {
   int applied;
   uint32_t n_applied, n_removed;
   tfx_fusion_dangling *dangling;  uint32_t n_dangling; /* dropped edges, graph order */
+  /* what apply changed, for the incremental re-index (passes/reindex.c), when applied: per
+   * node id of g, its id in the new node list (TFX_NO_ID: absorbed) and whether its inputs
+   * were rewritten (1); nodes of the new list that no old id maps to are new */
+  uint32_t *new_id;
+  uint8_t *rewired;
 } tfx_fusion_graph_report;
 
 typedef struct tfx_fusion_report {

@@ -68,6 +68,7 @@
 
 #include "ge/lower_int.h"
 #include "tfxc/tfxc.h"
+#include "util/progress.h"
 
 #define MAX_SUBGRAPH_DEPTH 32
 
@@ -621,6 +622,7 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
   if (rc == 0 && sub) rc = build_args(&G);
   /* phase 1: ops, attributes, output descs */
   for (uint32_t id = 0; id < g->n_nodes && rc == 0; id++) {
+    tfx_progress_nodes(id, g->n_nodes);
     const tfx_node *nd = &g->nodes[id];
     const tfx_mapped_op *mop = &mg->ops[id];
     switch (mop->how) {
@@ -638,6 +640,7 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
   /* phase 2: edges and input descs */
   ctl c = {0};
   for (uint32_t id = 0; id < g->n_nodes && rc == 0; id++) {
+    tfx_progress_nodes(id, g->n_nodes);
     if (G.nr[id].op)
       rc = tfx_lower_wire_op(&G, id, &c);
     else if (G.nr[id].inner)

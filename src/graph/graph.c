@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "util/status.h"
+#include "util/progress.h"
 
 /* Limit for reported cycle paths, so a 10^6-node cycle gives a readable message. */
 #define CYCLE_SHOW_MAX 8
@@ -427,6 +428,7 @@ static int build_graph(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, s
   }
   size_t pos = 0;
   for (uint32_t i = 0; i < n; i++) {
+    tfx_progress_nodes(i, n);
     tfx_node *nd = &g->nodes[i];
     nd->in = nd->n_in ? inputs + pos : NULL;
     pos += nd->n_in;

@@ -14,6 +14,7 @@
 
 #include "opmap/opmap_int.h"
 #include "util/status.h"
+#include "util/progress.h"
 
 /* ---------------------------------------------------------------- shared helpers */
 
@@ -292,6 +293,7 @@ static int map_graph(om_run *r, const tfx_graph *g, tfx_mapped_graph *mg) {
   r->g = g;
   int linked = 0;
   for (uint32_t i = 0; i < g->n_nodes; i++) {
+    tfx_progress_nodes(i, g->n_nodes);
     tfx_mapped_op *op = &mg->ops[i];
     if (map_node(r, op, i, &linked)) return -1;
     if (op->cause || op->how == TFX_MAP_UNSUPPORTED) r->om->n_failed++;

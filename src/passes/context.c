@@ -15,6 +15,7 @@
 #include "tfxc/tfxc.h"
 #include "util/arena.h"
 #include "util/fileio.h"
+#include "util/status.h"
 
 void tfx_ctx_init(tfx_ctx *ctx, const tfx_options *opts, tfx_diag *d) {
   memset(ctx, 0, sizeof *ctx);
@@ -77,6 +78,59 @@ int tfx_ctx_reindex(tfx_ctx *ctx) {
   }
   ctx->have_module = 1;
   ctx->scopes_stale = want_scopes; /* rebuilt by tfx_ctx_scopes when someone asks */
+  return 0;
+}
+
+/* 1 when an incremental re-index is checked against a full build: always in debug builds
+ * (the sanitizer runs of the test suite), in release builds with TFXC_VERIFY_REINDEX=1. */
+static int verify_reindex(void) {
+#ifndef NDEBUG
+  return 1;
+#else
+  const char *e = getenv("TFXC_VERIFY_REINDEX");
+  return e && *e && strcmp(e, "0") != 0;
+#endif
+}
+
+int tfx_ctx_reindex_changed(tfx_ctx *ctx, const tfx_graph_change *changes) {
+  if (!changes || !ctx->have_module || !ctx->have_model || (ctx->opts && ctx->opts->lenient_index))
+    return tfx_ctx_reindex(ctx);
+  tfx_ctx_drop_mapping(ctx); /* decisions refer to node ids of the old index */
+  int want_scopes = ctx->have_scopes || ctx->scopes_stale;
+  if (ctx->have_scopes) tfx_scope_tree_free(&ctx->scopes);
+  ctx->have_scopes = 0;
+  ctx->scopes_stale = 0;
+  tfx_module old = ctx->module; /* only read, then freed (its arena is never allocated from) */
+  int rc = tfx_module_update(&ctx->module, &old, ctx->model.graph, changes);
+  tfx_module_free(&old);
+  if (rc != 0) { /* something a full build reports, or out of memory: the full build says it */
+    tfx_module_free(&ctx->module);
+    return tfx_ctx_reindex(ctx); /* have_module is still set: rebuilds from the GraphDef */
+  }
+  if (verify_reindex()) {
+    tfx_module full;
+    tfx_diag scratch;
+    tfx_diag_init(&scratch);
+    int frc = tfx_module_build_ex(&full, ctx->model.graph, ctx->model.path, 0u, &scratch);
+    int oom = frc != 0 && scratch.n == 0; /* nothing to compare with: not a difference */
+    for (size_t k = 0; k < scratch.n; k++)
+      oom |= !scratch.items[k].msg || strstr(scratch.items[k].msg, "out of memory") != NULL;
+    char why[300] = "the full build fails";
+    if (!oom && (frc != 0 || tfx_module_diff(&ctx->module, &full, why, sizeof why))) {
+      tfx_error(ctx->diag, NULL, 0, 0, "internal error: the incremental re-index differs from a full "
+                "build (%s)", why);
+      rc = TFX_E_FAIL;
+    }
+    tfx_module_free(&full);
+    tfx_diag_free(&scratch);
+    if (rc) {
+      tfx_module_free(&ctx->module);
+      ctx->have_module = 0;
+      return rc;
+    }
+  }
+  ctx->scopes_stale = want_scopes;
+  ctx->reindex_updates++;
   return 0;
 }
 

@@ -103,6 +103,12 @@ typedef struct tfx_ctx {
   tfx_prune_opts prune;        /* parsed --input-shape / --out-nodes (in model.arena); outs are
                                   the requested net outputs, in option order */
   unsigned graph_edits;        /* bumped by every pass that rewrites the GraphDef */
+  unsigned reindex_updates;    /* re-indexes done incrementally (tfx_ctx_reindex_changed) */
+  /* progress within the running pass (its node loops, util/progress.h), set before the
+   * pipeline's progress hook is called during a pass: progress_done of progress_total
+   * progress_unit ("nodes"); 0 / NULL at a pass start */
+  uint64_t progress_done, progress_total;
+  const char *progress_unit;
   /* ---- rules: the compiled rule pack (pass "rules") ---- */
   tfx_pack pack;               /* owned when have_pack */
   int have_pack;
@@ -145,6 +151,32 @@ void tfx_ctx_drop_mapping(tfx_ctx *ctx);
  * built is dropped and marked stale (tfx_ctx_scopes rebuilds it on demand). Returns 0 or an
  * exit code (reported). */
 int tfx_ctx_reindex(tfx_ctx *ctx);
+/* What a rewrite changed in one graph of the index (scope fusion: tfx_fusion_apply): per
+ * node id of the old index, its id in the new node list (TFX_NO_ID: removed) and whether its
+ * inputs were rewritten (1). Nodes of the new list no old id maps to are new. new_id NULL:
+ * the graph did not change. */
+typedef struct tfx_graph_change {
+  const uint32_t *new_id;
+  const uint8_t *rewired;
+} tfx_graph_change;
+
+/* tfx_ctx_reindex after a rewrite that says what it changed: changes[0] for the main graph,
+ * changes[1 + i] for library function i of the current index (NULL: a full re-index). The
+ * index is updated from the old one (passes/reindex.c) and is the same, field for field, as a
+ * full build (checked against one in debug builds and with TFXC_VERIFY_REINDEX=1); anything a
+ * full build would report goes to the full build. Returns 0 or an exit code (reported). */
+int tfx_ctx_reindex_changed(tfx_ctx *ctx, const tfx_graph_change *changes);
+
+/* passes/reindex.c. Builds nm (no prior init; free it whatever the result) from the old index
+ * om of gd before the rewrite and changes (as above; om's maps of unchanged graphs are taken
+ * over). Returns 0, 1 when only a full build can index gd (it reports why) or -1 (out of
+ * memory). */
+int tfx_module_update(tfx_module *nm, tfx_module *om, Tensorflow__GraphDef *gd,
+                      const tfx_graph_change *changes);
+/* 0 when a and b are the same index (what every field says, node names resolving to the same
+ * ids); 1 otherwise, with the first difference in why (why_len bytes). */
+int tfx_module_diff(const tfx_module *a, const tfx_module *b, char *why, size_t why_len);
+
 /* The main graph's ScopeTree, rebuilt first if a re-index left it stale; NULL when there is
  * none (no scope-tree pass ran) or the rebuild failed (reported). */
 const tfx_scope_tree *tfx_ctx_scopes(tfx_ctx *ctx);

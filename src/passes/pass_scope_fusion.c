@@ -17,7 +17,26 @@
 static int reindex_quiet(tfx_ctx *ctx, tfx_diag *scratch) {
   tfx_diag *real = ctx->diag;
   ctx->diag = scratch;
-  int rc = tfx_ctx_reindex(ctx);
+  /* what apply changed, per graph of the index: only those graphs are re-read */
+  const tfx_fusion_report *rep = ctx->fusion_report;
+  uint32_t ng = 1 + ctx->module.n_funcs;
+  tfx_graph_change *ch = tfx_calloc(ng, sizeof *ch);
+  for (uint32_t i = 0; ch && rep && i < rep->n_graphs; i++) {
+    const tfx_fusion_graph_report *gr = &rep->graphs[i];
+    if (!gr->applied || !gr->new_id || !gr->g) continue;
+    uint32_t k = gr->g == &ctx->module.main ? 0
+                 : gr->g >= ctx->module.funcs && gr->g < ctx->module.funcs + ctx->module.n_funcs
+                     ? 1 + (uint32_t)(gr->g - ctx->module.funcs) : ng;
+    if (k == ng) { /* not a graph of this index: re-index in full */
+      free(ch);
+      ch = NULL;
+      break;
+    }
+    ch[k].new_id = gr->new_id;
+    ch[k].rewired = gr->rewired;
+  }
+  int rc = tfx_ctx_reindex_changed(ctx, ch);
+  free(ch);
   ctx->diag = real;
   return rc;
 }

@@ -14,6 +14,7 @@
 
 #include "util/status.h"
 #include "util/arena.h"
+#include "util/progress.h"
 #include "util/fileio.h"
 
 static const char *const group_names[TFX_GROUP__COUNT] = {
@@ -242,6 +243,23 @@ tfx_status tfx_pipeline_run(tfx_pipeline *p, tfx_ctx *ctx, tfx_pass_group last_g
   return (tfx_status)rc;
 }
 
+/* The progress hook during a pass: what a node loop reports (util/progress.h) goes into
+ * ctx->progress_* and to the pipeline's hook, as for the pass start (finished 0). */
+typedef struct in_pass {
+  tfx_pipeline *p;
+  tfx_ctx *ctx;
+  const tfx_pass *ps;
+  unsigned pos, n_run;
+} in_pass;
+
+static void on_units(void *user, uint64_t done, uint64_t total, const char *unit) {
+  in_pass *ip = user;
+  ip->ctx->progress_done = done;
+  ip->ctx->progress_total = total;
+  ip->ctx->progress_unit = unit;
+  ip->p->progress(ip->p->progress_user, ip->ctx, ip->ps, ip->pos, ip->n_run, 0);
+}
+
 static int run_passes(tfx_pipeline *p, tfx_ctx *ctx, tfx_pass_group last_group) {
   tfx_pipeline_sort(p);
   for (size_t i = 0; i < p->n; i++) {
@@ -260,10 +278,18 @@ static int run_passes(tfx_pipeline *p, tfx_ctx *ctx, tfx_pass_group last_group) 
     if (!ps->enabled) continue;
     ps->position = ++pos;
     ps->ran = 1;
+    ctx->progress_done = ctx->progress_total = 0;
+    ctx->progress_unit = NULL;
     if (p->progress) p->progress(p->progress_user, ctx, ps, pos, n_run, 0);
+    in_pass ip = {p, ctx, ps, pos, n_run};
+    tfx_progress_sink sink = {on_units, &ip};
+    const tfx_progress_sink *outer = p->progress ? tfx_progress_install(&sink) : NULL;
     size_t errors_before = ctx->diag->errors;
     double t0 = tfx_pipeline_now_ms();
     int rc = ps->run(ctx, ps->user);
+    if (p->progress) tfx_progress_install(outer);
+    ctx->progress_done = ctx->progress_total = 0;
+    ctx->progress_unit = NULL;
     ps->ms = tfx_pipeline_now_ms() - t0;
     if (ps->ms < 0) ps->ms = 0;
     p->total_ms += ps->ms;

@@ -3,7 +3,7 @@
 # stderr is a terminal, never in a pipe or file; -q turns it off; erased before the end; the
 # output model is the same bytes either way. TFXC_PROGRESS_AFTER_MS=0 removes the 2 s delay
 # so a small model shows it. The terminal case runs under script(1) (skipped without it).
-# Env: TFXC, TFXC_SRC.
+# On a terminal it also shows how far a pass is ("index, 0/23 nodes"). Env: TFXC, TFXC_SRC.
 set -u
 : "${TFXC:?set TFXC to the tfxc binary}"
 cd "${TFXC_SRC:?set TFXC_SRC to the repo root}" || exit 1
@@ -28,6 +28,11 @@ rc=$?
 [ "$rc" -eq 0 ] || { echo "FAIL: conversion on a terminal: exit $rc"; cat "$T/tty"; fail=1; }
 grep -q $'\rtfxc: \[1/[0-9]*\] load' "$T/tty" || { echo "FAIL: no progress for pass load:"; od -c "$T/tty" | head; fail=1; }
 grep -q 'lowering, [0-9]* nodes' "$T/tty" || { echo "FAIL: no node count for lowering:"; od -c "$T/tty" | head; fail=1; }
+# within a pass: how far its node loop is (the first report of each pass is always shown)
+for want in 'index, 0/[0-9]* nodes' 'scope-fusion, [0-9]*/[0-9]* scope passes' 'op-mapping, 0/[0-9]* nodes' \
+            'lowering, 0/[0-9]* nodes'; do
+  grep -q "$want" "$T/tty" || { echo "FAIL: no '$want' on the terminal:"; od -c "$T/tty" | head -20; fail=1; }
+done
 tail -c 4 "$T/tty" | od -c | grep -q '\\r 033   \[   K' || { echo "FAIL: the line is not erased at the end:"; tail -c 40 "$T/tty" | od -c; fail=1; }
 cmp -s "$T/file.air" "$T/tty.air" || { echo "FAIL: output differs on a terminal"; fail=1; }
 # -q: nothing even on a terminal

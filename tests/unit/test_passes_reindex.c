@@ -1,0 +1,247 @@
+/* Unit tests for the incremental re-index after scope fusion (src/passes/reindex.c,
+ * tfx_ctx_reindex_changed): over every golden case of tests/golden/cases (the stdlib rules
+ * and each case's pass options, through the real pipeline with the dataflow pass off, so the
+ * index left behind is the one scope fusion made) the incrementally updated index must equal a
+ * full build field for field, and the incremental path must have been taken where fusion
+ * applied. On hand-made rewrites: a renumbered graph with a new node and a rewired consumer is
+ * indexed the same both ways; a rewrite that makes a cycle, a duplicate name or an input to a
+ * missing node is left to the full build (which reports it). tfx_module_diff finds a changed
+ * input, consumer, topological position and op type. */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fusion/engine.h"
+#include "passes/passes.h"
+#include "tfxc/tfxc.h"
+
+/* ---------------------------------------------------------------- the golden cases */
+
+/* Reads the case's args file: --enable-scope-fusion-passes X, --disable-pass X,
+ * --allow-dangling-inputs (what the scope-fusion pass looks at). */
+static void case_args(const char *dir, char *enable, char *disable, int *allow, size_t cap) {
+  char path[8192], line[200];
+  enable[0] = disable[0] = 0;
+  *allow = 0;
+  snprintf(path, sizeof path, "%s/args", dir);
+  FILE *f = fopen(path, "r");
+  if (!f) return;
+  char prev[256] = "";
+  while (fscanf(f, "%199s", line) == 1) {
+    if (line[0] == '#') {
+      int c;
+      while ((c = fgetc(f)) != EOF && c != '\n') {}
+      continue;
+    }
+    if (!strcmp(prev, "--enable-scope-fusion-passes")) snprintf(enable, cap, "%.199s", line);
+    if (!strcmp(prev, "--disable-pass")) snprintf(disable, cap, "%.199s", line);
+    if (!strcmp(line, "--allow-dangling-inputs")) *allow = 1;
+    snprintf(prev, sizeof prev, "%.199s", line);
+  }
+  fclose(f);
+}
+
+static void golden_cases(void **state) {
+  (void)state;
+  const char *src = getenv("TFXC_SRC");
+  if (!src) skip();
+  char root[4096];
+  snprintf(root, sizeof root, "%s/tests/golden/cases", src);
+  DIR *dir = opendir(root);
+  assert_non_null(dir);
+  struct dirent *e;
+  unsigned cases = 0, fused = 0, updated = 0;
+  while ((e = readdir(dir)) != NULL) {
+    if (e->d_name[0] == '.') continue;
+    char cdir[4096 + 256], model[4096 + 300], rules[4096 + 300];
+    snprintf(cdir, sizeof cdir, "%s/%s", root, e->d_name);
+    snprintf(model, sizeof model, "%s/model.pbtxt", cdir);
+    snprintf(rules, sizeof rules, "%s/rules", cdir);
+    FILE *mf = fopen(model, "r");
+    if (!mf) continue;
+    fclose(mf);
+    DIR *rd = opendir(rules);
+    if (rd) closedir(rd);
+    char enable[256], disable[256];
+    int allow;
+    case_args(cdir, enable, disable, &allow, sizeof enable);
+    tfx_options o;
+    memset(&o, 0, sizeof o);
+    o.model_path = model;
+    o.disable = "dataflow";
+    const char *paths[1] = {rules};
+    if (rd) {
+      o.rule_paths = paths;
+      o.n_rule_paths = 1;
+    }
+    if (enable[0]) o.enable_scope_passes = enable;
+    if (disable[0]) o.disable_rules = disable;
+    o.allow_dangling_inputs = allow;
+    tfx_pipeline p;
+    tfx_pipeline_init(&p);
+    assert_int_equal(tfx_pass_register_builtin(&p), 0);
+    tfx_diag d;
+    tfx_diag_init(&d);
+    tfx_ctx ctx;
+    tfx_ctx_init(&ctx, &o, &d);
+    int rc = tfx_pipeline_run(&p, &ctx, TFX_GROUP_SCOPE_FUSION);
+    cases++;
+    int applied = 0;
+    for (uint32_t i = 0; ctx.fusion_report && i < ctx.fusion_report->n_graphs; i++)
+      applied |= ctx.fusion_report->graphs[i].applied;
+    if (rc == 0 && ctx.have_module) {
+      tfx_module full;
+      tfx_diag d2;
+      tfx_diag_init(&d2);
+      assert_int_equal(tfx_module_build_ex(&full, ctx.model.graph, ctx.model.path, 0u, &d2), 0);
+      char why[300] = "";
+      if (tfx_module_diff(&ctx.module, &full, why, sizeof why))
+        fail_msg("%s: the index after scope fusion differs from a full build: %s", e->d_name, why);
+      tfx_module_free(&full);
+      tfx_diag_free(&d2);
+    }
+    fused += applied;
+    if (applied && ctx.reindex_updates) updated++;
+    else if (applied) fprintf(stderr, "%s: fused, re-indexed in full\n", e->d_name);
+    tfx_ctx_free(&ctx);
+    tfx_diag_free(&d);
+    tfx_pipeline_free(&p);
+  }
+  closedir(dir);
+  fprintf(stderr, "%u cases, %u fused, %u re-indexed incrementally\n", cases, fused, updated);
+  assert_true(cases > 40);
+  assert_true(fused >= 20);
+  assert_true(updated == fused);
+}
+
+/* ---------------------------------------------------------------- hand-made rewrites */
+
+typedef struct hg {
+  Tensorflow__GraphDef gd;
+  Tensorflow__NodeDef nd[8];
+  Tensorflow__NodeDef *ptr[8];
+  char *ins[8][4];
+} hg;
+
+static void node(hg *h, int i, const char *name, const char *op, const char *in0, const char *in1) {
+  Tensorflow__NodeDef *n = &h->nd[i];
+  tensorflow__node_def__init(n);
+  n->name = (char *)name;
+  n->op = (char *)op;
+  n->n_input = 0;
+  if (in0) h->ins[i][n->n_input++] = (char *)in0;
+  if (in1) h->ins[i][n->n_input++] = (char *)in1;
+  n->input = h->ins[i];
+}
+
+/* a -> b -> c, a -> c (control), d (a NextIteration reading c) */
+static void base(hg *h) {
+  memset(h, 0, sizeof *h);
+  tensorflow__graph_def__init(&h->gd);
+  node(h, 0, "a", "Const", NULL, NULL);
+  node(h, 1, "b", "Neg", "a", NULL);
+  node(h, 2, "c", "Add", "b", "^a");
+  node(h, 3, "d", "NextIteration", "c", NULL);
+  for (int i = 0; i < 4; i++) h->ptr[i] = &h->nd[i];
+  h->gd.node = h->ptr;
+  h->gd.n_node = 4;
+}
+
+static void build(tfx_module *m, hg *h) {
+  tfx_diag d;
+  tfx_diag_init(&d);
+  assert_int_equal(tfx_module_build_ex(m, &h->gd, "t", 0u, &d), 0);
+  tfx_diag_free(&d);
+}
+
+/* Replaces b by new node x (op op, named name, reading input), c rewired to read c_in. */
+static int rewrite(hg *h, tfx_module *old, tfx_module *nm, const char *name, const char *op,
+                   const char *input, const char *c_in) {
+  node(h, 4, name, op, input, NULL);
+  h->ins[2][0] = (char *)c_in;
+  h->ptr[1] = &h->nd[4];
+  static uint32_t new_id[4];
+  static uint8_t rewired[4];
+  new_id[0] = 0, new_id[1] = TFX_NO_ID, new_id[2] = 2, new_id[3] = 3;
+  rewired[0] = 0, rewired[1] = 0, rewired[2] = 1, rewired[3] = 0;
+  tfx_graph_change ch[1] = {{new_id, rewired}};
+  return tfx_module_update(nm, old, &h->gd, ch);
+}
+
+static void renumbered_graph(void **state) {
+  (void)state;
+  hg h;
+  base(&h);
+  tfx_module old, nm, full;
+  build(&old, &h);
+  assert_int_equal(rewrite(&h, &old, &nm, "x", "Fused", "a", "x"), 0);
+  build(&full, &h);
+  char why[300] = "";
+  if (tfx_module_diff(&nm, &full, why, sizeof why)) fail_msg("%s", why);
+  assert_int_equal(nm.main.nodes[2].in[0].src, 1); /* c reads x */
+  assert_string_equal(nm.main.nodes[1].op, "Fused");
+  assert_int_equal(tfx_graph_find(&nm.main, "b"), TFX_NO_ID);
+  assert_int_equal(tfx_graph_find(&nm.main, "x"), 1);
+  assert_int_equal(nm.ops.n, full.ops.n); /* Neg is gone from both */
+
+  /* the comparison finds what differs */
+  nm.main.nodes[2].in[1].port = 0;
+  assert_int_equal(tfx_module_diff(&nm, &full, why, sizeof why), 1);
+  nm.main.nodes[2].in[1].port = -1;
+  assert_int_equal(tfx_module_diff(&nm, &full, why, sizeof why), 0);
+  nm.main.nodes[0].uses[0].slot ^= 1;
+  assert_int_equal(tfx_module_diff(&nm, &full, why, sizeof why), 1);
+  nm.main.nodes[0].uses[0].slot ^= 1;
+  uint32_t t0 = nm.main.topo[0];
+  nm.main.topo[0] = nm.main.topo[1];
+  assert_int_equal(tfx_module_diff(&nm, &full, why, sizeof why), 1);
+  nm.main.topo[0] = t0;
+  nm.main.nodes[1].op_id = nm.main.nodes[0].op_id;
+  assert_int_equal(tfx_module_diff(&nm, &full, why, sizeof why), 1);
+  tfx_module_free(&nm);
+  tfx_module_free(&full);
+  tfx_module_free(&old);
+}
+
+static void left_to_full_build(void **state) {
+  (void)state;
+  static const char *const cases[][4] = {
+      {"x", "Fused", "c", "x"},  /* x <- c <- x: a cycle */
+      {"a", "Fused", "a", "a"},  /* a second 'a' */
+      {"x", "Fused", "gone", "x"}, /* x reads a node that does not exist */
+      {"x", "", "a", "x"},       /* an empty op */
+      {"x", "Fused", "a", "b"},  /* c rewired to the absorbed b */
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    hg h;
+    base(&h);
+    tfx_module old, nm, full;
+    build(&old, &h);
+    assert_int_equal(rewrite(&h, &old, &nm, cases[k][0], cases[k][1], cases[k][2], cases[k][3]), 1);
+    tfx_module_free(&nm);
+    tfx_module_free(&old);
+    tfx_diag d;
+    tfx_diag_init(&d);
+    assert_int_not_equal(tfx_module_build_ex(&full, &h.gd, "t", 0u, &d), 0); /* it reports */
+    assert_true(d.errors > 0);
+    tfx_module_free(&full);
+    tfx_diag_free(&d);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(golden_cases),
+      cmocka_unit_test(renumbered_graph),
+      cmocka_unit_test(left_to_full_build),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
