@@ -1210,6 +1210,13 @@ static void sort_graph(Ge__Proto__GraphDef *g, int depth) {
   }
 }
 
+void tfx_ge_sort_op_maps(Ge__Proto__OpDef *op) {
+  if (!op) return;
+  SORT_ENTRIES(op, 0);
+  for (size_t k = 0; k < op->n_input_desc; k++) sort_td(op->input_desc[k], 1);
+  for (size_t k = 0; k < op->n_output_desc; k++) sort_td(op->output_desc[k], 1);
+}
+
 void tfx_ge_sort_maps(Ge__Proto__ModelDef *m) {
   if (!m) return;
   SORT_ENTRIES(m, 0);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cann/cann.h"
+#include "ge/air_write.h"
 #include "ge/ge.h"
 
 /* Why a conversion returned NULL. */
@@ -49,6 +50,8 @@ int tfx_ge_td_entry_put(tfx_arena *A, Ge__Proto__TensorDescriptor *td,
 /* Gives td its own entry array holding src's entries (shared). */
 int tfx_ge_td_entries_copy(tfx_arena *A, Ge__Proto__TensorDescriptor *td,
                            const Ge__Proto__TensorDescriptor *src);
+/* tfx_ge_sort_maps for one op: its attrs and its descriptors' (nested values too). */
+void tfx_ge_sort_op_maps(Ge__Proto__OpDef *op);
 Ge__Proto__AttrDef *tfx_ge_op_attr_get(const Ge__Proto__OpDef *op, const char *key);
 Ge__Proto__AttrDef *tfx_ge_td_attr_get(const Ge__Proto__TensorDescriptor *td, const char *key);
 
@@ -121,7 +124,10 @@ typedef struct tfx_lower_node {
   Ge__Proto__OpDef **inner;   /* GRAPH: one per inner node */
   Ge__Proto__OpDef ***consts; /* GRAPH: per inner node, per input: the Const or NULL */
   const char *gname;          /* its GE name (reserved in pass 0) */
+  uint32_t op_end;            /* its ops end here in the graph's op array (phase 1) */
   uint8_t special;            /* TFX_LOWER_SP_* */
+  uint8_t deferred;           /* streaming: written after its subgraphs (phase 3) */
+  size_t hole;                /* streaming, deferred: its place in the stream */
 } tfx_lower_node;
 
 enum { TFX_LOWER_SP_NONE = 0, TFX_LOWER_SP_DATA, TFX_LOWER_SP_CONST };
@@ -154,10 +160,23 @@ typedef struct tfx_lower_graph {
   uint32_t *stamp; /* layout walk: visit generation per node (malloc, lazy) */
   uint32_t *queue;
   uint32_t gen;
+  /* streaming (w->S set): the graph's index in the model, the id of its first op, how many
+   * ops phase 1 made (consumed has a flag each) and how many are written */
+  size_t gi;
+  int64_t id_base;
+  size_t n_phase1, n_streamed;
+  uint8_t *consumed;
 } tfx_lower_graph;
 
 struct tfx_lower_ctx {
-  tfx_arena *A;
+  tfx_arena *A; /* where lowering allocates now: P, or scratch while one op is wired */
+  tfx_arena *P; /* the model's arena */
+  /* streaming (NULL: the whole ModelDef is built): each op's record goes to S once the op is
+   * complete; what only that op needed (its input descs, edges, port-name attrs) lives in
+   * scratch, reset per node */
+  tfx_ge_air_stream *S;
+  tfx_arena scratch;
+  int64_t next_id; /* streaming: id of the first op of the next graph */
   const tfx_module *m;
   const tfx_opmap *om;
   const tfx_cann_table *protos;
