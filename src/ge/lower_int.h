@@ -35,8 +35,30 @@ void *tfx_ge_grow(tfx_arena *A, void *arr, size_t n, size_t elem);
   (tfx_ge_push_ptr((A), (void ***)(void *)&(arr), &(n), (void *)(p)))
 int tfx_ge_push_ptr(tfx_arena *A, void ***arr, size_t *n, void *p);
 
+/* A map setter static function fn(A, owner, key, value, copy) for one map entry type (they
+ * share one layout: base, key, value); copy: key copied, else borrowed. Entries are never
+ * modified once made (replacing a value makes a new entry), so descriptors may share them
+ * (tfx_ge_desc_copy, tfx_ge_td_entry_put). Replaces the value of an existing key, else
+ * appends. 0 or -1 (out of memory). */
+#define TFX_GE_MAP_SET(fn, Owner, Entry, init)                                                     \
+  static int fn(tfx_arena *A, Owner *o, const char *key, Ge__Proto__AttrDef *v, int copy) {        \
+    size_t k = 0;                                                                                  \
+    while (k < o->n_attr && strcmp(o->attr[k]->key, key) != 0) k++;                                \
+    Entry *e = tfx_arena_alloc(A, sizeof *e);                                                      \
+    char *kc = k < o->n_attr ? o->attr[k]->key : copy ? tfx_arena_strdup(A, key) : (char *)key;    \
+    if (!e || !kc) return -1;                                                                      \
+    init(e);                                                                                       \
+    e->key = kc;                                                                                   \
+    e->value = v;                                                                                  \
+    if (k < o->n_attr) {                                                                           \
+      o->attr[k] = e;                                                                              \
+      return 0;                                                                                    \
+    }                                                                                              \
+    return TFX_GE_PUSH(A, o->attr, o->n_attr, e);                                                  \
+  }
+
 /* Map setters: replace the value of an existing key, else append. Return 0 or -1 (OOM).
- * key is copied. */
+ * key is copied. The OpDef ones are in attr.c, the descriptor ones in lower_desc.c. */
 int tfx_ge_op_attr_set(tfx_arena *A, Ge__Proto__OpDef *op, const char *key, Ge__Proto__AttrDef *v);
 int tfx_ge_td_attr_set(tfx_arena *A, Ge__Proto__TensorDescriptor *td, const char *key,
                        Ge__Proto__AttrDef *v);
