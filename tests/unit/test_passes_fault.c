@@ -23,6 +23,10 @@
  * (exit 3) with "cannot ... output", leaves no temporary file, and each output is either
  * absent or still the old file (all or nothing; never new or partial content).
  *
+ * The model run and the subgraph run are swept again asking for the .air (and tf-pbtxt) only,
+ * which makes lowering stream the .air op by op (src/ge/lower.c, "Streaming"); their .air must
+ * equal the whole-model runs' byte for byte (stream_same_air).
+ *
  * The rules pass itself (loading and compiling rule sources) gets the same allocation sweep
  * with a small -r rule pair and --no-stdlib (compiling the whole stdlib in every run would
  * take too long), emitting the fused TF graph. Env: TFXC_SRC (the source tree). */
