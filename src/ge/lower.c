@@ -641,7 +641,21 @@ static int wire_stream(lg *G, uint32_t id, ctl *c) {
   Ge__Proto__OpDef *snap = NULL;
   if (to > from && !(snap = tfx_arena_alloc(&w->scratch, (to - from) * sizeof *snap)))
     return tfx_lower_oom(w);
-  for (size_t i = from; i < to; i++) snap[i - from] = *G->gd->op[i];
+  for (size_t i = from; i < to; i++) {
+    Ge__Proto__OpDef *op = G->gd->op[i];
+    snap[i - from] = *op;
+    /* the attrs phase 2 adds or replaces go to a scratch copy of the array, never into the
+     * phase-1 one (a replaced entry would be left pointing into the reset scratch) */
+    size_t cap = 4; /* the capacity tfx_ge_grow implies for n_attr elements */
+    while (cap < op->n_attr) cap *= 2;
+    void **a = op->n_attr ? tfx_arena_alloc(&w->scratch, cap * sizeof *op->attr) : NULL;
+    if (op->n_attr && !a) {
+      for (size_t j = from; j < i; j++) *G->gd->op[j] = snap[j - from];
+      return tfx_lower_oom(w);
+    }
+    if (a) memcpy(a, op->attr, op->n_attr * sizeof *op->attr);
+    op->attr = (Ge__Proto__OpDef__AttrEntry **)a;
+  }
   w->A = &w->scratch;
   rc = r->op ? tfx_lower_wire_op(G, id, c) : tfx_lower_wire_graph_node(G, id, c);
   if (rc == 0) check_edges(G, from, to, G->consumed, G->n_phase1);
