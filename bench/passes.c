@@ -221,6 +221,9 @@ static int cmp_row(const void *a, const void *b) {
 static void print_layout(const tfx_ctx *ctx) {
   if (ctx->opmap)
     fprintf(stderr, "op-mapping arena: %.1f MiB\n", (double)ctx->opmap->arena.total / 1048576);
+  if (ctx->ge && !ctx->ge->model)
+    fprintf(stderr, "GE model: lowered straight into the .air (%zu bytes), no tree to walk; "
+                    "--emit ge-pbtxt keeps the whole model\n", ctx->ge->air_size);
   if (!ctx->ge || !ctx->ge->model) return;
   lay l;
   memset(&l, 0, sizeof l);

@@ -486,3 +486,286 @@ int tfx_ge_air_write(const Ge__Proto__ModelDef *m, size_t max, tfx_io_pieces *ou
   if (size) *size = n;
   return 0;
 }
+
+/* ---------------------------------------------------------------- the op stream */
+
+/* Streaming (lowering writes each op once it is complete, then drops it): every op record (the
+ * GraphDef.op field: tag, length, content) is written by the back-to-front writer above into a
+ * scratch writer reused for every op, then copied to the end of a forward store; the graphs'
+ * and the model's own fields are written last, by tfx_ge_air_stream_finish, in front of their
+ * ops. The output is the same chunk list as tfx_ge_air_write's (not the same chunk sizes). */
+
+typedef struct as_chunk {
+  struct as_chunk *next; /* later chunk */
+  size_t cap, used;
+  uint8_t data[];
+} as_chunk;
+
+typedef struct as_seg {
+  size_t gi;        /* graph index in the model */
+  const uint8_t *p; /* bytes (NULL: a hole not filled yet) */
+  size_t len;
+  void *own;        /* a hole's buffer */
+} as_seg;
+
+struct tfx_ge_air_stream {
+  aw c;                  /* per-op scratch writer (chunks kept between ops) */
+  as_chunk *first, *last;
+  size_t next_cap;
+  as_seg *seg;
+  size_t n_seg, cap_seg;
+  size_t total; /* bytes of every op record */
+};
+
+tfx_ge_air_stream *tfx_ge_air_stream_new(void) {
+  tfx_ge_air_stream *s = tfx_calloc(1, sizeof *s);
+  if (s) s->next_cap = TFX_AIR_CHUNK_MIN;
+  return s;
+}
+
+void tfx_ge_air_stream_free(tfx_ge_air_stream *s) {
+  if (!s) return;
+  aw_free_chunks(&s->c);
+  for (as_chunk *k = s->first, *nx; k; k = nx) {
+    nx = k->next;
+    free(k);
+  }
+  for (size_t i = 0; i < s->n_seg; i++) free(s->seg[i].own);
+  free(s->seg);
+  free(s);
+}
+
+size_t tfx_ge_air_stream_size(const tfx_ge_air_stream *s) { return s ? s->total : 0; }
+
+/* Writes op's record into the scratch writer. Returns its length, or 0 with *err (-1 too deep,
+ * -3 out of memory). The record is the newest chunk's bytes from c.p on, then older chunks. */
+static size_t as_record(tfx_ge_air_stream *s, const Ge__Proto__OpDef *op, int *err) {
+  aw *c = &s->c;
+  /* keep the newest chunk (the largest so far), drop the rest */
+  if (c->head) {
+    aw_chunk *keep = c->head;
+    for (aw_chunk *k = keep->next, *nx; k; k = nx) {
+      nx = k->next;
+      free(k);
+    }
+    keep->next = NULL;
+    keep->used = 0;
+    c->p = keep->data + keep->cap;
+    c->lim = keep->data;
+    c->done = 0;
+  }
+  c->err = 0;
+  c->max = SIZE_MAX;
+  if (!c->next_cap) c->next_cap = TFX_AIR_CHUNK_MIN;
+  AW_SUB(c, 6, 1, w_op(c, op, 2)); /* as in w_graph: the model is depth 0, a graph 1 */
+  if (c->err) {
+    *err = c->err == 2 ? -3 : -1;
+    return 0;
+  }
+  return aw_pos(c);
+}
+
+/* Copies the scratch writer's n bytes (first bytes first) to dst. */
+static void as_copy(const aw *c, uint8_t *dst, size_t n) {
+  /* chunks from the newest (first bytes) to the oldest */
+  size_t at = 0;
+  for (const aw_chunk *k = c->head; k && at < n; k = k->next) {
+    const uint8_t *from = k == c->head ? c->p : k->data + k->cap - k->used;
+    size_t len = k == c->head ? (size_t)(k->data + k->cap - c->p) : k->used;
+    memcpy(dst + at, from, len);
+    at += len;
+  }
+}
+
+static int as_seg_new(tfx_ge_air_stream *s, size_t gi, const uint8_t *p, size_t len, void *own) {
+  if (s->n_seg == s->cap_seg) {
+    size_t nc = s->cap_seg ? s->cap_seg * 2 : 16;
+    as_seg *v = tfx_realloc(s->seg, nc * sizeof *v);
+    if (!v) return -3;
+    s->seg = v;
+    s->cap_seg = nc;
+  }
+  s->seg[s->n_seg++] = (as_seg){gi, p, len, own};
+  return 0;
+}
+
+int tfx_ge_air_stream_op(tfx_ge_air_stream *s, size_t gi, const Ge__Proto__OpDef *op) {
+  int err = 0;
+  size_t n = as_record(s, op, &err);
+  if (err) return err;
+  as_chunk *k = s->last;
+  if (!k || k->cap - k->used < n) {
+    size_t cap = s->next_cap < n ? n : s->next_cap;
+    as_chunk *nk = tfx_malloc(sizeof *nk + cap);
+    if (!nk) return -3;
+    if (s->next_cap < TFX_AIR_CHUNK_MAX) s->next_cap *= 2;
+    nk->next = NULL;
+    nk->cap = cap;
+    nk->used = 0;
+    if (k) k->next = nk;
+    else s->first = nk;
+    s->last = k = nk;
+  }
+  uint8_t *dst = k->data + k->used;
+  as_copy(&s->c, dst, n);
+  k->used += n;
+  s->total += n;
+  as_seg *last = s->n_seg ? &s->seg[s->n_seg - 1] : NULL;
+  if (last && last->gi == gi && !last->own && last->p && last->p + last->len == dst) {
+    last->len += n;
+    return 0;
+  }
+  return as_seg_new(s, gi, dst, n, NULL);
+}
+
+int tfx_ge_air_stream_hole(tfx_ge_air_stream *s, size_t gi, size_t *slot) {
+  *slot = s->n_seg;
+  return as_seg_new(s, gi, NULL, 0, NULL);
+}
+
+int tfx_ge_air_stream_fill(tfx_ge_air_stream *s, size_t slot, const Ge__Proto__OpDef *op) {
+  if (slot >= s->n_seg || s->seg[slot].p) return -1;
+  int err = 0;
+  size_t n = as_record(s, op, &err);
+  if (err) return err;
+  uint8_t *buf = tfx_malloc(n);
+  if (!buf) return -3;
+  as_copy(&s->c, buf, n);
+  s->seg[slot].p = buf;
+  s->seg[slot].len = n;
+  s->seg[slot].own = buf;
+  s->total += n;
+  return 0;
+}
+
+/* forward encoding of the few graph and model fields lowering sets */
+static size_t fw_varint_len(uint64_t v) {
+  size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    n++;
+  }
+  return n;
+}
+static uint8_t *fw_varint(uint8_t *q, uint64_t v) {
+  while (v >= 0x80) {
+    *q++ = (uint8_t)(v | 0x80);
+    v >>= 7;
+  }
+  *q++ = (uint8_t)v;
+  return q;
+}
+static size_t fw_str_len(unsigned field, const char *s, int always) {
+  size_t n = s ? strlen(s) : 0;
+  if (!n && !always) return 0;
+  return fw_varint_len((uint64_t)field << 3 | 2) + fw_varint_len(n) + n;
+}
+static uint8_t *fw_str(uint8_t *q, unsigned field, const char *s, int always) {
+  size_t n = s ? strlen(s) : 0;
+  if (!n && !always) return q;
+  q = fw_varint(q, (uint64_t)field << 3 | 2);
+  q = fw_varint(q, n);
+  if (n) memcpy(q, s, n);
+  return q + n;
+}
+/* GraphDef fields 1 (name), 4 (input), 5 (output): everything in front of the ops */
+static size_t fw_graph_head_len(const Ge__Proto__GraphDef *g) {
+  size_t n = fw_str_len(1, g->name, 0);
+  for (size_t k = 0; k < g->n_input; k++) n += fw_str_len(4, g->input[k], 1);
+  for (size_t k = 0; k < g->n_output; k++) n += fw_str_len(5, g->output[k], 1);
+  return n;
+}
+static uint8_t *fw_graph_head(uint8_t *q, const Ge__Proto__GraphDef *g) {
+  q = fw_str(q, 1, g->name, 0);
+  for (size_t k = 0; k < g->n_input; k++) q = fw_str(q, 4, g->input[k], 1);
+  for (size_t k = 0; k < g->n_output; k++) q = fw_str(q, 5, g->output[k], 1);
+  return q;
+}
+
+int tfx_ge_air_stream_finish(tfx_ge_air_stream *s, const Ge__Proto__ModelDef *m, size_t max,
+                             tfx_io_pieces *out, size_t *size) {
+  memset(out, 0, sizeof *out);
+  /* what the stream can write: the fields lowering sets (the rest would go after the ops) */
+  if (m->n_attr || m->attr_groups || m->base.n_unknown_fields) return -1;
+  for (size_t g = 0; g < m->n_graph; g++) {
+    const Ge__Proto__GraphDef *gd = m->graph[g];
+    if (!gd || gd->n_attr || gd->attr_groups || gd->base.n_unknown_fields) return -1;
+  }
+  for (size_t i = 0; i < s->n_seg; i++)
+    if (!s->seg[i].p || s->seg[i].gi >= m->n_graph) return -1; /* a hole left unfilled */
+  size_t *glen = tfx_calloc(m->n_graph ? m->n_graph : 1, sizeof *glen);
+  if (!glen) return -3;
+  for (size_t i = 0; i < s->n_seg; i++) glen[s->seg[i].gi] += s->seg[i].len;
+  size_t head = fw_str_len(1, m->name, 0) + (m->version ? 1 + fw_varint_len(m->version) : 0) +
+                fw_str_len(3, m->custom_version, 0);
+  size_t total = head;
+  for (size_t g = 0; g < m->n_graph; g++) {
+    size_t gh = fw_graph_head_len(m->graph[g]);
+    glen[g] += gh;
+    head += 1 + fw_varint_len(glen[g]) + gh; /* tag 7 (one byte), length, fields 1/4/5 */
+    total += 1 + fw_varint_len(glen[g]) + glen[g];
+  }
+  if (size) *size = total;
+  if (total > max) {
+    free(glen);
+    return -2;
+  }
+  size_t n_blocks = 1, n_pieces = 1 + m->n_graph + s->n_seg;
+  for (as_chunk *k = s->first; k; k = k->next) n_blocks++;
+  uint8_t *hb = tfx_malloc(head ? head : 1);
+  out->p = tfx_calloc(n_pieces, sizeof *out->p);
+  out->blocks = tfx_calloc(n_pieces, sizeof *out->blocks);
+  if (!hb || !out->p || !out->blocks) {
+    free(hb);
+    free(out->p);
+    free(out->blocks);
+    free(glen);
+    memset(out, 0, sizeof *out);
+    return -3;
+  }
+  (void)n_blocks;
+  /* the model's fields, then per graph: its tag, length and fields, then its op records */
+  uint8_t *q = hb;
+  q = fw_str(q, 1, m->name, 0);
+  if (m->version) {
+    *q++ = 2 << 3;
+    q = fw_varint(q, m->version);
+  }
+  q = fw_str(q, 3, m->custom_version, 0);
+  size_t np = 0;
+  for (size_t g = 0; g < m->n_graph; g++) {
+    uint8_t *from = q;
+    *q++ = 7 << 3 | 2;
+    q = fw_varint(q, glen[g]);
+    q = fw_graph_head(q, m->graph[g]);
+    if (g == 0) from = hb; /* the model's fields and graph 0's head are one piece */
+    out->p[np].data = from;
+    out->p[np++].len = (size_t)(q - from);
+    for (size_t i = 0; i < s->n_seg; i++)
+      if (s->seg[i].gi == g) {
+        out->p[np].data = s->seg[i].p;
+        out->p[np++].len = s->seg[i].len;
+      }
+  }
+  if (m->n_graph == 0) {
+    out->p[np].data = hb;
+    out->p[np++].len = (size_t)(q - hb);
+  }
+  /* ownership: the head buffer, the store's chunks and the holes' buffers move to out */
+  size_t nb = 0;
+  out->blocks[nb++] = hb;
+  for (as_chunk *k = s->first, *nx; k; k = nx) {
+    nx = k->next;
+    out->blocks[nb++] = k;
+  }
+  s->first = s->last = NULL;
+  for (size_t i = 0; i < s->n_seg; i++)
+    if (s->seg[i].own) {
+      out->blocks[nb++] = s->seg[i].own;
+      s->seg[i].own = NULL;
+    }
+  out->n = np;
+  out->total = total;
+  free(glen);
+  return 0;
+}

@@ -44,69 +44,16 @@ int tfx_ge_push_ptr(tfx_arena *A, void ***arr, size_t *n, void *p) {
   return 0;
 }
 
-/* The map entry types share one layout: base, key, value. copy: key copied, else borrowed.
- * Entries are never modified once made (replacing a value makes a new entry), so descriptors
- * may share them (tfx_ge_desc_copy, tfx_ge_td_entry_put). */
-#define MAP_SET(fn, Owner, Entry, init)                                                            \
-  static int fn(tfx_arena *A, Owner *o, const char *key, Ge__Proto__AttrDef *v, int copy) {        \
-    size_t k = 0;                                                                                  \
-    while (k < o->n_attr && strcmp(o->attr[k]->key, key) != 0) k++;                                \
-    Entry *e = tfx_arena_alloc(A, sizeof *e);                                                      \
-    char *kc = k < o->n_attr ? o->attr[k]->key : copy ? tfx_arena_strdup(A, key) : (char *)key;    \
-    if (!e || !kc) return -1;                                                                      \
-    init(e);                                                                                       \
-    e->key = kc;                                                                                   \
-    e->value = v;                                                                                  \
-    if (k < o->n_attr) {                                                                           \
-      o->attr[k] = e;                                                                              \
-      return 0;                                                                                    \
-    }                                                                                              \
-    return TFX_GE_PUSH(A, o->attr, o->n_attr, e);                                                  \
-  }
-MAP_SET(op_attr_set, Ge__Proto__OpDef, Ge__Proto__OpDef__AttrEntry,
-        ge__proto__op_def__attr_entry__init)
-MAP_SET(td_attr_set, Ge__Proto__TensorDescriptor, Ge__Proto__TensorDescriptor__AttrEntry,
-        ge__proto__tensor_descriptor__attr_entry__init)
-MAP_SET(na_attr_set_, Ge__Proto__NamedAttrs, Ge__Proto__NamedAttrs__AttrEntry,
-        ge__proto__named_attrs__attr_entry__init)
-#undef MAP_SET
+TFX_GE_MAP_SET(op_attr_set, Ge__Proto__OpDef, Ge__Proto__OpDef__AttrEntry,
+               ge__proto__op_def__attr_entry__init)
+TFX_GE_MAP_SET(na_attr_set_, Ge__Proto__NamedAttrs, Ge__Proto__NamedAttrs__AttrEntry,
+               ge__proto__named_attrs__attr_entry__init)
 
 int tfx_ge_op_attr_set(tfx_arena *A, Ge__Proto__OpDef *op, const char *key, Ge__Proto__AttrDef *v) {
   return op_attr_set(A, op, key, v, 1);
 }
 int tfx_ge_op_attr_put(tfx_arena *A, Ge__Proto__OpDef *op, const char *key, Ge__Proto__AttrDef *v) {
   return op_attr_set(A, op, key, v, 0);
-}
-int tfx_ge_td_attr_set(tfx_arena *A, Ge__Proto__TensorDescriptor *td, const char *key,
-                       Ge__Proto__AttrDef *v) {
-  return td_attr_set(A, td, key, v, 1);
-}
-int tfx_ge_td_attr_put(tfx_arena *A, Ge__Proto__TensorDescriptor *td, const char *key,
-                       Ge__Proto__AttrDef *v) {
-  return td_attr_set(A, td, key, v, 0);
-}
-int tfx_ge_td_entry_put(tfx_arena *A, Ge__Proto__TensorDescriptor *td,
-                        Ge__Proto__TensorDescriptor__AttrEntry *e) {
-  for (size_t k = 0; k < td->n_attr; k++)
-    if (strcmp(td->attr[k]->key, e->key) == 0) {
-      td->attr[k] = e;
-      return 0;
-    }
-  return TFX_GE_PUSH(A, td->attr, td->n_attr, e);
-}
-int tfx_ge_td_entries_copy(tfx_arena *A, Ge__Proto__TensorDescriptor *td,
-                           const Ge__Proto__TensorDescriptor *src) {
-  td->attr = NULL;
-  td->n_attr = 0;
-  size_t n = src->n_attr;
-  if (!n) return 0;
-  size_t cap = 4; /* the capacity tfx_ge_grow implies for n elements */
-  while (cap < n) cap *= 2;
-  td->attr = tfx_arena_alloc(A, cap * sizeof *td->attr);
-  if (!td->attr) return -1;
-  memcpy(td->attr, src->attr, n * sizeof *td->attr);
-  td->n_attr = n;
-  return 0;
 }
 static int na_attr_set(tfx_arena *A, Ge__Proto__NamedAttrs *na, const char *key,
                        Ge__Proto__AttrDef *v) {
@@ -116,12 +63,6 @@ static int na_attr_set(tfx_arena *A, Ge__Proto__NamedAttrs *na, const char *key,
 Ge__Proto__AttrDef *tfx_ge_op_attr_get(const Ge__Proto__OpDef *op, const char *key) {
   for (size_t k = 0; k < op->n_attr; k++)
     if (strcmp(op->attr[k]->key, key) == 0) return op->attr[k]->value;
-  return NULL;
-}
-
-Ge__Proto__AttrDef *tfx_ge_td_attr_get(const Ge__Proto__TensorDescriptor *td, const char *key) {
-  for (size_t k = 0; k < td->n_attr; k++)
-    if (strcmp(td->attr[k]->key, key) == 0) return td->attr[k]->value;
   return NULL;
 }
 
@@ -1208,6 +1149,13 @@ static void sort_graph(Ge__Proto__GraphDef *g, int depth) {
     for (size_t k = 0; k < op->n_input_desc; k++) sort_td(op->input_desc[k], depth + 1);
     for (size_t k = 0; k < op->n_output_desc; k++) sort_td(op->output_desc[k], depth + 1);
   }
+}
+
+void tfx_ge_sort_op_maps(Ge__Proto__OpDef *op) {
+  if (!op) return;
+  SORT_ENTRIES(op, 0);
+  for (size_t k = 0; k < op->n_input_desc; k++) sort_td(op->input_desc[k], 1);
+  for (size_t k = 0; k < op->n_output_desc; k++) sort_td(op->output_desc[k], 1);
 }
 
 void tfx_ge_sort_maps(Ge__Proto__ModelDef *m) {

@@ -65,11 +65,23 @@ typedef struct tfx_ge_lower_opts {
                                     the consumers' data_format, else ND */
   const tfx_prune_opts *prune;   /* --input-shape (Data shapes) and --out-nodes (NetOutput
                                     order); may be NULL */
+  /* Streaming: write the .air bytes op by op as lowering goes (each op's input descriptors,
+   * edges and port-name attrs live only until the op is written) instead of building the
+   * whole ModelDef. The result is then tfx_ge_model.air, not .model: the bytes
+   * tfx_ge_emit_air_pieces would give for the model, after the same checks. When the .air
+   * would be larger than air_max, nothing is kept (streamed = 0, air_size = its size): the
+   * caller lowers again without streaming (external weights, the 2 GiB error). */
+  int stream_air;
+  size_t air_max;
 } tfx_ge_lower_opts;
 
 typedef struct tfx_ge_model {
   tfx_arena arena;
-  Ge__Proto__ModelDef *model;    /* graph[0] = main graph, then subgraphs (flattened) */
+  Ge__Proto__ModelDef *model;    /* graph[0] = main graph, then subgraphs (flattened); NULL
+                                    after streaming lowering */
+  tfx_io_pieces air;             /* streaming lowering: the .air (when streamed) */
+  int streamed;
+  size_t air_size;               /* streaming lowering: the .air's size, also when over air_max */
 } tfx_ge_model;
 
 /* Lowers m (every node mapped in om: no UNSUPPORTED left) to GE IR. Returns 0 or an exit code

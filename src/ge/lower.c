@@ -58,6 +58,17 @@
  *  - Size: nothing here limits the model to 2 GiB except single tensors; the air emitter
  *    refuses a serialized model of 2 GiB or more (ge.h). External weights (docs/AIR.md §12.1) are
  *    made after lowering, by external.c (called from the emit pass).
+ *  - Streaming (tfx_ge_lower_opts.stream_air; the CLI's conversion to an .air alone): the same
+ *    phases, but each op is serialized (air_write.c's stream) as soon as it is complete and
+ *    then loses what only it needed. Phase 1 (ops, attrs, output descs) stays whole: input
+ *    descs copy their producers' output descs, NetOutput is chosen from the whole graph. In
+ *    phase 2 a node is wired in a scratch arena (input descs, edge strings, port-name attrs, a
+ *    graph map's Const values), its edges are checked, its ops written (ids = position in the
+ *    flattened model, maps sorted) and given back their phase-1 state; the scratch is reset.
+ *    A node with subgraphs is written after them (phase 3) into a hole kept in the stream.
+ *    The NetOutput is written last. Every check of the whole-model path runs, on the same
+ *    data, before anything reaches a file (the emit pass writes the bytes afterwards). The
+ *    graphs' own fields are written at the end; the ModelDef is then freed.
  * Files: this one drives (graphs, subgraphs, outputs, checks); lower_node.c lowers each node
  * (attributes, Data layout, ops, edges); lower_desc.c makes descriptors; attr.c converts
  * values. */
@@ -501,13 +512,13 @@ static int split_input(const char *s, size_t *name_len, long long *idx) {
   return 0;
 }
 
-/* Checks the edges of ops from.. of the graph (docs/AIR.md §5.3) and marks consumed ops
- * (consumed may be NULL). An inconsistency is an internal error: reported, never written. */
-static int check_edges(lg *G, size_t from, uint8_t *consumed) {
+/* Checks the edges of ops from..to - 1 of the graph (docs/AIR.md §5.3) and marks consumed ops
+ * (consumed may be NULL; it has a flag for each of the first from_n ops). An inconsistency is
+ * an internal error: reported, never written. */
+static int check_edges(lg *G, size_t from, size_t to, uint8_t *consumed, size_t from_n) {
   Ge__Proto__GraphDef *gd = G->gd;
-  size_t from_n = gd->n_op; /* consumed has one flag per op existing now */
   int bad = 0;
-  for (size_t i = from; i < gd->n_op; i++) {
+  for (size_t i = from; i < to; i++) {
     const Ge__Proto__OpDef *op = gd->op[i];
     size_t n_data = 0;
     for (size_t k = 0; k < op->n_input; k++) {
@@ -574,6 +585,100 @@ static int main_outputs(lg *G, Ge__Proto__OpDef *no, const uint8_t *consumed, si
   return 0;
 }
 
+/* ---------------------------------------------------------------- streaming */
+
+/* Writes op i of the graph to the stream (into hole *hole when non-NULL): its id, its maps
+ * sorted (the op's own attr array sorted in a scratch copy, so the op itself keeps its phase-1
+ * order for what reads it later), then its record. Nothing is written once the run has failed
+ * (no output will be). 0 or -1 (out of memory). */
+static int stream_one(lg *G, size_t i, const size_t *hole) {
+  lw *w = G->w;
+  if (w->failed) return 0;
+  Ge__Proto__OpDef t = *G->gd->op[i];
+  t.id = G->id_base + (int64_t)i;
+  if (t.n_attr > 1) {
+    void *a = tfx_arena_alloc(&w->scratch, t.n_attr * sizeof *t.attr);
+    if (!a) return tfx_lower_oom(w);
+    memcpy(a, t.attr, t.n_attr * sizeof *t.attr);
+    t.attr = a;
+  }
+  tfx_ge_sort_op_maps(&t);
+  int r = hole ? tfx_ge_air_stream_fill(w->S, *hole, &t) : tfx_ge_air_stream_op(w->S, G->gi, &t);
+  if (r == -3) return tfx_lower_oom(w);
+  if (r != 0)
+    GERR(G, "internal error: op '%s' cannot be serialized (nested over 1000 levels deep)", t.name);
+  return 0;
+}
+
+/* Phase 2 of node id when streaming: wires it with what only its ops need in the scratch
+ * arena, checks and writes its ops, then gives them back their phase-1 state (the scratch is
+ * reset: input descs, edges, port-name attrs and a graph map's Const values are gone; later
+ * ops read only names, types, output descs and Data indices, all from phase 1). A node with
+ * subgraphs is wired in the model's arena and written in phase 3 (its subgraphs read its input
+ * descs and it gets subgraph names), into holes kept for it in the stream. */
+static int wire_stream(lg *G, uint32_t id, ctl *c) {
+  lw *w = G->w;
+  nrec *r = &G->nr[id];
+  size_t from = G->n_streamed, to = r->op_end;
+  int rc = 0;
+  if (!r->op && !r->inner) { /* no ops (failed: reported), or none to wire */
+    for (size_t i = from; i < to && rc == 0; i++) rc = stream_one(G, i, NULL);
+    G->n_streamed = to;
+    return rc;
+  }
+  const char *names[8];
+  if (r->op && !r->special &&
+      tfx_lower_subgraph_attrs(&G->mg->ops[id], &G->g->nodes[id], names, 8) > 0) {
+    rc = tfx_lower_wire_op(G, id, c);
+    r->deferred = 1;
+    for (size_t i = from; i < to && rc == 0; i++) {
+      size_t slot;
+      if (tfx_ge_air_stream_hole(w->S, G->gi, &slot)) rc = tfx_lower_oom(w);
+      if (i == from) r->hole = slot;
+    }
+    G->n_streamed = to;
+    return rc;
+  }
+  Ge__Proto__OpDef *snap = NULL;
+  if (to > from && !(snap = tfx_arena_alloc(&w->scratch, (to - from) * sizeof *snap)))
+    return tfx_lower_oom(w);
+  for (size_t i = from; i < to; i++) {
+    Ge__Proto__OpDef *op = G->gd->op[i];
+    snap[i - from] = *op;
+    /* the attrs phase 2 adds or replaces go to a scratch copy of the array, never into the
+     * phase-1 one (a replaced entry would be left pointing into the reset scratch) */
+    size_t cap = 4; /* the capacity tfx_ge_grow implies for n_attr elements */
+    while (cap < op->n_attr) cap *= 2;
+    void **a = op->n_attr ? tfx_arena_alloc(&w->scratch, cap * sizeof *op->attr) : NULL;
+    if (op->n_attr && !a) {
+      for (size_t j = from; j < i; j++) *G->gd->op[j] = snap[j - from];
+      return tfx_lower_oom(w);
+    }
+    if (a) memcpy(a, op->attr, op->n_attr * sizeof *op->attr);
+    op->attr = (Ge__Proto__OpDef__AttrEntry **)a;
+  }
+  w->A = &w->scratch;
+  rc = r->op ? tfx_lower_wire_op(G, id, c) : tfx_lower_wire_graph_node(G, id, c);
+  if (rc == 0) check_edges(G, from, to, G->consumed, G->n_phase1);
+  for (size_t i = from; i < to && rc == 0; i++) rc = stream_one(G, i, NULL);
+  for (size_t i = from; i < to; i++) *G->gd->op[i] = snap[i - from];
+  w->A = w->P;
+  tfx_arena_reset(&w->scratch);
+  G->n_streamed = to;
+  return rc;
+}
+
+/* Phase 3 of a deferred node when streaming: its ops into their holes, after its subgraphs. */
+static int fill_deferred(lg *G, uint32_t id) {
+  nrec *r = &G->nr[id];
+  if (!r->deferred) return 0;
+  size_t from = r->op_end - 1; /* a node with subgraphs has one op (tfx_lower_build_op) */
+  check_edges(G, from, r->op_end, G->consumed, G->n_phase1);
+  int rc = stream_one(G, from, &r->hole);
+  tfx_arena_reset(&G->w->scratch);
+  return rc;
+}
+
 /* ---------------------------------------------------------------- one graph */
 
 static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, const char *gname,
@@ -599,6 +704,8 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
   G.gd = gd;
   if (tfx_ge_push_ptr(w->A, (void ***)&w->model->graph, &w->model->n_graph, gd))
     return tfx_lower_oom(w);
+  G.gi = w->model->n_graph - 1;
+  G.id_base = w->next_id;
   G.prefix = sub ? tfx_lower_cat(w, gname, "/") : "";
   G.nr = tfx_calloc(g->n_nodes ? g->n_nodes : 1, sizeof *G.nr);
   G.args = tfx_calloc(g->n_args ? g->n_args : 1, sizeof *G.args);
@@ -620,6 +727,7 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
     }
   }
   if (rc == 0 && sub) rc = build_args(&G);
+  size_t n_pre = gd->n_op; /* a subgraph's Data ops (build_args) */
   /* phase 1: ops, attributes, output descs */
   for (uint32_t id = 0; id < g->n_nodes && rc == 0; id++) {
     tfx_progress_nodes(id, g->n_nodes);
@@ -636,28 +744,50 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
            mop->hint ? "; " : "", mop->hint ? mop->hint : "");
       break;
     }
+    G.nr[id].op_end = (uint32_t)gd->n_op;
+  }
+  /* the ops phase 1 made; streaming: the flags check_edges sets as ops are written, the ids
+   * (this graph's ops and its NetOutput come before its subgraphs'), the subgraph's Data ops
+   * (complete: they need no wiring) */
+  G.n_phase1 = gd->n_op;
+  if (rc == 0 && w->S) {
+    w->next_id += (int64_t)G.n_phase1 + 1;
+    G.consumed = tfx_calloc(G.n_phase1 ? G.n_phase1 : 1, 1);
+    if (!G.consumed) rc = tfx_lower_oom(w);
+    for (size_t i = 0; i < n_pre && rc == 0; i++) rc = stream_one(&G, i, NULL);
+    G.n_streamed = n_pre;
   }
   /* phase 2: edges and input descs */
   ctl c = {0};
   for (uint32_t id = 0; id < g->n_nodes && rc == 0; id++) {
     tfx_progress_nodes(id, g->n_nodes);
-    if (G.nr[id].op)
+    if (w->S)
+      rc = wire_stream(&G, id, &c);
+    else if (G.nr[id].op)
       rc = tfx_lower_wire_op(&G, id, &c);
     else if (G.nr[id].inner)
       rc = tfx_lower_wire_graph_node(&G, id, &c);
   }
   free(c.v);
   /* phase 3: subgraphs (the parents' input descs are ready) */
-  for (uint32_t id = 0; id < g->n_nodes && rc == 0; id++) rc = lower_subgraphs(&G, id);
+  for (uint32_t id = 0; id < g->n_nodes && rc == 0; id++) {
+    rc = lower_subgraphs(&G, id);
+    if (rc == 0 && w->S) rc = fill_deferred(&G, id);
+  }
   if (rc) goto out;
   /* outputs and checks */
   size_t n_ops = gd->n_op;
-  consumed = tfx_calloc(n_ops ? n_ops : 1, 1);
-  if (!consumed) {
-    rc = tfx_lower_oom(w);
-    goto out;
+  if (w->S) {
+    consumed = G.consumed; /* set as the ops were written */
+    G.consumed = NULL;
+  } else {
+    consumed = tfx_calloc(n_ops ? n_ops : 1, 1);
+    if (!consumed) {
+      rc = tfx_lower_oom(w);
+      goto out;
+    }
+    check_edges(&G, 0, n_ops, consumed, n_ops);
   }
-  check_edges(&G, 0, consumed);
   const char *no_name = sub ? tfx_lower_cat(w, G.prefix, "NetOutput") : "NetOutput";
   Ge__Proto__OpDef *no = no_name ? tfx_lower_op_new(&G, no_name, "NetOutput", 0) : NULL;
   if (!no) {
@@ -698,9 +828,17 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
     }
     free(seen);
     /* the NetOutput's own edges */
-    check_edges(&G, n_ops, NULL);
+    check_edges(&G, n_ops, gd->n_op, NULL, 0);
+  }
+  if (rc == 0 && w->S) { /* the NetOutput, last */
+    if (gd->n_op != G.n_phase1 + 1)
+      GERR(&G, "internal error: graph '%s' got %zu ops after phase 1, not one NetOutput", gd->name,
+           gd->n_op - G.n_phase1);
+    for (size_t i = n_ops; i < gd->n_op && rc == 0; i++) rc = stream_one(&G, i, NULL);
+    tfx_arena_reset(&w->scratch);
   }
 out:
+  free(G.consumed);
   free(consumed);
   free(G.nr);
   free(G.args);
@@ -717,6 +855,9 @@ int tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *om,
                  const tfx_cann_table *protos, const tfx_ge_lower_opts *o, tfx_diag *d) {
   tfx_arena_init(&gm->arena);
   gm->model = NULL;
+  memset(&gm->air, 0, sizeof gm->air);
+  gm->streamed = 0;
+  gm->air_size = 0;
   if (!m || !om || !o || !om->main.ops || (m->n_funcs && !om->funcs) || om->n_funcs != m->n_funcs) {
     tfx_error(d, m ? m->fname : NULL, 0, 0,
               "internal error: lowering needs the module and its full op mapping");
@@ -724,7 +865,8 @@ int tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *om,
   }
   lw w;
   memset(&w, 0, sizeof w);
-  w.A = &gm->arena;
+  w.A = w.P = &gm->arena;
+  tfx_arena_init(&w.scratch);
   w.m = m;
   w.om = om;
   w.protos = protos;
@@ -741,6 +883,7 @@ int tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *om,
   tfx_hmap_init(&w.port_lists);
   w.fn_busy = tfx_calloc(m->n_funcs ? m->n_funcs : 1, 1);
   Ge__Proto__ModelDef *model = tfx_arena_alloc(w.A, sizeof *model);
+  if (o->stream_air && !(w.S = tfx_ge_air_stream_new())) model = NULL;
   if (!w.fn_busy || !model) {
     tfx_lower_oom(&w);
     goto done;
@@ -763,6 +906,21 @@ int tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *om,
   }
   const char *gname = graph_name(&w, model->name);
   if (!gname || lower_graph(&w, &m->main, &om->main, gname, NULL)) goto done;
+  if (w.S) { /* the ops are written (ids and maps done as they went): the graphs' fields */
+    if (w.failed) goto done;
+    size_t size = 0;
+    int r = tfx_ge_air_stream_finish(w.S, model, o->air_max, &gm->air, &size);
+    gm->air_size = size;
+    if (r == 0) {
+      gm->streamed = 1;
+    } else if (r == -3) {
+      tfx_lower_oom(&w);
+    } else if (r != -2) { /* -2: over air_max; the caller lowers again, whole */
+      tfx_error(d, w.file, 0, 0, "internal error: the GE model cannot be written op by op");
+      w.failed = 1;
+    }
+    goto done;
+  }
   /* sequential ids over the model (docs/AIR.md §5.4) */
   int64_t id = 0;
   for (size_t i = 0; i < model->n_graph; i++)
@@ -773,7 +931,17 @@ done:
   tfx_hmap_free(&w.graph_names);
   tfx_hmap_free(&w.fn_index);
   tfx_hmap_free(&w.port_lists);
-  if (w.failed || w.oom) return TFX_EXIT_FAIL;
+  tfx_arena_free(&w.scratch);
+  tfx_ge_air_stream_free(w.S);
+  if (w.failed || w.oom) {
+    tfx_io_pieces_free(&gm->air);
+    gm->streamed = 0;
+    return TFX_EXIT_FAIL;
+  }
+  if (w.S) { /* the tree is not needed any more: only the bytes are kept */
+    tfx_arena_free(&gm->arena);
+    return 0;
+  }
   gm->model = model;
   return 0;
 }
@@ -781,5 +949,7 @@ done:
 void tfx_ge_model_free(tfx_ge_model *gm) {
   if (!gm) return;
   tfx_arena_free(&gm->arena);
+  tfx_io_pieces_free(&gm->air);
+  gm->streamed = 0;
   gm->model = NULL;
 }

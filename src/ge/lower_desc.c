@@ -1,6 +1,7 @@
 /* GE tensor descriptors and what lowering knows about TF outputs: their dtypes (from the TF
  * OpDef table, else from the usual attrs), their shapes (`_output_shapes`) and the flat index
  * of a function-body output reference `node:out_arg:idx`.
+ * Also the setters of descriptor attrs (tfx_ge_td_*).
  * Stage: ge (used by lower.c). Input: NodeDefs (borrowed), the stdlib TF op table (may be NULL).
  * Output: descriptors in the caller's arena.
  * Descriptor rules (docs/AIR.md §5.2, §7): name = the port name, dtype in proto
@@ -16,6 +17,48 @@
 #include "ge/lower_int.h"
 
 /* ---------------------------------------------------------------- descriptors */
+
+/* Map setters of a descriptor's attrs (lower_int.h; the OpDef ones are in attr.c). */
+TFX_GE_MAP_SET(td_attr_set, Ge__Proto__TensorDescriptor, Ge__Proto__TensorDescriptor__AttrEntry,
+               ge__proto__tensor_descriptor__attr_entry__init)
+
+int tfx_ge_td_attr_set(tfx_arena *A, Ge__Proto__TensorDescriptor *td, const char *key,
+                       Ge__Proto__AttrDef *v) {
+  return td_attr_set(A, td, key, v, 1);
+}
+int tfx_ge_td_attr_put(tfx_arena *A, Ge__Proto__TensorDescriptor *td, const char *key,
+                       Ge__Proto__AttrDef *v) {
+  return td_attr_set(A, td, key, v, 0);
+}
+int tfx_ge_td_entry_put(tfx_arena *A, Ge__Proto__TensorDescriptor *td,
+                        Ge__Proto__TensorDescriptor__AttrEntry *e) {
+  for (size_t k = 0; k < td->n_attr; k++)
+    if (strcmp(td->attr[k]->key, e->key) == 0) {
+      td->attr[k] = e;
+      return 0;
+    }
+  return TFX_GE_PUSH(A, td->attr, td->n_attr, e);
+}
+int tfx_ge_td_entries_copy(tfx_arena *A, Ge__Proto__TensorDescriptor *td,
+                           const Ge__Proto__TensorDescriptor *src) {
+  td->attr = NULL;
+  td->n_attr = 0;
+  size_t n = src->n_attr;
+  if (!n) return 0;
+  size_t cap = 4; /* the capacity tfx_ge_grow implies for n elements */
+  while (cap < n) cap *= 2;
+  td->attr = tfx_arena_alloc(A, cap * sizeof *td->attr);
+  if (!td->attr) return -1;
+  memcpy(td->attr, src->attr, n * sizeof *td->attr);
+  td->n_attr = n;
+  return 0;
+}
+Ge__Proto__AttrDef *tfx_ge_td_attr_get(const Ge__Proto__TensorDescriptor *td, const char *key) {
+  for (size_t k = 0; k < td->n_attr; k++)
+    if (strcmp(td->attr[k]->key, key) == 0) return td->attr[k]->value;
+  return NULL;
+}
+
 
 static Ge__Proto__TensorDescriptor *desc_alloc(tfx_arena *A, const char *name) {
   Ge__Proto__TensorDescriptor *td = tfx_arena_alloc(A, sizeof *td);

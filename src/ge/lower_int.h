@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cann/cann.h"
+#include "ge/air_write.h"
 #include "ge/ge.h"
 
 /* Why a conversion returned NULL. */
@@ -34,8 +35,30 @@ void *tfx_ge_grow(tfx_arena *A, void *arr, size_t n, size_t elem);
   (tfx_ge_push_ptr((A), (void ***)(void *)&(arr), &(n), (void *)(p)))
 int tfx_ge_push_ptr(tfx_arena *A, void ***arr, size_t *n, void *p);
 
+/* A map setter static function fn(A, owner, key, value, copy) for one map entry type (they
+ * share one layout: base, key, value); copy: key copied, else borrowed. Entries are never
+ * modified once made (replacing a value makes a new entry), so descriptors may share them
+ * (tfx_ge_desc_copy, tfx_ge_td_entry_put). Replaces the value of an existing key, else
+ * appends. 0 or -1 (out of memory). */
+#define TFX_GE_MAP_SET(fn, Owner, Entry, init)                                                     \
+  static int fn(tfx_arena *A, Owner *o, const char *key, Ge__Proto__AttrDef *v, int copy) {        \
+    size_t k = 0;                                                                                  \
+    while (k < o->n_attr && strcmp(o->attr[k]->key, key) != 0) k++;                                \
+    Entry *e = tfx_arena_alloc(A, sizeof *e);                                                      \
+    char *kc = k < o->n_attr ? o->attr[k]->key : copy ? tfx_arena_strdup(A, key) : (char *)key;    \
+    if (!e || !kc) return -1;                                                                      \
+    init(e);                                                                                       \
+    e->key = kc;                                                                                   \
+    e->value = v;                                                                                  \
+    if (k < o->n_attr) {                                                                           \
+      o->attr[k] = e;                                                                              \
+      return 0;                                                                                    \
+    }                                                                                              \
+    return TFX_GE_PUSH(A, o->attr, o->n_attr, e);                                                  \
+  }
+
 /* Map setters: replace the value of an existing key, else append. Return 0 or -1 (OOM).
- * key is copied. */
+ * key is copied. The OpDef ones are in attr.c, the descriptor ones in lower_desc.c. */
 int tfx_ge_op_attr_set(tfx_arena *A, Ge__Proto__OpDef *op, const char *key, Ge__Proto__AttrDef *v);
 int tfx_ge_td_attr_set(tfx_arena *A, Ge__Proto__TensorDescriptor *td, const char *key,
                        Ge__Proto__AttrDef *v);
@@ -49,6 +72,8 @@ int tfx_ge_td_entry_put(tfx_arena *A, Ge__Proto__TensorDescriptor *td,
 /* Gives td its own entry array holding src's entries (shared). */
 int tfx_ge_td_entries_copy(tfx_arena *A, Ge__Proto__TensorDescriptor *td,
                            const Ge__Proto__TensorDescriptor *src);
+/* tfx_ge_sort_maps for one op: its attrs and its descriptors' (nested values too). */
+void tfx_ge_sort_op_maps(Ge__Proto__OpDef *op);
 Ge__Proto__AttrDef *tfx_ge_op_attr_get(const Ge__Proto__OpDef *op, const char *key);
 Ge__Proto__AttrDef *tfx_ge_td_attr_get(const Ge__Proto__TensorDescriptor *td, const char *key);
 
@@ -121,7 +146,10 @@ typedef struct tfx_lower_node {
   Ge__Proto__OpDef **inner;   /* GRAPH: one per inner node */
   Ge__Proto__OpDef ***consts; /* GRAPH: per inner node, per input: the Const or NULL */
   const char *gname;          /* its GE name (reserved in pass 0) */
+  uint32_t op_end;            /* its ops end here in the graph's op array (phase 1) */
   uint8_t special;            /* TFX_LOWER_SP_* */
+  uint8_t deferred;           /* streaming: written after its subgraphs (phase 3) */
+  size_t hole;                /* streaming, deferred: its place in the stream */
 } tfx_lower_node;
 
 enum { TFX_LOWER_SP_NONE = 0, TFX_LOWER_SP_DATA, TFX_LOWER_SP_CONST };
@@ -154,10 +182,23 @@ typedef struct tfx_lower_graph {
   uint32_t *stamp; /* layout walk: visit generation per node (malloc, lazy) */
   uint32_t *queue;
   uint32_t gen;
+  /* streaming (w->S set): the graph's index in the model, the id of its first op, how many
+   * ops phase 1 made (consumed has a flag each) and how many are written */
+  size_t gi;
+  int64_t id_base;
+  size_t n_phase1, n_streamed;
+  uint8_t *consumed;
 } tfx_lower_graph;
 
 struct tfx_lower_ctx {
-  tfx_arena *A;
+  tfx_arena *A; /* where lowering allocates now: P, or scratch while one op is wired */
+  tfx_arena *P; /* the model's arena */
+  /* streaming (NULL: the whole ModelDef is built): each op's record goes to S once the op is
+   * complete; what only that op needed (its input descs, edges, port-name attrs) lives in
+   * scratch, reset per node */
+  tfx_ge_air_stream *S;
+  tfx_arena scratch;
+  int64_t next_id; /* streaming: id of the first op of the next graph */
   const tfx_module *m;
   const tfx_opmap *om;
   const tfx_cann_table *protos;

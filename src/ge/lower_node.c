@@ -150,10 +150,11 @@ static int map_attrs(lg *G, Ge__Proto__OpDef *op, const char *tfname, const char
  * one AttrDef, as attrs are never mutated once built (tfx_ge_desc_copy shares them too): a
  * ListValue per op was a third of the GE model's memory. NULL on out of memory. */
 static Ge__Proto__AttrDef *port_name_list(lw *w, Ge__Proto__TensorDescriptor **v, size_t n) {
+  /* shared by later ops: in the model's arena (w->P), never the per-op scratch */
   size_t len = 0;
   for (size_t k = 0; k < n; k++) len += strlen(v[k]->name) + 1;
   char buf[512];
-  char *key = len <= sizeof buf ? buf : tfx_arena_alloc(w->A, len);
+  char *key = len <= sizeof buf ? buf : tfx_arena_alloc(w->P, len);
   if (!key) return NULL;
   for (size_t k = 0, at = 0; k < n; k++) { /* "name\0name\0..." */
     size_t l = strlen(v[k]->name) + 1;
@@ -162,12 +163,12 @@ static Ge__Proto__AttrDef *port_name_list(lw *w, Ge__Proto__TensorDescriptor **v
   }
   uint32_t ix = tfx_hmap_get(&w->port_lists, key, len);
   if (ix != TFX_HASH_NONE) return w->port_list[ix];
-  const char **names = tfx_arena_calloc(w->A, n, sizeof *names);
+  const char **names = tfx_arena_calloc(w->P, n, sizeof *names);
   if (!names) return NULL;
   for (size_t k = 0; k < n; k++) names[k] = v[k]->name;
-  Ge__Proto__AttrDef *a = tfx_ge_attr_list_str(w->A, names, n);
-  if (key == buf && (key = tfx_arena_alloc(w->A, len))) memcpy(key, buf, len);
-  if (!a || !key || TFX_GE_PUSH(w->A, w->port_list, w->n_port_list, a) ||
+  Ge__Proto__AttrDef *a = tfx_ge_attr_list_str(w->P, names, n);
+  if (key == buf && (key = tfx_arena_alloc(w->P, len))) memcpy(key, buf, len);
+  if (!a || !key || TFX_GE_PUSH(w->P, w->port_list, w->n_port_list, a) ||
       tfx_hmap_put(&w->port_lists, key, len, (uint32_t)(w->n_port_list - 1), NULL) < 0)
     return NULL;
   return a;
@@ -177,10 +178,11 @@ static Ge__Proto__AttrDef *port_name_list(lw *w, Ge__Proto__TensorDescriptor **v
 static Ge__Proto__AttrDef *port_index_list(lw *w, size_t n) {
   size_t cached = sizeof w->port_index / sizeof w->port_index[0];
   if (n < cached && w->port_index[n]) return w->port_index[n];
-  int64_t *idx = tfx_arena_calloc(w->A, n, sizeof *idx);
+  tfx_arena *A = n < cached ? w->P : w->A; /* cached: kept for later ops */
+  int64_t *idx = tfx_arena_calloc(A, n, sizeof *idx);
   if (!idx) return NULL;
   for (size_t k = 0; k < n; k++) idx[k] = (int64_t)k;
-  Ge__Proto__AttrDef *a = tfx_ge_attr_list_int(w->A, idx, n);
+  Ge__Proto__AttrDef *a = tfx_ge_attr_list_int(A, idx, n);
   if (a && n < cached) w->port_index[n] = a;
   return a;
 }

@@ -1,6 +1,7 @@
 /* EMIT group: write the requested outputs.
  * Stage: passes/EMIT. Input: ctx->model (the TF GraphDef after every earlier pass; pass
- * "emit-tf") and ctx->ge (the lowered GE model; pass "emit-ge"), ctx->opts->emit / out_path.
+ * "emit-tf") and ctx->ge (the lowered GE model, or the .air bytes when lowering streamed them:
+ * pass_lower.c; pass "emit-ge"), ctx->opts->emit / out_path.
  * Output: files, written all or nothing (tfx_write_files_atomic: temp files, then renames),
  * so a failure leaves no partial file. emit-ge serializes every requested kind (and the
  * tf-pbtxt, when that is asked for too: emit-tf leaves it to emit-ge then) before it writes
@@ -105,7 +106,7 @@ int tfx_pass_emit_ge(tfx_ctx *ctx, void *user) {
   (void)user;
   const tfx_options *o = ctx->opts;
   if (!o || o->check_only || !(o->emit & ~(1u << TFX_EMIT_TF_PBTXT))) return 0;
-  if (!ctx->ge || !ctx->ge->model) {
+  if (!ctx->ge || (!ctx->ge->model && !ctx->ge->streamed)) {
     tfx_error(ctx->diag, NULL, 0, 0, "pass 'emit-ge' needs the GE model (pass 'lowering')");
     return TFX_E_FAIL;
   }
@@ -135,6 +136,14 @@ int tfx_pass_emit_ge(tfx_ctx *ctx, void *user) {
       } else if (tfx_pbtxt_print(&ctx->model.graph->base, &out[k]) != 0) {
         out[k].oom = 1;
       }
+    } else if (k == TFX_EMIT_AIR && ctx->ge->streamed) { /* lowered straight into bytes */
+      air = ctx->ge->air;
+      memset(&ctx->ge->air, 0, sizeof ctx->ge->air);
+      ctx->ge->streamed = 0;
+    } else if (!ctx->ge->model) {
+      tfx_error(ctx->diag, NULL, 0, 0, "internal error: --emit %s needs the GE model, which was "
+                "lowered straight into the .air", emit_names[k]);
+      rc = TFX_EXIT_FAIL;
     } else if (k == TFX_EMIT_AIR) {
       rc = tfx_ge_emit_air_pieces(ctx->ge->model, &air, ctx->diag);
     } else {

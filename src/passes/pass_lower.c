@@ -6,6 +6,7 @@
  * conversion would: each lowering error that names a node becomes that node's failure in the
  * report (tfx_precheck_lowering); nothing is emitted. With nodes already failed it is skipped
  * (lowering needs every node mapped; the precheck fails anyway). */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,7 +47,33 @@ int tfx_pass_lower(tfx_ctx *ctx, void *user) {
   lo.model_name = stem;
   lo.input_format = ctx->opts->input_format;
   lo.prune = &ctx->prune;
+  /* A conversion to an .air file alone (tf-pbtxt aside, which is printed from the TF model)
+   * lowers straight into the .air bytes (ge.h: stream_air): the whole GE model is never built.
+   * The text kinds print from the model, the library's tfxc_emit and the precheck read it, so
+   * they keep it. A model whose .air would be over the external-weights threshold (or 2 GiB) is
+   * lowered again, whole, for tfx_ge_externalize or the emitter's error (its diagnostics are
+   * the first run's: dropped). */
+  const tfx_options *o = ctx->opts;
+  unsigned text_kinds =
+      (1u << TFX_EMIT_GE_PBTXT) | (1u << TFX_EMIT_GE_JSON) | (1u << TFX_EMIT_DOT);
+  size_t ext = tfx_limit_size(&o->limits, TFX_LIMIT_EXTERNAL_WEIGHTS);
+  if (ext == 0) ext = tfx_ge_external_default();
+  lo.stream_air = !check && (o->emit & (1u << TFX_EMIT_AIR)) && o->out_path[TFX_EMIT_AIR] &&
+                  !(o->emit & text_kinds);
+  lo.air_max = ext < (size_t)INT_MAX ? ext : (size_t)INT_MAX;
   int rc = tfx_ge_lower(ctx->ge, &ctx->module, ctx->opmap, protos, &lo, ctx->diag);
+  if (rc == 0 && lo.stream_air && !ctx->ge->streamed) {
+    tfx_ge_model_free(ctx->ge);
+    tfx_diag again;
+    tfx_diag_init(&again);
+    lo.stream_air = 0;
+    rc = tfx_ge_lower(ctx->ge, &ctx->module, ctx->opmap, protos, &lo, &again);
+    for (size_t i = 0; rc && i < again.n; i++) /* its errors (out of memory) are shown */
+      if (again.items[i].sev == TFX_SEV_ERROR)
+        tfx_diag_add(ctx->diag, TFX_SEV_ERROR, again.items[i].file, again.items[i].line,
+                     again.items[i].col, "%s", again.items[i].msg);
+    tfx_diag_free(&again);
+  }
   free(stem);
   return check ? tfx_precheck_lowering(ctx, first_diag, rc) : rc;
 }

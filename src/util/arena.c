@@ -155,3 +155,16 @@ char *tfx_arena_strdup(tfx_arena *a, const char *s) {
 }
 
 ProtobufCAllocator *tfx_arena_pb(tfx_arena *a) { return &a->pb; }
+
+void tfx_arena_reset(tfx_arena *a) {
+  if (!a->head) return;
+  tfx_arena_chunk *c = a->head->next;
+  while (c) {
+    tfx_arena_chunk *n = c->next;
+    free(c);
+    c = n;
+  }
+  a->head->next = NULL;
+  a->used = 0;
+  a->total = a->cap;
+}

@@ -20,6 +20,9 @@ typedef struct tfx_arena {
 
 void tfx_arena_init(tfx_arena *a);
 void tfx_arena_free(tfx_arena *a);           /* releases every allocation; a stays usable */
+/* Releases every allocation but keeps the newest chunk for the next ones (a scratch arena
+ * reused many times, e.g. per op in lowering). */
+void tfx_arena_reset(tfx_arena *a);
 void *tfx_arena_alloc(tfx_arena *a, size_t n); /* 16-byte aligned; NULL on failure */
 void *tfx_arena_calloc(tfx_arena *a, size_t n, size_t size); /* zeroed; overflow-checked */
 char *tfx_arena_strndup(tfx_arena *a, const char *s, size_t n);

@@ -13,13 +13,15 @@
  *  - the pipeline fails exactly when an error was reported;
  *  - after a successful run the rewritten GraphDef indexes without errors (strict), its index
  *    and ScopeTree keep their invariants, and the context's own index is consistent;
- *  - a successful run has a GE model, and the emitters keep the properties of fuzz_ge.h
+ *  - a successful run has a GE model, and the emitters keep the properties of fuzz_ge.h;
+ *    lowering it again straight into the .air (streaming) gives the emitter's .air bytes
  *    (air = tfx_io_pack, ge-pbtxt parses back to the air bytes, ge-json is valid JSON, ...),
  *    and the air bytes unpack as a ge.proto.ModelDef and pack back identically. */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, pwrite, ftruncate */
 
 #include "fuzz_ge.h"
 
+#include <limits.h>
 #include <unistd.h>
 
 #include "passes/context.h"
@@ -188,6 +190,43 @@ static void check_air_unpacks(const Ge__Proto__ModelDef *m) {
   tfx_sb_free(&back);
 }
 
+/* Lowering straight into the .air (streaming, ge.h: what a conversion to an .air alone does)
+ * succeeds exactly when the whole-model lowering did, with the bytes the emitter writes from
+ * that model. */
+static void check_stream_air(tfx_ctx *ctx) {
+  char *stem = tfx_ctx_default_output(ctx->opts->model_path, "");
+  const tfx_cann_table *protos = tfx_ctx_protos(ctx);
+  FUZZ_CHECK(stem && protos, "out of memory preparing the streaming lowering");
+  tfx_ge_lower_opts lo;
+  memset(&lo, 0, sizeof lo);
+  lo.model_name = stem;
+  lo.input_format = ctx->opts->input_format;
+  lo.prune = &ctx->prune;
+  lo.stream_air = 1;
+  lo.air_max = (size_t)INT_MAX;
+  tfx_ge_model gm;
+  tfx_diag d;
+  tfx_diag_init(&d);
+  int rc = tfx_ge_lower(&gm, &ctx->module, ctx->opmap, protos, &lo, &d);
+  if (rc) tfx_diag_print(&d, stderr);
+  FUZZ_CHECK(rc == 0, "streaming lowering failed where the whole-model lowering succeeded");
+  FUZZ_CHECK(gm.model == NULL, "streaming lowering kept the model");
+  tfx_strbuf air, got;
+  tfx_sb_init(&air);
+  tfx_sb_init(&got);
+  if (tfx_ge_emit_air(ctx->ge->model, &air, &d) == 0) {
+    FUZZ_CHECK(gm.streamed, "streaming lowering kept no .air though the model is not too big");
+    for (size_t i = 0; i < gm.air.n; i++) tfx_sb_add(&got, gm.air.p[i].data, gm.air.p[i].len);
+    FUZZ_CHECK(!got.oom && got.len == gm.air.total, "the streamed pieces do not add up");
+    fuzz_same(&air, &got, "streamed .air != emitted .air");
+  }
+  tfx_ge_model_free(&gm);
+  tfx_sb_free(&air);
+  tfx_sb_free(&got);
+  tfx_diag_free(&d);
+  free(stem);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (model_fd < 0) setup();
   write_model(data, size);
@@ -240,6 +279,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(ctx.ge && ctx.ge->model, "no GE model after a successful run");
     fuzz_ge_emitters(ctx.ge->model);
     check_air_unpacks(ctx.ge->model);
+    check_stream_air(&ctx);
   } else {
     FUZZ_CHECK(tfx_diag_has_errors(&d), "the pipeline failed (%d) without reporting an error", rc);
   }

@@ -515,6 +515,74 @@ static void limits(void **state) {
   tfx_sb_free(&ref);
 }
 
+/* The op stream (lowering's streaming mode): ops given one at a time, graphs interleaved, one
+ * op given late through a hole, records larger than a chunk; the bytes equal the whole-model
+ * writer's. Then its refusals: a model field it cannot write, a hole left, over the limit. */
+static void stream_same_bytes(void **state) {
+  (void)state;
+  Ge__Proto__ModelDef *m = model(3000, 2);
+  Ge__Proto__AttrDef *big = attr(GE__PROTO__ATTR_DEF__VALUE_BT);
+  size_t nb = (size_t)3 << 20;
+  big->bt.len = nb;
+  big->bt.data = A(nb);
+  for (size_t k = 0; k < nb; k++) big->bt.data[k] = (uint8_t)(k * 7u);
+  m->graph[0]->op[8]->attr[2]->value = big;
+  /* what the stream writes: no model/graph attrs, no unknown fields there, no NULL graph/op */
+  m->n_attr = 0;
+  m->attr_groups = NULL;
+  m->base.n_unknown_fields = 0;
+  m->graph[1] = A(sizeof *m->graph[1]);
+  ge__proto__graph_def__init(m->graph[1]); /* an empty graph */
+  for (size_t g = 0; g < m->n_graph; g++) {
+    Ge__Proto__GraphDef *gd = m->graph[g];
+    gd->n_attr = 0;
+    gd->attr_groups = NULL;
+    gd->base.n_unknown_fields = 0;
+    if (gd->n_op && !gd->op[gd->n_op - 1]) gd->n_op--;
+  }
+  tfx_io_pieces ref;
+  size_t nref = 0;
+  assert_int_equal(tfx_ge_air_write(m, SIZE_MAX, &ref, &nref), 0);
+  uint8_t *want = joined(&ref);
+
+  tfx_ge_air_stream *st = tfx_ge_air_stream_new();
+  assert_non_null(st);
+  Ge__Proto__GraphDef *g0 = m->graph[0], *g2 = m->graph[2];
+  size_t hole = 0, k2 = 0;
+  for (size_t k = 0; k < g0->n_op; k++) {
+    if (k == 5)
+      assert_int_equal(tfx_ge_air_stream_hole(st, 0, &hole), 0);
+    else
+      assert_int_equal(tfx_ge_air_stream_op(st, 0, g0->op[k]), 0);
+    if (k % 1000 == 7 && k2 < g2->n_op) /* the subgraph's ops come in between */
+      assert_int_equal(tfx_ge_air_stream_op(st, 2, g2->op[k2++]), 0);
+  }
+  tfx_io_pieces none;
+  size_t n = 0;
+  assert_int_equal(tfx_ge_air_stream_finish(st, m, SIZE_MAX, &none, &n), -1); /* hole left */
+  assert_int_equal(none.n, 0);
+  assert_int_equal(tfx_ge_air_stream_fill(st, hole, g0->op[5]), 0);
+  assert_int_equal(tfx_ge_air_stream_fill(st, hole, g0->op[5]), -1); /* filled already */
+  while (k2 < g2->n_op) assert_int_equal(tfx_ge_air_stream_op(st, 2, g2->op[k2++]), 0);
+  assert_true(tfx_ge_air_stream_size(st) < nref);
+  assert_int_equal(tfx_ge_air_stream_finish(st, m, nref - 1, &none, &n), -2);
+  assert_int_equal(n, nref);
+  m->n_attr = 1; /* a model attr: not the stream's to write */
+  assert_int_equal(tfx_ge_air_stream_finish(st, m, SIZE_MAX, &none, &n), -1);
+  m->n_attr = 0;
+  tfx_io_pieces pc;
+  assert_int_equal(tfx_ge_air_stream_finish(st, m, SIZE_MAX, &pc, &n), 0);
+  assert_int_equal(n, nref);
+  assert_int_equal(pc.total, nref);
+  uint8_t *got = joined(&pc);
+  assert_memory_equal(got, want, nref);
+  free(got);
+  free(want);
+  tfx_io_pieces_free(&pc);
+  tfx_io_pieces_free(&ref);
+  tfx_ge_air_stream_free(st);
+}
+
 int main(int argc, char **argv) {
   /* the fault-injection cases: their own ctest test (unit/NAME/fault-injection), skipped
    * (exit 77) when the hooks are compiled out (TFXC_FAULT_INJECTION=OFF) */
@@ -534,6 +602,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(chunk_boundaries, setup, teardown),
       cmocka_unit_test_setup_teardown(text_models, setup, teardown),
       cmocka_unit_test_setup_teardown(limits, setup, teardown),
+      cmocka_unit_test_setup_teardown(stream_same_bytes, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -78,7 +78,7 @@ static void default_threshold(void **state) {
   tfx_diag d;
   tfx_diag_init(&d);
   for (int big = 0; big < 2; big++) {
-    tfx_ge_model gm;
+    tfx_ge_model gm = {0}; /* model_free also frees .air (streaming lowering) */
     tfx_arena_init(&gm.arena);
     size_t len = big ? (size_t)1 << 31 : (size_t)1 << 30;
     Ge__Proto__OpDef **ops = tfx_arena_calloc(&gm.arena, 2, sizeof *ops);
@@ -125,7 +125,7 @@ static void names_and_threshold(void **state) {
   (void)state;
   tfx_diag d;
   tfx_diag_init(&d);
-  tfx_ge_model gm;
+  tfx_ge_model gm = {0}; /* model_free also frees .air (streaming lowering) */
   tfx_arena_init(&gm.arena);
   Ge__Proto__OpDef **ops = tfx_arena_calloc(&gm.arena, 6, sizeof *ops);
   ops[0] = const_op(&gm.arena, "a/b.c", "Const", 64);
@@ -167,7 +167,7 @@ static void alloc_failures(void **state) {
   for (long n = 1; n < 200; n++) {
     tfx_diag d;
     tfx_diag_init(&d);
-    tfx_ge_model gm;
+    tfx_ge_model gm = {0}; /* model_free also frees .air (streaming lowering) */
     tfx_arena_init(&gm.arena);
     Ge__Proto__OpDef **ops = tfx_arena_calloc(&gm.arena, 2, sizeof *ops);
     ops[0] = const_op(&gm.arena, "w", "Const", 64);

@@ -23,6 +23,10 @@
  * (exit 3) with "cannot ... output", leaves no temporary file, and each output is either
  * absent or still the old file (all or nothing; never new or partial content).
  *
+ * The model run and the subgraph run are swept again asking for the .air (and tf-pbtxt) only,
+ * which makes lowering stream the .air op by op (src/ge/lower.c, "Streaming"); their .air must
+ * equal the whole-model runs' byte for byte (stream_same_air).
+ *
  * The rules pass itself (loading and compiling rule sources) gets the same allocation sweep
  * with a small -r rule pair and --no-stdlib (compiling the whole stdlib in every run would
  * take too long), emitting the fused TF graph. Env: TFXC_SRC (the source tree). */
@@ -121,21 +125,25 @@ static void clear_dir(const char *dir) {
 
 /* ---- one run of the pipeline ---- */
 
-typedef enum { RUN_FULL, RUN_SUBGRAPH, RUN_RULES } run_kind;
+/* RUN_STREAM / RUN_STREAM_SUB: RUN_FULL / RUN_SUBGRAPH asking for the .air (and tf-pbtxt)
+ * only, so lowering writes the .air op by op (streaming, ge.h) instead of building the model */
+typedef enum { RUN_FULL, RUN_SUBGRAPH, RUN_RULES, RUN_STREAM, RUN_STREAM_SUB } run_kind;
 
 static int run(fx *f, run_kind kind, tfx_diag *d) {
   tfx_options o;
   memset(&o, 0, sizeof o);
-  o.model_path = kind == RUN_SUBGRAPH ? f->model_if : f->model;
+  o.model_path = kind == RUN_SUBGRAPH || kind == RUN_STREAM_SUB ? f->model_if : f->model;
   o.verbose = -1;
-  if (kind == RUN_FULL || kind == RUN_SUBGRAPH) {
+  if (kind != RUN_RULES) {
     f->rule_paths[0] = f->pack;
     o.rule_paths = f->rule_paths;
     o.n_rule_paths = 1;
     o.emit = (1u << TFX_EMIT__COUNT) - 1;
     o.dump_after = "scope-fusion";
     o.dump_dir = f->dumpdir;
-    if (kind == RUN_FULL) { /* the prune pass too */
+    if (kind == RUN_STREAM) o.emit = 1u << TFX_EMIT_AIR | 1u << TFX_EMIT_TF_PBTXT;
+    if (kind == RUN_STREAM_SUB) o.emit = 1u << TFX_EMIT_AIR;
+    if (kind == RUN_FULL || kind == RUN_STREAM) { /* the prune pass too */
       o.input_shape = "input:2,4";
       o.out_nodes = "output:0";
     }
@@ -167,7 +175,12 @@ static int run(fx *f, run_kind kind, tfx_diag *d) {
 }
 
 static unsigned kinds_of(run_kind kind) {
-  return kind == RUN_RULES ? 1u << TFX_EMIT_TF_PBTXT : (1u << TFX_EMIT__COUNT) - 1;
+  switch (kind) {
+  case RUN_RULES: return 1u << TFX_EMIT_TF_PBTXT;
+  case RUN_STREAM: return 1u << TFX_EMIT_AIR | 1u << TFX_EMIT_TF_PBTXT;
+  case RUN_STREAM_SUB: return 1u << TFX_EMIT_AIR;
+  default: return (1u << TFX_EMIT__COUNT) - 1;
+  }
 }
 
 /* ---- allocation sites of a run (the observer) ---- */
@@ -466,6 +479,27 @@ static void alloc_sweep(fx *f, run_kind kind, const char *label) {
 static void alloc_failures_full(void **state) { alloc_sweep(*state, RUN_FULL, "pipeline"); }
 static void alloc_failures_rules(void **state) { alloc_sweep(*state, RUN_RULES, "rules"); }
 static void alloc_failures_subgraph(void **state) { alloc_sweep(*state, RUN_SUBGRAPH, "subgraphs"); }
+static void alloc_failures_stream(void **state) { alloc_sweep(*state, RUN_STREAM, "streaming"); }
+static void alloc_failures_stream_sub(void **state) {
+  alloc_sweep(*state, RUN_STREAM_SUB, "streaming subgraphs");
+}
+
+/* The .air lowering writes op by op is the one the emitter writes from the whole model: the
+ * same bytes, with and without subgraphs. */
+static void stream_same_air(void **state) {
+  fx *f = *state;
+  static const run_kind pairs[2][2] = {{RUN_FULL, RUN_STREAM}, {RUN_SUBGRAPH, RUN_STREAM_SUB}};
+  for (int i = 0; i < 2; i++) {
+    reference(f, pairs[i][0]);
+    tfx_strbuf whole = f->ref[TFX_EMIT_AIR];
+    tfx_sb_init(&f->ref[TFX_EMIT_AIR]);
+    reference(f, pairs[i][1]);
+    assert_true(whole.len > 0);
+    assert_int_equal(whole.len, f->ref[TFX_EMIT_AIR].len);
+    assert_memory_equal(whole.data, f->ref[TFX_EMIT_AIR].data, whole.len);
+    tfx_sb_free(&whole);
+  }
+}
 
 /* ---- write failures ---- */
 
@@ -532,6 +566,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(alloc_failures_rules, setup, teardown),
       cmocka_unit_test_setup_teardown(alloc_failures_full, setup, teardown),
       cmocka_unit_test_setup_teardown(alloc_failures_subgraph, setup, teardown),
+      cmocka_unit_test_setup_teardown(stream_same_air, setup, teardown),
+      cmocka_unit_test_setup_teardown(alloc_failures_stream, setup, teardown),
+      cmocka_unit_test_setup_teardown(alloc_failures_stream_sub, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
