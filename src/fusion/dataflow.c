@@ -35,8 +35,8 @@ static void json_strs(tfx_strbuf *b, const char *const *v, uint32_t n) {
 }
 
 int tfx_flow_report_json(const tfx_flow_report *r, tfx_strbuf *b) {
-  tfx_sb_printf(b, "{\n  \"rounds\": %u,\n  \"candidates\": %u,\n  \"rejected\": %u,\n  \"capped\": %s,\n  \"applied\": [",
-                r->rounds, r->candidates, r->rejected, r->capped ? "true" : "false");
+  tfx_sb_printf(b, "{\n  \"rounds\": %u,\n  \"candidates\": %u,\n  \"screened\": %u,\n  \"rejected\": %u,\n  \"capped\": %s,\n  \"applied\": [",
+                r->rounds, r->candidates, r->screened, r->rejected, r->capped ? "true" : "false");
   for (uint32_t i = 0; i < r->n; i++) {
     const tfx_flow_applied *a = &r->v[i];
     tfx_sb_puts(b, i ? ",\n    {\"rule\": " : "\n    {\"rule\": ");
@@ -84,10 +84,25 @@ static uint32_t key_slot(tfx_flow_engine *e, const char *a, size_t an, const cha
   return slot;
 }
 
+/* The parts of a rewrite's `from` list (compile_flow.c): root types [0, nr), then "" and the
+ * child types [c0, c0 + nc), then the signature string (NULL when the pack has none). */
+static void from_parts(const tfx_value *l, uint32_t *nr, uint32_t *c0, uint32_t *nc, const tfx_value **sig) {
+  uint32_t i = 0;
+  while (i < l->n && l->u.items[i].n) i++;
+  *nr = i;
+  *c0 = i < l->n ? i + 1 : i;
+  *sig = NULL;
+  uint32_t j = *c0;
+  while (j < l->n && !(l->u.items[j].n >= 4 && !memcmp(l->u.items[j].u.s, "#sig", 4))) j++;
+  *nc = j - *c0;
+  if (j < l->n) *sig = &l->u.items[j];
+}
+
 int tfx_flow_engine_init(tfx_flow_engine *e, const tfx_pack *p, const uint8_t *on, int *any,
                          tfx_diag *d) {
   memset(e, 0, sizeof *e);
   tfx_hmap_init(&e->by_type);
+  tfx_hmap_init(&e->roots);
   tfx_arena_init(&e->keys);
   e->pack = p;
   e->on = on;
@@ -95,10 +110,9 @@ int tfx_flow_engine_init(tfx_flow_engine *e, const tfx_pack *p, const uint8_t *o
   uint32_t n_pairs = 0;
   for (uint32_t r = 0; r < p->n_rules; r++)
     if (p->rules[r].kind == TFX_RULE_FLOW && (!on || on[r]) && p->rules[r].from < p->n_consts) {
-      const tfx_value *l = &p->consts[p->rules[r].from];
-      uint32_t nr = 0;
-      while (nr < l->n && l->u.items[nr].n) nr++;
-      uint32_t nc = nr < l->n ? l->n - nr - 1 : 0;
+      uint32_t nr, c0, nc;
+      const tfx_value *sig;
+      from_parts(&p->consts[p->rules[r].from], &nr, &c0, &nc, &sig);
       n_pairs += nr * (nc ? nc : 1);
     }
   uint32_t *pt = tfx_malloc(((size_t)n_pairs + 1) * sizeof *pt), *pr = tfx_malloc(((size_t)n_pairs + 1) * sizeof *pr);
@@ -106,19 +120,25 @@ int tfx_flow_engine_init(tfx_flow_engine *e, const tfx_pack *p, const uint8_t *o
   e->first = tfx_calloc((size_t)n_pairs + 1, sizeof *e->first);
   e->count = tfx_calloc((size_t)n_pairs + 1, sizeof *e->count);
   e->vm = tfx_vm_new(p);
-  if (!pt || !pr || !e->rules || !e->first || !e->count || !e->vm) goto nomem;
+  e->sig = tfx_calloc(p->n_rules ? p->n_rules : 1, sizeof *e->sig);
+  if (!pt || !pr || !e->rules || !e->first || !e->count || !e->vm || !e->sig) goto nomem;
   uint32_t k = 0;
   for (uint32_t r = 0; r < p->n_rules; r++) {
     if (p->rules[r].kind != TFX_RULE_FLOW || (on && !on[r]) || p->rules[r].from >= p->n_consts) continue;
     *any = 1;
     const tfx_value *l = &p->consts[p->rules[r].from];
-    uint32_t nr = 0;
-    while (nr < l->n && l->u.items[nr].n) nr++;
+    uint32_t nr, c0, nc;
+    const tfx_value *sig;
+    from_parts(l, &nr, &c0, &nc, &sig);
+    if (sig) {
+      e->sig[r] = tfx_flow_sig_parse(p, sig->u.s, sig->n, &e->keys);
+      if (e->sig[r] && tfx_flow_sig_scratch(&e->ws, e->sig[r])) goto nomem;
+    }
     for (uint32_t i = 0; i < nr; i++) {
       const tfx_value *rt = &l->u.items[i];
-      for (uint32_t j = nr + 1; j <= l->n || j == nr + 1; j++) { /* one pair per child type, or one */
-        if (j == l->n && nr + 1 < l->n) break;
-        const tfx_value *ct = j < l->n ? &l->u.items[j] : NULL;
+      if (tfx_hmap_put(&e->roots, rt->u.s, rt->n, 1, NULL) < 0) goto nomem;
+      for (uint32_t j = c0; j < c0 + nc || j == c0; j++) { /* one pair per child type, or one */
+        const tfx_value *ct = j < c0 + nc ? &l->u.items[j] : NULL;
         uint32_t slot = key_slot(e, rt->u.s, rt->n, ct ? ct->u.s : NULL, ct ? ct->n : 0, 1);
         if (slot == TFX_HASH_NONE - 1) goto nomem;
         if (slot == TFX_HASH_NONE) continue; /* an absurdly long type name: never matches */
@@ -149,10 +169,13 @@ nomem:
 void tfx_flow_engine_free(tfx_flow_engine *e) {
   if (e->vm) tfx_vm_free(e->vm);
   tfx_hmap_free(&e->by_type);
+  tfx_hmap_free(&e->roots);
   tfx_arena_free(&e->keys);
   free(e->first);
   free(e->count);
   free(e->rules);
+  free(e->sig);
+  tfx_flow_sig_ws_free(&e->ws);
   memset(e, 0, sizeof *e);
 }
 
@@ -907,24 +930,12 @@ static int cmp_u32(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* Some enabled rule has root type s (with or without a second level). */
-static int root_type_used(const tfx_flow_engine *e, const char *s) {
-  const tfx_pack *p = e->pack;
-  for (uint32_t r = 0; r < p->n_rules; r++) {
-    if (p->rules[r].kind != TFX_RULE_FLOW || (e->on && !e->on[r]) || p->rules[r].from >= p->n_consts) continue;
-    const tfx_value *l = &p->consts[p->rules[r].from];
-    for (uint32_t i = 0; i < l->n && l->u.items[i].n; i++)
-      if (!strcmp(l->u.items[i].u.s, s)) return 1;
-  }
-  return 0;
-}
-
 int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
                    Tensorflow__GraphDef *gd, tfx_arena *arena, tfx_flow_report *rep,
                    uint32_t round, uint32_t *changed, tfx_diag *d) {
   *changed = 0;
   if (!e->n_rules || !g->n_nodes || !g->topo) return 0;
-  if (tfx_vm_link(e->vm, g, &m->ops, NULL, NULL, d)) return TFX_EXIT_FAIL;
+  int linked = 0; /* the VM is linked to g before the first program runs (it costs a pass over the pack) */
   tfx_arena scratch;
   tfx_arena_init(&scratch);
   fhost h;
@@ -949,8 +960,10 @@ int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
   for (uint32_t o = 0; o < n_ops; o++) {
     const char *s = tfx_intern_str(&m->ops, o);
     slot_of[o] = s ? tfx_hmap_get(&e->by_type, s, strlen(s)) : TFX_HASH_NONE;
-    has_root[o] = s && root_type_used(e, s);
+    has_root[o] = s && tfx_hmap_get(&e->roots, s, strlen(s)) != TFX_HASH_NONE;
   }
+  for (uint32_t r = 0; r < e->pack->n_rules; r++)
+    if (e->sig[r]) tfx_flow_sig_link(e->sig[r], &m->ops);
   uint32_t *cand = NULL, cap_cand = 0;
   for (uint32_t ti = 0; ti < g->n_nodes && rc == 0; ti++) {
     uint32_t n = g->topo[ti];
@@ -958,7 +971,7 @@ int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
     uint32_t op = g->nodes[n].op_id;
     if (op >= n_ops || !has_root[op]) continue;
     /* the rules to try: the root type's, and those whose child type produces one of n's inputs */
-    uint32_t n_cand = 0;
+    uint32_t n_cand = 0, runs = 0;
     const tfx_node *nd = &g->nodes[n];
     for (uint32_t i = 0; i <= nd->n_data_in; i++) {
       uint32_t slot;
@@ -975,7 +988,8 @@ int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
         const char *pop = g->nodes[in->src].op ? g->nodes[in->src].op : "";
         slot = key_slot(e, nd->op, strlen(nd->op), pop, strlen(pop), 0);
       }
-      if (slot == TFX_HASH_NONE || slot >= e->n_types) continue;
+      if (slot == TFX_HASH_NONE || slot >= e->n_types || !e->count[slot]) continue;
+      runs++;
       if (n_cand + e->count[slot] > cap_cand) {
         uint32_t nc = (n_cand + e->count[slot]) * 2;
         uint32_t *v = tfx_realloc(cand, nc * sizeof *v);
@@ -989,8 +1003,8 @@ int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
       for (uint32_t k = 0; k < e->count[slot]; k++) cand[n_cand++] = e->rules[e->first[slot] + k];
     }
     if (rc) break;
-    if (n_cand > 1) { /* pack (registration) order, each rule once */
-      qsort(cand, n_cand, sizeof *cand, cmp_u32);
+    if (n_cand > 1) { /* pack (registration) order (one run already is), each rule once */
+      if (runs > 1) qsort(cand, n_cand, sizeof *cand, cmp_u32);
       uint32_t u = 0;
       for (uint32_t k = 0; k < n_cand; k++)
         if (!u || cand[u - 1] != cand[k]) cand[u++] = cand[k];
@@ -1002,6 +1016,17 @@ int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
       h.cur.rule = rule;
       h.cur.root = n;
       h.err = NULL;
+      if (e->sig[rule] && !e->no_screen && !tfx_flow_sig_test(e->sig[rule], e->pack, g, n, &e->ws)) {
+        rep->screened++;
+        continue;
+      }
+      if (!linked) {
+        if (tfx_vm_link(e->vm, g, &m->ops, NULL, NULL, d)) {
+          rc = TFX_EXIT_FAIL;
+          break;
+        }
+        linked = 1;
+      }
       tfx_vm_result res;
       rep->candidates++;
       if (tfx_vm_run_map(e->vm, e->pack->rules[rule].prog, n, &res, d)) {
