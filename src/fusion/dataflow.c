@@ -47,6 +47,8 @@ int tfx_flow_report_json(const tfx_flow_report *r, tfx_strbuf *b) {
     tfx_sb_json_str(b, a->root, strlen(a->root));
     tfx_sb_puts(b, ", \"matched\": ");
     json_strs(b, a->removed, a->n_removed);
+    tfx_sb_puts(b, ", \"dropped\": ");
+    json_strs(b, a->dropped, a->n_dropped);
     tfx_sb_puts(b, ", \"replacement\": [");
     for (uint32_t k = 0; k < a->n_created; k++) {
       tfx_sb_puts(b, k ? ", {\"name\": " : "{\"name\": ");
@@ -502,6 +504,8 @@ typedef struct edit {
   const tfx_graph *g;
   int oom;
   const char *(*out_arg)(const char *type);
+  const char *const *keep;
+  uint32_t n_keep;
 } edit;
 
 static char *eprintf(edit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -678,6 +682,157 @@ static const char *unique_name(edit *e, tfx_hmap *used, const char *base) {
     s = eprintf(e, "%s_%u", base, i);
   if (s && tfx_hmap_put(used, s, strlen(s), 1, NULL) < 0) e->oom = 1;
   return s;
+}
+
+/* ---- producers left without readers ---- */
+
+/* Ops whose only effect is their output: removed when a rewrite leaves them unread. */
+static int side_effect_free(const char *op) {
+  static const char *const ops[] = {"Const", "HostConst", "Identity", "Cast", "Reshape", "ExpandDims",
+                                    "Squeeze", "Shape", "Fill", "ZerosLike", "OnesLike"};
+  for (size_t i = 0; op && i < sizeof ops / sizeof *ops; i++)
+    if (!strcmp(op, ops[i])) return 1;
+  return 0;
+}
+
+/* The node an input / return string names in g (`x`, `^x`, `x:1`, `x:out:0`), or TFX_NO_ID. */
+static uint32_t ref_id(const tfx_graph *g, const char *s) {
+  if (!s) return TFX_NO_ID;
+  if (*s == '^') s++;
+  size_t n = 0;
+  while (s[n] && s[n] != ':') n++;
+  uint32_t id = tfx_hmap_get(&g->by_name, s, n);
+  return id == TFX_HASH_NONE ? TFX_NO_ID : id;
+}
+
+/* Removes from v[0..*k) the side-effect-free producers of the round's removed nodes that
+ * nothing reads any more, and those that only they read; records them on the round's report
+ * entries (the last n_tk of rep). Deterministic: rewrites in taken order, each removed node's
+ * inputs in order, then the inputs of each dropped node. */
+static int drop_dead(edit *e, taken *tk, uint32_t n_tk, const uint8_t *removed, Tensorflow__NodeDef **v,
+                     size_t *k, tfx_flow_report *rep) {
+  const tfx_graph *g = e->g;
+  uint32_t N = g->n_nodes;
+  uint32_t *owner = tfx_malloc((size_t)(N ? N : 1) * sizeof *owner); /* watched: 1 + taken index */
+  uint32_t *cnt = tfx_calloc(N ? N : 1, sizeof *cnt);
+  uint32_t *work = tfx_malloc((size_t)(N ? N : 1) * sizeof *work);
+  uint8_t *gone = tfx_calloc(N ? N : 1, 1);
+  int rc = -1;
+  if (!owner || !cnt || !work || !gone) goto out;
+  for (uint32_t i = 0; i < N; i++) owner[i] = 0;
+  /* the candidates: side-effect-free producers the removed nodes read, and (closure) the
+   * side-effect-free producers those read; work[] holds them in discovery order */
+  uint32_t nw = 0;
+  for (uint32_t t = 0; t < n_tk; t++)
+    for (uint32_t i = 0; i < tk[t].r.n_rm; i++) {
+      const tfx_node *n = &g->nodes[tk[t].r.rm[i]];
+      for (uint32_t q = 0; q < n->n_in; q++) {
+        uint32_t p = n->in[q].kind == TFX_IN_NODE ? n->in[q].src : TFX_NO_ID;
+        if (p < N && !removed[p] && !owner[p] && side_effect_free(g->nodes[p].op)) {
+          owner[p] = t + 1;
+          work[nw++] = p;
+        }
+      }
+    }
+  if (!nw) {
+    rc = 0;
+    goto out;
+  }
+  uint32_t n_seed = nw;
+  for (uint32_t w = 0; w < nw; w++) {
+    const tfx_node *n = &g->nodes[work[w]];
+    for (uint32_t q = 0; q < n->n_in; q++) {
+      uint32_t p = n->in[q].kind == TFX_IN_NODE ? n->in[q].src : TFX_NO_ID;
+      if (p < N && !removed[p] && !owner[p] && side_effect_free(g->nodes[p].op)) {
+        owner[p] = owner[work[w]];
+        work[nw++] = p;
+      }
+    }
+  }
+  /* readers after the rewrites: every input of the new node list, returns, kept names */
+  for (size_t i = 0; i < *k; i++)
+    for (size_t j = 0; j < v[i]->n_input; j++) {
+      uint32_t id = ref_id(g, v[i]->input[j]);
+      if (id < N && owner[id] && !removed[id]) cnt[id]++;
+    }
+  if (g->func) {
+    for (size_t i = 0; i < g->func->n_ret; i++) {
+      uint32_t id = g->func->ret[i] ? ref_id(g, g->func->ret[i]->value) : TFX_NO_ID;
+      if (id < N && owner[id]) cnt[id]++;
+    }
+    for (size_t i = 0; i < g->func->n_control_ret; i++) {
+      uint32_t id = g->func->control_ret[i] ? ref_id(g, g->func->control_ret[i]->value) : TFX_NO_ID;
+      if (id < N && owner[id]) cnt[id]++;
+    }
+  }
+  for (uint32_t i = 0; i < e->n_keep; i++) {
+    uint32_t id = tfx_graph_find(g, e->keep[i]);
+    if (id < N && owner[id]) cnt[id]++;
+  }
+  /* drop: the seeds in order; a dropped node's producers as they lose their last reader */
+  uint32_t nd = 0; /* dropped ids, in drop order */
+  uint32_t *dropped = tfx_malloc((size_t)nw * sizeof *dropped), *queue = tfx_malloc((size_t)nw * sizeof *queue);
+  if (!dropped || !queue) {
+    free(dropped);
+    free(queue);
+    goto out;
+  }
+  for (uint32_t s0 = 0; s0 < n_seed; s0++) {
+    if (gone[work[s0]] || cnt[work[s0]]) continue;
+    uint32_t qh = 0, qt = 0;
+    queue[qt++] = work[s0];
+    gone[work[s0]] = 1;
+    while (qh < qt) {
+      uint32_t x = queue[qh++];
+      dropped[nd++] = x;
+      const Tensorflow__NodeDef *def = g->nodes[x].def;
+      for (size_t j = 0; j < def->n_input; j++) {
+        uint32_t p = ref_id(g, def->input[j]);
+        if (p >= N || !owner[p] || removed[p] || gone[p] || !cnt[p]) continue;
+        if (--cnt[p] == 0) {
+          gone[p] = 1;
+          owner[p] = owner[x]; /* reported with the rewrite that freed it */
+          queue[qt++] = p;
+        }
+      }
+    }
+  }
+  free(queue);
+  if (nd) {
+    size_t m = 0;
+    for (size_t i = 0; i < *k; i++) {
+      uint32_t id = ref_id(g, v[i]->name);
+      if (id < N && gone[id] && v[i] == g->nodes[id].def) continue;
+      v[m++] = v[i];
+    }
+    *k = m;
+    /* the report: per rewrite, in drop order */
+    tfx_flow_applied *base = &rep->v[rep->n - n_tk];
+    for (uint32_t t = 0; t < n_tk; t++) {
+      uint32_t c = 0;
+      for (uint32_t i = 0; i < nd; i++) c += owner[dropped[i]] == t + 1;
+      if (!c) continue;
+      base[t].dropped = tfx_arena_calloc(&rep->A, c, sizeof *base[t].dropped);
+      if (!base[t].dropped) {
+        free(dropped);
+        goto out;
+      }
+      for (uint32_t i = 0; i < nd; i++)
+        if (owner[dropped[i]] == t + 1 &&
+            !(base[t].dropped[base[t].n_dropped++] = tfx_arena_strdup(&rep->A, g->nodes[dropped[i]].name))) {
+          free(dropped);
+          goto out;
+        }
+    }
+  }
+  free(dropped);
+  rc = 0;
+out:
+  free(owner);
+  free(cnt);
+  free(work);
+  free(gone);
+  return rc;
 }
 
 static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflow__GraphDef *gd,
@@ -906,6 +1061,7 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
       }
       v[k++] = nd;
     }
+    if (drop_dead(e, tk, n_tk, removed, v, &k, rep)) goto nomem_made;
     *arr = v;
     *count = k;
   }
@@ -1084,7 +1240,7 @@ int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
   free(cand);
   if (rc == -1) goto nomem;
   if (rc == 0 && n_tk) {
-    edit ed = {arena, d, g, 0, e->out_arg};
+    edit ed = {arena, d, g, 0, e->out_arg, g->func ? NULL : e->keep, g->func ? 0 : e->n_keep};
     rc = apply(&ed, e->pack, tk, n_tk, gd, rep, round);
     if (rc == 0) *changed = n_tk;
   }

@@ -20,6 +20,11 @@
  *     node that replaces the root's output 0; removed nodes' control inputs move to that node
  *     (a pure rewire with control inputs is rejected). Rejected matches change nothing; they
  *     are counted in the report;
+ *   - producers that only removed nodes read (a GELU's 0.5, 0.044715 and sqrt(2/pi) Consts
+ *     captured by the pattern) are removed too when no node, function return or control
+ *     return reads them any more, they are not a requested output (keep), and their op is
+ *     side-effect free (Const, Identity, Cast, Reshape, ...); the producers those read follow
+ *     by the same rule. The report lists them per rewrite ("dropped"), in a fixed order;
  *   - the new node that replaces the root's output 0 takes the root's name (so fetches and
  *     --out-nodes keep working) and the root's device and `_output_shapes`; other new nodes
  *     are named ROOT/NAME (made unique). Every new node gets `_fusion_pass` (the rule),
@@ -48,6 +53,8 @@ typedef struct tfx_flow_applied {
   const char **created;         /* new node names */
   const char **created_types;
   uint32_t n_created;
+  const char **dropped;         /* producers left without readers and removed (dead Consts) */
+  uint32_t n_dropped;
   uint32_t round;               /* 1-based */
 } tfx_flow_applied;
 
@@ -83,6 +90,10 @@ typedef struct tfx_flow_engine {
   /* Function bodies: the name of the single output arg of TF op `type` (new nodes are read as
    * `name:ARG:port`), or NULL (then "output", as scope fusion writes). NULL hook: "output". */
   const char *(*out_arg)(const char *type);
+  /* Main graph: node names the user asked for as outputs (--out-nodes, a signature); a
+   * producer named here is never dropped as dead. Borrowed. */
+  const char *const *keep;
+  uint32_t n_keep;
 } tfx_flow_engine;
 
 /* Builds the type index of the enabled rewrites and a VM. Returns 0, or TFX_EXIT_FAIL (out of
