@@ -186,8 +186,10 @@ void tfx_flow_engine_free(tfx_flow_engine *e) {
 typedef struct fin {
   uint32_t node;     /* capture: matched node ... */
   int64_t slot;      /* ... and its data input; or, with src: */
-  const char *src;   /* a new node's name (NULL: a capture) */
+  const char *src;   /* a new node's name (NULL: a capture, or cval) */
   int64_t port;
+  const tfx_value *cval; /* a `const` input: a new Const node holds it (node TFX_NO_ID) */
+  const char *cname;     /* apply: that Const node's name */
 } fin;
 
 typedef struct fattr {
@@ -220,6 +222,7 @@ typedef struct frun {
   uint32_t n_out, cap_out;
   uint32_t *rm;
   uint32_t n_rm;
+  uint32_t n_const;  /* `const` inputs of the new nodes (each becomes a Const node) */
   int taker;         /* index of the new node that replaces the root's output 0, or -1 */
 } frun;
 
@@ -323,7 +326,7 @@ static int h_node_input(void *ctx, const char *src, size_t slen, int64_t port) {
     h->err = "'in N' has no meaning in a rewrite";
     return -1;
   }
-  fin x = {TFX_NO_ID, 0, hdup(h, src, slen), port};
+  fin x = {TFX_NO_ID, 0, hdup(h, src, slen), port, NULL, NULL};
   if (h->oom) return -1;
   return add_in(h, x);
 }
@@ -342,13 +345,40 @@ static int h_node_attr(void *ctx, const char *name, const tfx_value *v) {
   return 0;
 }
 
+/* A `const` input: a scalar or a flat list of numbers, bools or strings (sema checks the
+ * literal; a template argument could still be anything, so it is checked again here). */
+static int h_node_const(void *ctx, const tfx_value *v) {
+  fhost *h = ctx;
+  const tfx_value *items = v->tag == TFX_V_LIST ? v->u.items : v;
+  uint32_t n = v->tag == TFX_V_LIST ? v->n : 1;
+  int kind = -1;
+  for (uint32_t i = 0; i < n; i++) {
+    int t = items[i].tag == TFX_V_FLOAT ? TFX_V_INT : items[i].tag;
+    if ((t != TFX_V_INT && t != TFX_V_BOOL && t != TFX_V_STR) || (kind >= 0 && t != kind)) {
+      h->err = "a 'const' input is a number, bool or string, or a list of one kind of them";
+      return -1;
+    }
+    kind = t;
+  }
+  tfx_value *cv = tfx_arena_alloc(h->A, sizeof *cv);
+  if (!cv) {
+    h->oom = 1;
+    return -1;
+  }
+  if (copy_value(h, v, cv, 0)) return -1;
+  fin x = {TFX_NO_ID, 0, NULL, 0, cv, NULL};
+  if (add_in(h, x)) return -1;
+  h->cur.n_const++;
+  return 0;
+}
+
 static int h_flow_input(void *ctx, uint32_t node, int64_t slot) {
   fhost *h = ctx;
   if (node >= h->g->n_nodes || slot < 0 || slot >= (int64_t)h->g->nodes[node].n_data_in) {
     h->err = "a capture names no data input";
     return -1;
   }
-  fin x = {node, slot, NULL, 0};
+  fin x = {node, slot, NULL, 0, NULL, NULL};
   return add_in(h, x);
 }
 
@@ -393,6 +423,7 @@ static const tfx_vm_host flow_host = {
     .node_new = h_node_new,
     .node_input = h_node_input,
     .node_attr = h_node_attr,
+    .node_const = h_node_const,
     .flow_input = h_flow_input,
     .flow_out = h_flow_out,
     .flow_remove = h_flow_remove,
@@ -444,6 +475,7 @@ static int acceptable(round_st *rs, frun *r) {
   for (uint32_t k = 0; k < r->n_new; k++) {
     for (uint32_t j = 0; j < r->nw[k].n_in; j++) {
       const fin *x = &r->nw[k].in[j];
+      if (x->cval) continue;
       if (!x->src && !reads_ok(rs, x->node, x->slot)) return 0;
       if (x->src) { /* an earlier new node of this rewrite */
         int found = 0;
@@ -684,6 +716,79 @@ static const char *unique_name(edit *e, tfx_hmap *used, const char *base) {
   return s;
 }
 
+/* A Const NodeDef holding v: a scalar, or a 1-D list (h_node_const checked the kinds). Integers
+ * are DT_INT32 when every one fits, else DT_INT64; a number list with a float is DT_FLOAT
+ * (the dtypes scope fusion gives its `const` inputs). */
+static Tensorflow__NodeDef *const_node(edit *e, const char *name, const tfx_value *v, const char *device) {
+  Tensorflow__NodeDef *nd = tfx_arena_alloc(e->A, sizeof *nd);
+  Tensorflow__TensorProto *t = tfx_arena_alloc(e->A, sizeof *t);
+  Tensorflow__TensorShapeProto *sh = tfx_arena_alloc(e->A, sizeof *sh);
+  if (!nd || !t || !sh) return e->oom = 1, NULL;
+  tensorflow__node_def__init(nd);
+  tensorflow__tensor_proto__init(t);
+  tensorflow__tensor_shape_proto__init(sh);
+  nd->name = (char *)name;
+  nd->op = edup(e, "Const");
+  if (device && *device) nd->device = (char *)device;
+  const tfx_value *items = v->tag == TFX_V_LIST ? v->u.items : v;
+  size_t n = v->tag == TFX_V_LIST ? v->n : 1, cnt = n ? n : 1;
+  int kind = n ? items[0].tag : TFX_V_FLOAT, fits32 = 1;
+  for (size_t i = 0; i < n; i++) {
+    if (items[i].tag == TFX_V_FLOAT) kind = TFX_V_FLOAT;
+    if (items[i].tag == TFX_V_INT && (items[i].u.i < INT32_MIN || items[i].u.i > INT32_MAX)) fits32 = 0;
+  }
+  if (v->tag == TFX_V_LIST) {
+    Tensorflow__TensorShapeProto__Dim *dim = tfx_arena_alloc(e->A, sizeof *dim);
+    sh->dim = tfx_arena_alloc(e->A, sizeof *sh->dim);
+    if (!dim || !sh->dim) return e->oom = 1, NULL;
+    tensorflow__tensor_shape_proto__dim__init(dim);
+    dim->size = (int64_t)n;
+    sh->dim[0] = dim;
+    sh->n_dim = 1;
+  }
+  t->tensor_shape = sh;
+  if (kind == TFX_V_INT && fits32) {
+    t->dtype = TENSORFLOW__DATA_TYPE__DT_INT32;
+    if (!(t->int_val = tfx_arena_calloc(e->A, cnt, sizeof *t->int_val))) return e->oom = 1, NULL;
+    for (size_t i = 0; i < n; i++) t->int_val[i] = (int32_t)items[i].u.i;
+    t->n_int_val = n;
+  } else if (kind == TFX_V_INT) {
+    t->dtype = TENSORFLOW__DATA_TYPE__DT_INT64;
+    if (!(t->int64_val = tfx_arena_calloc(e->A, cnt, sizeof *t->int64_val))) return e->oom = 1, NULL;
+    for (size_t i = 0; i < n; i++) t->int64_val[i] = items[i].u.i;
+    t->n_int64_val = n;
+  } else if (kind == TFX_V_BOOL) {
+    t->dtype = TENSORFLOW__DATA_TYPE__DT_BOOL;
+    if (!(t->bool_val = tfx_arena_calloc(e->A, cnt, sizeof *t->bool_val))) return e->oom = 1, NULL;
+    for (size_t i = 0; i < n; i++) t->bool_val[i] = items[i].u.i != 0;
+    t->n_bool_val = n;
+  } else if (kind == TFX_V_STR) {
+    t->dtype = TENSORFLOW__DATA_TYPE__DT_STRING;
+    if (!(t->string_val = tfx_arena_calloc(e->A, cnt, sizeof *t->string_val))) return e->oom = 1, NULL;
+    for (size_t i = 0; i < n; i++) {
+      char *c = tfx_arena_strndup(e->A, items[i].u.s, items[i].n); /* the run's values die with the round */
+      if (!c) return e->oom = 1, NULL;
+      t->string_val[i].data = (uint8_t *)c;
+      t->string_val[i].len = items[i].n;
+    }
+    t->n_string_val = n;
+  } else {
+    t->dtype = TENSORFLOW__DATA_TYPE__DT_FLOAT;
+    if (!(t->float_val = tfx_arena_calloc(e->A, cnt, sizeof *t->float_val))) return e->oom = 1, NULL;
+    for (size_t i = 0; i < n; i++)
+      t->float_val[i] = (float)(items[i].tag == TFX_V_FLOAT ? items[i].u.f : (double)items[i].u.i);
+    t->n_float_val = n;
+  }
+  Tensorflow__AttrValue *dt = add_attr(e, nd, "dtype");
+  Tensorflow__AttrValue *val = add_attr(e, nd, "value");
+  if (!dt || !val) return NULL;
+  dt->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TYPE;
+  dt->type = t->dtype;
+  val->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TENSOR;
+  val->tensor = t;
+  return nd;
+}
+
 /* ---- producers left without readers ---- */
 
 /* Ops whose only effect is their output: removed when a rewrite leaves them unread. */
@@ -874,6 +979,12 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
         char *base = eprintf(e, "%s/%s", root, r->nw[k].name);
         r->nw[k].final = base ? unique_name(e, &used, base) : NULL;
       }
+    for (uint32_t k = 0; k < r->n_new && !e->oom; k++) /* `const` inputs: NODE/const_J */
+      for (uint32_t j = 0; j < r->nw[k].n_in && !e->oom; j++)
+        if (r->nw[k].in[j].cval) {
+          char *base = eprintf(e, "%s/const_%u", r->nw[k].final ? r->nw[k].final : "", j);
+          r->nw[k].in[j].cname = base ? unique_name(e, &used, base) : NULL;
+        }
     if (e->oom) goto nomem;
   }
   /* consumers: rewired inputs; new NodeDefs */
@@ -883,7 +994,7 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
     frun *r = &tk[t].r;
     const char *rule = tfx_pack_str(p, p->rules[r->rule].name);
     const Tensorflow__NodeDef *rootdef = g->nodes[r->root].def;
-    made[t] = tfx_arena_calloc(e->A, r->n_new ? r->n_new : 1, sizeof **made);
+    made[t] = tfx_arena_calloc(e->A, r->n_new + r->n_const + 1, sizeof **made); /* Consts, then new nodes */
     const char **rm_names = tfx_arena_calloc(e->A, r->n_rm, sizeof *rm_names);
     if (!made[t] || !rm_names) goto nomem_made;
     for (uint32_t i = 0; i < r->n_rm; i++) rm_names[i] = g->nodes[r->rm[i]].name;
@@ -898,6 +1009,15 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
       }
     }
     int anchor = r->taker >= 0 ? r->taker : 0;
+    uint32_t nc = 0;
+    for (uint32_t k = 0; k < r->n_new; k++)
+      for (uint32_t j = 0; j < r->nw[k].n_in; j++) {
+        const fin *x = &r->nw[k].in[j];
+        if (!x->cval || nc >= r->n_const) continue;
+        Tensorflow__NodeDef *cd = const_node(e, x->cname, x->cval, rootdef->device);
+        if (!cd) goto nomem_made;
+        made[t][nc++] = cd;
+      }
     for (uint32_t k = 0; k < r->n_new; k++) {
       fnew *w = &r->nw[k];
       Tensorflow__NodeDef *nd = tfx_arena_alloc(e->A, sizeof *nd);
@@ -911,7 +1031,9 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
       if (!nd->input || e->oom) goto nomem_made;
       for (uint32_t j = 0; j < w->n_in; j++) {
         const fin *x = &w->in[j];
-        if (x->src) {
+        if (x->cval) {
+          nd->input[j] = new_ref(e, x->cname, "Const", 0);
+        } else if (x->src) {
           const fnew *src = NULL;
           for (uint32_t q = 0; q < r->n_new && !src; q++)
             if (!strcmp(r->nw[q].name, x->src)) src = &r->nw[q];
@@ -947,7 +1069,16 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
       tfx_value dv = tfx_v_str(desc, (uint32_t)strlen(desc));
       set_attr(e, nd, "_fusion_description", &dv);
       if (e->oom) goto nomem_made;
-      made[t][k] = nd;
+      made[t][r->n_const + k] = nd;
+    }
+    for (uint32_t q = 0; q < nc; q++) { /* the Consts: provenance like the new nodes */
+      tfx_value pv = tfx_v_str(rule, (uint32_t)strlen(rule));
+      set_attr(e, made[t][q], "_fusion_pass", &pv);
+      char *desc = eprintf(e, "dataflow rewrite '%s' of '%s'", rule, g->nodes[r->root].name);
+      if (!desc) goto nomem_made;
+      tfx_value dv = tfx_v_str(desc, (uint32_t)strlen(desc));
+      set_attr(e, made[t][q], "_fusion_description", &dv);
+      if (e->oom) goto nomem_made;
     }
     /* rewire readers of the removed nodes */
     const char *anchor_name = r->n_new ? r->nw[anchor].final : NULL;
@@ -1019,8 +1150,8 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
     a->graph = tfx_arena_strdup(&rep->A, g->name ? g->name : "");
     a->root = tfx_arena_strdup(&rep->A, g->nodes[r->root].name);
     a->removed = tfx_arena_calloc(&rep->A, r->n_rm ? r->n_rm : 1, sizeof *a->removed);
-    a->created = tfx_arena_calloc(&rep->A, r->n_new ? r->n_new : 1, sizeof *a->created);
-    a->created_types = tfx_arena_calloc(&rep->A, r->n_new ? r->n_new : 1, sizeof *a->created_types);
+    a->created = tfx_arena_calloc(&rep->A, r->n_new + r->n_const + 1, sizeof *a->created);
+    a->created_types = tfx_arena_calloc(&rep->A, r->n_new + r->n_const + 1, sizeof *a->created_types);
     if (!a->rule || !a->graph || !a->root || !a->removed || !a->created || !a->created_types) goto nomem_made;
     for (uint32_t i = 0; i < r->n_rm; i++)
       if (!(a->removed[i] = tfx_arena_strdup(&rep->A, rm_names[i]))) goto nomem_made;
@@ -1029,7 +1160,11 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
           !(a->created_types[k] = tfx_arena_strdup(&rep->A, r->nw[k].type)))
         goto nomem_made;
     a->n_removed = r->n_rm;
-    a->n_created = r->n_new;
+    for (uint32_t q = 0; q < nc; q++) /* then the Consts of `const` inputs */
+      if (!(a->created[r->n_new + q] = tfx_arena_strdup(&rep->A, made[t][q]->name)) ||
+          !(a->created_types[r->n_new + q] = tfx_arena_strdup(&rep->A, "Const")))
+        goto nomem_made;
+    a->n_created = r->n_new + nc;
     a->round = round;
     rep->n++;
   }
@@ -1037,14 +1172,14 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
   {
     size_t total = 0;
     for (uint32_t i = 0; i < N; i++) total += !removed[i];
-    for (uint32_t t = 0; t < n_tk; t++) total += tk[t].r.n_new;
+    for (uint32_t t = 0; t < n_tk; t++) total += tk[t].r.n_new + tk[t].r.n_const;
     Tensorflow__NodeDef **v = tfx_arena_calloc(e->A, total ? total : 1, sizeof *v);
     if (!v) goto nomem_made;
     size_t k = 0;
     for (uint32_t i = 0; i < N; i++) {
       if (root_of[i] != TFX_NO_ID) {
         frun *r = &tk[root_of[i]].r;
-        for (uint32_t q = 0; q < r->n_new; q++) v[k++] = made[root_of[i]][q];
+        for (uint32_t q = 0; q < r->n_const + r->n_new; q++) v[k++] = made[root_of[i]][q];
       }
       if (removed[i]) continue;
       Tensorflow__NodeDef *nd = g->nodes[i].def;
@@ -1217,7 +1352,7 @@ int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
       for (uint32_t i = 0; i < h.cur.n_rm; i++) rs.st[h.cur.rm[i]] = ST_REMOVED;
       for (uint32_t q = 0; q < h.cur.n_new; q++)
         for (uint32_t j = 0; j < h.cur.nw[q].n_in; j++)
-          if (!h.cur.nw[q].in[j].src) {
+          if (!h.cur.nw[q].in[j].src && !h.cur.nw[q].in[j].cval) {
             uint32_t p = producer(g, h.cur.nw[q].in[j].node, h.cur.nw[q].in[j].slot);
             if (p != TFX_NO_ID && rs.st[p] == ST_FREE) rs.st[p] = ST_PINNED;
           }

@@ -18,7 +18,8 @@
  *     choice bit per commutative match (the first one the most significant), and a failing
  *     test after u choices jumps to the next mask that differs in those u choices
  *     (depth-first, so at most 2^K attempts for K commutative matches, usually far fewer);
- *   - on success the effects are NODE_NEW / NODE_ATTR / DF_IN / NODE_IN for the new nodes in
+ *   - on success the effects are NODE_NEW / NODE_ATTR / DF_IN / NODE_IN / NODE_CONST (a `const`
+ *     input: the engine makes a Const node) for the new nodes in
  *     source order, DF_OUT for each `out`, DF_DEL with every matched node, then RET true;
  *     when nothing matches, RET false and no effect. */
 #include <stdarg.h>
@@ -302,7 +303,10 @@ static void new_node(flow_cc *f, const tfx_ast_stmt *st) {
   EMIT(NODE_NEW, r, r + 1, 0);
   for (const tfx_ast_node_arg *a = st->args; a; a = a->next) {
     fcap *k = a->kind == TFX_AST_ARG_NAME ? find_cap(f, a->node.s) : NULL;
-    if (k) {
+    if (a->kind == TFX_AST_ARG_CONST) { /* the engine adds a Const node */
+      tfx_cc_expr(c, a->value, r);
+      EMIT(NODE_CONST, r, 0, 0);
+    } else if (k) {
       EMIT(DF_IN, k->reg, k->reg + 1, 0);
     } else {
       tfx_cc_load_str(c, r, a->node.s);
