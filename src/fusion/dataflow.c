@@ -513,6 +513,12 @@ static int acceptable(round_st *rs, frun *r) {
       }
     }
   }
+  if (g->func) /* a control return names a node by name: a removed one would dangle */
+    for (size_t i = 0; i < g->func->n_control_ret; i++) {
+      const char *v = g->func->control_ret[i] ? g->func->control_ret[i]->value : NULL;
+      uint32_t id = v ? tfx_graph_find(g, v) : TFX_NO_ID;
+      if (id < g->n_nodes && rs->mark[id] == rs->stamp) return 0;
+    }
   if (g->func) { /* function returns reading a removed node need an `out` */
     for (size_t i = 0; i < g->func->n_ret; i++) {
       const char *v = g->func->ret[i]->value, *nm, *oa;

@@ -16,7 +16,8 @@
  *     node already removed, no matched node read by a new node of the round, no value it reads
  *     produced by a node removed in the round) and is complete: every consumer (data, control,
  *     function return) of a removed node is inside the match or reads an output that an
- *     `out` rewires; a removed node nobody reads (a graph output) must pass its name to the new
+ *     `out` rewires, and no function control return names it; a removed node nobody reads
+ *     (a graph output) must pass its name to the new
  *     node that replaces the root's output 0; removed nodes' control inputs move to that node
  *     (a pure rewire with control inputs is rejected). Rejected matches change nothing; they
  *     are counted in the report;

@@ -4,7 +4,8 @@
 # removes it when nothing else reads it, and the side-effect-free producers that only it read
 # follow; kept are: a Const another node still reads, a Const a requested output names
 # (--out-nodes), a Const a function's return value reads, and producers that are not
-# side-effect free (a Placeholder). The report lists the dropped nodes per rewrite, and the
+# side-effect free (a Placeholder). A match whose node a function's control return names is not
+# applied (the control return would dangle). The report lists the dropped nodes per rewrite, and the
 # dropped nodes are gone from the output (main graph and function body). Env: TFXC, TFXC_SRC.
 set -u
 : "${TFXC:?set TFXC to the tfxc binary}"
@@ -27,16 +28,20 @@ node { name: "call" op: "PartitionedCall" input: "x" attr { key: "Tin" value { l
 node { name: "y5" op: "Identity" input: "call" attr { key: "T" value { type: DT_FLOAT } } }
 library {
   function {
-    signature { name: "fn" input_arg { name: "a" type: DT_FLOAT } output_arg { name: "r" type: DT_FLOAT } output_arg { name: "r2" type: DT_FLOAT } output_arg { name: "r3" type: DT_FLOAT } }
+    signature { name: "fn" input_arg { name: "a" type: DT_FLOAT } output_arg { name: "r" type: DT_FLOAT } output_arg { name: "r2" type: DT_FLOAT } output_arg { name: "r3" type: DT_FLOAT } control_output: "k" }
     node_def { name: "c1" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 1 } } } }
     node_def { name: "mm" op: "Mul" input: "a" input: "c1:output:0" attr { key: "T" value { type: DT_FLOAT } } }
     node_def { name: "id" op: "Identity" input: "mm:z:0" attr { key: "T" value { type: DT_FLOAT } } }
     node_def { name: "c2" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 1 } } } }
     node_def { name: "mm2" op: "Mul" input: "c2:output:0" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
     node_def { name: "id2" op: "Identity" input: "mm2:z:0" attr { key: "T" value { type: DT_FLOAT } } }
+    node_def { name: "c3" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 1 } } } }
+    node_def { name: "mm3" op: "Mul" input: "a" input: "c3:output:0" attr { key: "T" value { type: DT_FLOAT } } }
+    node_def { name: "id3" op: "Identity" input: "mm3:z:0" attr { key: "T" value { type: DT_FLOAT } } }
     ret { key: "r" value: "id:output:0" }
     ret { key: "r2" value: "c2:output:0" }
     ret { key: "r3" value: "id2:output:0" }
+    control_ret { key: "k" value: "mm3" }
   }
 }
 L
@@ -60,7 +65,7 @@ want=":m1=one;:m3=;:m4=keepme;:m2=two,two0;fn:mm=c1;fn:mm2="
 for gone in one two two0 keepme c1; do
   grep -q "name: \"$gone\"" a.pbtxt && { echo "FAIL: dead producer '$gone' still in the output"; fail=1; }
 done
-for kept in x shared a3 c2 id id2 y1 y2 y3 y4 y5 call; do
+for kept in x shared a3 c2 id id2 c3 mm3 id3 y1 y2 y3 y4 y5 call; do
   grep -q "name: \"$kept\"" a.pbtxt || { echo "FAIL: '$kept' was removed"; fail=1; }
 done
 grep -q 'value: "c2:output:0"' a.pbtxt && grep -q 'input: "a"' a.pbtxt || { echo "FAIL: function body"; fail=1; }
