@@ -820,8 +820,13 @@ static uint32_t ref_id(const tfx_graph *g, const char *s) {
  * nothing reads any more, and those that only they read; records them on the round's report
  * entries (the last n_tk of rep). Deterministic: rewrites in taken order, each removed node's
  * inputs in order, then the inputs of each dropped node. */
+static int cmp_ptr(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t) * (void *const *)a, y = (uintptr_t) * (void *const *)b;
+  return x < y ? -1 : x > y;
+}
+
 static int drop_dead(edit *e, taken *tk, uint32_t n_tk, const uint8_t *removed, Tensorflow__NodeDef **v,
-                     size_t *k, tfx_flow_report *rep) {
+                     size_t *k, Tensorflow__NodeDef ***made, const uint32_t *n_made, tfx_flow_report *rep) {
   const tfx_graph *g = e->g;
   uint32_t N = g->n_nodes;
   uint32_t *owner = tfx_malloc((size_t)(N ? N : 1) * sizeof *owner); /* watched: 1 + taken index */
@@ -860,12 +865,30 @@ static int drop_dead(edit *e, taken *tk, uint32_t n_tk, const uint8_t *removed, 
       }
     }
   }
-  /* readers after the rewrites: every input of the new node list, returns, kept names */
-  for (size_t i = 0; i < *k; i++)
-    for (size_t j = 0; j < v[i]->n_input; j++) {
-      uint32_t id = ref_id(g, v[i]->input[j]);
-      if (id < N && owner[id] && !removed[id]) cnt[id]++;
+  /* readers after the rewrites: the surviving old readers (a reader that is not removed keeps
+   * its input: only inputs that read removed nodes are rewired), the data inputs rewired by
+   * the round, the new nodes' inputs, returns and kept names */
+  for (uint32_t w = 0; w < nw; w++) {
+    const tfx_node *n = &g->nodes[work[w]];
+    for (uint32_t u = 0; u < n->n_uses; u++) cnt[work[w]] += !removed[n->uses[u].node];
+  }
+  for (uint32_t t = 0; t < n_tk; t++) {
+    const frun *r = &tk[t].r;
+    for (uint32_t i = 0; i < r->n_rm; i++) {
+      const tfx_node *n = &g->nodes[r->rm[i]];
+      for (uint32_t u = 0; u < n->n_uses; u++) {
+        uint32_t c = n->uses[u].node, slot = n->uses[u].slot;
+        if (removed[c] || slot >= g->nodes[c].n_data_in) continue; /* a control input now names a new node */
+        uint32_t id = ref_id(g, g->nodes[c].def->input[slot]);
+        if (id < N && owner[id] && !removed[id]) cnt[id]++;
+      }
     }
+    for (uint32_t q = 0; q < n_made[t]; q++)
+      for (size_t j = 0; j < made[t][q]->n_input; j++) {
+        uint32_t id = ref_id(g, made[t][q]->input[j]);
+        if (id < N && owner[id] && !removed[id]) cnt[id]++;
+      }
+  }
   if (g->func) {
     for (size_t i = 0; i < g->func->n_ret; i++) {
       uint32_t id = g->func->ret[i] ? ref_id(g, g->func->ret[i]->value) : TFX_NO_ID;
@@ -910,12 +933,17 @@ static int drop_dead(edit *e, taken *tk, uint32_t n_tk, const uint8_t *removed, 
   }
   free(queue);
   if (nd) {
-    size_t m = 0;
-    for (size_t i = 0; i < *k; i++) {
-      uint32_t id = ref_id(g, v[i]->name);
-      if (id < N && gone[id] && v[i] == g->nodes[id].def) continue;
-      v[m++] = v[i];
+    Tensorflow__NodeDef **defs = tfx_malloc((size_t)nd * sizeof *defs); /* sorted, for lookups */
+    if (!defs) {
+      free(dropped);
+      goto out;
     }
+    for (uint32_t i = 0; i < nd; i++) defs[i] = g->nodes[dropped[i]].def;
+    qsort(defs, nd, sizeof *defs, cmp_ptr);
+    size_t m = 0;
+    for (size_t i = 0; i < *k; i++)
+      if (!bsearch(&v[i], defs, nd, sizeof *defs, cmp_ptr)) v[m++] = v[i];
+    free(defs);
     *k = m;
     /* the report: per rewrite, in drop order */
     tfx_flow_applied *base = &rep->v[rep->n - n_tk];
@@ -1202,7 +1230,12 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
       }
       v[k++] = nd;
     }
-    if (drop_dead(e, tk, n_tk, removed, v, &k, rep)) goto nomem_made;
+    uint32_t *n_made = tfx_malloc((size_t)(n_tk ? n_tk : 1) * sizeof *n_made);
+    if (!n_made) goto nomem_made;
+    for (uint32_t t = 0; t < n_tk; t++) n_made[t] = tk[t].r.n_const + tk[t].r.n_new;
+    int dr = drop_dead(e, tk, n_tk, removed, v, &k, made, n_made, rep);
+    free(n_made);
+    if (dr) goto nomem_made;
     *arr = v;
     *count = k;
   }
