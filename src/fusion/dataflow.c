@@ -35,8 +35,8 @@ static void json_strs(tfx_strbuf *b, const char *const *v, uint32_t n) {
 }
 
 int tfx_flow_report_json(const tfx_flow_report *r, tfx_strbuf *b) {
-  tfx_sb_printf(b, "{\n  \"rounds\": %u,\n  \"candidates\": %u,\n  \"rejected\": %u,\n  \"capped\": %s,\n  \"applied\": [",
-                r->rounds, r->candidates, r->rejected, r->capped ? "true" : "false");
+  tfx_sb_printf(b, "{\n  \"rounds\": %u,\n  \"candidates\": %u,\n  \"screened\": %u,\n  \"rejected\": %u,\n  \"capped\": %s,\n  \"applied\": [",
+                r->rounds, r->candidates, r->screened, r->rejected, r->capped ? "true" : "false");
   for (uint32_t i = 0; i < r->n; i++) {
     const tfx_flow_applied *a = &r->v[i];
     tfx_sb_puts(b, i ? ",\n    {\"rule\": " : "\n    {\"rule\": ");
@@ -47,6 +47,8 @@ int tfx_flow_report_json(const tfx_flow_report *r, tfx_strbuf *b) {
     tfx_sb_json_str(b, a->root, strlen(a->root));
     tfx_sb_puts(b, ", \"matched\": ");
     json_strs(b, a->removed, a->n_removed);
+    tfx_sb_puts(b, ", \"dropped\": ");
+    json_strs(b, a->dropped, a->n_dropped);
     tfx_sb_puts(b, ", \"replacement\": [");
     for (uint32_t k = 0; k < a->n_created; k++) {
       tfx_sb_puts(b, k ? ", {\"name\": " : "{\"name\": ");
@@ -84,10 +86,25 @@ static uint32_t key_slot(tfx_flow_engine *e, const char *a, size_t an, const cha
   return slot;
 }
 
+/* The parts of a rewrite's `from` list (compile_flow.c): root types [0, nr), then "" and the
+ * child types [c0, c0 + nc), then the signature string (NULL when the pack has none). */
+static void from_parts(const tfx_value *l, uint32_t *nr, uint32_t *c0, uint32_t *nc, const tfx_value **sig) {
+  uint32_t i = 0;
+  while (i < l->n && l->u.items[i].n) i++;
+  *nr = i;
+  *c0 = i < l->n ? i + 1 : i;
+  *sig = NULL;
+  uint32_t j = *c0;
+  while (j < l->n && !(l->u.items[j].n >= 4 && !memcmp(l->u.items[j].u.s, "#sig", 4))) j++;
+  *nc = j - *c0;
+  if (j < l->n) *sig = &l->u.items[j];
+}
+
 int tfx_flow_engine_init(tfx_flow_engine *e, const tfx_pack *p, const uint8_t *on, int *any,
                          tfx_diag *d) {
   memset(e, 0, sizeof *e);
   tfx_hmap_init(&e->by_type);
+  tfx_hmap_init(&e->roots);
   tfx_arena_init(&e->keys);
   e->pack = p;
   e->on = on;
@@ -95,10 +112,9 @@ int tfx_flow_engine_init(tfx_flow_engine *e, const tfx_pack *p, const uint8_t *o
   uint32_t n_pairs = 0;
   for (uint32_t r = 0; r < p->n_rules; r++)
     if (p->rules[r].kind == TFX_RULE_FLOW && (!on || on[r]) && p->rules[r].from < p->n_consts) {
-      const tfx_value *l = &p->consts[p->rules[r].from];
-      uint32_t nr = 0;
-      while (nr < l->n && l->u.items[nr].n) nr++;
-      uint32_t nc = nr < l->n ? l->n - nr - 1 : 0;
+      uint32_t nr, c0, nc;
+      const tfx_value *sig;
+      from_parts(&p->consts[p->rules[r].from], &nr, &c0, &nc, &sig);
       n_pairs += nr * (nc ? nc : 1);
     }
   uint32_t *pt = tfx_malloc(((size_t)n_pairs + 1) * sizeof *pt), *pr = tfx_malloc(((size_t)n_pairs + 1) * sizeof *pr);
@@ -106,19 +122,25 @@ int tfx_flow_engine_init(tfx_flow_engine *e, const tfx_pack *p, const uint8_t *o
   e->first = tfx_calloc((size_t)n_pairs + 1, sizeof *e->first);
   e->count = tfx_calloc((size_t)n_pairs + 1, sizeof *e->count);
   e->vm = tfx_vm_new(p);
-  if (!pt || !pr || !e->rules || !e->first || !e->count || !e->vm) goto nomem;
+  e->sig = tfx_calloc(p->n_rules ? p->n_rules : 1, sizeof *e->sig);
+  if (!pt || !pr || !e->rules || !e->first || !e->count || !e->vm || !e->sig) goto nomem;
   uint32_t k = 0;
   for (uint32_t r = 0; r < p->n_rules; r++) {
     if (p->rules[r].kind != TFX_RULE_FLOW || (on && !on[r]) || p->rules[r].from >= p->n_consts) continue;
     *any = 1;
     const tfx_value *l = &p->consts[p->rules[r].from];
-    uint32_t nr = 0;
-    while (nr < l->n && l->u.items[nr].n) nr++;
+    uint32_t nr, c0, nc;
+    const tfx_value *sig;
+    from_parts(l, &nr, &c0, &nc, &sig);
+    if (sig) {
+      e->sig[r] = tfx_flow_sig_parse(p, sig->u.s, sig->n, &e->keys);
+      if (e->sig[r] && tfx_flow_sig_scratch(&e->ws, e->sig[r])) goto nomem;
+    }
     for (uint32_t i = 0; i < nr; i++) {
       const tfx_value *rt = &l->u.items[i];
-      for (uint32_t j = nr + 1; j <= l->n || j == nr + 1; j++) { /* one pair per child type, or one */
-        if (j == l->n && nr + 1 < l->n) break;
-        const tfx_value *ct = j < l->n ? &l->u.items[j] : NULL;
+      if (tfx_hmap_put(&e->roots, rt->u.s, rt->n, 1, NULL) < 0) goto nomem;
+      for (uint32_t j = c0; j < c0 + nc || j == c0; j++) { /* one pair per child type, or one */
+        const tfx_value *ct = j < c0 + nc ? &l->u.items[j] : NULL;
         uint32_t slot = key_slot(e, rt->u.s, rt->n, ct ? ct->u.s : NULL, ct ? ct->n : 0, 1);
         if (slot == TFX_HASH_NONE - 1) goto nomem;
         if (slot == TFX_HASH_NONE) continue; /* an absurdly long type name: never matches */
@@ -149,10 +171,13 @@ nomem:
 void tfx_flow_engine_free(tfx_flow_engine *e) {
   if (e->vm) tfx_vm_free(e->vm);
   tfx_hmap_free(&e->by_type);
+  tfx_hmap_free(&e->roots);
   tfx_arena_free(&e->keys);
   free(e->first);
   free(e->count);
   free(e->rules);
+  free(e->sig);
+  tfx_flow_sig_ws_free(&e->ws);
   memset(e, 0, sizeof *e);
 }
 
@@ -161,8 +186,10 @@ void tfx_flow_engine_free(tfx_flow_engine *e) {
 typedef struct fin {
   uint32_t node;     /* capture: matched node ... */
   int64_t slot;      /* ... and its data input; or, with src: */
-  const char *src;   /* a new node's name (NULL: a capture) */
+  const char *src;   /* a new node's name (NULL: a capture, or cval) */
   int64_t port;
+  const tfx_value *cval; /* a `const` input: a new Const node holds it (node TFX_NO_ID) */
+  const char *cname;     /* apply: that Const node's name */
 } fin;
 
 typedef struct fattr {
@@ -195,6 +222,7 @@ typedef struct frun {
   uint32_t n_out, cap_out;
   uint32_t *rm;
   uint32_t n_rm;
+  uint32_t n_const;  /* `const` inputs of the new nodes (each becomes a Const node) */
   int taker;         /* index of the new node that replaces the root's output 0, or -1 */
 } frun;
 
@@ -298,7 +326,7 @@ static int h_node_input(void *ctx, const char *src, size_t slen, int64_t port) {
     h->err = "'in N' has no meaning in a rewrite";
     return -1;
   }
-  fin x = {TFX_NO_ID, 0, hdup(h, src, slen), port};
+  fin x = {TFX_NO_ID, 0, hdup(h, src, slen), port, NULL, NULL};
   if (h->oom) return -1;
   return add_in(h, x);
 }
@@ -317,13 +345,40 @@ static int h_node_attr(void *ctx, const char *name, const tfx_value *v) {
   return 0;
 }
 
+/* A `const` input: a scalar or a flat list of numbers, bools or strings (sema checks the
+ * literal; a template argument could still be anything, so it is checked again here). */
+static int h_node_const(void *ctx, const tfx_value *v) {
+  fhost *h = ctx;
+  const tfx_value *items = v->tag == TFX_V_LIST ? v->u.items : v;
+  uint32_t n = v->tag == TFX_V_LIST ? v->n : 1;
+  int kind = -1;
+  for (uint32_t i = 0; i < n; i++) {
+    int t = items[i].tag == TFX_V_FLOAT ? TFX_V_INT : items[i].tag;
+    if ((t != TFX_V_INT && t != TFX_V_BOOL && t != TFX_V_STR) || (kind >= 0 && t != kind)) {
+      h->err = "a 'const' input is a number, bool or string, or a list of one kind of them";
+      return -1;
+    }
+    kind = t;
+  }
+  tfx_value *cv = tfx_arena_alloc(h->A, sizeof *cv);
+  if (!cv) {
+    h->oom = 1;
+    return -1;
+  }
+  if (copy_value(h, v, cv, 0)) return -1;
+  fin x = {TFX_NO_ID, 0, NULL, 0, cv, NULL};
+  if (add_in(h, x)) return -1;
+  h->cur.n_const++;
+  return 0;
+}
+
 static int h_flow_input(void *ctx, uint32_t node, int64_t slot) {
   fhost *h = ctx;
   if (node >= h->g->n_nodes || slot < 0 || slot >= (int64_t)h->g->nodes[node].n_data_in) {
     h->err = "a capture names no data input";
     return -1;
   }
-  fin x = {node, slot, NULL, 0};
+  fin x = {node, slot, NULL, 0, NULL, NULL};
   return add_in(h, x);
 }
 
@@ -368,6 +423,7 @@ static const tfx_vm_host flow_host = {
     .node_new = h_node_new,
     .node_input = h_node_input,
     .node_attr = h_node_attr,
+    .node_const = h_node_const,
     .flow_input = h_flow_input,
     .flow_out = h_flow_out,
     .flow_remove = h_flow_remove,
@@ -419,6 +475,7 @@ static int acceptable(round_st *rs, frun *r) {
   for (uint32_t k = 0; k < r->n_new; k++) {
     for (uint32_t j = 0; j < r->nw[k].n_in; j++) {
       const fin *x = &r->nw[k].in[j];
+      if (x->cval) continue;
       if (!x->src && !reads_ok(rs, x->node, x->slot)) return 0;
       if (x->src) { /* an earlier new node of this rewrite */
         int found = 0;
@@ -456,6 +513,12 @@ static int acceptable(round_st *rs, frun *r) {
       }
     }
   }
+  if (g->func) /* a control return names a node by name: a removed one would dangle */
+    for (size_t i = 0; i < g->func->n_control_ret; i++) {
+      const char *v = g->func->control_ret[i] ? g->func->control_ret[i]->value : NULL;
+      uint32_t id = v ? tfx_graph_find(g, v) : TFX_NO_ID;
+      if (id < g->n_nodes && rs->mark[id] == rs->stamp) return 0;
+    }
   if (g->func) { /* function returns reading a removed node need an `out` */
     for (size_t i = 0; i < g->func->n_ret; i++) {
       const char *v = g->func->ret[i]->value, *nm, *oa;
@@ -479,6 +542,8 @@ typedef struct edit {
   const tfx_graph *g;
   int oom;
   const char *(*out_arg)(const char *type);
+  const char *const *keep;
+  uint32_t n_keep;
 } edit;
 
 static char *eprintf(edit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -657,6 +722,258 @@ static const char *unique_name(edit *e, tfx_hmap *used, const char *base) {
   return s;
 }
 
+/* A Const NodeDef holding v: a scalar, or a 1-D list (h_node_const checked the kinds). Integers
+ * are DT_INT32 when every one fits, else DT_INT64; a number list with a float is DT_FLOAT
+ * (the dtypes scope fusion gives its `const` inputs). */
+static Tensorflow__NodeDef *const_node(edit *e, const char *name, const tfx_value *v, const char *device) {
+  Tensorflow__NodeDef *nd = tfx_arena_alloc(e->A, sizeof *nd);
+  Tensorflow__TensorProto *t = tfx_arena_alloc(e->A, sizeof *t);
+  Tensorflow__TensorShapeProto *sh = tfx_arena_alloc(e->A, sizeof *sh);
+  if (!nd || !t || !sh) return e->oom = 1, NULL;
+  tensorflow__node_def__init(nd);
+  tensorflow__tensor_proto__init(t);
+  tensorflow__tensor_shape_proto__init(sh);
+  nd->name = (char *)name;
+  nd->op = edup(e, "Const");
+  if (device && *device) nd->device = (char *)device;
+  const tfx_value *items = v->tag == TFX_V_LIST ? v->u.items : v;
+  size_t n = v->tag == TFX_V_LIST ? v->n : 1, cnt = n ? n : 1;
+  int kind = n ? items[0].tag : TFX_V_FLOAT, fits32 = 1;
+  for (size_t i = 0; i < n; i++) {
+    if (items[i].tag == TFX_V_FLOAT) kind = TFX_V_FLOAT;
+    if (items[i].tag == TFX_V_INT && (items[i].u.i < INT32_MIN || items[i].u.i > INT32_MAX)) fits32 = 0;
+  }
+  if (v->tag == TFX_V_LIST) {
+    Tensorflow__TensorShapeProto__Dim *dim = tfx_arena_alloc(e->A, sizeof *dim);
+    sh->dim = tfx_arena_alloc(e->A, sizeof *sh->dim);
+    if (!dim || !sh->dim) return e->oom = 1, NULL;
+    tensorflow__tensor_shape_proto__dim__init(dim);
+    dim->size = (int64_t)n;
+    sh->dim[0] = dim;
+    sh->n_dim = 1;
+  }
+  t->tensor_shape = sh;
+  if (kind == TFX_V_INT && fits32) {
+    t->dtype = TENSORFLOW__DATA_TYPE__DT_INT32;
+    if (!(t->int_val = tfx_arena_calloc(e->A, cnt, sizeof *t->int_val))) return e->oom = 1, NULL;
+    for (size_t i = 0; i < n; i++) t->int_val[i] = (int32_t)items[i].u.i;
+    t->n_int_val = n;
+  } else if (kind == TFX_V_INT) {
+    t->dtype = TENSORFLOW__DATA_TYPE__DT_INT64;
+    if (!(t->int64_val = tfx_arena_calloc(e->A, cnt, sizeof *t->int64_val))) return e->oom = 1, NULL;
+    for (size_t i = 0; i < n; i++) t->int64_val[i] = items[i].u.i;
+    t->n_int64_val = n;
+  } else if (kind == TFX_V_BOOL) {
+    t->dtype = TENSORFLOW__DATA_TYPE__DT_BOOL;
+    if (!(t->bool_val = tfx_arena_calloc(e->A, cnt, sizeof *t->bool_val))) return e->oom = 1, NULL;
+    for (size_t i = 0; i < n; i++) t->bool_val[i] = items[i].u.i != 0;
+    t->n_bool_val = n;
+  } else if (kind == TFX_V_STR) {
+    t->dtype = TENSORFLOW__DATA_TYPE__DT_STRING;
+    if (!(t->string_val = tfx_arena_calloc(e->A, cnt, sizeof *t->string_val))) return e->oom = 1, NULL;
+    for (size_t i = 0; i < n; i++) {
+      char *c = tfx_arena_strndup(e->A, items[i].u.s, items[i].n); /* the run's values die with the round */
+      if (!c) return e->oom = 1, NULL;
+      t->string_val[i].data = (uint8_t *)c;
+      t->string_val[i].len = items[i].n;
+    }
+    t->n_string_val = n;
+  } else {
+    t->dtype = TENSORFLOW__DATA_TYPE__DT_FLOAT;
+    if (!(t->float_val = tfx_arena_calloc(e->A, cnt, sizeof *t->float_val))) return e->oom = 1, NULL;
+    for (size_t i = 0; i < n; i++)
+      t->float_val[i] = (float)(items[i].tag == TFX_V_FLOAT ? items[i].u.f : (double)items[i].u.i);
+    t->n_float_val = n;
+  }
+  Tensorflow__AttrValue *dt = add_attr(e, nd, "dtype");
+  Tensorflow__AttrValue *val = add_attr(e, nd, "value");
+  if (!dt || !val) return NULL;
+  dt->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TYPE;
+  dt->type = t->dtype;
+  val->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TENSOR;
+  val->tensor = t;
+  return nd;
+}
+
+/* ---- producers left without readers ---- */
+
+/* Ops whose only effect is their output: removed when a rewrite leaves them unread. */
+static int side_effect_free(const char *op) {
+  static const char *const ops[] = {"Const", "HostConst", "Identity", "Cast", "Reshape", "ExpandDims",
+                                    "Squeeze", "Shape", "Fill", "ZerosLike", "OnesLike"};
+  for (size_t i = 0; op && i < sizeof ops / sizeof *ops; i++)
+    if (!strcmp(op, ops[i])) return 1;
+  return 0;
+}
+
+/* The node an input / return string names in g (`x`, `^x`, `x:1`, `x:out:0`), or TFX_NO_ID. */
+static uint32_t ref_id(const tfx_graph *g, const char *s) {
+  if (!s) return TFX_NO_ID;
+  if (*s == '^') s++;
+  size_t n = 0;
+  while (s[n] && s[n] != ':') n++;
+  uint32_t id = tfx_hmap_get(&g->by_name, s, n);
+  return id == TFX_HASH_NONE ? TFX_NO_ID : id;
+}
+
+/* Removes from v[0..*k) the side-effect-free producers of the round's removed nodes that
+ * nothing reads any more, and those that only they read; records them on the round's report
+ * entries (the last n_tk of rep). Deterministic: rewrites in taken order, each removed node's
+ * inputs in order, then the inputs of each dropped node. */
+static int cmp_ptr(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t) * (void *const *)a, y = (uintptr_t) * (void *const *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int drop_dead(edit *e, taken *tk, uint32_t n_tk, const uint8_t *removed, Tensorflow__NodeDef **v,
+                     size_t *k, Tensorflow__NodeDef ***made, const uint32_t *n_made, tfx_flow_report *rep) {
+  const tfx_graph *g = e->g;
+  uint32_t N = g->n_nodes;
+  uint32_t *owner = tfx_malloc((size_t)(N ? N : 1) * sizeof *owner); /* watched: 1 + taken index */
+  uint32_t *cnt = tfx_calloc(N ? N : 1, sizeof *cnt);
+  uint32_t *work = tfx_malloc((size_t)(N ? N : 1) * sizeof *work);
+  uint8_t *gone = tfx_calloc(N ? N : 1, 1);
+  int rc = -1;
+  if (!owner || !cnt || !work || !gone) goto out;
+  for (uint32_t i = 0; i < N; i++) owner[i] = 0;
+  /* the candidates: side-effect-free producers the removed nodes read, and (closure) the
+   * side-effect-free producers those read; work[] holds them in discovery order */
+  uint32_t nw = 0;
+  for (uint32_t t = 0; t < n_tk; t++)
+    for (uint32_t i = 0; i < tk[t].r.n_rm; i++) {
+      const tfx_node *n = &g->nodes[tk[t].r.rm[i]];
+      for (uint32_t q = 0; q < n->n_in; q++) {
+        uint32_t p = n->in[q].kind == TFX_IN_NODE ? n->in[q].src : TFX_NO_ID;
+        if (p < N && !removed[p] && !owner[p] && side_effect_free(g->nodes[p].op)) {
+          owner[p] = t + 1;
+          work[nw++] = p;
+        }
+      }
+    }
+  if (!nw) {
+    rc = 0;
+    goto out;
+  }
+  uint32_t n_seed = nw;
+  for (uint32_t w = 0; w < nw; w++) {
+    const tfx_node *n = &g->nodes[work[w]];
+    for (uint32_t q = 0; q < n->n_in; q++) {
+      uint32_t p = n->in[q].kind == TFX_IN_NODE ? n->in[q].src : TFX_NO_ID;
+      if (p < N && !removed[p] && !owner[p] && side_effect_free(g->nodes[p].op)) {
+        owner[p] = owner[work[w]];
+        work[nw++] = p;
+      }
+    }
+  }
+  /* readers after the rewrites: the surviving old readers (a reader that is not removed keeps
+   * its input: only inputs that read removed nodes are rewired), the data inputs rewired by
+   * the round, the new nodes' inputs, returns and kept names */
+  for (uint32_t w = 0; w < nw; w++) {
+    const tfx_node *n = &g->nodes[work[w]];
+    for (uint32_t u = 0; u < n->n_uses; u++) cnt[work[w]] += !removed[n->uses[u].node];
+  }
+  for (uint32_t t = 0; t < n_tk; t++) {
+    const frun *r = &tk[t].r;
+    for (uint32_t i = 0; i < r->n_rm; i++) {
+      const tfx_node *n = &g->nodes[r->rm[i]];
+      for (uint32_t u = 0; u < n->n_uses; u++) {
+        uint32_t c = n->uses[u].node, slot = n->uses[u].slot;
+        if (removed[c] || slot >= g->nodes[c].n_data_in) continue; /* a control input now names a new node */
+        uint32_t id = ref_id(g, g->nodes[c].def->input[slot]);
+        if (id < N && owner[id] && !removed[id]) cnt[id]++;
+      }
+    }
+    for (uint32_t q = 0; q < n_made[t]; q++)
+      for (size_t j = 0; j < made[t][q]->n_input; j++) {
+        uint32_t id = ref_id(g, made[t][q]->input[j]);
+        if (id < N && owner[id] && !removed[id]) cnt[id]++;
+      }
+  }
+  if (g->func) {
+    for (size_t i = 0; i < g->func->n_ret; i++) {
+      uint32_t id = g->func->ret[i] ? ref_id(g, g->func->ret[i]->value) : TFX_NO_ID;
+      if (id < N && owner[id]) cnt[id]++;
+    }
+    for (size_t i = 0; i < g->func->n_control_ret; i++) {
+      uint32_t id = g->func->control_ret[i] ? ref_id(g, g->func->control_ret[i]->value) : TFX_NO_ID;
+      if (id < N && owner[id]) cnt[id]++;
+    }
+  }
+  for (uint32_t i = 0; i < e->n_keep; i++) {
+    uint32_t id = tfx_graph_find(g, e->keep[i]);
+    if (id < N && owner[id]) cnt[id]++;
+  }
+  /* drop: the seeds in order; a dropped node's producers as they lose their last reader */
+  uint32_t nd = 0; /* dropped ids, in drop order */
+  uint32_t *dropped = tfx_malloc((size_t)nw * sizeof *dropped), *queue = tfx_malloc((size_t)nw * sizeof *queue);
+  if (!dropped || !queue) {
+    free(dropped);
+    free(queue);
+    goto out;
+  }
+  for (uint32_t s0 = 0; s0 < n_seed; s0++) {
+    if (gone[work[s0]] || cnt[work[s0]]) continue;
+    uint32_t qh = 0, qt = 0;
+    queue[qt++] = work[s0];
+    gone[work[s0]] = 1;
+    while (qh < qt) {
+      uint32_t x = queue[qh++];
+      dropped[nd++] = x;
+      const Tensorflow__NodeDef *def = g->nodes[x].def;
+      for (size_t j = 0; j < def->n_input; j++) {
+        uint32_t p = ref_id(g, def->input[j]);
+        if (p >= N || !owner[p] || removed[p] || gone[p] || !cnt[p]) continue;
+        if (--cnt[p] == 0) {
+          gone[p] = 1;
+          owner[p] = owner[x]; /* reported with the rewrite that freed it */
+          queue[qt++] = p;
+        }
+      }
+    }
+  }
+  free(queue);
+  if (nd) {
+    Tensorflow__NodeDef **defs = tfx_malloc((size_t)nd * sizeof *defs); /* sorted, for lookups */
+    if (!defs) {
+      free(dropped);
+      goto out;
+    }
+    for (uint32_t i = 0; i < nd; i++) defs[i] = g->nodes[dropped[i]].def;
+    qsort(defs, nd, sizeof *defs, cmp_ptr);
+    size_t m = 0;
+    for (size_t i = 0; i < *k; i++)
+      if (!bsearch(&v[i], defs, nd, sizeof *defs, cmp_ptr)) v[m++] = v[i];
+    free(defs);
+    *k = m;
+    /* the report: per rewrite, in drop order */
+    tfx_flow_applied *base = &rep->v[rep->n - n_tk];
+    for (uint32_t t = 0; t < n_tk; t++) {
+      uint32_t c = 0;
+      for (uint32_t i = 0; i < nd; i++) c += owner[dropped[i]] == t + 1;
+      if (!c) continue;
+      base[t].dropped = tfx_arena_calloc(&rep->A, c, sizeof *base[t].dropped);
+      if (!base[t].dropped) {
+        free(dropped);
+        goto out;
+      }
+      for (uint32_t i = 0; i < nd; i++)
+        if (owner[dropped[i]] == t + 1 &&
+            !(base[t].dropped[base[t].n_dropped++] = tfx_arena_strdup(&rep->A, g->nodes[dropped[i]].name))) {
+          free(dropped);
+          goto out;
+        }
+    }
+  }
+  free(dropped);
+  rc = 0;
+out:
+  free(owner);
+  free(cnt);
+  free(work);
+  free(gone);
+  return rc;
+}
+
 static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflow__GraphDef *gd,
                  tfx_flow_report *rep, uint32_t round) {
   const tfx_graph *g = e->g;
@@ -696,6 +1013,12 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
         char *base = eprintf(e, "%s/%s", root, r->nw[k].name);
         r->nw[k].final = base ? unique_name(e, &used, base) : NULL;
       }
+    for (uint32_t k = 0; k < r->n_new && !e->oom; k++) /* `const` inputs: NODE/const_J */
+      for (uint32_t j = 0; j < r->nw[k].n_in && !e->oom; j++)
+        if (r->nw[k].in[j].cval) {
+          char *base = eprintf(e, "%s/const_%u", r->nw[k].final ? r->nw[k].final : "", j);
+          r->nw[k].in[j].cname = base ? unique_name(e, &used, base) : NULL;
+        }
     if (e->oom) goto nomem;
   }
   /* consumers: rewired inputs; new NodeDefs */
@@ -705,7 +1028,7 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
     frun *r = &tk[t].r;
     const char *rule = tfx_pack_str(p, p->rules[r->rule].name);
     const Tensorflow__NodeDef *rootdef = g->nodes[r->root].def;
-    made[t] = tfx_arena_calloc(e->A, r->n_new ? r->n_new : 1, sizeof **made);
+    made[t] = tfx_arena_calloc(e->A, r->n_new + r->n_const + 1, sizeof **made); /* Consts, then new nodes */
     const char **rm_names = tfx_arena_calloc(e->A, r->n_rm, sizeof *rm_names);
     if (!made[t] || !rm_names) goto nomem_made;
     for (uint32_t i = 0; i < r->n_rm; i++) rm_names[i] = g->nodes[r->rm[i]].name;
@@ -720,6 +1043,15 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
       }
     }
     int anchor = r->taker >= 0 ? r->taker : 0;
+    uint32_t nc = 0;
+    for (uint32_t k = 0; k < r->n_new; k++)
+      for (uint32_t j = 0; j < r->nw[k].n_in; j++) {
+        const fin *x = &r->nw[k].in[j];
+        if (!x->cval || nc >= r->n_const) continue;
+        Tensorflow__NodeDef *cd = const_node(e, x->cname, x->cval, rootdef->device);
+        if (!cd) goto nomem_made;
+        made[t][nc++] = cd;
+      }
     for (uint32_t k = 0; k < r->n_new; k++) {
       fnew *w = &r->nw[k];
       Tensorflow__NodeDef *nd = tfx_arena_alloc(e->A, sizeof *nd);
@@ -733,7 +1065,9 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
       if (!nd->input || e->oom) goto nomem_made;
       for (uint32_t j = 0; j < w->n_in; j++) {
         const fin *x = &w->in[j];
-        if (x->src) {
+        if (x->cval) {
+          nd->input[j] = new_ref(e, x->cname, "Const", 0);
+        } else if (x->src) {
           const fnew *src = NULL;
           for (uint32_t q = 0; q < r->n_new && !src; q++)
             if (!strcmp(r->nw[q].name, x->src)) src = &r->nw[q];
@@ -769,7 +1103,16 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
       tfx_value dv = tfx_v_str(desc, (uint32_t)strlen(desc));
       set_attr(e, nd, "_fusion_description", &dv);
       if (e->oom) goto nomem_made;
-      made[t][k] = nd;
+      made[t][r->n_const + k] = nd;
+    }
+    for (uint32_t q = 0; q < nc; q++) { /* the Consts: provenance like the new nodes */
+      tfx_value pv = tfx_v_str(rule, (uint32_t)strlen(rule));
+      set_attr(e, made[t][q], "_fusion_pass", &pv);
+      char *desc = eprintf(e, "dataflow rewrite '%s' of '%s'", rule, g->nodes[r->root].name);
+      if (!desc) goto nomem_made;
+      tfx_value dv = tfx_v_str(desc, (uint32_t)strlen(desc));
+      set_attr(e, made[t][q], "_fusion_description", &dv);
+      if (e->oom) goto nomem_made;
     }
     /* rewire readers of the removed nodes */
     const char *anchor_name = r->n_new ? r->nw[anchor].final : NULL;
@@ -841,8 +1184,8 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
     a->graph = tfx_arena_strdup(&rep->A, g->name ? g->name : "");
     a->root = tfx_arena_strdup(&rep->A, g->nodes[r->root].name);
     a->removed = tfx_arena_calloc(&rep->A, r->n_rm ? r->n_rm : 1, sizeof *a->removed);
-    a->created = tfx_arena_calloc(&rep->A, r->n_new ? r->n_new : 1, sizeof *a->created);
-    a->created_types = tfx_arena_calloc(&rep->A, r->n_new ? r->n_new : 1, sizeof *a->created_types);
+    a->created = tfx_arena_calloc(&rep->A, r->n_new + r->n_const + 1, sizeof *a->created);
+    a->created_types = tfx_arena_calloc(&rep->A, r->n_new + r->n_const + 1, sizeof *a->created_types);
     if (!a->rule || !a->graph || !a->root || !a->removed || !a->created || !a->created_types) goto nomem_made;
     for (uint32_t i = 0; i < r->n_rm; i++)
       if (!(a->removed[i] = tfx_arena_strdup(&rep->A, rm_names[i]))) goto nomem_made;
@@ -851,7 +1194,11 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
           !(a->created_types[k] = tfx_arena_strdup(&rep->A, r->nw[k].type)))
         goto nomem_made;
     a->n_removed = r->n_rm;
-    a->n_created = r->n_new;
+    for (uint32_t q = 0; q < nc; q++) /* then the Consts of `const` inputs */
+      if (!(a->created[r->n_new + q] = tfx_arena_strdup(&rep->A, made[t][q]->name)) ||
+          !(a->created_types[r->n_new + q] = tfx_arena_strdup(&rep->A, "Const")))
+        goto nomem_made;
+    a->n_created = r->n_new + nc;
     a->round = round;
     rep->n++;
   }
@@ -859,14 +1206,14 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
   {
     size_t total = 0;
     for (uint32_t i = 0; i < N; i++) total += !removed[i];
-    for (uint32_t t = 0; t < n_tk; t++) total += tk[t].r.n_new;
+    for (uint32_t t = 0; t < n_tk; t++) total += tk[t].r.n_new + tk[t].r.n_const;
     Tensorflow__NodeDef **v = tfx_arena_calloc(e->A, total ? total : 1, sizeof *v);
     if (!v) goto nomem_made;
     size_t k = 0;
     for (uint32_t i = 0; i < N; i++) {
       if (root_of[i] != TFX_NO_ID) {
         frun *r = &tk[root_of[i]].r;
-        for (uint32_t q = 0; q < r->n_new; q++) v[k++] = made[root_of[i]][q];
+        for (uint32_t q = 0; q < r->n_const + r->n_new; q++) v[k++] = made[root_of[i]][q];
       }
       if (removed[i]) continue;
       Tensorflow__NodeDef *nd = g->nodes[i].def;
@@ -883,6 +1230,12 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
       }
       v[k++] = nd;
     }
+    uint32_t *n_made = tfx_malloc((size_t)(n_tk ? n_tk : 1) * sizeof *n_made);
+    if (!n_made) goto nomem_made;
+    for (uint32_t t = 0; t < n_tk; t++) n_made[t] = tk[t].r.n_const + tk[t].r.n_new;
+    int dr = drop_dead(e, tk, n_tk, removed, v, &k, made, n_made, rep);
+    free(n_made);
+    if (dr) goto nomem_made;
     *arr = v;
     *count = k;
   }
@@ -907,24 +1260,12 @@ static int cmp_u32(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* Some enabled rule has root type s (with or without a second level). */
-static int root_type_used(const tfx_flow_engine *e, const char *s) {
-  const tfx_pack *p = e->pack;
-  for (uint32_t r = 0; r < p->n_rules; r++) {
-    if (p->rules[r].kind != TFX_RULE_FLOW || (e->on && !e->on[r]) || p->rules[r].from >= p->n_consts) continue;
-    const tfx_value *l = &p->consts[p->rules[r].from];
-    for (uint32_t i = 0; i < l->n && l->u.items[i].n; i++)
-      if (!strcmp(l->u.items[i].u.s, s)) return 1;
-  }
-  return 0;
-}
-
 int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
                    Tensorflow__GraphDef *gd, tfx_arena *arena, tfx_flow_report *rep,
                    uint32_t round, uint32_t *changed, tfx_diag *d) {
   *changed = 0;
   if (!e->n_rules || !g->n_nodes || !g->topo) return 0;
-  if (tfx_vm_link(e->vm, g, &m->ops, NULL, NULL, d)) return TFX_E_FAIL;
+  int linked = 0; /* the VM is linked to g before the first program runs (it costs a pass over the pack) */
   tfx_arena scratch;
   tfx_arena_init(&scratch);
   fhost h;
@@ -949,8 +1290,10 @@ int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
   for (uint32_t o = 0; o < n_ops; o++) {
     const char *s = tfx_intern_str(&m->ops, o);
     slot_of[o] = s ? tfx_hmap_get(&e->by_type, s, strlen(s)) : TFX_HASH_NONE;
-    has_root[o] = s && root_type_used(e, s);
+    has_root[o] = s && tfx_hmap_get(&e->roots, s, strlen(s)) != TFX_HASH_NONE;
   }
+  for (uint32_t r = 0; r < e->pack->n_rules; r++)
+    if (e->sig[r]) tfx_flow_sig_link(e->sig[r], &m->ops);
   uint32_t *cand = NULL, cap_cand = 0;
   for (uint32_t ti = 0; ti < g->n_nodes && rc == 0; ti++) {
     uint32_t n = g->topo[ti];
@@ -958,7 +1301,7 @@ int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
     uint32_t op = g->nodes[n].op_id;
     if (op >= n_ops || !has_root[op]) continue;
     /* the rules to try: the root type's, and those whose child type produces one of n's inputs */
-    uint32_t n_cand = 0;
+    uint32_t n_cand = 0, runs = 0;
     const tfx_node *nd = &g->nodes[n];
     for (uint32_t i = 0; i <= nd->n_data_in; i++) {
       uint32_t slot;
@@ -975,7 +1318,8 @@ int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
         const char *pop = g->nodes[in->src].op ? g->nodes[in->src].op : "";
         slot = key_slot(e, nd->op, strlen(nd->op), pop, strlen(pop), 0);
       }
-      if (slot == TFX_HASH_NONE || slot >= e->n_types) continue;
+      if (slot == TFX_HASH_NONE || slot >= e->n_types || !e->count[slot]) continue;
+      runs++;
       if (n_cand + e->count[slot] > cap_cand) {
         uint32_t nc = (n_cand + e->count[slot]) * 2;
         uint32_t *v = tfx_realloc(cand, nc * sizeof *v);
@@ -989,8 +1333,8 @@ int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
       for (uint32_t k = 0; k < e->count[slot]; k++) cand[n_cand++] = e->rules[e->first[slot] + k];
     }
     if (rc) break;
-    if (n_cand > 1) { /* pack (registration) order, each rule once */
-      qsort(cand, n_cand, sizeof *cand, cmp_u32);
+    if (n_cand > 1) { /* pack (registration) order (one run already is), each rule once */
+      if (runs > 1) qsort(cand, n_cand, sizeof *cand, cmp_u32);
       uint32_t u = 0;
       for (uint32_t k = 0; k < n_cand; k++)
         if (!u || cand[u - 1] != cand[k]) cand[u++] = cand[k];
@@ -1002,6 +1346,17 @@ int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
       h.cur.rule = rule;
       h.cur.root = n;
       h.err = NULL;
+      if (e->sig[rule] && !e->no_screen && !tfx_flow_sig_test(e->sig[rule], e->pack, g, n, &e->ws)) {
+        rep->screened++;
+        continue;
+      }
+      if (!linked) {
+        if (tfx_vm_link(e->vm, g, &m->ops, NULL, NULL, d)) {
+          rc = TFX_E_FAIL;
+          break;
+        }
+        linked = 1;
+      }
       tfx_vm_result res;
       rep->candidates++;
       if (tfx_vm_run_map(e->vm, e->pack->rules[rule].prog, n, &res, d)) {
@@ -1038,7 +1393,7 @@ int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
       for (uint32_t i = 0; i < h.cur.n_rm; i++) rs.st[h.cur.rm[i]] = ST_REMOVED;
       for (uint32_t q = 0; q < h.cur.n_new; q++)
         for (uint32_t j = 0; j < h.cur.nw[q].n_in; j++)
-          if (!h.cur.nw[q].in[j].src) {
+          if (!h.cur.nw[q].in[j].src && !h.cur.nw[q].in[j].cval) {
             uint32_t p = producer(g, h.cur.nw[q].in[j].node, h.cur.nw[q].in[j].slot);
             if (p != TFX_NO_ID && rs.st[p] == ST_FREE) rs.st[p] = ST_PINNED;
           }
@@ -1061,7 +1416,7 @@ int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
   free(cand);
   if (rc == -1) goto nomem;
   if (rc == 0 && n_tk) {
-    edit ed = {arena, d, g, 0, e->out_arg};
+    edit ed = {arena, d, g, 0, e->out_arg, g->func ? NULL : e->keep, g->func ? 0 : e->n_keep};
     rc = apply(&ed, e->pack, tk, n_tk, gd, rep, round);
     if (rc == 0) *changed = n_tk;
   }

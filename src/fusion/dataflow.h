@@ -8,15 +8,24 @@
  *   - candidates: the graph's nodes in topological order; for each, the enabled rewrites whose
  *     root types contain the node's op (an index by type: cost per node does not grow with
  *     the number of rules for other types), in pack (registration) order; the first rewrite
- *     whose program matches and whose rewrite is valid is taken, the next node follows;
+ *     whose program matches and whose rewrite is valid is taken, the next node follows. Before
+ *     a program runs, the rule's signature (dataflow_sig.h) screens the node: a node where
+ *     the pattern's types, edges or leading literal `where` tests cannot hold is skipped
+ *     (the report's "screened"), so a rule costs a few comparisons where it cannot match;
  *   - a match is taken only if it does not overlap an earlier match of the round (no matched
  *     node already removed, no matched node read by a new node of the round, no value it reads
  *     produced by a node removed in the round) and is complete: every consumer (data, control,
  *     function return) of a removed node is inside the match or reads an output that an
- *     `out` rewires; a removed node nobody reads (a graph output) must pass its name to the new
+ *     `out` rewires, and no function control return names it; a removed node nobody reads
+ *     (a graph output) must pass its name to the new
  *     node that replaces the root's output 0; removed nodes' control inputs move to that node
  *     (a pure rewire with control inputs is rejected). Rejected matches change nothing; they
  *     are counted in the report;
+ *   - producers that only removed nodes read (a GELU's 0.5, 0.044715 and sqrt(2/pi) Consts
+ *     captured by the pattern) are removed too when no node, function return or control
+ *     return reads them any more, they are not a requested output (keep), and their op is
+ *     side-effect free (Const, Identity, Cast, Reshape, ...); the producers those read follow
+ *     by the same rule. The report lists them per rewrite ("dropped"), in a fixed order;
  *   - the new node that replaces the root's output 0 takes the root's name (so fetches and
  *     --out-nodes keep working) and the root's device and `_output_shapes`; other new nodes
  *     are named ROOT/NAME (made unique). Every new node gets `_fusion_pass` (the rule),
@@ -27,6 +36,7 @@
 
 #include <stdint.h>
 
+#include "fusion/dataflow_sig.h"
 #include "graph/graph.h"
 #include "util/arena.h"
 #include "util/diag.h"
@@ -44,6 +54,8 @@ typedef struct tfx_flow_applied {
   const char **created;         /* new node names */
   const char **created_types;
   uint32_t n_created;
+  const char **dropped;         /* producers left without readers and removed (dead Consts) */
+  uint32_t n_dropped;
   uint32_t round;               /* 1-based */
 } tfx_flow_applied;
 
@@ -54,6 +66,7 @@ typedef struct tfx_flow_report {
   uint32_t rounds;              /* rounds run (the last one changed nothing, unless capped) */
   uint32_t rejected;            /* matches found but not applied (overlap, outside readers) */
   uint32_t candidates;          /* program runs */
+  uint32_t screened;            /* candidate (rule, node) pairs the rule's signature ruled out */
   int capped;                   /* stopped at the round limit with changes pending */
 } tfx_flow_report;
 
@@ -68,12 +81,20 @@ typedef struct tfx_flow_engine {
   tfx_vm *vm;
   tfx_hmap by_type;             /* index key ("T" or "T\x1fC") -> index into first/count */
   tfx_arena keys;               /* the index keys (the map borrows them) */
+  tfx_hmap roots;               /* every enabled rewrite's root types (keys borrowed from the pack) */
   uint32_t *first, *count;      /* per type: a run of rules in `rules` */
   uint32_t *rules;              /* rule ids grouped by type, pack order inside a group */
   uint32_t n_types, n_rules;
+  tfx_flow_sig **sig;           /* per rule: its signature (in `keys`), or NULL: always run */
+  tfx_flow_sig_ws ws;           /* scratch for the signature tests */
+  int no_screen;                /* run every candidate's program (tests compare both ways) */
   /* Function bodies: the name of the single output arg of TF op `type` (new nodes are read as
    * `name:ARG:port`), or NULL (then "output", as scope fusion writes). NULL hook: "output". */
   const char *(*out_arg)(const char *type);
+  /* Main graph: node names the user asked for as outputs (--out-nodes, a signature); a
+   * producer named here is never dropped as dead. Borrowed. */
+  const char *const *keep;
+  uint32_t n_keep;
 } tfx_flow_engine;
 
 /* Builds the type index of the enabled rewrites and a VM. Returns 0, or TFX_E_FAIL (out of

@@ -6,6 +6,8 @@
  * passes; `general` ones are on by default). Output: the rewritten GraphDef, a fresh index,
  * ctx->flow_report.
  *
+ * Env: TFXC_DATAFLOW_NO_SCREEN=1 turns the rule-signature screen off (for tests and bench/).
+ *
  * Termination: at most TFX_FLOW_MAX_ROUNDS rounds (each round removes at least one node per
  * rewrite it applies; a rule set that keeps rewriting, e.g. A -> B and B -> A, stops there
  * with a warning and the report's "capped"); each program run is bounded by the VM budget. */
@@ -48,10 +50,25 @@ int tfx_pass_dataflow(tfx_ctx *ctx, void *user) {
   if (o && (rc = tfx_fusion_enable(&en, o->enable_scope_passes, ctx->diag)) != 0) goto out_en;
   if (o && (rc = tfx_fusion_disable(&en, o->disable_rules, NULL, ctx->diag)) != 0) goto out_en;
   tfx_flow_engine eng;
+  const char **keep = NULL;
   int any = 0;
   if ((rc = tfx_flow_engine_init(&eng, p, en.on, &any, ctx->diag)) != 0) goto out_en;
   if (!any) goto out_eng;
   eng.out_arg = tf_out_arg;
+  if (ctx->prune.n_outs) { /* requested outputs are never dropped as dead producers */
+    if (!(keep = tfx_malloc(ctx->prune.n_outs * sizeof *keep))) {
+      tfx_error(ctx->diag, NULL, 0, 0, "out of memory (dataflow rewrites)");
+      rc = TFX_EXIT_FAIL;
+      goto out_eng;
+    }
+    for (uint32_t i = 0; i < ctx->prune.n_outs; i++) keep[i] = ctx->prune.outs[i].name;
+    eng.keep = keep;
+    eng.n_keep = ctx->prune.n_outs;
+  }
+  /* TFXC_DATAFLOW_NO_SCREEN=1: every candidate runs its program (tests/cli/dataflow_screen.sh
+   * checks that the output is the same with and without the signature screen) */
+  const char *ns = getenv("TFXC_DATAFLOW_NO_SCREEN");
+  eng.no_screen = ns && *ns && strcmp(ns, "0") != 0;
   tfx_ctx_setup_vm(ctx, eng.vm);
   if (ctx->flow_report) tfx_flow_report_free(ctx->flow_report);
   else if (!(ctx->flow_report = tfx_malloc(sizeof *ctx->flow_report))) {
@@ -85,6 +102,7 @@ int tfx_pass_dataflow(tfx_ctx *ctx, void *user) {
       tfx_error(ctx->diag, NULL, 0, 0, "internal error: the graph does not index after dataflow rewrites");
   }
 out_eng:
+  free(keep);
   tfx_flow_engine_free(&eng);
 out_en:
   tfx_fusion_enables_free(&en);

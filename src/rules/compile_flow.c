@@ -2,7 +2,9 @@
  * program (r0 = the candidate root node). Stage: rules, back end (after tfx_rules_check).
  * The rule's `from` lists the root's op types (the engine indexes rules by them), then, when the
  * root reads a matched node, "" and that node's op types (the engine's second index level: a
- * candidate runs the rule only if one of its data inputs is produced by such a node); `to` is
+ * candidate runs the rule only if one of its data inputs is produced by such a node), then the
+ * rule's signature "#sig ..." (see flow_signature below; after a "" when there is no child
+ * type), which the engine tests before it runs the program; `to` is
  * the type of the new node that replaces the root's output 0 ("rewire" when a capture does).
  *
  * Program shape (the contract with src/fusion/dataflow.c):
@@ -16,7 +18,8 @@
  *     choice bit per commutative match (the first one the most significant), and a failing
  *     test after u choices jumps to the next mask that differs in those u choices
  *     (depth-first, so at most 2^K attempts for K commutative matches, usually far fewer);
- *   - on success the effects are NODE_NEW / NODE_ATTR / DF_IN / NODE_IN for the new nodes in
+ *   - on success the effects are NODE_NEW / NODE_ATTR / DF_IN / NODE_IN / NODE_CONST (a `const`
+ *     input: the engine makes a Const node) for the new nodes in
  *     source order, DF_OUT for each `out`, DF_DEL with every matched node, then RET true;
  *     when nothing matches, RET false and no effect. */
 #include <stdarg.h>
@@ -25,6 +28,7 @@
 #include <string.h>
 
 #include "rules/compile_int.h"
+#include "tensorflow/types.pb-c.h"
 #include "tfxc/tfxc.h"
 #include "util/arena.h"
 
@@ -299,7 +303,10 @@ static void new_node(flow_cc *f, const tfx_ast_stmt *st) {
   EMIT(NODE_NEW, r, r + 1, 0);
   for (const tfx_ast_node_arg *a = st->args; a; a = a->next) {
     fcap *k = a->kind == TFX_AST_ARG_NAME ? find_cap(f, a->node.s) : NULL;
-    if (k) {
+    if (a->kind == TFX_AST_ARG_CONST) { /* the engine adds a Const node */
+      tfx_cc_expr(c, a->value, r);
+      EMIT(NODE_CONST, r, 0, 0);
+    } else if (k) {
       EMIT(DF_IN, k->reg, k->reg + 1, 0);
     } else {
       tfx_cc_load_str(c, r, a->node.s);
@@ -350,6 +357,161 @@ static const char *flow_to(const tfx_ast_rewrite *rw) {
       if (n->kind == TFX_AST_S_NODE && !strcmp(n->name.s, to->node.s)) return n->type.s;
   }
   return "rewire";
+}
+
+/* ---- the rule's signature (the engine's screen before it runs the program) ----
+ * One string item "#sig ..." at the end of the rule's `from` list (after the "" that ends the
+ * root types and the second-level child types). Space-separated tokens:
+ *   #sig NM NC                     matches, captures
+ *   then per match, in order:      m NT TYPE... NARGS COMM ARG...    (COMM 1: operands either way)
+ *       ARG:  _ | e Q PORT (reads output PORT of match Q) | c K (capture K)
+ *   then: w NW COND...             the leading `where` tests the engine can decide, in order
+ *       COND (prefix): & A B | "|" A B | ! A | = V K   with V: a REF NAME (attr) | o REF (op),
+ *       REF: mI (match I) or cK (capture K), K: the index of a scalar literal in the constants.
+ * The program checks every match's type, input count and edges (they cannot fail with an
+ * error), then the `where`s in source order; a leading run of conjuncts that are attribute or
+ * op comparisons with a literal (and/or/not of them) is copied here, up to the first other
+ * one (which might stop the program with an error, so nothing after it is decided early).
+ * The engine skips a node when no order of the commutative operands passes the signature: the
+ * program could only have returned false there. No signature (a name with a space, too long):
+ * the program always runs. */
+#define FLOW_SIG_MAX_DEPTH 16
+
+static int sig_name_ok(const char *s) {
+  if (!s || !*s) return 0;
+  for (; *s; s++)
+    if ((unsigned char)*s <= ' ') return 0;
+  return 1;
+}
+
+/* REF of name nm (a match or a capture), or 0. */
+static int sig_ref(flow_cc *f, const char *nm, tfx_strbuf *b) {
+  for (uint32_t i = 0; i < f->nm; i++)
+    if (!strcmp(f->m[i].st->name.s, nm)) return tfx_sb_printf(b, " m%u", i), 1;
+  for (uint32_t i = 0; i < f->ncap; i++)
+    if (!strcmp(f->cap[i].name, nm)) return tfx_sb_printf(b, " c%u", i), 1;
+  return 0;
+}
+
+/* V: `X.attr.NAME` or `X.op` with X a match or capture. */
+static int sig_value(flow_cc *f, const tfx_ast_expr *e, tfx_strbuf *b) {
+  if (e->kind != TFX_AST_E_PROP) return 0;
+  const tfx_ast_expr *base = e->u.prop.base;
+  if (base->kind == TFX_AST_E_PROP && !strcmp(base->u.prop.name, "attr") && base->u.prop.base->kind == TFX_AST_E_IDENT) {
+    if (!sig_name_ok(e->u.prop.name)) return 0;
+    tfx_sb_puts(b, " a");
+    if (!sig_ref(f, base->u.prop.base->u.name, b)) return 0;
+    tfx_sb_printf(b, " %s", e->u.prop.name);
+    return 1;
+  }
+  if (base->kind == TFX_AST_E_IDENT && !strcmp(e->u.prop.name, "op")) {
+    tfx_sb_puts(b, " o");
+    return sig_ref(f, base->u.name, b);
+  }
+  return 0;
+}
+
+static uint32_t sig_literal(flow_cc *f, const tfx_ast_expr *e) {
+  tfx_asm *as = &f->c->as;
+  switch (e->kind) {
+    case TFX_AST_E_INT: return e->int_min ? TFX_PACK_NONE : tfx_asm_const_int(as, e->u.i);
+    case TFX_AST_E_FLOAT: return tfx_asm_const_float(as, e->u.f);
+    case TFX_AST_E_BOOL: return tfx_asm_const_bool(as, e->u.b);
+    case TFX_AST_E_STRING: return tfx_asm_const_strn(as, e->u.str.s, e->u.str.len);
+    case TFX_AST_E_DTYPE: {
+      const ProtobufCEnumValue *v =
+          protobuf_c_enum_descriptor_get_value_by_name(&tensorflow__data_type__descriptor, e->u.name);
+      return v ? tfx_asm_const_dtype(as, v->value) : TFX_PACK_NONE;
+    }
+    default: return TFX_PACK_NONE;
+  }
+}
+
+/* A condition the engine decides: and/or/not of `V == LITERAL` / `V != LITERAL`. */
+static int sig_cond(flow_cc *f, const tfx_ast_expr *e, tfx_strbuf *b, unsigned depth) {
+  if (!e || depth > FLOW_SIG_MAX_DEPTH) return 0;
+  if (e->kind == TFX_AST_E_UNARY && e->u.op.op == TFX_AST_OP_NOT) {
+    tfx_sb_puts(b, " !");
+    return sig_cond(f, e->u.op.a, b, depth + 1);
+  }
+  if (e->kind != TFX_AST_E_BINARY) return 0;
+  tfx_ast_op op = e->u.op.op;
+  if (op == TFX_AST_OP_AND || op == TFX_AST_OP_OR) {
+    tfx_sb_puts(b, op == TFX_AST_OP_AND ? " &" : " |");
+    return sig_cond(f, e->u.op.a, b, depth + 1) && sig_cond(f, e->u.op.b, b, depth + 1);
+  }
+  if (op != TFX_AST_OP_EQ && op != TFX_AST_OP_NE) return 0;
+  const tfx_ast_expr *v = e->u.op.a, *lit = e->u.op.b;
+  uint32_t k = sig_literal(f, lit);
+  if (k == TFX_PACK_NONE) {
+    v = e->u.op.b;
+    lit = e->u.op.a;
+    k = sig_literal(f, lit);
+  }
+  if (k == TFX_PACK_NONE) return 0;
+  if (op == TFX_AST_OP_NE) tfx_sb_puts(b, " !");
+  tfx_sb_puts(b, " =");
+  if (!sig_value(f, v, b)) return 0;
+  tfx_sb_printf(b, " %u", k);
+  return 1;
+}
+
+/* Appends the conjuncts of e (left to right) while the engine can decide them; 0 at the first
+ * one it cannot (the caller stops there). */
+static int sig_conjuncts(flow_cc *f, const tfx_ast_expr *e, tfx_strbuf *b, uint32_t *n, unsigned depth) {
+  if (depth > TFX_AST_MAX_DEPTH) return 0;
+  if (e->kind == TFX_AST_E_BINARY && e->u.op.op == TFX_AST_OP_AND)
+    return sig_conjuncts(f, e->u.op.a, b, n, depth + 1) && sig_conjuncts(f, e->u.op.b, b, n, depth + 1);
+  size_t mark = b->len;
+  if (!sig_cond(f, e, b, 0)) {
+    b->len = mark;
+    return 0;
+  }
+  (*n)++;
+  return 1;
+}
+
+/* The signature string, or NULL (none: the program always runs). */
+static uint32_t flow_signature(flow_cc *f) {
+  tfx_strbuf b, w;
+  tfx_sb_init(&b);
+  tfx_sb_init(&w);
+  int ok = 1;
+  tfx_sb_printf(&b, "#sig %u %u", f->nm, f->ncap);
+  for (uint32_t i = 0; i < f->nm && ok; i++) {
+    const tfx_ast_stmt *st = f->m[i].st;
+    uint32_t nt = 0;
+    for (const tfx_ast_name *t = st->names; t; t = t->next) nt++;
+    tfx_sb_printf(&b, " m %u", nt);
+    for (const tfx_ast_name *t = st->names; t && ok; t = t->next) {
+      ok = sig_name_ok(t->s);
+      tfx_sb_printf(&b, " %s", t->s);
+    }
+    tfx_sb_printf(&b, " %u %d", st->n_args, f->m[i].choice >= 0);
+    for (const tfx_ast_node_arg *a = st->args; a; a = a->next) {
+      fmatch *q = a->kind == TFX_AST_ARG_NAME || a->kind == TFX_AST_ARG_PORT ? find_match(f, a->node.s) : NULL;
+      fcap *k = a->kind == TFX_AST_ARG_NAME && !q ? find_cap(f, a->node.s) : NULL;
+      if (q && strcmp(a->node.s, "_"))
+        tfx_sb_printf(&b, " e %u %lld", (unsigned)(q - f->m), (long long)(a->kind == TFX_AST_ARG_PORT ? a->port : 0));
+      else if (k && strcmp(a->node.s, "_"))
+        tfx_sb_printf(&b, " c %u", (unsigned)(k - f->cap));
+      else
+        tfx_sb_puts(&b, " _");
+    }
+  }
+  uint32_t nw = 0;
+  int more = 1;
+  for (const tfx_ast_stmt *st = f->rw->body; st && more; st = st->next)
+    if ((st->kind == TFX_AST_S_MATCH || st->kind == TFX_AST_S_WHERE) && st->expr)
+      more = sig_conjuncts(f, st->expr, &w, &nw, 0);
+  tfx_sb_printf(&b, " w %u", nw);
+  tfx_sb_add(&b, w.data, w.len);
+  uint32_t k = TFX_PACK_NONE;
+  if (b.oom || w.oom) tfx_cc_oom(f->c);
+  else if (ok && b.len < 65536) k = tfx_asm_const_strn(&f->c->as, b.data, b.len);
+  tfx_sb_free(&b);
+  tfx_sb_free(&w);
+  return k;
 }
 
 static void compile_rewrite(tfx_cc *c, const tfx_ast_rewrite *rw) {
@@ -430,6 +592,18 @@ static void compile_rewrite(tfx_cc *c, const tfx_ast_rewrite *rw) {
     el = el2;
     el[nty++] = tfx_asm_const_str(as, "");
     for (const tfx_ast_name *t = child->names; t; t = t->next) el[nty++] = tfx_asm_const_str(as, t->s);
+  }
+  uint32_t ksig = flow_signature(&F);
+  if (ksig != TFX_PACK_NONE) {
+    uint32_t *el2 = tfx_realloc(el, (nty + 3) * sizeof *el2);
+    if (!el2) {
+      free(el);
+      tfx_cc_oom(c);
+      goto out;
+    }
+    el = el2;
+    if (!child) el[nty++] = tfx_asm_const_str(as, "");
+    el[nty++] = ksig;
   }
   uint32_t kfrom = tfx_asm_const_list(as, el, nty);
   free(el);

@@ -23,6 +23,12 @@ tfx_vm *tfx_vm_new(const tfx_pack *pack) {
   vm->max_mem = TFX_VM_DEFAULT_MEM;
   vm->retval_op = TFX_NO_ID;
   vm->cur_scope = vm->cur_node = TFX_NO_ID;
+  vm->fails = tfx_malloc(TFX_VM_MAX_FAILS * sizeof *vm->fails); /* a run allocates only past it */
+  if (!vm->fails) {
+    free(vm);
+    return NULL;
+  }
+  vm->cap_fails = TFX_VM_MAX_FAILS;
   tfx_sb_init(&vm->trace_buf);
   return vm;
 }
@@ -32,6 +38,7 @@ void tfx_vm_free(tfx_vm *vm) {
   tfx_vm_heap_free(vm);
   free(vm->const_op);
   free(vm->const_st);
+  free(vm->fails);
   tfx_sb_free(&vm->trace_buf);
   free(vm);
 }
@@ -127,7 +134,16 @@ nomem:
 /* Records a failed scope feature. */
 static void feature_failed(tfx_vm *vm, uint32_t feat, uint32_t pc, tfx_value expected,
                            tfx_value found) {
-  if (vm->n_fails < TFX_VM_MAX_FAILS) {
+  if (vm->n_fails == vm->cap_fails && vm->cap_fails < UINT32_MAX / 2) { /* unbounded: explain looks at all */
+    uint32_t cap = vm->cap_fails ? vm->cap_fails * 2 : TFX_VM_MAX_FAILS;
+    tfx_vm_failure *nf = tfx_realloc(vm->fails, (size_t)cap * sizeof *nf);
+    if (nf) {
+      vm->fails = nf;
+      vm->cap_fails = cap;
+    }
+  }
+  if (vm->n_fails == vm->cap_fails) vm->fails_oom = 1; /* the run fails at its end (all or nothing) */
+  if (vm->n_fails < vm->cap_fails) {
     tfx_vm_failure *f = &vm->fails[vm->n_fails++];
     f->feature = feat;
     f->pc = pc;
@@ -692,6 +708,10 @@ err_host: {
   goto done;
 }
 done:
+  if (rc == 0 && vm->fails_oom) { /* a failure list cut short would mislead explain */
+    report(vm, ipc, "out of memory (recording failed tests)", d);
+    rc = TFX_EXIT_FAIL;
+  }
   res->fails = vm->fails;
   res->n_fails = vm->n_fails;
   res->n_failed = vm->n_failed;
@@ -704,6 +724,7 @@ static void run_start(tfx_vm *vm, tfx_value first) {
   tfx_vm_heap_reset(vm);
   vm->steps = 0;
   vm->n_fails = vm->n_failed = 0;
+  vm->fails_oom = 0;
   vm->errmsg[0] = 0;
   vm->regs[0] = first;
 }

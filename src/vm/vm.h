@@ -30,7 +30,7 @@
 
 #define TFX_VM_DEFAULT_STEPS 1000000u          /* instructions (+ builtin work) per run */
 #define TFX_VM_DEFAULT_MEM ((size_t)64 << 20)  /* per-run heap bytes */
-#define TFX_VM_MAX_FAILS 64                    /* failures recorded per run (explain) */
+#define TFX_VM_MAX_FAILS 64                    /* first capacity of the failure list (it grows) */
 #define TFX_VM_FLOAT_TOLERANCE 1e-6            /* SC_ATTR float equality: |a - b| < this */
 
 /* Run flags. */
@@ -51,9 +51,9 @@ typedef struct tfx_vm_result {
   int matched;          /* scope programs: the pattern matched */
   uint32_t sub_type;    /* scope programs: linked sub_type id set by MATCH (TFX_NO_ID) */
   tfx_value value;      /* RET value; none otherwise */
-  const tfx_vm_failure *fails; /* recorded failures (at most TFX_VM_MAX_FAILS) */
+  const tfx_vm_failure *fails; /* recorded failures: every one (valid until the next run) */
   uint32_t n_fails;     /* recorded */
-  uint32_t n_failed;    /* total failed tests (may exceed n_fails) */
+  uint32_t n_failed;    /* total failed tests (exceeds n_fails only when memory ran out) */
   uint64_t steps;       /* steps used by this run */
 } tfx_vm_result;
 

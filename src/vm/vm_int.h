@@ -52,8 +52,10 @@ struct tfx_vm {
   size_t mem_used;        /* bytes handed out this run */
   uint64_t steps;
   uint32_t cur_scope, cur_node;
-  tfx_vm_failure fails[TFX_VM_MAX_FAILS];
+  tfx_vm_failure *fails;  /* grows (doubling from TFX_VM_MAX_FAILS); kept across runs */
+  uint32_t cap_fails;
   uint32_t n_fails, n_failed;
+  int fails_oom;          /* this run could not record a failure: it fails (out of memory) */
   char errmsg[256];
   tfx_value regs[TFX_VM_MAX_REGS];
 };

@@ -57,7 +57,7 @@ assert list(r) == ["tfxc_report", "model", "exit_code", "scope_fusion", "dataflo
 d = r["dataflow"]  # the stdlib's MatMulBiasAddFusion takes dense/MatMul + dense/BiasAdd
 assert d["rounds"] == 2 and d["rejected"] == 0 and d["capped"] is False, d
 assert d["applied"] == [{"rule": "MatMulBiasAddFusion", "graph": "", "round": 1, "root": "dense/BiasAdd",
-                         "matched": ["dense/BiasAdd", "dense/MatMul"],
+                         "matched": ["dense/BiasAdd", "dense/MatMul"], "dropped": [],
                          "replacement": [{"name": "dense/BiasAdd", "type": "MatMul"}]}], d["applied"]
 assert r["tfxc_report"] == 1 and r["exit_code"] == 0
 g = r["scope_fusion"]["graphs"][0]

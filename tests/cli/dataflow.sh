@@ -3,7 +3,8 @@
 # --disable-pass dataflow, --enable-scope-fusion-passes), the --report section, list-rules kind
 # flow, explain --rule REWRITE --node (matches / usage errors), rule errors (exit 4 with
 # locations), byte-identical output over two runs, and the round limit on rules that undo each
-# other (warning, "capped", the run still succeeds and terminates).
+# other (warning, "capped", the run still succeeds and terminates), and explain past 64 failed
+# tests (the VM keeps every failure, so the nearest partial match is the furthest of all).
 # Env: TFXC, TFXC_SRC.
 set -u
 : "${TFXC:?set TFXC to the tfxc binary}"
@@ -79,4 +80,31 @@ R
 grep -q "still change the graph after 64 rounds" err || { echo "FAIL: no round-limit warning"; cat err; fail=1; }
 python3 -c 'import json,sys; d=json.load(open("flip.json"))["dataflow"]; sys.exit(not (d["capped"] and d["rounds"] == 64 and len(d["applied"]) == 64))' ||
   { echo "FAIL: flip report"; fail=1; }
+# explain looks at every failed test: 7 commutative Muls give 128 operand orders; 127 fail at
+# the leaf's type and only the last one gets as far as the `where` (more failures than the
+# VM's first 64-entry list holds)
+{
+  echo 'node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }'
+  echo 'node { name: "L7" op: "Sigmoid" input: "x" attr { key: "T" value { type: DT_FLOAT } } }'
+  echo 'node { name: "R7" op: "Relu" input: "x" attr { key: "T" value { type: DT_FLOAT } } }'
+  for i in 6 5 4 3 2 1 0; do
+    j=$((i + 1))
+    [ $i -gt 0 ] && echo "node { name: \"L$i\" op: \"Mul\" input: \"L$j\" input: \"L$j\" attr { key: \"T\" value { type: DT_FLOAT } } }"
+    echo "node { name: \"R$i\" op: \"Mul\" input: \"L$j\" input: \"R$j\" attr { key: \"T\" value { type: DT_FLOAT } } }"
+  done
+  echo 'node { name: "y" op: "Identity" input: "R0" attr { key: "T" value { type: DT_FLOAT } } }'
+} >deep.pbtxt
+{
+  echo 'rewrite Deep {'
+  for i in 0 1 2 3 4 5; do echo "  match m$i: Mul(m$((i + 1)), a$i);"; done
+  echo '  match m6: Mul(z, a6);'
+  echo '  match z: Relu(_);'
+  echo '  where m0.attr.T == DT_HALF;'
+  echo '  node n: Identity(a0) { attr T = m0.attr.T; }'
+  echo '  out m0 = n;'
+  echo '}'
+} >deep.scoperule
+"$TFXC" explain deep.pbtxt --no-stdlib -r deep.scoperule --rule Deep --node R0 >deep.txt 2>err || { echo "FAIL: explain deep"; cat err; fail=1; }
+grep -q "(128 attempts over commutative operand orders)" deep.txt && grep -q "failed: where m0.attr.T == DT_HALF" deep.txt &&
+  grep -q "found: DT_FLOAT" deep.txt || { echo "FAIL: explain past 64 failures"; cat deep.txt; fail=1; }
 exit $fail

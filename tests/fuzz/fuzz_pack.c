@@ -7,13 +7,16 @@
  *  - a refused pack reports an error and leaves the pack empty; an accepted one reports none;
  *  - an accepted pack writes, the written bytes load again, and writing that gives the same
  *    bytes (the verifier accepts what the writer produces; the writer is deterministic);
- *  - a run that returns non-zero has reported an error.
+ *  - a run that returns non-zero has reported an error;
+ *  - the pack's dataflow rewrites (fusion/dataflow.h) run over a copy of the graph, with and
+ *    without the rule-signature screen, and agree (see exercise_flow).
  * The hash is part of the header, so plain mutations are refused early: when an input that
  * starts with the magic is refused, the target patches its payload size and hash and loads it
  * again, so mutations reach the section parser and the verifier (the unpatched input is
  * always tried first, so the header checks are fuzzed too). FUZZ_FIX_HASH=0 turns that off. */
 #include "fuzz_common.h"
 
+#include "fusion/dataflow.h"
 #include "io/pbtxt.h"
 #include "util/arena.h"
 #include "util/hash.h"
@@ -220,7 +223,7 @@ static void check_result(host_ctx *h, const tfx_pack *p, const tfx_vm_result *r,
     return;
   }
   touch_value(h, &r->value);
-  FUZZ_CHECK(r->n_fails <= TFX_VM_MAX_FAILS && r->n_fails <= r->n_failed, "bad failure counts %u/%u",
+  FUZZ_CHECK(r->n_fails == r->n_failed, "bad failure counts %u/%u (a successful run records every failure)",
              r->n_fails, r->n_failed);
   for (uint32_t i = 0; i < r->n_fails; i++) {
     const tfx_vm_failure *f = &r->fails[i];
@@ -279,6 +282,8 @@ static void check_roundtrip(const tfx_pack *p) {
   tfx_sb_free(&b2);
 }
 
+static void exercise_flow(const tfx_pack *p);
+
 static void exercise(const tfx_pack *p) {
   tfx_strbuf b;
   tfx_sb_init(&b);
@@ -320,6 +325,85 @@ static void exercise(const tfx_pack *p) {
   tfx_intern_free(&subtypes);
   tfx_diag_free(&d);
   tfx_sb_free(&h.fmt);
+  exercise_flow(p);
+}
+
+/* Dataflow rewrites (the pack's `rewrite` rules, every one enabled) on a fresh copy of the
+ * fixed graph, rounds until nothing changes (at most 4), twice: with the rule-signature screen
+ * (the pack's "#sig" strings, parsed here from whatever the mutation left) and without it.
+ * Properties: a failing round reports an error; a rewritten graph indexes again; when both
+ * runs succeed they give the same graph bytes and the same rewrites (the screen only skips
+ * programs that would return false). */
+static int flow_run(const tfx_pack *p, int no_screen, tfx_strbuf *out) {
+  tfx_arena A;
+  tfx_arena_init(&A);
+  tfx_diag d;
+  tfx_diag_init(&d);
+  Tensorflow__GraphDef *gd = (Tensorflow__GraphDef *)tfx_pbtxt_parse(
+      &tensorflow__graph_def__descriptor, graph_text, sizeof graph_text - 1, "fixed.pbtxt", &A, NULL, &d);
+  FUZZ_CHECK(gd != NULL, "the fixed graph does not parse");
+  tfx_module m;
+  FUZZ_CHECK(tfx_module_build(&m, gd, "fixed.pbtxt", &d) == 0, "the fixed graph does not index");
+  tfx_flow_engine e;
+  int any = 0, ok = 1;
+  FUZZ_CHECK(tfx_flow_engine_init(&e, p, NULL, &any, &d) == 0, "tfx_flow_engine_init failed");
+  e.no_screen = no_screen;
+  tfx_vm_set_budget(e.vm, STEP_BUDGET, MEM_BUDGET);
+  tfx_flow_report rep;
+  tfx_flow_report_init(&rep);
+  for (uint32_t round = 1; round <= 4 && ok; round++) {
+    uint32_t changed = 0;
+    int rc = tfx_flow_round(&e, &m, &m.main, gd, &A, &rep, round, &changed, &d);
+    if (rc) {
+      FUZZ_CHECK(tfx_diag_has_errors(&d), "a dataflow round failed (%d) without reporting an error", rc);
+      ok = 0;
+      break;
+    }
+    if (!changed) break;
+    tfx_module_free(&m);
+    rc = tfx_module_build(&m, gd, "fixed.pbtxt", &d);
+    if (rc) tfx_diag_print(&d, stderr);
+    FUZZ_CHECK(rc == 0, "the graph does not index after %u dataflow rewrites", changed);
+  }
+  if (ok) {
+    size_t n = protobuf_c_message_get_packed_size(&gd->base);
+    uint8_t *buf = malloc(n ? n : 1);
+    FUZZ_CHECK(buf != NULL, "out of memory in the fuzz harness");
+    protobuf_c_message_pack(&gd->base, buf);
+    tfx_sb_add(out, buf, n);
+    free(buf);
+    for (uint32_t i = 0; i < rep.n; i++) { /* the rewrites, without the screen's own counts */
+      tfx_sb_puts(out, rep.v[i].rule);
+      tfx_sb_puts(out, rep.v[i].root);
+    }
+    tfx_strbuf j;
+    tfx_sb_init(&j);
+    FUZZ_CHECK(tfx_flow_report_json(&rep, &j) == 0, "tfx_flow_report_json failed");
+    tfx_sb_free(&j);
+  }
+  fuzz_diag_dump(&d);
+  tfx_flow_report_free(&rep);
+  tfx_flow_engine_free(&e);
+  tfx_module_free(&m);
+  tfx_diag_free(&d);
+  tfx_arena_free(&A);
+  return ok;
+}
+
+static void exercise_flow(const tfx_pack *p) {
+  int has = 0;
+  for (uint32_t r = 0; r < p->n_rules && !has; r++) has = p->rules[r].kind == TFX_RULE_FLOW;
+  if (!has) return;
+  tfx_strbuf a, b;
+  tfx_sb_init(&a);
+  tfx_sb_init(&b);
+  int ok_a = flow_run(p, 0, &a), ok_b = flow_run(p, 1, &b);
+  FUZZ_CHECK(!a.oom && !b.oom, "out of memory in the fuzz harness");
+  if (ok_a && ok_b)
+    FUZZ_CHECK(a.len == b.len && memcmp(a.data, b.data, a.len) == 0,
+               "the rewrites differ with and without the rule-signature screen");
+  tfx_sb_free(&a);
+  tfx_sb_free(&b);
 }
 
 static void le64(uint8_t *p, uint64_t v) {

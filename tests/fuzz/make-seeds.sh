@@ -10,8 +10,10 @@
 #   fuzz_prune_opts    hand-written option strings for the fixed graph in fuzz_prune_opts.c
 #   fuzz_rules         kind byte ('0' .scoperule, '1' .opmap) + rule source: every fenced
 #                      example of docs/LANGUAGE.md (untagged fences as both kinds), every rule
-#                      file of tests/golden (rule-errors, cases/*/rules) and of stdlib/, and
-#                      two deeply nested sources with kind bytes '2'/'3' (rule-depth 1024)
+#                      file of tests/golden (rule-errors, cases/*/rules), of stdlib/ and of
+#                      rules/ (the opt-in packs), hand-written dataflow rewrites for
+#                      fuzz_pack's graph, and two deeply nested sources with kind bytes '2'/'3'
+#                      (rule-depth 1024)
 #   fuzz_pack          `tfxc compile --no-stdlib` of every fuzz_rules seed that compiles, the
 #                      whole stdlib compiled, and a few damaged headers (when --tfxc is given)
 #   fuzz_convert       the binary GraphDefs of fuzz_graph_binary
@@ -167,7 +169,7 @@ while IFS= read -r -d '' f; do
   rel=${f#"$root"/}
   case "$f" in *.scoperule) k=0 ;; *) k=1 ;; esac
   add_rule "$k" "${rel//\//__}" < "$f"
-done < <(find "$golden/rule-errors" "$golden/cases" "$root/stdlib" \
+done < <(find "$golden/rule-errors" "$golden/cases" "$root/stdlib" "$root/rules" \
            \( -name '*.scoperule' -o -name '*.opmap' \) -type f -print0 2>/dev/null | LC_ALL=C sort -z)
 # Hand-written: the smallest sources of each kind, and every expression form in one map.
 # Deep nesting with the largest rule-depth limit (kind bytes '2'/'3', bit 1 set): 1000 nested
@@ -177,6 +179,26 @@ done < <(find "$golden/rule-errors" "$golden/cases" "$root/stdlib" \
   for _ in $(seq 999); do printf '} '; done; printf '} }\n'; } > "$out/fuzz_rules/deep_blocks"
 { printf '3op A -> B { attr x = '; for _ in $(seq 999); do printf 'not '; done; printf 'true; }\n'; } \
   > "$out/fuzz_rules/deep_expr"
+# Dataflow rewrites shaped for fuzz_pack's fixed graph (its ln/batchnorm Mul/Sub/AddV2 block and
+# cell/ nodes): commutative roots, captures, screened `where`s (attr/op literals, and/or/not), an
+# unscreened one, a `const` input, an Identity-style rewire, a fragment.
+{ printf '0'; cat <<'R'
+rewrite FzA general {
+  match a: AddV2|Add(m, s);
+  match m: Mul(x, k) where k.op == "Mul" or not (m.attr.T != DT_FLOAT);
+  match s: Sub(x2, _);
+  where a.op == "AddV2" and len(consumers(a)) >= 0;
+  node n: Relu(x) { attr T = m.attr.T; }
+  node c: Mul(n, const [1, 2.5]) { attr T = a.attr.T; }
+  out a = c;
+}
+fragment fz_sig { match t: Sigmoid(v) where t.attr.T == DT_HALF or t.attr.x == "y"; }
+rewrite FzB general { match o: Identity(t, u, w); use fz_sig; node n: Tanh(v); out o = n; }
+rewrite FzC general { match t: Tanh(q) where t.attr.scale == 0.5 and t.attr.l == [1, 2]; out t = q; }
+rewrite FzD general { match m: MatMul(i, k); match i: AddV2(p, r); where m.attr.transpose_a == false;
+  node n: MatMul(p, k, const "s", const true, const 3000000000) { attr T = m.attr.T; } out m = n; }
+R
+} > "$out/fuzz_rules/rewrites"
 printf '0' > "$out/fuzz_rules/empty_scoperule"
 printf '1' > "$out/fuzz_rules/empty_opmap"
 printf '0pass P { group { layer { pattern p { count Add == 1; } } } fuse s in p { type T; } }\n' \
