@@ -58,7 +58,7 @@ int tfx_pass_dataflow(tfx_ctx *ctx, void *user) {
   if (ctx->prune.n_outs) { /* requested outputs are never dropped as dead producers */
     if (!(keep = tfx_malloc(ctx->prune.n_outs * sizeof *keep))) {
       tfx_error(ctx->diag, NULL, 0, 0, "out of memory (dataflow rewrites)");
-      rc = TFX_EXIT_FAIL;
+      rc = TFX_E_FAIL;
       goto out_eng;
     }
     for (uint32_t i = 0; i < ctx->prune.n_outs; i++) keep[i] = ctx->prune.outs[i].name;

@@ -710,7 +710,7 @@ err_host: {
 done:
   if (rc == 0 && vm->fails_oom) { /* a failure list cut short would mislead explain */
     report(vm, ipc, "out of memory (recording failed tests)", d);
-    rc = TFX_EXIT_FAIL;
+    rc = TFX_E_FAIL;
   }
   res->fails = vm->fails;
   res->n_fails = vm->n_fails;
