@@ -106,7 +106,10 @@ TFXC_API const char *tfxc_errmsg(const tfxc_session *s);
  * value as on the command line ("1" for flags). Names: tag, input-shape, out-nodes,
  * input-format, emit, disable-pass, enable-scope-fusion-passes, vm-budget,
  * passthrough-unknown, check, no-stdlib, max-file-size, limit (repeatable, NAME=N), W
- * (repeatable, a warning option without "-W", e.g. "error"), verbose. Values are copied and
+ * (repeatable, a warning option without "-W", e.g. "error"), verbose, usage-command (a
+ * command name, e.g. "tfxc explain": tfxc_explain_scope / tfxc_explain_rule then report a
+ * wrong name or list as "CMD: message" with a note "run 'CMD --help' for usage", as the
+ * command line does; unset, the message alone). Values are copied and
  * checked here as the command line checks them. Options apply to the next tfxc_run.
  * Returns TFXC_OK, TFXC_MISUSE (unknown name, bad value) or TFXC_NOMEM. */
 TFXC_API tfxc_status tfxc_set_option(tfxc_session *s, const char *name, const char *value)

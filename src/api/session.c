@@ -37,6 +37,7 @@ struct tfxc_session {
   tfx_options o;
   char *tag, *input_shape, *out_nodes, *input_format, *disable, *enable_scope;
   char *signature, *checkpoint;
+  char *usage_cmd;        /* "usage-command": explain's usage errors name it (NULL: none) */
   unsigned emit_mask;     /* "emit"; 0 = air */
   int check_only;
   strvec warns;           /* "-W..." */
@@ -195,6 +196,7 @@ void tfxc_close(tfxc_session *s) {
   free(s->enable_scope);
   free(s->signature);
   free(s->checkpoint);
+  free(s->usage_cmd);
   strvec_free(&s->warns);
   strvec_free(&s->rule_paths);
   for (size_t i = 0; i < s->n_bufs; i++) {
@@ -246,7 +248,7 @@ static const char *const option_names[] = {
   "tag", "input-shape", "out-nodes", "input-format", "emit", "disable-pass",
   "enable-scope-fusion-passes", "vm-budget", "passthrough-unknown", "check", "no-stdlib",
   "max-file-size", "limit", "W", "verbose", "signature", "checkpoint", "no-freeze",
-  "allow-dangling-inputs",
+  "allow-dangling-inputs", "usage-command",
 };
 
 tfxc_status tfxc_set_option(tfxc_session *s, const char *name, const char *value) {
@@ -302,6 +304,9 @@ tfxc_status tfxc_set_option(tfxc_session *s, const char *name, const char *value
     if (r) return finish(s, r == -2 ? TFXC_NOMEM : TFXC_MISUSE);
     oom = strvec_push(&s->warns, opt);
     free(opt);
+  } else if (strcmp(name, "usage-command") == 0) {
+    if (!*value) return bad(s, "--%s: empty value", name);
+    oom = set_str(&s->usage_cmd, value);
   } else if (strcmp(name, "verbose") == 0) {
     unsigned n;
     if (strcmp(value, "-1") == 0) s->o.verbose = -1;
@@ -744,8 +749,7 @@ static tfxc_status explain_text(tfxc_session *s, tfx_api_explain_req *req, char 
   if (len) *len = 0;
   if (!s->model_name)
     return bad(s, "no model given (tfxc_load_model_path / tfxc_load_model_buffer)");
-  if ((req->scope && !*req->scope) || (req->rule && !*req->rule))
-    return bad(s, "tfxc_explain_%s: empty name", req->scope ? "scope" : "rule");
+  /* an empty scope or rule name is reported by the evaluator ("no scope ''", with the list) */
   if (req->passes && !*req->passes) return bad(s, "--pass: empty list");
   if (req->function && !*req->function) return bad(s, "--function: empty function name");
   tfx_options saved = s->o; /* the last run's context keeps pointing at s->o unchanged */
@@ -757,6 +761,7 @@ static tfxc_status explain_text(tfxc_session *s, tfx_api_explain_req *req, char 
   o.check_only = 0;
   o.disable = NULL; /* --disable-pass names rule passes here */
   o.disable_rules = s->disable;
+  req->cmd = s->usage_cmd; /* usage errors as "CMD: ..." plus a note on CMD --help */
   if (s->model_data) {
     req->load = load_buffer_pass;
     req->load_user = s;

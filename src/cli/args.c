@@ -230,6 +230,22 @@ int tfx_cli_parse_limit(const char *spec, const char *cmd, tfx_limits *lim, size
   return tfx_api_parse_limit(spec, cmd, lim, file_size, vm_steps, d); /* src/api/options.c */
 }
 
+const char *tfx_cli_closest(const char *word, const char *const *cands, size_t n) {
+  return tfx_pipeline_closest(word, cands, n); /* the library's "did you mean" */
+}
+
+int tfx_cli_opt_list(const char *name, const char *value, const char *cmd, tfx_diag *d) {
+  return tfx_api_opt_list(name, value, cmd, d); /* src/api/options.c */
+}
+
+int tfx_cli_opt_vm_budget(const char *value, const char *cmd, uint64_t *out, tfx_diag *d) {
+  return tfx_api_opt_vm_budget(value, cmd, out, d);
+}
+
+int tfx_cli_opt_max_file_size(const char *value, const char *cmd, size_t *out, tfx_diag *d) {
+  return tfx_api_opt_max_file_size(value, cmd, out, d);
+}
+
 void tfx_cli_help_limits(FILE *f) {
   fprintf(f, "      --limit NAME=N[,...]    raise or lower a limit (repeatable; docs/CLI.md, Limits):\n");
   fprintf(f, "                              file-size (default 4G, = --max-file-size)\n");

@@ -7,14 +7,11 @@
 #define TFX_CLI_CLI_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
-#include "passes/pipeline.h"
-#include "vm/pack.h"
 #include "util/diag.h"
 #include "util/limits.h"
-
-struct tfx_cann_table; /* cann/cann.h */
 
 typedef struct tfx_cli_opt {
   int id;                 /* returned by tfx_cli_next (>= 0) */
@@ -61,6 +58,14 @@ int tfx_cli_parse_uint(const char *s, unsigned *out);
  * Returns 0 or -1 (a usage error of cmd, reported: unknown name, bad or out-of-range value). */
 int tfx_cli_parse_limit(const char *spec, const char *cmd, tfx_limits *lim, size_t *file_size,
                         uint64_t *vm_steps, tfx_diag *d);
+/* The candidate closest to word ("did you mean"), or NULL when none is close enough. */
+const char *tfx_cli_closest(const char *word, const char *const *cands, size_t n);
+/* The shared option checks with the library's messages (src/api/options.c), as usage errors
+ * of cmd: a comma list of names (--disable-pass, --enable-scope-fusion-passes), --vm-budget N,
+ * --max-file-size SIZE. Each returns 0 or -1 (reported). */
+int tfx_cli_opt_list(const char *name, const char *value, const char *cmd, tfx_diag *d);
+int tfx_cli_opt_vm_budget(const char *value, const char *cmd, uint64_t *out, tfx_diag *d);
+int tfx_cli_opt_max_file_size(const char *value, const char *cmd, size_t *out, tfx_diag *d);
 /* One --help line per limit name ("  depth  message nesting ... (default 100)"), for the
  * commands' help texts. */
 void tfx_cli_help_limits(FILE *f);
@@ -97,12 +102,6 @@ int tfx_cli_rules_add_path(tfx_cli_rules *r, const char *path, tfx_diag *d);
 /* Appends -W<value> after checking it. Returns 0, -1 (usage error of cmd, reported) or -2
  * (out of memory, reported). */
 int tfx_cli_rules_add_warn(tfx_cli_rules *r, const char *value, const char *cmd, tfx_diag *d);
-/* Loads, checks and compiles the rules (see tfx_rules_build_pack). Returns 0 or an exit code. */
-int tfx_cli_rules_build(const tfx_cli_rules *r, int verbose, tfx_pack *out, tfx_diag *d);
-/* The same, with the run's CANN prototype table (see tfx_rules_build: NULL when no prototype
- * file was given, else free with tfx_rules_protos_free). */
-int tfx_cli_rules_build_protos(const tfx_cli_rules *r, int verbose, tfx_pack *out,
-                               struct tfx_cann_table **protos, tfx_diag *d);
 /* --limit for the commands that only compile rules and write no file (list-rules, disasm):
  * every name is checked, only rule-depth is kept (in r). Returns 0 or -1 (usage error,
  * reported). compile parses --limit itself (rule-depth and output-size). */

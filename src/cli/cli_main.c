@@ -147,7 +147,7 @@ static int dispatch(int argc, char **argv, tfx_diag *d) {
   if (a1[0] != '-' && access(a1, F_OK) != 0) {
     const char *names[N_COMMANDS];
     for (size_t i = 0; i < N_COMMANDS; i++) names[i] = commands[i].name;
-    const char *hint = tfx_pipeline_closest(a1, names, N_COMMANDS);
+    const char *hint = tfx_cli_closest(a1, names, N_COMMANDS);
     if (hint) {
       tfx_cli_usage_error(d, "tfxc", "'%s' is neither a file nor a command; did you mean 'tfxc %s'?",
                           a1, hint);

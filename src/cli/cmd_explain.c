@@ -5,11 +5,12 @@
  * tfxc_explain_rule); this checks the command line and prints that text on stdout. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/api_int.h"
 #include "cli/cli.h"
+#include "cli/cli_api.h"
 #include "tfxc/tfxc.h"
 
 enum {
@@ -39,8 +40,41 @@ static const tfx_cli_opt explain_opts[] = {
   {E_NODE, "node", 0, "NODE"}, /* with --rule REWRITE: src/api/explain_flow.c */
 };
 
+/* The command line's settings, handed to the session. */
+typedef struct explain_opts_t {
+  const char *model_path, *enable_scope_passes, *disable_rules, *tag, *input_shape, *out_nodes;
+  uint64_t vm_budget;
+  size_t max_file_size;
+  tfx_limits limits;
+  int verbose;
+} explain_opts_t;
+
+/* Hands o and the rules to the session. Returns 0 or an exit code (reported). */
+static int setup(tfx_cli_session *cs, const explain_opts_t *o, const tfx_cli_rules *rules) {
+  char num[32];
+  int rc = tfx_cli_session_set(cs, "usage-command", "tfxc explain");
+  if (rc == 0) rc = tfx_cli_session_rules(cs, rules, o->verbose);
+  if (rc == 0 && o->enable_scope_passes)
+    rc = tfx_cli_session_set(cs, "enable-scope-fusion-passes", o->enable_scope_passes);
+  if (rc == 0 && o->disable_rules) rc = tfx_cli_session_set(cs, "disable-pass", o->disable_rules);
+  if (rc == 0 && o->tag) rc = tfx_cli_session_set(cs, "tag", o->tag);
+  if (rc == 0 && o->input_shape) rc = tfx_cli_session_set(cs, "input-shape", o->input_shape);
+  if (rc == 0 && o->out_nodes) rc = tfx_cli_session_set(cs, "out-nodes", o->out_nodes);
+  if (rc == 0) rc = tfx_cli_session_limits(cs, &o->limits);
+  if (rc == 0 && o->vm_budget) {
+    snprintf(num, sizeof num, "vm-steps=%llu", (unsigned long long)o->vm_budget);
+    rc = tfx_cli_session_set(cs, "limit", num);
+  }
+  if (rc == 0 && o->max_file_size) {
+    snprintf(num, sizeof num, "%zu", o->max_file_size);
+    rc = tfx_cli_session_set(cs, "max-file-size", num);
+  }
+  if (rc == 0) rc = tfx_cli_session_rc(cs, tfxc_load_model_path(cs->s, o->model_path));
+  return rc;
+}
+
 int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
-  tfx_options o;
+  explain_opts_t o;
   memset(&o, 0, sizeof o);
   tfx_cli_rules rules;
   memset(&rules, 0, sizeof rules);
@@ -82,24 +116,24 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
       }
       break;
     case E_ENABLE_SCOPE:
-      if (tfx_api_opt_list("enable-scope-fusion-passes", v, "tfxc explain", d) != 0) usage = 1;
+      if (tfx_cli_opt_list("enable-scope-fusion-passes", v, "tfxc explain", d) != 0) usage = 1;
       o.enable_scope_passes = v;
       break;
     case E_DISABLE_PASS:
-      if (tfx_api_opt_list("disable-pass", v, "tfxc explain", d) != 0) usage = 1;
+      if (tfx_cli_opt_list("disable-pass", v, "tfxc explain", d) != 0) usage = 1;
       o.disable_rules = v;
       break;
     case E_VM_BUDGET:
-      if (tfx_api_opt_vm_budget(v, "tfxc explain", &o.vm_budget, d) != 0) usage = 1;
+      if (tfx_cli_opt_vm_budget(v, "tfxc explain", &o.vm_budget, d) != 0) usage = 1;
       break;
     case E_TAG: o.tag = v; break;
     case E_INPUT_SHAPE: o.input_shape = v; break;
     case E_OUT_NODES: o.out_nodes = v; break;
     case E_MAX_FILE:
-      if (tfx_api_opt_max_file_size(v, "tfxc explain", &o.max_file_size, d) != 0) usage = 1;
+      if (tfx_cli_opt_max_file_size(v, "tfxc explain", &o.max_file_size, d) != 0) usage = 1;
       break;
     case E_LIMIT:
-      if (tfx_api_parse_limit(v, "tfxc explain", &o.limits, &o.max_file_size, &o.vm_budget, d) != 0)
+      if (tfx_cli_parse_limit(v, "tfxc explain", &o.limits, &o.max_file_size, &o.vm_budget, d) != 0)
         usage = 1;
       break;
     case E_VERBOSE: o.verbose = o.verbose < 0 ? 1 : o.verbose + 1; break;
@@ -142,26 +176,19 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
     tfx_diag_clear(d);
     return pr;
   }
-  o.rule_paths = rules.paths;
-  o.n_rule_paths = rules.n_paths;
-  o.no_stdlib = rules.no_stdlib;
-  o.warn_opts = (const char *const *)rules.warns;
-  o.n_warn_opts = rules.n_warns;
-
-  /* the evaluator is the library's (src/api/explain.c); this prints what it returns */
-  tfx_api_explain_req req;
-  memset(&req, 0, sizeof req);
-  req.scope = scope;
-  req.rule = rule;
-  req.function = function;
-  req.passes = only;
-  req.node = node;
-  req.cmd = "tfxc explain";
-  tfx_strbuf b;
-  tfx_sb_init(&b);
-  rc = tfx_api_explain(&o, &req, &b, d);
-  if (rc == 0) rc = tfx_cli_write_stdout(b.data, b.len, d);
-  tfx_sb_free(&b);
+  /* the evaluator is the library's (tfxc_explain_scope / tfxc_explain_rule); this prints the
+   * text it returns */
+  tfx_cli_session cs;
+  rc = tfx_cli_session_open(&cs, d);
+  if (rc == 0) rc = setup(&cs, &o, &rules);
+  char *text = NULL;
+  size_t len = 0;
+  if (rc == 0)
+    rc = tfx_cli_session_rc(&cs, scope ? tfxc_explain_scope(cs.s, scope, function, only, &text, &len)
+                                       : tfxc_explain_rule(cs.s, rule, function, node, &text, &len));
+  if (rc == 0) rc = tfx_cli_write_stdout(text, len, d);
+  tfxc_free(text);
+  tfx_cli_session_close(&cs);
   tfx_cli_rules_free(&rules);
   tfx_cli_print_diag(d, o.verbose);
   tfx_diag_clear(d);

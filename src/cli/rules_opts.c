@@ -1,13 +1,12 @@
 /* Rule options shared by the commands that load rules (convert, compile, list-rules, disasm).
- * Stage: cli. Input: -r / --no-stdlib / -W option values. Output: a tfx_cli_rules that becomes
- * a tfx_rules_spec for the loader in passes/pass_rules.c. */
+ * Stage: cli. Input: -r / --no-stdlib / -W option values. Output: a tfx_cli_rules, handed to
+ * the library's session (cli_api.c, tfx_cli_session_rules). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/api_int.h"
 #include "cli/cli.h"
-#include "passes/passes.h"
 #include "tfxc/tfxc.h"
 #include "util/arena.h"
 
@@ -52,24 +51,6 @@ int tfx_cli_rules_add_warn(tfx_cli_rules *r, const char *value, const char *cmd,
   r->warns = arr;
   r->warns[r->n_warns++] = opt;
   return 0;
-}
-
-int tfx_cli_rules_build(const tfx_cli_rules *r, int verbose, tfx_pack *out, tfx_diag *d) {
-  return tfx_cli_rules_build_protos(r, verbose, out, NULL, d);
-}
-
-int tfx_cli_rules_build_protos(const tfx_cli_rules *r, int verbose, tfx_pack *out,
-                               struct tfx_cann_table **protos, tfx_diag *d) {
-  tfx_rules_spec s;
-  memset(&s, 0, sizeof s);
-  s.paths = r->paths;
-  s.n_paths = r->n_paths;
-  s.no_stdlib = r->no_stdlib;
-  s.warn_opts = (const char *const *)r->warns;
-  s.n_warn_opts = r->n_warns;
-  s.verbose = verbose;
-  s.max_rule_depth = r->max_rule_depth;
-  return tfx_rules_build(&s, out, protos, d);
 }
 
 void tfx_cli_trace_stderr(void *user, const char *line) {
