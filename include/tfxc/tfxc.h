@@ -144,6 +144,21 @@ TFXC_API tfxc_status tfxc_load_model_buffer(tfxc_session *s, const char *name, c
  * TFXC_NOMEM. */
 TFXC_API tfxc_status tfxc_run(tfxc_session *s, const char *last) TFXC_MUST_CHECK;
 
+/* Where a run is, for a progress display (tfxc_set_progress_handler). */
+typedef struct tfxc_progress {
+  const char *pass;               /* the pass starting or running; NULL: the run is over */
+  unsigned pos, n_passes;         /* its 1-based position among the passes this run starts */
+  unsigned long long nodes;       /* nodes of the main graph (0 before it is loaded) */
+  const char *unit;               /* within a pass: what a node loop counts ("nodes"), else */
+  unsigned long long done, total; /*   NULL; done of total so far */
+} tfxc_progress;
+typedef void (*tfxc_progress_fn)(void *user, const tfxc_progress *progress);
+/* Installs fn (NULL: none, the default) to be called during tfxc_run: before each pass (unit
+ * NULL), from the long node loops of a pass (unit set; often, so a display should pace
+ * itself), and once when the run is over (pass NULL). It must not call into s; it never
+ * changes the run. */
+TFXC_API void tfxc_set_progress_handler(tfxc_session *s, tfxc_progress_fn fn, void *user);
+
 /* The output kinds, one row each: X(ID, name, file suffix, what). The one table of them:
  * the library's kind numbers, names and default file suffixes and the command line's --emit
  * all come from it. A caller may expand it too, e.g. to list the names:

@@ -127,4 +127,14 @@ uint32_t tfx_api_find_rewrite(const tfx_pack *p, const char *name);
 int tfx_api_explain_flow(tfx_strbuf *b, tfx_ctx *ctx, uint32_t rule, const char *function,
                          const char *node, const char *cmd, tfx_diag *d);
 
+/* The public progress hook on a pipeline (progress_api.c): p's progress hook calls fn with a
+ * tfxc_progress per report; fn NULL removes it. ap holds fn and user and must outlive the
+ * runs of p. */
+typedef struct tfx_api_progress {
+  tfxc_progress_fn fn;
+  void *user;
+} tfx_api_progress;
+void tfx_api_progress_install(tfx_api_progress *ap, tfx_pipeline *p, tfxc_progress_fn fn,
+                              void *user);
+
 #endif

@@ -56,6 +56,7 @@ struct tfxc_session {
   int ran;                /* a run happened (ctx holds its results) */
   int run_rc;             /* its status (tfx_status, util/status.h) */
   char *dis_pipe, *dis_rules;
+  tfx_api_progress progress; /* tfxc_set_progress_handler */
 };
 
 /* ---------------------------------------------------------------- status and diagnostics */
@@ -212,6 +213,12 @@ void tfxc_close(tfxc_session *s) {
 }
 
 void tfxc_free(void *p) { free(p); }
+
+void tfxc_set_progress_handler(tfxc_session *s, tfxc_progress_fn fn, void *user) {
+  if (!s) return;
+  s->progress.fn = fn;
+  s->progress.user = user;
+}
 
 /* ---------------------------------------------------------------- options */
 
@@ -471,6 +478,7 @@ tfxc_status tfxc_run(tfxc_session *s, const char *last) {
   drop_run(s);
   setup_options(s);
   tfx_pipeline *p = &s->p;
+  tfx_api_progress_install(&s->progress, p, s->progress.fn, s->progress.user);
   if (tfx_pass_register_builtin(p) != 0) {
     tfx_error(d, NULL, 0, 0, "out of memory registering passes");
     return finish(s, TFXC_NOMEM);

@@ -322,7 +322,9 @@ int tfx_cli_convert(int argc, char **argv, int first, tfx_diag *d) {
     goto done;
   }
   tfx_cli_progress prog; /* a progress line on a terminal after 2 s (progress.c) */
-  tfx_cli_progress_install(&prog, &p, ca.o.verbose);
+  tfx_api_progress aprog; /* through the library's public progress hook */
+  if (tfx_cli_progress_init(&prog, ca.o.verbose))
+    tfx_api_progress_install(&aprog, &p, tfx_cli_progress_fn, &prog);
   /* the precheck runs the lowering too (never the emitters): it fails when conversion would */
   rc = tfx_pipeline_run(&p, &ctx, ca.o.check_only ? TFX_GROUP_LOWERING : TFX_GROUP_EMIT);
   uint32_t n_failed = 0;
