@@ -45,6 +45,10 @@ int tfx_pass_emit_ge(tfx_ctx *ctx, void *user);     /* "emit-ge": air, ge-pbtxt,
  * mapping and hints) for ctx->opmap; *n_fail = failed nodes. Returns 0, or -1 when there is
  * no op mapping or out of memory. */
 int tfx_precheck_json(const tfx_ctx *ctx, const char *model, tfx_strbuf *b, uint32_t *n_fail);
+/* The same for the report of a run: "result" is "failed" when run_failed (the run's exit code
+ * is nonzero, e.g. a lowering error that names no node) even if no node failed. */
+int tfx_precheck_json_run(const tfx_ctx *ctx, const char *model, int run_failed, tfx_strbuf *b,
+                          uint32_t *n_fail);
 /* --check: turns the errors the lowering added to ctx->diag since item first_diag (rc: its
  * result) into failures of the nodes they name (cause 2, the message; the items are removed:
  * the report holds them). Returns 0 when every error named a node (the report's failed nodes
