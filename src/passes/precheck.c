@@ -169,7 +169,8 @@ static void drop_item(tfx_diag *d, size_t i) {
 int tfx_precheck_lowering(tfx_ctx *ctx, size_t first_diag, int rc) {
   tfx_opmap *om = ctx->opmap;
   tfx_diag *d = ctx->diag;
-  if (rc == 0 || !om) return rc;
+  /* out of memory names no node to blame: the run fails with it (tfx_ge_lower's status) */
+  if (rc == 0 || !om || rc == TFX_E_NOMEM) return rc;
   int unattributed = 0;
   for (size_t i = first_diag; i < d->n;) {
     tfx_diag_item *it = &d->items[i];
@@ -178,8 +179,7 @@ int tfx_precheck_lowering(tfx_ctx *ctx, size_t first_diag, int rc) {
       continue;
     }
     tfx_mapped_graph *mg = NULL;
-    uint32_t id = it->msg && !strstr(it->msg, "out of memory") ? message_node(om, it->msg, &mg)
-                                                               : TFX_NO_ID;
+    uint32_t id = it->msg ? message_node(om, it->msg, &mg) : TFX_NO_ID;
     if (id == TFX_NO_ID) {
       unattributed = 1;
       i++;
