@@ -111,7 +111,7 @@ typedef struct tfx_api_explain_req {
   const char *passes;   /* --pass A,B: the passes --scope looks at; NULL all */
   const char *node;     /* --node NODE: where the rewrite rule is explained */
   const char *cmd;      /* names usage errors ("tfxc explain"), or NULL */
-  int (*load)(tfx_ctx *ctx, void *user); /* replaces the "load" pass when not NULL */
+  tfx_pass_fn load;                       /* replaces the "load" pass when not NULL */
   void *load_user;
 } tfx_api_explain_req;
 /* Runs the pipeline of o (copied; its rule options, the model) through the scope fusion with

@@ -145,7 +145,8 @@ int tfx_api_report_json(const tfx_ctx *ctx, const char *model, int run_rc, tfx_s
   tfx_sb_printf(sb, ",\n \"exit_code\": %d,\n ", tfx_status_exit_code((tfx_status)run_rc));
   uint32_t n_fail = 0;
   if (ctx->opmap) { /* ATC's check_result.json members */
-    if (tfx_precheck_json(ctx, model, sb, &n_fail) != 0) sb->oom = 1;
+    /* a failed run is a failed precheck, also when no node is to blame (issue 15) */
+    if (tfx_precheck_json_run(ctx, model, run_rc != 0, sb, &n_fail) != 0) sb->oom = 1;
     tfx_sb_puts(sb, ",\n ");
   }
   tfx_sb_puts(sb, "\"scope_fusion\": ");

@@ -413,7 +413,7 @@ tfxc_status tfxc_load_model_buffer(tfxc_session *s, const char *name, const void
 }
 
 /* The "load" pass for a model in memory (the builtin reads ctx->opts->model_path). */
-static int load_buffer_pass(tfx_ctx *ctx, void *user) {
+static tfx_status load_buffer_pass(tfx_ctx *ctx, void *user) {
   tfxc_session *s = user;
   tfx_ctx_free(ctx); /* a fresh load invalidates any index or tree */
   const tfx_options *o = ctx->opts;
@@ -426,7 +426,7 @@ static int load_buffer_pass(tfx_ctx *ctx, void *user) {
   if (s->model_len > max) {
     tfx_error(ctx->diag, s->model_name, 0, 0, "model of %zu bytes is over the file-size limit "
               "(%zu); raise it with the option limit file-size=SIZE", s->model_len, max);
-    return TFX_EXIT_INPUT;
+    return TFX_E_INPUT; /* the value of TFX_EXIT_INPUT */
   }
   int rc = tfx_io_load_model_buffer(s->model_data, s->model_len, s->model_name, &lo,
                                     &ctx->model, ctx->diag);

@@ -18,6 +18,7 @@
 #include "tensorflow/tensor.pb-c.h"
 #include "util/arena.h"
 #include "util/diag.h"
+#include "util/status.h"
 #include "util/strbuf.h"
 #include "vm/value.h"
 
@@ -84,10 +85,13 @@ typedef struct tfx_ge_model {
   size_t air_size;               /* streaming lowering: the .air's size, also when over air_max */
 } tfx_ge_model;
 
-/* Lowers m (every node mapped in om: no UNSUPPORTED left) to GE IR. Returns 0 or an exit code
- * (reported). gm needs no init; call tfx_ge_model_free afterwards whatever the result. */
-int tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *om,
-                 const tfx_cann_table *protos, const tfx_ge_lower_opts *o, tfx_diag *d);
+/* Lowers m (every node mapped in om: no UNSUPPORTED left) to GE IR. Returns TFX_OK,
+ * TFX_E_NOMEM (out of memory) or TFX_E_FAIL (reported): the lowering's own codes
+ * (TFX_GE_E_*, lower_int.h) end here. gm needs no init; call tfx_ge_model_free afterwards
+ * whatever the result. */
+TFX_MUST_CHECK tfx_status tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m,
+                                       const tfx_opmap *om, const tfx_cann_table *protos,
+                                       const tfx_ge_lower_opts *o, tfx_diag *d);
 void tfx_ge_model_free(tfx_ge_model *gm);
 
 /* ---------------------------------------------------------------- external weights (external.c) */

@@ -851,8 +851,8 @@ out:
 
 /* ---------------------------------------------------------------- entry */
 
-int tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *om,
-                 const tfx_cann_table *protos, const tfx_ge_lower_opts *o, tfx_diag *d) {
+tfx_status tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *om,
+                        const tfx_cann_table *protos, const tfx_ge_lower_opts *o, tfx_diag *d) {
   tfx_arena_init(&gm->arena);
   gm->model = NULL;
   memset(&gm->air, 0, sizeof gm->air);
@@ -861,7 +861,7 @@ int tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *om,
   if (!m || !om || !o || !om->main.ops || (m->n_funcs && !om->funcs) || om->n_funcs != m->n_funcs) {
     tfx_error(d, m ? m->fname : NULL, 0, 0,
               "internal error: lowering needs the module and its full op mapping");
-    return TFX_EXIT_FAIL;
+    return TFX_E_FAIL;
   }
   lw w;
   memset(&w, 0, sizeof w);
@@ -936,14 +936,14 @@ done:
   if (w.failed || w.oom) {
     tfx_io_pieces_free(&gm->air);
     gm->streamed = 0;
-    return TFX_EXIT_FAIL;
+    return w.oom ? TFX_E_NOMEM : TFX_E_FAIL; /* the boundary: no TFX_GE_E_* goes further */
   }
   if (w.S) { /* the tree is not needed any more: only the bytes are kept */
     tfx_arena_free(&gm->arena);
-    return 0;
+    return TFX_OK;
   }
   gm->model = model;
-  return 0;
+  return TFX_OK;
 }
 
 void tfx_ge_model_free(tfx_ge_model *gm) {

@@ -112,9 +112,7 @@ int tfx_ctx_reindex_changed(tfx_ctx *ctx, const tfx_graph_change *changes) {
     tfx_diag scratch;
     tfx_diag_init(&scratch);
     int frc = tfx_module_build_ex(&full, ctx->model.graph, ctx->model.path, 0u, &scratch);
-    int oom = frc != 0 && scratch.n == 0; /* nothing to compare with: not a difference */
-    for (size_t k = 0; k < scratch.n; k++)
-      oom |= !scratch.items[k].msg || strstr(scratch.items[k].msg, "out of memory") != NULL;
+    int oom = frc == TFX_E_NOMEM; /* nothing to compare with: not a difference */
     char why[300] = "the full build fails";
     if (!oom && (frc != 0 || tfx_module_diff(&ctx->module, &full, why, sizeof why))) {
       tfx_error(ctx->diag, NULL, 0, 0, "internal error: the incremental re-index differs from a full "

@@ -32,7 +32,7 @@ static const char *tf_out_arg(const char *type) {
   return op && op->n_out == 1 ? op->out[0].name : NULL;
 }
 
-int tfx_pass_dataflow(tfx_ctx *ctx, void *user) {
+tfx_status tfx_pass_dataflow(tfx_ctx *ctx, void *user) {
   (void)user;
   if (!ctx->have_pack) return 0;
   if (!ctx->have_module) {

@@ -269,7 +269,7 @@ static void fill_node(defaults_run *r, const tfx_tf_table *tf, Tensorflow__NodeD
   nd->n_attr = n;
 }
 
-int tfx_pass_op_defaults(tfx_ctx *ctx, void *user) {
+tfx_status tfx_pass_op_defaults(tfx_ctx *ctx, void *user) {
   (void)user;
   if (!tfx_ctx_wants_mapping(ctx) || !ctx->have_model || !ctx->model.graph) return 0;
   const tfx_tf_table *tf = tfx_tf_ops_stdlib(ctx->diag);

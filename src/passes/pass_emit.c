@@ -102,7 +102,7 @@ nomem:
   return TFX_E_FAIL;
 }
 
-int tfx_pass_emit_ge(tfx_ctx *ctx, void *user) {
+tfx_status tfx_pass_emit_ge(tfx_ctx *ctx, void *user) {
   (void)user;
   const tfx_options *o = ctx->opts;
   if (!o || o->check_only || !(o->emit & ~(1u << TFX_EMIT_TF_PBTXT))) return 0;
@@ -201,7 +201,7 @@ int tfx_pass_emit_ge(tfx_ctx *ctx, void *user) {
   return rc;
 }
 
-int tfx_pass_emit_tf(tfx_ctx *ctx, void *user) {
+tfx_status tfx_pass_emit_tf(tfx_ctx *ctx, void *user) {
   (void)user;
   const tfx_options *o = ctx->opts;
   if (!o || o->check_only) return 0;

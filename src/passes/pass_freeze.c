@@ -802,7 +802,7 @@ static int has_variables(const Tensorflow__GraphDef *g) {
   return 0;
 }
 
-int tfx_pass_freeze(tfx_ctx *ctx, void *user) {
+tfx_status tfx_pass_freeze(tfx_ctx *ctx, void *user) {
   (void)user;
   const tfx_options *o = ctx->opts;
   if (!ctx->have_model) {

@@ -5,7 +5,7 @@
 
 #include "util/status.h"
 
-int tfx_pass_load(tfx_ctx *ctx, void *user) {
+tfx_status tfx_pass_load(tfx_ctx *ctx, void *user) {
   (void)user;
   const tfx_options *o = ctx->opts;
   if (!o || !o->model_path) {
@@ -25,7 +25,7 @@ int tfx_pass_load(tfx_ctx *ctx, void *user) {
   return 0;
 }
 
-int tfx_pass_index(tfx_ctx *ctx, void *user) {
+tfx_status tfx_pass_index(tfx_ctx *ctx, void *user) {
   (void)user;
   if (!ctx->have_model) {
     tfx_error(ctx->diag, NULL, 0, 0, "pass 'index' needs a loaded model");
@@ -47,7 +47,7 @@ int tfx_pass_index(tfx_ctx *ctx, void *user) {
   return 0;
 }
 
-int tfx_pass_scope_tree(tfx_ctx *ctx, void *user) {
+tfx_status tfx_pass_scope_tree(tfx_ctx *ctx, void *user) {
   (void)user;
   if (!ctx->have_module) {
     tfx_error(ctx->diag, NULL, 0, 0, "pass 'scope-tree' needs the graph index (pass 'index')");

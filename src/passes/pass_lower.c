@@ -15,7 +15,7 @@
 #include "passes/passes.h"
 #include "util/status.h"
 
-int tfx_pass_lower(tfx_ctx *ctx, void *user) {
+tfx_status tfx_pass_lower(tfx_ctx *ctx, void *user) {
   (void)user;
   if (!tfx_ctx_wants_mapping(ctx)) return 0;
   if (!ctx->opmap) {

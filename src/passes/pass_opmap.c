@@ -90,7 +90,7 @@ static void validate_graph(const tfx_module *m, tfx_opmap *om, tfx_mapped_graph 
   }
 }
 
-int tfx_pass_opmap(tfx_ctx *ctx, void *user) {
+tfx_status tfx_pass_opmap(tfx_ctx *ctx, void *user) {
   (void)user;
   if (!tfx_ctx_wants_mapping(ctx)) return 0;
   if (!ctx->have_module) {

@@ -16,7 +16,7 @@
 #include "passes/signature.h"
 #include "util/status.h"
 
-int tfx_pass_prune(tfx_ctx *ctx, void *user) {
+tfx_status tfx_pass_prune(tfx_ctx *ctx, void *user) {
   (void)user;
   const tfx_options *o = ctx->opts;
   int want_shape = o && o->input_shape && *o->input_shape;

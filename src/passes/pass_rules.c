@@ -468,7 +468,7 @@ static int check_scope_names(const tfx_pack *p, const char *list, const char *op
   return rc;
 }
 
-int tfx_pass_rules(tfx_ctx *ctx, void *user) {
+tfx_status tfx_pass_rules(tfx_ctx *ctx, void *user) {
   (void)user;
   const tfx_options *o = ctx->opts;
   if (ctx->have_pack) tfx_pack_free(&ctx->pack);

@@ -89,7 +89,7 @@ static int dangling_inputs(tfx_ctx *ctx, const tfx_fusion_report *rep) {
   return TFX_E_FAIL;
 }
 
-int tfx_pass_scope_fusion(tfx_ctx *ctx, void *user) {
+tfx_status tfx_pass_scope_fusion(tfx_ctx *ctx, void *user) {
   (void)user;
   if (!ctx->have_pack) return 0; /* no rules loaded */
   if (!ctx->have_module) {

@@ -15,19 +15,29 @@ struct tfx_cann_table; /* cann/cann.h */
 int tfx_pass_register_builtin(tfx_pipeline *p);
 
 /* LOAD */
-int tfx_pass_load(tfx_ctx *ctx, void *user);        /* "load": tfx_io_load_model */
-int tfx_pass_index(tfx_ctx *ctx, void *user);       /* "index": tfx_module_build */
-int tfx_pass_scope_tree(tfx_ctx *ctx, void *user);  /* "scope-tree": ScopeTree of the main graph */
-int tfx_pass_rules(tfx_ctx *ctx, void *user);       /* "rules": -r paths + stdlib -> ctx->pack */
-int tfx_pass_freeze(tfx_ctx *ctx, void *user);     /* "freeze": variables -> checkpoint Consts */
+/* "load": tfx_io_load_model */
+TFX_MUST_CHECK tfx_status tfx_pass_load(tfx_ctx *ctx, void *user);
+/* "index": tfx_module_build */
+TFX_MUST_CHECK tfx_status tfx_pass_index(tfx_ctx *ctx, void *user);
+/* "scope-tree": ScopeTree of the main graph */
+TFX_MUST_CHECK tfx_status tfx_pass_scope_tree(tfx_ctx *ctx, void *user);
+/* "rules": -r paths + stdlib -> ctx->pack */
+TFX_MUST_CHECK tfx_status tfx_pass_rules(tfx_ctx *ctx, void *user);
+/* "freeze": variables -> checkpoint Consts */
+TFX_MUST_CHECK tfx_status tfx_pass_freeze(tfx_ctx *ctx, void *user);
 /* PRUNE */
-int tfx_pass_prune(tfx_ctx *ctx, void *user);       /* "prune": --input-shape / --out-nodes */
+/* "prune": --input-shape / --out-nodes */
+TFX_MUST_CHECK tfx_status tfx_pass_prune(tfx_ctx *ctx, void *user);
 /* SCOPE_FUSION */
-int tfx_pass_scope_fusion(tfx_ctx *ctx, void *user); /* "scope-fusion": rule scope passes */
-int tfx_pass_dataflow(tfx_ctx *ctx, void *user);     /* "dataflow": rule rewrites (pass_dataflow.c) */
+/* "scope-fusion": rule scope passes */
+TFX_MUST_CHECK tfx_status tfx_pass_scope_fusion(tfx_ctx *ctx, void *user);
+/* "dataflow": rule rewrites (pass_dataflow.c) */
+TFX_MUST_CHECK tfx_status tfx_pass_dataflow(tfx_ctx *ctx, void *user);
 /* OP_MAPPING */
-int tfx_pass_op_defaults(tfx_ctx *ctx, void *user); /* "op-defaults": missing TF default attrs */
-int tfx_pass_opmap(tfx_ctx *ctx, void *user);       /* "op-mapping": TF op -> CANN op */
+/* "op-defaults": missing TF default attrs */
+TFX_MUST_CHECK tfx_status tfx_pass_op_defaults(tfx_ctx *ctx, void *user);
+/* "op-mapping": TF op -> CANN op */
+TFX_MUST_CHECK tfx_status tfx_pass_opmap(tfx_ctx *ctx, void *user);
 /* Never a weightless model (pass_freeze.c), called by "op-mapping" after mapping: every
  * variable node (VariableV2, Variable, VarHandleOp) of the main graph or of a
  * function it reaches is marked failed in ctx->opmap (cause 2, "a variable without weights:
@@ -37,14 +47,21 @@ int tfx_pass_opmap(tfx_ctx *ctx, void *user);       /* "op-mapping": TF op -> CA
  * memory (reported). */
 int tfx_freeze_check_mapping(tfx_ctx *ctx);
 /* LOWERING */
-int tfx_pass_lower(tfx_ctx *ctx, void *user);       /* "lowering": GE IR model */
+/* "lowering": GE IR model */
+TFX_MUST_CHECK tfx_status tfx_pass_lower(tfx_ctx *ctx, void *user);
 /* EMIT */
-int tfx_pass_emit_tf(tfx_ctx *ctx, void *user);     /* "emit-tf": --emit tf-pbtxt */
-int tfx_pass_emit_ge(tfx_ctx *ctx, void *user);     /* "emit-ge": air, ge-pbtxt, ge-json, dot */
+/* "emit-tf": --emit tf-pbtxt */
+TFX_MUST_CHECK tfx_status tfx_pass_emit_tf(tfx_ctx *ctx, void *user);
+/* "emit-ge": air, ge-pbtxt, ge-json, dot */
+TFX_MUST_CHECK tfx_status tfx_pass_emit_ge(tfx_ctx *ctx, void *user);
 /* Appends the precheck members (precheck.c: ATC check_result.json fields plus per-node rule,
  * mapping and hints) for ctx->opmap; *n_fail = failed nodes. Returns 0, or -1 when there is
  * no op mapping or out of memory. */
 int tfx_precheck_json(const tfx_ctx *ctx, const char *model, tfx_strbuf *b, uint32_t *n_fail);
+/* The same for the report of a run: "result" is "failed" when run_failed (the run's exit code
+ * is nonzero, e.g. a lowering error that names no node) even if no node failed. */
+int tfx_precheck_json_run(const tfx_ctx *ctx, const char *model, int run_failed, tfx_strbuf *b,
+                          uint32_t *n_fail);
 /* --check: turns the errors the lowering added to ctx->diag since item first_diag (rc: its
  * result) into failures of the nodes they name (cause 2, the message; the items are removed:
  * the report holds them). Returns 0 when every error named a node (the report's failed nodes

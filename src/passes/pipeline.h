@@ -27,9 +27,9 @@ typedef enum {
   TFX_GROUP__COUNT
 } tfx_pass_group;
 
-/* A pass. Returns 0 to continue, or a tfx_status (util/status.h) after reporting into
- * ctx->diag. */
-typedef int (*tfx_pass_fn)(tfx_ctx *ctx, void *user);
+/* A pass. Returns TFX_OK to continue, or a tfx_status (util/status.h) after reporting into
+ * ctx->diag (out of memory: TFX_E_NOMEM). */
+typedef tfx_status (*tfx_pass_fn)(tfx_ctx *ctx, void *user);
 
 enum {
   TFX_PASS_REQUIRED = 1u << 0  /* may not be switched off with --disable-pass */

@@ -169,7 +169,8 @@ static void drop_item(tfx_diag *d, size_t i) {
 int tfx_precheck_lowering(tfx_ctx *ctx, size_t first_diag, int rc) {
   tfx_opmap *om = ctx->opmap;
   tfx_diag *d = ctx->diag;
-  if (rc == 0 || !om) return rc;
+  /* out of memory names no node to blame: the run fails with it (tfx_ge_lower's status) */
+  if (rc == 0 || !om || rc == TFX_E_NOMEM) return rc;
   int unattributed = 0;
   for (size_t i = first_diag; i < d->n;) {
     tfx_diag_item *it = &d->items[i];
@@ -178,8 +179,7 @@ int tfx_precheck_lowering(tfx_ctx *ctx, size_t first_diag, int rc) {
       continue;
     }
     tfx_mapped_graph *mg = NULL;
-    uint32_t id = it->msg && !strstr(it->msg, "out of memory") ? message_node(om, it->msg, &mg)
-                                                               : TFX_NO_ID;
+    uint32_t id = it->msg ? message_node(om, it->msg, &mg) : TFX_NO_ID;
     if (id == TFX_NO_ID) {
       unattributed = 1;
       i++;
@@ -267,6 +267,11 @@ int tfx_precheck_dangling(tfx_ctx *ctx) {
 }
 
 int tfx_precheck_json(const tfx_ctx *ctx, const char *model, tfx_strbuf *b, uint32_t *n_fail) {
+  return tfx_precheck_json_run(ctx, model, 0, b, n_fail);
+}
+
+int tfx_precheck_json_run(const tfx_ctx *ctx, const char *model, int run_failed, tfx_strbuf *b,
+                          uint32_t *n_fail) {
   const tfx_opmap *om = ctx->opmap;
   *n_fail = 0;
   if (!om) return -1;
@@ -290,7 +295,7 @@ int tfx_precheck_json(const tfx_ctx *ctx, const char *model, tfx_strbuf *b, uint
   tfx_sb_puts(b, "\"name\": ");
   tfx_sb_json_str(b, model, strlen(model));
   tfx_sb_printf(b, ",\n \"result\": \"%s\",\n \"total\": %u,\n \"pass\": %u,\n \"fail\": %u,\n"
-                " \"op\": [", fail ? "failed" : "success", total, total - fail, fail);
+                " \"op\": [", fail || run_failed ? "failed" : "success", total, total - fail, fail);
   tfx_sb_add(b, ops.data ? ops.data : "", ops.len);
   tfx_sb_puts(b, first ? "]" : "\n ]");
   int rc = ops.oom || b->oom ? -1 : 0;

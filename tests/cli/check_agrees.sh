@@ -78,6 +78,34 @@ else:
 if sorted(os.listdir(t)) != ["m.pbtxt"]:
     fails.append("files written: %s" % sorted(os.listdir(t)))
 
+# A lowering error that names no node (a function output missing from its ret map): no node
+# fails, but the run does, so the report's result is "failed" (it said "success" before).
+t = os.path.join(work, "noret")
+os.mkdir(t)
+with open(os.path.join(t, "m.pbtxt"), "w") as f:
+    f.write('node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }\n'
+            'node { name: "c" op: "PartitionedCall" input: "x" '
+            'attr { key: "f" value { func { name: "f" } } } '
+            'attr { key: "Tin" value { list { type: DT_FLOAT } } } '
+            'attr { key: "Tout" value { list { type: DT_FLOAT } } } }\n'
+            'library { function { signature { name: "f" input_arg { name: "a" type: DT_FLOAT } '
+            'output_arg { name: "o" type: DT_FLOAT } } '
+            'node_def { name: "n" op: "Identity" input: "a" '
+            'attr { key: "T" value { type: DT_FLOAT } } } } }\n')
+crc, _, cerr = run([tfxc, "m.pbtxt", "-o", "m.air"], t)
+krc, kout, kerr = run([tfxc, "--check", "m.pbtxt"], t)
+n += 1
+msg = "function 'f': output 'o' has no entry in the function's ret map"
+if crc != 1 or msg not in cerr:
+    fails.append("ret map: conversion exit %d (want 1 with %r): %s" % (crc, msg, cerr))
+if krc != 1 or msg not in kerr:
+    fails.append("ret map: --check exit %d (want 1 with %r): %s" % (krc, msg, kerr))
+else:
+    rep = json.loads(kout)
+    if rep["exit_code"] != 1 or rep["result"] != "failed" or rep["fail"] != 0:
+        fails.append("ret map: --check report wants exit_code 1, result failed, fail 0: "
+                     "%s" % kout[:400])
+
 subprocess.run(["rm", "-rf", work])
 for f in fails:
     print("FAIL: " + f)

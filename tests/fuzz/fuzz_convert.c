@@ -159,7 +159,7 @@ static void write_model(const uint8_t *data, size_t size) {
 
 /* Lends the shared pack to the context. A pass after "load", which resets the context (and
  * so would free a pack set before the run). */
-static int lend_pack(tfx_ctx *ctx, void *user) {
+static tfx_status lend_pack(tfx_ctx *ctx, void *user) {
   (void)user;
   ctx->pack = shared_pack; /* borrowed: have_pack is cleared before tfx_ctx_free */
   ctx->have_pack = 1;

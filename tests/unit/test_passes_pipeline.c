@@ -38,7 +38,7 @@ typedef struct rec {
   double spin_ms;  /* busy wait */
 } rec;
 
-static int rec_pass(tfx_ctx *ctx, void *user) {
+static tfx_status rec_pass(tfx_ctx *ctx, void *user) {
   rec *r = user;
   snprintf(r->log->names[r->log->n++], 32, "%s", r->name);
   if (r->spin_ms > 0) {
