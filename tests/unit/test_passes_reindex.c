@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fusion/dataflow.h"
 #include "fusion/engine.h"
@@ -218,6 +219,64 @@ static void golden_cases_dataflow(void **state) {
   unsetenv("TFXC_VERIFY_REINDEX");
 }
 
+/* A commutative match taken in the swapped operand order (the stdlib's SwishFusion:
+ * Mul(x, Sigmoid(x)) written as Mul(Sigmoid(x), x)) next to one in the written order, whose
+ * root is read by a node and a control input: re-indexed incrementally, equal to a full build. */
+static void dataflow_commuted(void **state) {
+  (void)state;
+  char dir[] = "/tmp/tfxc_reindex_XXXXXX", model[64];
+  assert_non_null(mkdtemp(dir));
+  snprintf(model, sizeof model, "%s/m.pbtxt", dir);
+  FILE *f = fopen(model, "w");
+  assert_non_null(f);
+  fputs("node { name: \"x\" op: \"Placeholder\" attr { key: \"dtype\" value { type: DT_FLOAT } } }\n"
+        "node { name: \"s\" op: \"Sigmoid\" input: \"x\" attr { key: \"T\" value { type: DT_FLOAT } } }\n"
+        "node { name: \"m\" op: \"Mul\" input: \"s\" input: \"x\" attr { key: \"T\" value { type: DT_FLOAT } } }\n"
+        "node { name: \"s2\" op: \"Sigmoid\" input: \"m\" attr { key: \"T\" value { type: DT_FLOAT } } }\n"
+        "node { name: \"m2\" op: \"Mul\" input: \"m\" input: \"s2\" attr { key: \"T\" value { type: DT_FLOAT } } }\n"
+        "node { name: \"y\" op: \"Identity\" input: \"m2\" input: \"^m\" attr { key: \"T\" value { type: DT_FLOAT } } }\n",
+        f);
+  assert_int_equal(fclose(f), 0);
+  assert_int_equal(setenv("TFXC_VERIFY_REINDEX", "1", 1), 0);
+  tfx_options o;
+  memset(&o, 0, sizeof o);
+  o.model_path = model;
+  tfx_pipeline p;
+  tfx_pipeline_init(&p);
+  assert_int_equal(tfx_pass_register_builtin(&p), 0);
+  tfx_diag d;
+  tfx_diag_init(&d);
+  assert_int_equal(tfx_pipeline_disable(&p, "dataflow", &d), 0);
+  tfx_ctx ctx;
+  tfx_ctx_init(&ctx, &o, &d);
+  assert_int_equal(tfx_pipeline_run(&p, &ctx, TFX_GROUP_SCOPE_FUSION), 0);
+  unsigned before = ctx.reindex_updates;
+  assert_int_equal((int)tfx_pass_dataflow(&ctx, NULL), 0);
+  const tfx_flow_report *fr = ctx.flow_report;
+  assert_non_null(fr);
+  assert_int_equal(fr->n, 2); /* m (swapped operands) in round 1, m2 in round 2 (reads m) */
+  assert_string_equal(fr->v[0].root, "m");
+  assert_int_equal(ctx.reindex_updates - before, fr->rounds - 1);
+  assert_true(fr->rounds >= 2);
+  uint32_t y = tfx_graph_find(&ctx.module.main, "y");
+  assert_int_not_equal(y, TFX_NO_ID);
+  assert_int_equal(tfx_graph_find(&ctx.module.main, "s"), TFX_NO_ID); /* the Sigmoid is gone */
+  tfx_module full;
+  tfx_diag d2;
+  tfx_diag_init(&d2);
+  assert_int_equal(tfx_module_build_ex(&full, ctx.model.graph, ctx.model.path, 0u, &d2), 0);
+  char why[300] = "";
+  if (tfx_module_diff(&ctx.module, &full, why, sizeof why)) fail_msg("%s", why);
+  tfx_module_free(&full);
+  tfx_diag_free(&d2);
+  tfx_ctx_free(&ctx);
+  tfx_diag_free(&d);
+  tfx_pipeline_free(&p);
+  unsetenv("TFXC_VERIFY_REINDEX");
+  remove(model);
+  rmdir(dir);
+}
+
 /* ---------------------------------------------------------------- hand-made rewrites */
 
 typedef struct hg {
@@ -337,6 +396,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(golden_cases),
       cmocka_unit_test(golden_cases_dataflow),
+      cmocka_unit_test(dataflow_commuted),
       cmocka_unit_test(renumbered_graph),
       cmocka_unit_test(left_to_full_build),
   };
