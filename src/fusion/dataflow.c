@@ -544,6 +544,7 @@ typedef struct edit {
   const char *(*out_arg)(const char *type);
   const char *const *keep;
   uint32_t n_keep;
+  tfx_flow_change *change; /* what the round changed (NULL: not recorded) */
 } edit;
 
 static char *eprintf(edit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -825,7 +826,7 @@ static int cmp_ptr(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-static int drop_dead(edit *e, taken *tk, uint32_t n_tk, const uint8_t *removed, Tensorflow__NodeDef **v,
+static int drop_dead(edit *e, taken *tk, uint32_t n_tk, uint8_t *removed, Tensorflow__NodeDef **v,
                      size_t *k, Tensorflow__NodeDef ***made, const uint32_t *n_made, tfx_flow_report *rep) {
   const tfx_graph *g = e->g;
   uint32_t N = g->n_nodes;
@@ -964,6 +965,7 @@ static int drop_dead(edit *e, taken *tk, uint32_t n_tk, const uint8_t *removed, 
         }
     }
   }
+  for (uint32_t i = 0; i < nd; i++) removed[dropped[i]] = 2; /* gone too (the change record) */
   free(dropped);
   rc = 0;
 out:
@@ -972,6 +974,38 @@ out:
   free(work);
   free(gone);
   return rc;
+}
+
+/* The change record (tfx_flow_engine.change): old node i is gone when removed[i] (a rewrite's
+ * match, or 2: dropped as dead), else it is the next v[] entry holding its NodeDef (kept
+ * nodes stay in order; new nodes lie between them); rewired when its inputs were rewritten
+ * (newin[i]). Out of memory only costs the record (the caller re-indexes in full). */
+static void record_change(edit *e, const uint8_t *removed, char ***newin, Tensorflow__NodeDef **v, size_t k) {
+  if (!e->change) return;
+  const tfx_graph *g = e->g;
+  uint32_t N = g->n_nodes;
+  uint32_t *new_id = tfx_malloc((size_t)(N ? N : 1) * sizeof *new_id);
+  uint8_t *rewired = tfx_malloc(N ? N : 1);
+  if (!new_id || !rewired) {
+    free(new_id);
+    free(rewired);
+    return;
+  }
+  size_t j = 0;
+  for (uint32_t i = 0; i < N; i++) {
+    rewired[i] = newin[i] != NULL;
+    new_id[i] = TFX_NO_ID;
+    if (removed[i]) continue;
+    while (j < k && v[j] != g->nodes[i].def) j++;
+    if (j == k) { /* cannot happen (every kept NodeDef is in v): no record, a full re-index */
+      free(new_id);
+      free(rewired);
+      return;
+    }
+    new_id[i] = (uint32_t)j++;
+  }
+  e->change->new_id = new_id;
+  e->change->rewired = rewired;
 }
 
 static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflow__GraphDef *gd,
@@ -1238,6 +1272,7 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
     if (dr) goto nomem_made;
     *arr = v;
     *count = k;
+    record_change(e, removed, newin, v, k);
   }
   free(made);
   goto out;
@@ -1264,6 +1299,7 @@ int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
                    Tensorflow__GraphDef *gd, tfx_arena *arena, tfx_flow_report *rep,
                    uint32_t round, uint32_t *changed, tfx_diag *d) {
   *changed = 0;
+  if (e->change) e->change->new_id = NULL, e->change->rewired = NULL;
   if (!e->n_rules || !g->n_nodes || !g->topo) return 0;
   int linked = 0; /* the VM is linked to g before the first program runs (it costs a pass over the pack) */
   tfx_arena scratch;
@@ -1416,7 +1452,7 @@ int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
   free(cand);
   if (rc == -1) goto nomem;
   if (rc == 0 && n_tk) {
-    edit ed = {arena, d, g, 0, e->out_arg, g->func ? NULL : e->keep, g->func ? 0 : e->n_keep};
+    edit ed = {arena, d, g, 0, e->out_arg, g->func ? NULL : e->keep, g->func ? 0 : e->n_keep, e->change};
     rc = apply(&ed, e->pack, tk, n_tk, gd, rep, round);
     if (rc == 0) *changed = n_tk;
   }

@@ -95,7 +95,20 @@ typedef struct tfx_flow_engine {
    * producer named here is never dropped as dead. Borrowed. */
   const char *const *keep;
   uint32_t n_keep;
+  /* Optional (NULL: not recorded): set by the caller before each tfx_flow_round. A round that
+   * rewrites its graph leaves here what it changed, for the incremental re-index
+   * (tfx_ctx_reindex_changed): per node id of the graph's index, its id in the new node list
+   * (TFX_NO_ID: removed by a rewrite or dropped as a dead producer) and whether its inputs
+   * were rewritten (1); nodes of the new list no old id maps to are new. Both arrays are
+   * malloc'd (the caller frees them); both stay NULL when the round changed nothing or could
+   * not allocate them (then only a full re-index is right). */
+  struct tfx_flow_change *change;
 } tfx_flow_engine;
+
+typedef struct tfx_flow_change {
+  uint32_t *new_id;
+  uint8_t *rewired;
+} tfx_flow_change;
 
 /* Builds the type index of the enabled rewrites and a VM. Returns 0, or TFX_E_FAIL (out of
  * memory, reported). *any is set to 1 when some rewrite is enabled. */

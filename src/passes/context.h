@@ -151,7 +151,8 @@ void tfx_ctx_drop_mapping(tfx_ctx *ctx);
  * built is dropped and marked stale (tfx_ctx_scopes rebuilds it on demand). Returns 0 or an
  * exit code (reported). */
 int tfx_ctx_reindex(tfx_ctx *ctx);
-/* What a rewrite changed in one graph of the index (scope fusion: tfx_fusion_apply): per
+/* What a rewrite changed in one graph of the index (scope fusion: tfx_fusion_apply; dataflow
+ * rewrites: tfx_flow_round's tfx_flow_change): per
  * node id of the old index, its id in the new node list (TFX_NO_ID: removed) and whether its
  * inputs were rewritten (1). Nodes of the new list no old id maps to are new. new_id NULL:
  * the graph did not change. */

@@ -3,7 +3,8 @@
  * function body, round after round, until a round changes nothing.
  * Stage: passes/SCOPE_FUSION. Input: ctx->pack (none -> nothing to do), ctx->module,
  * opts->enable_scope_passes / opts->disable_rules (rewrites are switched by name like scope
- * passes; `general` ones are on by default). Output: the rewritten GraphDef, a fresh index,
+ * passes; `general` ones are on by default). Output: the rewritten GraphDef, a fresh index
+ * (updated from the old one with what each round changed: tfx_ctx_reindex_changed),
  * ctx->flow_report.
  *
  * Env: TFXC_DATAFLOW_NO_SCREEN=1 turns the rule-signature screen off (for tests and bench/).
@@ -87,19 +88,33 @@ tfx_status tfx_pass_dataflow(tfx_ctx *ctx, void *user) {
       break;
     }
     rep->rounds = round;
-    uint32_t changed = 0, c;
-    rc = tfx_flow_round(&eng, &ctx->module, &ctx->module.main, ctx->model.graph, &ctx->model.arena,
-                        rep, round, &c, ctx->diag);
-    changed += c;
-    for (uint32_t i = 0; i < ctx->module.n_funcs && rc == 0; i++) {
-      rc = tfx_flow_round(&eng, &ctx->module, &ctx->module.funcs[i], ctx->model.graph,
-                          &ctx->model.arena, rep, round, &c, ctx->diag);
+    uint32_t changed = 0, c, ng = 1 + ctx->module.n_funcs;
+    /* what each graph's round changed (changes[0] main, 1 + i function i): the re-index
+     * updates the old index from it (tfx_ctx_reindex_changed); none recorded: a full one */
+    tfx_flow_change *fc = tfx_calloc(ng, sizeof *fc);
+    int complete = fc != NULL;
+    for (uint32_t i = 0; i < ng && rc == 0; i++) {
+      eng.change = fc ? &fc[i] : NULL;
+      rc = tfx_flow_round(&eng, &ctx->module, i ? &ctx->module.funcs[i - 1] : &ctx->module.main,
+                          ctx->model.graph, &ctx->model.arena, rep, round, &c, ctx->diag);
       changed += c;
+      if (c && fc && !fc[i].new_id) complete = 0;
     }
+    eng.change = NULL;
+    tfx_graph_change *gc = !rc && changed && complete ? tfx_calloc(ng, sizeof *gc) : NULL;
+    for (uint32_t i = 0; gc && i < ng; i++) gc[i] = (tfx_graph_change){fc[i].new_id, fc[i].rewired};
+    if (!rc && changed) {
+      ctx->graph_edits++;
+      if ((rc = tfx_ctx_reindex_changed(ctx, gc)) != 0)
+        tfx_error(ctx->diag, NULL, 0, 0, "internal error: the graph does not index after dataflow rewrites");
+    }
+    for (uint32_t i = 0; fc && i < ng; i++) {
+      free(fc[i].new_id);
+      free(fc[i].rewired);
+    }
+    free(fc);
+    free(gc);
     if (rc || !changed) break;
-    ctx->graph_edits++;
-    if ((rc = tfx_ctx_reindex(ctx)) != 0)
-      tfx_error(ctx->diag, NULL, 0, 0, "internal error: the graph does not index after dataflow rewrites");
   }
 out_eng:
   free(keep);

@@ -1,7 +1,8 @@
-/* Incremental re-index after scope fusion: the new graph index is made from the old one and
- * what tfx_fusion_apply changed (per old node: its new id or absorbed, inputs rewritten or
- * not), instead of re-reading every NodeDef. A surviving node whose inputs were not rewritten
- * keeps its parsed inputs (their producer ids renumbered); only new and rewired nodes are
+/* Incremental re-index after scope fusion and after each dataflow round: the new graph index
+ * is made from the old one and what tfx_fusion_apply (or tfx_flow_round) changed (per old
+ * node: its new id or absorbed, inputs rewritten or not), instead of re-reading every
+ * NodeDef. A surviving node whose inputs were not rewritten keeps its parsed inputs (their
+ * producer ids renumbered); only new and rewired nodes are
  * parsed and resolved by name. Op types are re-interned in the order a full build meets them,
  * the consumer lists and the topological order are recomputed by the same algorithm as
  * src/graph/graph.c, so the module is field for field what tfx_module_build_ex builds

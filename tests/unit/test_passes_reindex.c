@@ -3,7 +3,9 @@
  * and each case's pass options, through the real pipeline with the dataflow pass off, so the
  * index left behind is the one scope fusion made) the incrementally updated index must equal a
  * full build field for field, and the incremental path must have been taken where fusion
- * applied. On hand-made rewrites: a renumbered graph with a new node and a rewired consumer is
+ * applied. The same for the dataflow pass run after it (every round that changed a graph,
+ * function bodies and dropped dead producers included, is updated incrementally and equals a
+ * full build). On hand-made rewrites: a renumbered graph with a new node and a rewired consumer is
  * indexed the same both ways; a rewrite that makes a cycle, a duplicate name or an input to a
  * missing node is left to the full build (which reports it). tfx_module_diff finds a changed
  * input, consumer, topological position and op type. */
@@ -18,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "fusion/dataflow.h"
 #include "fusion/engine.h"
 #include "passes/passes.h"
 #include "tfxc/tfxc.h"
@@ -120,6 +124,157 @@ static void golden_cases(void **state) {
   assert_true(cases > 40);
   assert_true(fused >= 20);
   assert_true(updated == fused);
+}
+
+/* The dataflow pass over every golden case (stdlib rewrites: MatMul/Conv2D + BiasAdd, GELU,
+ * with their commutative matches and the Consts they leave unread; the cases' own rules;
+ * function bodies): each round that changed the graph must be re-indexed incrementally
+ * (ctx.reindex_updates), and every such update equals a full build (TFXC_VERIFY_REINDEX=1
+ * makes tfx_ctx_reindex_changed compare each round in release builds too; a difference fails
+ * the pass), as the index left at the end does. */
+static void golden_cases_dataflow(void **state) {
+  (void)state;
+  const char *src = getenv("TFXC_SRC");
+  if (!src) skip();
+  assert_int_equal(setenv("TFXC_VERIFY_REINDEX", "1", 1), 0);
+  char root[4096];
+  snprintf(root, sizeof root, "%s/tests/golden/cases", src);
+  DIR *dir = opendir(root);
+  assert_non_null(dir);
+  struct dirent *e;
+  unsigned rewritten = 0, in_funcs = 0, dropped = 0, rounds_changed = 0, cases = 0;
+  while ((e = readdir(dir)) != NULL) {
+    if (e->d_name[0] == '.') continue;
+    char cdir[4096 + 256], model[4096 + 300], rules[4096 + 300];
+    snprintf(cdir, sizeof cdir, "%s/%s", root, e->d_name);
+    snprintf(model, sizeof model, "%s/model.pbtxt", cdir);
+    snprintf(rules, sizeof rules, "%s/rules", cdir);
+    FILE *mf = fopen(model, "r");
+    if (!mf) continue;
+    fclose(mf);
+    DIR *rd = opendir(rules);
+    if (rd) closedir(rd);
+    char enable[256], disable[256];
+    int allow;
+    case_args(cdir, enable, disable, &allow, sizeof enable);
+    tfx_options o;
+    memset(&o, 0, sizeof o);
+    o.model_path = model;
+    o.disable = "dataflow";
+    const char *paths[1] = {rules};
+    if (rd) {
+      o.rule_paths = paths;
+      o.n_rule_paths = 1;
+    }
+    if (enable[0]) o.enable_scope_passes = enable;
+    if (disable[0]) o.disable_rules = disable;
+    o.allow_dangling_inputs = allow;
+    tfx_pipeline p;
+    tfx_pipeline_init(&p);
+    assert_int_equal(tfx_pass_register_builtin(&p), 0);
+    tfx_diag d;
+    tfx_diag_init(&d);
+    assert_int_equal(tfx_pipeline_disable(&p, "dataflow", &d), 0); /* run below, by hand */
+    tfx_ctx ctx;
+    tfx_ctx_init(&ctx, &o, &d);
+    int rc = tfx_pipeline_run(&p, &ctx, TFX_GROUP_SCOPE_FUSION);
+    if (rc == 0 && ctx.have_module) {
+      cases++;
+      unsigned before = ctx.reindex_updates;
+      rc = (int)tfx_pass_dataflow(&ctx, NULL);
+      for (size_t k = 0; rc && k < d.n; k++)
+        fprintf(stderr, "%s: %s\n", e->d_name, d.items[k].msg ? d.items[k].msg : "?");
+      assert_int_equal(rc, 0);
+      const tfx_flow_report *fr = ctx.flow_report;
+      unsigned changed = fr && fr->rounds ? fr->rounds - (fr->capped ? 0u : 1u) : 0u;
+      assert_int_equal(ctx.reindex_updates - before, changed); /* every one incremental */
+      rounds_changed += changed;
+      for (uint32_t i = 0; fr && i < fr->n; i++) {
+        rewritten++;
+        in_funcs += fr->v[i].graph[0] != 0;
+        dropped += fr->v[i].n_dropped;
+      }
+      tfx_module full;
+      tfx_diag d2;
+      tfx_diag_init(&d2);
+      assert_int_equal(tfx_module_build_ex(&full, ctx.model.graph, ctx.model.path, 0u, &d2), 0);
+      char why[300] = "";
+      if (tfx_module_diff(&ctx.module, &full, why, sizeof why))
+        fail_msg("%s: the index after the dataflow pass differs from a full build: %s", e->d_name, why);
+      tfx_module_free(&full);
+      tfx_diag_free(&d2);
+    }
+    tfx_ctx_free(&ctx);
+    tfx_diag_free(&d);
+    tfx_pipeline_free(&p);
+  }
+  closedir(dir);
+  fprintf(stderr, "%u cases: %u rewrites (%u in function bodies, %u dead producers dropped), %u rounds "
+          "re-indexed incrementally\n", cases, rewritten, in_funcs, dropped, rounds_changed);
+  assert_true(cases > 40);
+  assert_true(rewritten >= 10);
+  assert_true(in_funcs >= 1);
+  assert_true(dropped >= 1);
+  assert_true(rounds_changed >= 8);
+  unsetenv("TFXC_VERIFY_REINDEX");
+}
+
+/* A commutative match taken in the swapped operand order (the stdlib's SwishFusion:
+ * Mul(x, Sigmoid(x)) written as Mul(Sigmoid(x), x)) next to one in the written order, whose
+ * root is read by a node and a control input: re-indexed incrementally, equal to a full build. */
+static void dataflow_commuted(void **state) {
+  (void)state;
+  char dir[] = "/tmp/tfxc_reindex_XXXXXX", model[64];
+  assert_non_null(mkdtemp(dir));
+  snprintf(model, sizeof model, "%s/m.pbtxt", dir);
+  FILE *f = fopen(model, "w");
+  assert_non_null(f);
+  fputs("node { name: \"x\" op: \"Placeholder\" attr { key: \"dtype\" value { type: DT_FLOAT } } }\n"
+        "node { name: \"s\" op: \"Sigmoid\" input: \"x\" attr { key: \"T\" value { type: DT_FLOAT } } }\n"
+        "node { name: \"m\" op: \"Mul\" input: \"s\" input: \"x\" attr { key: \"T\" value { type: DT_FLOAT } } }\n"
+        "node { name: \"s2\" op: \"Sigmoid\" input: \"m\" attr { key: \"T\" value { type: DT_FLOAT } } }\n"
+        "node { name: \"m2\" op: \"Mul\" input: \"m\" input: \"s2\" attr { key: \"T\" value { type: DT_FLOAT } } }\n"
+        "node { name: \"y\" op: \"Identity\" input: \"m2\" input: \"^m\" attr { key: \"T\" value { type: DT_FLOAT } } }\n",
+        f);
+  assert_int_equal(fclose(f), 0);
+  assert_int_equal(setenv("TFXC_VERIFY_REINDEX", "1", 1), 0);
+  tfx_options o;
+  memset(&o, 0, sizeof o);
+  o.model_path = model;
+  tfx_pipeline p;
+  tfx_pipeline_init(&p);
+  assert_int_equal(tfx_pass_register_builtin(&p), 0);
+  tfx_diag d;
+  tfx_diag_init(&d);
+  assert_int_equal(tfx_pipeline_disable(&p, "dataflow", &d), 0);
+  tfx_ctx ctx;
+  tfx_ctx_init(&ctx, &o, &d);
+  assert_int_equal(tfx_pipeline_run(&p, &ctx, TFX_GROUP_SCOPE_FUSION), 0);
+  unsigned before = ctx.reindex_updates;
+  assert_int_equal((int)tfx_pass_dataflow(&ctx, NULL), 0);
+  const tfx_flow_report *fr = ctx.flow_report;
+  assert_non_null(fr);
+  assert_int_equal(fr->n, 2); /* m (swapped operands) in round 1, m2 in round 2 (reads m) */
+  assert_string_equal(fr->v[0].root, "m");
+  assert_int_equal(ctx.reindex_updates - before, fr->rounds - 1);
+  assert_true(fr->rounds >= 2);
+  uint32_t y = tfx_graph_find(&ctx.module.main, "y");
+  assert_int_not_equal(y, TFX_NO_ID);
+  assert_int_equal(tfx_graph_find(&ctx.module.main, "s"), TFX_NO_ID); /* the Sigmoid is gone */
+  tfx_module full;
+  tfx_diag d2;
+  tfx_diag_init(&d2);
+  assert_int_equal(tfx_module_build_ex(&full, ctx.model.graph, ctx.model.path, 0u, &d2), 0);
+  char why[300] = "";
+  if (tfx_module_diff(&ctx.module, &full, why, sizeof why)) fail_msg("%s", why);
+  tfx_module_free(&full);
+  tfx_diag_free(&d2);
+  tfx_ctx_free(&ctx);
+  tfx_diag_free(&d);
+  tfx_pipeline_free(&p);
+  unsetenv("TFXC_VERIFY_REINDEX");
+  remove(model);
+  rmdir(dir);
 }
 
 /* ---------------------------------------------------------------- hand-made rewrites */
@@ -240,6 +395,8 @@ static void left_to_full_build(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(golden_cases),
+      cmocka_unit_test(golden_cases_dataflow),
+      cmocka_unit_test(dataflow_commuted),
       cmocka_unit_test(renumbered_graph),
       cmocka_unit_test(left_to_full_build),
   };
