@@ -2,14 +2,15 @@
  * AttrDef typed by the CANN prototype, TensorProto / rule values -> TensorDef, map setters and
  * the final key sort of every map in a ModelDef.
  * Stage: ge (used by lowering). Input: borrowed TF messages and rule values. Output: messages
- * in the caller's arena (payloads are copied, so they do not borrow the input).
+ * in the caller's arena; payloads are copied, except a TensorProto's tensor_content, which the
+ * TensorDef's data borrows (the input must outlive the output).
  * Conversions (docs/ASCEND.md §6.2, §6.4; docs/AIR.md §6.3-6.4, §10):
  *  s -> s (bytes), i -> i, f -> f, b -> b, type -> dt (C++ ge::DataType number), shape ->
  *  list.i with VT_LIST_INT (unknown rank -> [-1], AutoMapping's UNKNOWN_SHAPE), tensor -> t,
  *  func -> func (NamedAttrs, attrs converted recursively), placeholder -> s; list(s/i/f/b/
  *  type/tensor/func) -> list with val_type VT_LIST_STRING/INT/FLOAT/BOOL/DATA_TYPE/TENSOR/
  *  NAMED_ATTRS, list(shape) -> list_list_int. Every list gets its val_type (docs/AIR.md §6.3).
- * Tensors: tensor_content is copied as is; otherwise the typed *_val field is expanded to the
+ * Tensors: tensor_content is used as is (borrowed); otherwise the typed *_val field is expanded to the
  * element count, a shorter field repeating its last value (TF's splat rule; no values = zeros).
  * half_val carries FLOAT16 and BFLOAT16 as int32 bit patterns. Data is little-endian.
  * DT_STRING tensors: GE's string tensor layout (header + offsets) is unknown (docs/AIR.md §14); tfxc
@@ -607,8 +608,11 @@ static Ge__Proto__TensorDef *tensor_tf(cvt *c, const Tensorflow__TensorProto *t)
       return tensor_error(c, "tensor_content has %zu bytes, shape and dtype %s need %llu",
                           t->tensor_content.len, ge_dtype_name(ge),
                           (unsigned long long)(elems * esize));
-    if (bytes_dup(A, &td->data, t->tensor_content.data, t->tensor_content.len))
-      return fail(c, TFX_GE_E_OOM);
+    /* borrowed, not copied: the bytes are already GE's (little-endian, as is) and the TF
+     * model (or the checkpoint mapping its Consts point into) outlives the GE model
+     * (tfx_ctx_free frees the GE model first); nothing writes through or frees td->data */
+    td->data.data = t->tensor_content.data;
+    td->data.len = t->tensor_content.len;
     return td;
   }
   if (is_str) {

@@ -5,7 +5,8 @@
  * Constant op whose `value` TensorDef holds data gets that data moved out: the TensorDef keeps
  * its desc with empty data, attr `location` (string) = the file's path relative to the .air's
  * directory, attr `length` (int) = the byte count -- and the list of files to write (paths and
- * byte ranges borrowed from the model's arena; nothing is copied).
+ * byte ranges borrowed from the model's arena or, for a tensor_content, from the TF model the
+ * TensorDef borrows them from; nothing is copied).
  *
  * When: the model's serialized size would be larger than the threshold (default 2 GiB - 1, the
  * most one .air can hold). The size is measured (protobuf_c_message_get_packed_size: a walk,

@@ -2,7 +2,8 @@
  * Stage: ge (after opmap; the last stage before output). Schema: src/proto/ge/ge_ir.proto
  * (package ge.proto, wire-compatible with GE's own; docs/AIR.md).
  * Ownership: a tfx_ge_model owns its arena; the ModelDef and everything it points to live
- * there. Output is deterministic: same inputs, same bytes. */
+ * there, except Const payloads taken from a TF tensor_content: those bytes are borrowed from
+ * the TF model (or the checkpoint mapping), which must outlive the GE model. Output is deterministic: same inputs, same bytes. */
 #ifndef TFX_GE_GE_H
 #define TFX_GE_GE_H
 
@@ -50,7 +51,8 @@ Ge__Proto__AttrDef *tfx_ge_attr_bool(tfx_arena *A, int b);
 Ge__Proto__AttrDef *tfx_ge_attr_list_str(tfx_arena *A, const char *const *s, size_t n);
 Ge__Proto__AttrDef *tfx_ge_attr_list_int(tfx_arena *A, const int64_t *i, size_t n);
 /* A TensorDef from a TF TensorProto (tensor_content or typed *_val fields, splats expanded to
- * the full element count). Returns NULL after reporting into d (node names the Const). */
+ * the full element count). tensor_content is borrowed, not copied: t must outlive the result,
+ * whose data must not be written through. Returns NULL after reporting into d (node names the Const). */
 Ge__Proto__TensorDef *tfx_ge_tensor_from_tf(tfx_arena *A, const Tensorflow__TensorProto *t,
                                             const char *node, tfx_diag *d);
 /* Sorts every map field (attr of ModelDef, GraphDef, OpDef, TensorDescriptor, NamedAttrs,
@@ -99,7 +101,7 @@ void tfx_ge_model_free(tfx_ge_model *gm);
 /* The weight files of a model too large for one .air (docs/AIR.md §12.1). */
 typedef struct tfx_ge_extfile {
   const char *path;     /* relative to the .air's directory (in the model's arena) */
-  const uint8_t *data;  /* the weight bytes (in the model's arena) */
+  const uint8_t *data;  /* the weight bytes (in the model's arena, or borrowed from the TF model) */
   size_t len;
 } tfx_ge_extfile;
 typedef struct tfx_ge_external {

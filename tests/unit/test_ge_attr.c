@@ -542,6 +542,8 @@ static void tensor_content(void **state) {
   assert_non_null(td);
   assert_int_equal(td->data.len, 16);
   assert_true(lef(td->data.data + 12) == 4.0f);
+  /* borrowed, not copied (issue 16: the Const payloads are not duplicated) */
+  assert_ptr_equal(td->data.data, t->tensor_content.data);
   assert_int_equal(td->desc->dtype, GE__PROTO__DATA_TYPE__DT_FLOAT);
   assert_string_equal(td->desc->layout, "ND");
   /* origin attrs on the value desc as on any desc */
