@@ -345,6 +345,36 @@ static int resolve_inputs(build_ctx *c, tfx_graph *g, uint32_t i, const tfx_hmap
   return errs;
 }
 
+/* ---- consumer lists --------------------------------------------------------------------- */
+
+int tfx_graph_link_uses(tfx_graph *g, tfx_arena *a, uint32_t *use_start) {
+  uint32_t n = g->n_nodes;
+  /* prefix sums, then fill in (consumer id, slot) order */
+  size_t total_uses = 0;
+  for (uint32_t i = 0; i < n; i++) total_uses += use_start[i + 1];
+  tfx_use *uses = tfx_arena_calloc(a, total_uses ? total_uses : 1, sizeof *uses);
+  if (!uses) return -1;
+  for (uint32_t i = 0; i < n; i++) use_start[i + 1] += use_start[i];
+  for (uint32_t i = 0; i < n; i++) {
+    g->nodes[i].uses = uses + use_start[i];
+    g->nodes[i].n_uses = 0;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    const tfx_node *nd = &g->nodes[i];
+    for (uint32_t k = 0; k < nd->n_in; k++) {
+      const tfx_input *in = &nd->in[k];
+      if (in->kind != TFX_IN_NODE || in->src == TFX_NO_ID) continue;
+      tfx_node *p = &g->nodes[in->src];
+      p->uses[p->n_uses].node = i;
+      p->uses[p->n_uses].slot = k;
+      p->n_uses++;
+    }
+  }
+  for (uint32_t i = 0; i < n; i++)
+    if (g->nodes[i].n_uses == 0) g->nodes[i].uses = NULL;
+  return 0;
+}
+
 /* Builds g over nodes[0..n). func is NULL for the main graph. Returns the number of errors
  * reported, or -1 on out of memory. */
 static int build_graph(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, size_t n,
@@ -440,33 +470,10 @@ static int build_graph(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, s
     errs += r;
   }
 
-  /* Consumer lists (CSR): prefix sums, then fill in (consumer id, slot) order. */
-  size_t total_uses = 0;
-  for (uint32_t i = 0; i < n; i++) total_uses += use_start[i + 1];
-  tfx_use *uses = tfx_arena_calloc(a, total_uses ? total_uses : 1, sizeof *uses);
-  if (!uses) {
-    free(use_start);
-    goto nomem;
-  }
-  for (uint32_t i = 0; i < n; i++) use_start[i + 1] += use_start[i];
-  for (uint32_t i = 0; i < n; i++) {
-    g->nodes[i].uses = uses + use_start[i];
-    g->nodes[i].n_uses = 0;
-  }
-  for (uint32_t i = 0; i < n; i++) {
-    const tfx_node *nd = &g->nodes[i];
-    for (uint32_t k = 0; k < nd->n_in; k++) {
-      const tfx_input *in = &nd->in[k];
-      if (in->kind != TFX_IN_NODE || in->src == TFX_NO_ID) continue;
-      tfx_node *p = &g->nodes[in->src];
-      p->uses[p->n_uses].node = i;
-      p->uses[p->n_uses].slot = k;
-      p->n_uses++;
-    }
-  }
-  for (uint32_t i = 0; i < n; i++)
-    if (g->nodes[i].n_uses == 0) g->nodes[i].uses = NULL;
+  /* Consumer lists (CSR) */
+  int lr = tfx_graph_link_uses(g, a, use_start);
   free(use_start);
+  if (lr) goto nomem;
 
   /* Topological order over the edges that resolved, so a cycle is reported alongside other
    * errors; a graph with errors exposes no order. */

@@ -104,6 +104,11 @@ void tfx_module_free(tfx_module *m);
 
 /* Node id by name, or TFX_NO_ID. */
 uint32_t tfx_graph_find(const tfx_graph *g, const char *name);
+/* Fills the consumer list of every node of g (g->n_nodes nodes, inputs resolved) in
+ * (consumer id, slot) order, allocated from a. use_start has n_nodes + 1 entries: entry i + 1
+ * holds the number of uses of node i, entry 0 is 0; it is turned into prefix sums. A node
+ * nobody reads gets uses = NULL. Returns 0, or -1 when out of memory (nothing reported). */
+int tfx_graph_link_uses(tfx_graph *g, tfx_arena *a, uint32_t *use_start);
 
 /* Parses one NodeDef input string of the main-graph form: `x`, `x:3`, `^x`.
  * On success sets *name and *name_len to the node-name part and *port (-1 for control) and

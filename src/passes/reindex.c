@@ -265,32 +265,11 @@ static int update_graph(upd *u, tfx_graph *g, tfx_graph *og, Tensorflow__NodeDef
     }
   }
 
-  /* consumer lists (CSR), as graph.c builds them */
-  size_t total_uses = 0;
-  for (uint32_t i = 0; i < n; i++) total_uses += use_start[i + 1];
-  tfx_use *uses = tfx_arena_calloc(a, total_uses ? total_uses : 1, sizeof *uses);
-  if (!uses) {
+  /* consumer lists (CSR), by the same function a full build uses */
+  if (tfx_graph_link_uses(g, a, use_start)) {
     rc = UPD_OOM;
     goto out;
   }
-  for (uint32_t i = 0; i < n; i++) use_start[i + 1] += use_start[i];
-  for (uint32_t i = 0; i < n; i++) {
-    g->nodes[i].uses = uses + use_start[i];
-    g->nodes[i].n_uses = 0;
-  }
-  for (uint32_t i = 0; i < n; i++) {
-    const tfx_node *nd = &g->nodes[i];
-    for (uint32_t k = 0; k < nd->n_in; k++) {
-      const tfx_input *in = &nd->in[k];
-      if (in->kind != TFX_IN_NODE || in->src == TFX_NO_ID) continue;
-      tfx_node *p = &g->nodes[in->src];
-      p->uses[p->n_uses].node = i;
-      p->uses[p->n_uses].slot = k;
-      p->n_uses++;
-    }
-  }
-  for (uint32_t i = 0; i < n; i++)
-    if (g->nodes[i].n_uses == 0) g->nodes[i].uses = NULL;
 
   /* topological order: Kahn's algorithm exactly as graph.c runs it; a cycle goes to the
    * full build, which reports it */
