@@ -29,18 +29,8 @@
 /* The rules of the session's options into *pack (and the run's prototype table when protos is
  * not NULL). Returns an exit code (reported). */
 static int build(tfxc_session *s, tfx_pack *pack, tfx_cann_table **protos) {
-  const tfx_options *o = tfx_api_options(s);
   tfx_rules_spec r;
-  memset(&r, 0, sizeof r);
-  r.paths = o->rule_paths;
-  r.n_paths = o->n_rule_paths;
-  r.buffers = o->rule_buffers;
-  r.n_buffers = o->n_rule_buffers;
-  r.no_stdlib = o->no_stdlib;
-  r.warn_opts = o->warn_opts;
-  r.n_warn_opts = o->n_warn_opts;
-  r.verbose = o->verbose;
-  r.max_rule_depth = (unsigned)o->limits.v[TFX_LIMIT_RULE_DEPTH];
+  tfx_rules_spec_from_options(&r, tfx_api_options(s));
   return tfx_rules_build(&r, pack, protos, tfx_api_diag(s));
 }
 

@@ -468,24 +468,27 @@ static int check_scope_names(const tfx_pack *p, const char *list, const char *op
   return rc;
 }
 
+void tfx_rules_spec_from_options(tfx_rules_spec *s, const tfx_options *o) {
+  memset(s, 0, sizeof *s);
+  if (!o) return;
+  s->paths = o->rule_paths;
+  s->n_paths = o->n_rule_paths;
+  s->buffers = o->rule_buffers;
+  s->n_buffers = o->n_rule_buffers;
+  s->no_stdlib = o->no_stdlib;
+  s->warn_opts = o->warn_opts;
+  s->n_warn_opts = o->n_warn_opts;
+  s->verbose = o->verbose;
+  s->max_rule_depth = tfx_limit_uint(&o->limits, TFX_LIMIT_RULE_DEPTH);
+}
+
 tfx_status tfx_pass_rules(tfx_ctx *ctx, void *user) {
   (void)user;
   const tfx_options *o = ctx->opts;
   if (ctx->have_pack) tfx_pack_free(&ctx->pack);
   ctx->have_pack = 0;
   tfx_rules_spec s;
-  memset(&s, 0, sizeof s);
-  if (o) {
-    s.paths = o->rule_paths;
-    s.n_paths = o->n_rule_paths;
-    s.buffers = o->rule_buffers;
-    s.n_buffers = o->n_rule_buffers;
-    s.no_stdlib = o->no_stdlib;
-    s.warn_opts = o->warn_opts;
-    s.n_warn_opts = o->n_warn_opts;
-    s.verbose = o->verbose;
-    s.max_rule_depth = tfx_limit_uint(&o->limits, TFX_LIMIT_RULE_DEPTH);
-  }
+  tfx_rules_spec_from_options(&s, o);
   tfx_ctx_drop_mapping(ctx); /* it may refer to the prototype table replaced here */
   tfx_rules_protos_free(ctx->own_protos);
   ctx->own_protos = NULL;

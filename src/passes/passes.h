@@ -120,6 +120,9 @@ typedef struct tfx_rules_spec {
   int stdlib_from_source;       /* compile the stdlib sources even when the embedded pack
                                    (stdlib/stdlib_pack.h) would do: tests compare the two */
 } tfx_rules_spec;
+/* The spec of the rules a run's options name (-r paths, buffers, --no-stdlib, -W, -v, the
+ * rule-depth limit); o NULL gives the stdlib alone. Strings stay o's. */
+void tfx_rules_spec_from_options(tfx_rules_spec *s, const tfx_options *o);
 
 /* Loads, checks and compiles the rules of s into out (initialized here; empty on failure).
  * A pack path is loaded with the verifier instead. CANN prototype files (*.cannops.tsv, given

@@ -20,9 +20,9 @@
 #define _POSIX_C_SOURCE 200809L /* mkstemp, pwrite, ftruncate */
 
 #include "fuzz_ge.h"
+#include "fuzz_file.h"
 
 #include <limits.h>
-#include <unistd.h>
 
 #include "passes/context.h"
 #include "passes/passes.h"
@@ -80,14 +80,9 @@ static const char extra_rules[] =
 
 static tfx_pack shared_pack;
 static char *enable_list;  /* every scope pass of shared_pack, comma-separated */
-static char model_path[4096];
-static int model_fd = -1;
+static int ready;
 
 static void cleanup(void) {
-  if (model_fd >= 0) {
-    close(model_fd);
-    unlink(model_path);
-  }
   tfx_pack_free(&shared_pack);
   free(enable_list);
 }
@@ -138,23 +133,8 @@ static void build_pack(void) {
 static void setup(void) {
   tfx_pack_init(&shared_pack);
   build_pack();
-  const char *dir = getenv("TMPDIR");
-  if (!dir || !*dir) dir = "/tmp";
-  int n = snprintf(model_path, sizeof model_path, "%s/tfxc-fuzz-convert-XXXXXX", dir);
-  FUZZ_CHECK(n > 0 && (size_t)n < sizeof model_path, "TMPDIR too long");
-  model_fd = mkstemp(model_path);
-  FUZZ_CHECK(model_fd >= 0, "mkstemp(%s) failed", model_path);
   atexit(cleanup);
-}
-
-static void write_model(const uint8_t *data, size_t size) {
-  FUZZ_CHECK(ftruncate(model_fd, 0) == 0, "ftruncate failed");
-  size_t off = 0;
-  while (off < size) {
-    ssize_t w = pwrite(model_fd, data + off, size - off, (off_t)off);
-    FUZZ_CHECK(w > 0, "pwrite failed");
-    off += (size_t)w;
-  }
+  ready = 1;
 }
 
 /* Lends the shared pack to the context. A pass after "load", which resets the context (and
@@ -228,8 +208,8 @@ static void check_stream_air(tfx_ctx *ctx) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  if (model_fd < 0) setup();
-  write_model(data, size);
+  if (!ready) setup();
+  const char *model_path = fuzz_file_write("convert", data, size);
 
   tfx_diag d;
   tfx_diag_init(&d);

@@ -6,45 +6,13 @@
 #define _POSIX_C_SOURCE 200809L /* mkstemp, pwrite, ftruncate */
 
 #include "fuzz_common.h"
-
-#include <unistd.h>
+#include "fuzz_file.h"
 
 #include "io/io.h"
 #include "util/arena.h"
 
-static char model_path[4096];
-static int model_fd = -1;
-
-static void remove_model(void) {
-  if (model_fd >= 0) {
-    close(model_fd);
-    unlink(model_path);
-  }
-}
-
-static void open_model(void) {
-  const char *dir = getenv("TMPDIR");
-  if (!dir || !*dir) dir = "/tmp";
-  int n = snprintf(model_path, sizeof model_path, "%s/tfxc-fuzz-model-XXXXXX", dir);
-  FUZZ_CHECK(n > 0 && (size_t)n < sizeof model_path, "TMPDIR too long");
-  model_fd = mkstemp(model_path);
-  FUZZ_CHECK(model_fd >= 0, "mkstemp(%s) failed", model_path);
-  atexit(remove_model);
-}
-
-static void write_model(const uint8_t *data, size_t size) {
-  FUZZ_CHECK(ftruncate(model_fd, 0) == 0, "ftruncate failed");
-  size_t off = 0;
-  while (off < size) {
-    ssize_t w = pwrite(model_fd, data + off, size - off, (off_t)off);
-    FUZZ_CHECK(w > 0, "pwrite failed");
-    off += (size_t)w;
-  }
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  if (model_fd < 0) open_model();
-  write_model(data, size);
+  const char *model_path = fuzz_file_write("model", data, size);
   tfx_diag d;
   tfx_diag_init(&d);
   tfx_model m;

@@ -8,42 +8,11 @@
 #define _POSIX_C_SOURCE 200809L /* mkstemp, pwrite, ftruncate */
 
 #include "fuzz_common.h"
-
-#include <unistd.h>
+#include "fuzz_file.h"
 
 #include "passes/passes.h"
 #include "passes/signature.h"
 #include "tfxc/tfxc.h"
-
-static char model_path[4096];
-static int model_fd = -1;
-
-static void remove_model(void) {
-  if (model_fd >= 0) {
-    close(model_fd);
-    unlink(model_path);
-  }
-}
-
-static void open_model(void) {
-  const char *dir = getenv("TMPDIR");
-  if (!dir || !*dir) dir = "/tmp";
-  int n = snprintf(model_path, sizeof model_path, "%s/tfxc-fuzz-sig-XXXXXX", dir);
-  FUZZ_CHECK(n > 0 && (size_t)n < sizeof model_path, "TMPDIR too long");
-  model_fd = mkstemp(model_path);
-  FUZZ_CHECK(model_fd >= 0, "mkstemp(%s) failed", model_path);
-  atexit(remove_model);
-}
-
-static void write_model(const uint8_t *data, size_t size) {
-  FUZZ_CHECK(ftruncate(model_fd, 0) == 0, "ftruncate failed");
-  size_t off = 0;
-  while (off < size) {
-    ssize_t w = pwrite(model_fd, data + off, size - off, (off_t)off);
-    FUZZ_CHECK(w > 0, "pwrite failed");
-    off += (size_t)w;
-  }
-}
 
 /* Walks every signature and its ports in sorted order, as inspect does. */
 static void list_signatures(const tfx_model *m) {
@@ -70,8 +39,7 @@ static void list_signatures(const tfx_model *m) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1) return 0;
-  if (model_fd < 0) open_model();
-  write_model(data + 1, size - 1);
+  const char *model_path = fuzz_file_write("sig", data + 1, size - 1);
   tfx_options o;
   memset(&o, 0, sizeof o);
   o.model_path = model_path;
