@@ -109,7 +109,12 @@ TFXC_API const char *tfxc_errmsg(const tfxc_session *s);
  * (repeatable, a warning option without "-W", e.g. "error"), verbose, usage-command (a
  * command name, e.g. "tfxc explain": tfxc_explain_scope / tfxc_explain_rule then report a
  * wrong name or list as "CMD: message" with a note "run 'CMD --help' for usage", as the
- * command line does; unset, the message alone). Values are copied and
+ * command line does; unset, the message alone), signature, checkpoint, no-freeze,
+ * allow-dangling-inputs, write-outputs (a flag: tfxc_run also writes the "emit" kinds to
+ * files, as the command does, see tfxc_run), output (the command's -o FILE: the file, or with
+ * several kinds the stem, of the written outputs; "-" is standard output), dump-after (PASS
+ * list or "all": the TF graph is written as text after those passes) and dump-dir (where,
+ * default "tfxc-dump"). Values are copied and
  * checked here as the command line checks them. Options apply to the next tfxc_run.
  * Returns TFXC_OK, TFXC_MISUSE (unknown name, bad value) or TFXC_NOMEM. */
 TFXC_API tfxc_status tfxc_set_option(tfxc_session *s, const char *name, const char *value)
@@ -138,11 +143,50 @@ TFXC_API tfxc_status tfxc_load_model_buffer(tfxc_session *s, const char *name, c
 
 /* Runs the pipeline on the model: every pass up to and including the pass named last (see
  * `tfxc --list-passes`), or through "lowering" when last is NULL (with the "check" option:
- * through "op-mapping", and unsupported ops fail). Outputs are not written; take them with
- * tfxc_emit / tfxc_emit_file. Each run starts from the model again. Returns TFXC_OK,
+ * the precheck: unsupported ops fail, reported grouped by type as the command reports them).
+ * Outputs are not written; take them with tfxc_emit / tfxc_emit_file, unless the option
+ * write-outputs is set (and neither check nor last): then the run goes on through the
+ * command's EMIT passes and writes each "emit" kind to its file (tfxc_output_name), all or
+ * nothing, byte-identical to the command's. When "air" is the only GE kind asked for, the
+ * lowering then streams the .air op by op into the file's bytes without building the whole
+ * GE model (so tfxc_emit has no GE model to serialize after such a run). Each run starts from
+ * the model again and records every diagnostic it makes. Returns TFXC_OK,
  * TFXC_FAILED, TFXC_MISUSE (no model, unknown pass name), TFXC_INPUT, TFXC_RULES or
  * TFXC_NOMEM. */
 TFXC_API tfxc_status tfxc_run(tfxc_session *s, const char *last) TFXC_MUST_CHECK;
+
+/* What the last run did, for a caller that reports on it as the command does. */
+typedef struct tfxc_run_info {
+  int ran;                /* a run happened (since the model was named) */
+  tfxc_status status;     /* what tfxc_run returned */
+  int exit_code;          /* the command's exit code for it */
+  int mapped;             /* the op mapping ran: the report holds the precheck */
+  int fused;              /* scope fusion ran: the report holds its report */
+  int wrote;              /* the outputs were written (write-outputs) */
+  unsigned long nodes_failed; /* nodes the op mapping could not convert */
+} tfxc_run_info;
+/* Fills *info (all zero before the first run). Returns TFXC_OK or TFXC_MISUSE (NULL). */
+TFXC_API tfxc_status tfxc_last_run(tfxc_session *s, tfxc_run_info *info) TFXC_MUST_CHECK;
+
+/* The passes a run would run, with the options as they are now (disable-pass applied): the
+ * table `tfxc --list-passes` prints (position, group, phase, name, "(disabled)"). Checks the
+ * options disable-pass and dump-after as tfxc_run does; the last run is left alone.
+ * NUL-terminated; free with tfxc_free. Returns TFXC_OK, TFXC_MISUSE (an unknown or required
+ * pass name) or TFXC_NOMEM. */
+TFXC_API tfxc_status tfxc_list_passes(tfxc_session *s, char **text, size_t *len)
+    TFXC_MUST_CHECK;
+/* The wall-clock time of each pass of the last run (monotonic clock): the table
+ * `tfxc --time-passes` prints (group, phase, pass, ms, %, "(failed)"; a total line).
+ * NUL-terminated; free with tfxc_free. Returns TFXC_OK, TFXC_MISUSE (no run yet) or
+ * TFXC_NOMEM. */
+TFXC_API tfxc_status tfxc_pass_timing(tfxc_session *s, char **text, size_t *len)
+    TFXC_MUST_CHECK;
+
+/* Receives the VM's trace lines (the command's --trace: one line per instruction of the rule
+ * programs a run executes, without a newline), during tfxc_run; fn NULL (the default): no
+ * trace. It must not call into s. */
+typedef void (*tfxc_trace_fn)(void *user, const char *line);
+TFXC_API void tfxc_set_trace_handler(tfxc_session *s, tfxc_trace_fn fn, void *user);
 
 /* Where a run is, for a progress display (tfxc_set_progress_handler). */
 typedef struct tfxc_progress {
@@ -184,8 +228,11 @@ TFXC_API tfxc_status tfxc_emit(tfxc_session *s, const char *kind, void **data, s
  * on failure). Returns as tfxc_emit, or TFXC_INPUT when the file cannot be written. */
 TFXC_API tfxc_status tfxc_emit_file(tfxc_session *s, const char *kind, const char *path)
     TFXC_MUST_CHECK;
-/* The default output file name the command line uses for kind: the model's file name without
- * directories and its last extension, plus the kind's extension ("net.pb" -> "net.air").
+/* The output file name the command line uses for kind: the model's file name without
+ * directories and its last extension, plus the kind's extension ("net.pb" -> "net.air"); with
+ * the option output set, the name -o gives it among the "emit" kinds (the file itself for one
+ * kind, else the stem plus the kind's extension; one kind and no '.' in the name: the
+ * extension is added, with a note). The files a write-outputs run writes have these names.
  * Returns TFXC_OK, TFXC_MISUSE (no model, unknown kind) or TFXC_NOMEM; free with tfxc_free. */
 TFXC_API tfxc_status tfxc_output_name(tfxc_session *s, const char *kind, char **name)
     TFXC_MUST_CHECK;

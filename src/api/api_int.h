@@ -55,11 +55,6 @@ int tfx_api_report_json(const tfx_ctx *ctx, const char *model, int run_rc, tfx_s
 int tfx_api_check_verdict(tfx_pipeline *p, const tfx_ctx *ctx, int rc, uint32_t *n_failed,
                           tfx_diag *d);
 
-/* The --report JSON of a run written to path (atomically) after the output-size check.
- * Returns 0 or an exit code (reported). */
-int tfx_api_write_report(const char *path, const tfx_ctx *ctx, const char *model, int run_rc,
-                         tfx_diag *d);
-
 /* Option values (messages name the option as --NAME). Each returns 0, or -1 (reported). */
 int tfx_api_parse_size(const char *s, size_t *out);          /* 4096, 64K, 512M, 4G */
 int tfx_api_parse_uint(const char *s, unsigned *out);        /* decimal, < 2^31 */

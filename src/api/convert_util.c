@@ -1,7 +1,7 @@
 /* What the convert command decides around the pipeline, as library functions: emit kinds and
  * their file suffixes, the --disable-pass split, the --report JSON, option value parsing.
- * Stage: api. Output: identical to src/cli/cmd_convert.c / args.c (the CLI still holds its own
- * copies until it is ported to the API; tests/api/api_vs_cli.sh compares the outputs). */
+ * Stage: api. Output: what the command line does (it calls these through the session;
+ * tests/api/api_vs_cli.sh compares library and command outputs). */
 #define _POSIX_C_SOURCE 200809L
 #include "api/api_int.h"
 
@@ -14,7 +14,6 @@
 #include "fusion/dataflow.h"
 #include "fusion/engine.h"
 #include "opmap/opmap.h"
-#include "util/fileio.h"
 #include "util/status.h"
 
 #define EMIT_ROW(id, name, suffix, what) [TFX_EMIT_##id] = {name, suffix},
@@ -222,25 +221,4 @@ int tfx_api_check_verdict(tfx_pipeline *p, const tfx_ctx *ctx, int rc, uint32_t 
     return TFX_EXIT_FAIL;
   }
   return *n_failed ? TFX_EXIT_FAIL : 0; /* the report lists them */
-}
-
-int tfx_api_write_report(const char *path, const tfx_ctx *ctx, const char *model, int run_rc,
-                         tfx_diag *d) {
-  tfx_strbuf sb;
-  tfx_sb_init(&sb);
-  if (tfx_api_report_json(ctx, model, run_rc, &sb) != 0) sb.oom = 1;
-  int rc = 0;
-  if (sb.oom) {
-    tfx_error(d, NULL, 0, 0, "out of memory writing the report");
-    rc = TFX_EXIT_FAIL;
-  } else if (tfx_check_output_size(
-                 path, sb.len,
-                 tfx_limit_size(ctx->opts ? &ctx->opts->limits : NULL, TFX_LIMIT_OUTPUT_SIZE),
-                 d) != 0) {
-    rc = TFX_EXIT_FAIL;
-  } else if (tfx_write_file_atomic(path, sb.data ? sb.data : "", sb.len, d) != 0) {
-    rc = TFX_EXIT_INPUT;
-  }
-  tfx_sb_free(&sb);
-  return rc;
 }

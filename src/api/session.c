@@ -1,8 +1,10 @@
 /* The public API (include/tfxc/tfxc.h): a session around the pass pipeline.
  * Stage: api. Input: options, rule sources and a model (paths or copies of the caller's
- * bytes). Output: the pipeline run as the convert command runs it (src/cli/cmd_convert.c)
- * but stopping before the EMIT group: outputs are serialized on demand by the same emitters
- * the emit passes use, so they are byte-identical to the command's files. Diagnostics are
+ * bytes). Output: the pipeline run (the convert command, src/cli/cmd_convert.c, is a client)
+ * stopping before the EMIT group: outputs are serialized on demand by the same emitters the
+ * emit passes use, so they are byte-identical to the command's files; or, with the option
+ * write-outputs, through the EMIT group, which writes them as the command asks (the lowering
+ * then streams a lone .air straight into its bytes: src/passes/pass_lower.c). Diagnostics are
  * collected per call, then handed to the caller's handler. Nothing here prints or exits, and
  * the session holds all of its state (the stdlib tables it shares are built once and never
  * change: src/cann). */
@@ -15,6 +17,7 @@
 #include <string.h>
 
 #include "api/api_int.h"
+#include "api/tools_int.h"
 #include "ge/ge.h"
 #include "graph/prune.h"
 #include "io/pbtxt.h"
@@ -38,6 +41,11 @@ struct tfxc_session {
   char *tag, *input_shape, *out_nodes, *input_format, *disable, *enable_scope;
   char *signature, *checkpoint;
   char *usage_cmd;        /* "usage-command": explain's usage errors name it (NULL: none) */
+  char *output;           /* "output": the -o of the files a run writes (NULL: none) */
+  char *dump_after, *dump_dir; /* "dump-after", "dump-dir" */
+  int write_outputs;      /* "write-outputs": the run writes the "emit" kinds (EMIT group) */
+  tfxc_trace_fn trace_fn; /* tfxc_set_trace_handler (NULL: no trace) */
+  void *trace_user;
   unsigned emit_mask;     /* "emit"; 0 = air */
   int check_only;
   strvec warns;           /* "-W..." */
@@ -55,7 +63,9 @@ struct tfxc_session {
   tfx_ctx ctx;
   int ran;                /* a run happened (ctx holds its results) */
   int run_rc;             /* its status (tfx_status, util/status.h) */
+  int wrote;              /* it wrote the outputs (write-outputs; pass emit-tf ran) */
   char *dis_pipe, *dis_rules;
+  char *out_paths[TFX_EMIT__COUNT]; /* the files the run writes (write-outputs) */
   tfx_api_progress progress; /* tfxc_set_progress_handler */
 };
 
@@ -180,8 +190,13 @@ static void drop_run(tfxc_session *s) {
   free(s->dis_pipe);
   free(s->dis_rules);
   s->dis_pipe = s->dis_rules = NULL;
+  for (int k = 0; k < TFX_EMIT__COUNT; k++) {
+    free(s->out_paths[k]);
+    s->out_paths[k] = NULL;
+  }
   s->ran = 0;
   s->run_rc = 0;
+  s->wrote = 0;
 }
 
 void tfxc_close(tfxc_session *s) {
@@ -198,6 +213,9 @@ void tfxc_close(tfxc_session *s) {
   free(s->signature);
   free(s->checkpoint);
   free(s->usage_cmd);
+  free(s->output);
+  free(s->dump_after);
+  free(s->dump_dir);
   strvec_free(&s->warns);
   strvec_free(&s->rule_paths);
   for (size_t i = 0; i < s->n_bufs; i++) {
@@ -218,6 +236,12 @@ void tfxc_set_progress_handler(tfxc_session *s, tfxc_progress_fn fn, void *user)
   if (!s) return;
   s->progress.fn = fn;
   s->progress.user = user;
+}
+
+void tfxc_set_trace_handler(tfxc_session *s, tfxc_trace_fn fn, void *user) {
+  if (!s) return;
+  s->trace_fn = fn;
+  s->trace_user = user;
 }
 
 /* ---------------------------------------------------------------- options */
@@ -255,7 +279,8 @@ static const char *const option_names[] = {
   "tag", "input-shape", "out-nodes", "input-format", "emit", "disable-pass",
   "enable-scope-fusion-passes", "vm-budget", "passthrough-unknown", "check", "no-stdlib",
   "max-file-size", "limit", "W", "verbose", "signature", "checkpoint", "no-freeze",
-  "allow-dangling-inputs", "usage-command",
+  "allow-dangling-inputs", "usage-command", "output", "write-outputs", "dump-after",
+  "dump-dir",
 };
 
 tfxc_status tfxc_set_option(tfxc_session *s, const char *name, const char *value) {
@@ -274,7 +299,8 @@ tfxc_status tfxc_set_option(tfxc_session *s, const char *name, const char *value
     if (rc) return finish(s, tfx_api_status_from_rc(rc));
     oom = set_str(shape ? &s->input_shape : &s->out_nodes, value);
   } else if (strcmp(name, "signature") == 0 || strcmp(name, "checkpoint") == 0) {
-    if (!*value) return bad(s, "--%s: empty value", name);
+    /* an empty signature is the run's error ("the model has no signature ''"), as the command's */
+    if (!*value && name[0] == 'c') return bad(s, "--%s: empty value", name);
     oom = set_str(name[0] == 's' ? &s->signature : &s->checkpoint, value);
   } else if (strcmp(name, "no-freeze") == 0 || strcmp(name, "allow-dangling-inputs") == 0) {
     if (flag < 0) return bad(s, "--%s: '%s' is not a flag value (1/0, true/false, yes/no, on/off)", name, value);
@@ -311,6 +337,15 @@ tfxc_status tfxc_set_option(tfxc_session *s, const char *name, const char *value
     if (r) return finish(s, r == -2 ? TFXC_NOMEM : TFXC_MISUSE);
     oom = strvec_push(&s->warns, opt);
     free(opt);
+  } else if (strcmp(name, "output") == 0 || strcmp(name, "dump-after") == 0 ||
+             strcmp(name, "dump-dir") == 0) {
+    /* the pass names of dump-after are checked by the run; "" dump-dir: the current one */
+    if (!*value && name[0] == 'o') return bad(s, "--%s: empty value", name);
+    oom = set_str(name[0] == 'o' ? &s->output : name[5] == 'a' ? &s->dump_after : &s->dump_dir,
+                  value);
+  } else if (strcmp(name, "write-outputs") == 0) {
+    if (flag < 0) return bad(s, "--%s: '%s' is not a flag value (1/0, true/false, yes/no, on/off)", name, value);
+    s->write_outputs = flag;
   } else if (strcmp(name, "usage-command") == 0) {
     if (!*value) return bad(s, "--%s: empty value", name);
     oom = set_str(&s->usage_cmd, value);
@@ -458,11 +493,72 @@ static void setup_options(tfxc_session *s) {
   o->n_warn_opts = s->warns.n;
   o->check_only = s->check_only;
   o->emit = s->check_only ? 0 : s->emit_mask ? s->emit_mask : 1u << TFX_EMIT_AIR;
-  for (int k = 0; k < TFX_EMIT__COUNT; k++) o->out_path[k] = NULL;
+  for (int k = 0; k < TFX_EMIT__COUNT; k++) o->out_path[k] = s->out_paths[k];
   o->disable_rules = NULL;
-  o->dump_after = NULL;
+  o->dump_after = s->dump_after;
+  o->dump_dir = s->dump_dir;
   o->time_passes = 0;
-  o->trace = 0;
+  o->trace = s->trace_fn != NULL;
+  o->trace_fn = s->trace_fn;
+  o->trace_user = s->trace_user;
+}
+
+/* Registers the passes of a run on p (empty) as the command line does: the model read from
+ * memory when it was given as a buffer, --disable-pass split into pipeline passes and rule
+ * passes (*dis_pipe, *dis_rules: malloc'ed, NULL without the option), the pipeline passes
+ * switched off, the --dump-after names checked. Returns TFXC_OK, or TFXC_MISUSE / TFXC_NOMEM
+ * (reported). */
+static tfxc_status prepare_pipeline(tfxc_session *s, tfx_pipeline *p, char **dis_pipe,
+                                    char **dis_rules) {
+  tfx_diag *d = &s->diag;
+  if (tfx_pass_register_builtin(p) != 0) {
+    tfx_error(d, NULL, 0, 0, "out of memory registering passes");
+    return TFXC_NOMEM;
+  }
+  if (s->model_data) {
+    tfx_pass *lp = tfx_pipeline_find(p, "load");
+    if (lp) {
+      lp->run = load_buffer_pass;
+      lp->user = s;
+    }
+  }
+  if (s->disable && tfx_api_split_disable(p, s->disable, dis_pipe, dis_rules) != 0) {
+    tfx_error(d, NULL, 0, 0, "out of memory");
+    return TFXC_NOMEM;
+  }
+  if ((*dis_pipe && **dis_pipe && tfx_pipeline_disable(p, *dis_pipe, d) != 0) ||
+      (s->dump_after && tfx_pipeline_check_names(p, s->dump_after, 1, "--dump-after", d) != 0))
+    return TFXC_MISUSE;
+  if (*dis_rules && **dis_rules) {
+    const tfx_pass *rp = tfx_pipeline_find(p, "rules");
+    if (!rp || !rp->enabled) { /* no rules are loaded: nothing else can have these names */
+      tfx_pipeline_check_names(p, *dis_rules, 0, "--disable-pass", d);
+      return TFXC_MISUSE;
+    }
+  }
+  return TFXC_OK;
+}
+
+/* The files a run with "write-outputs" writes, named as the command line names them (the
+ * "-o has no extension" note is tfxc_output_name's). Returns TFXC_OK, TFXC_MISUSE or
+ * TFXC_NOMEM (reported). */
+static tfxc_status output_paths(tfxc_session *s, unsigned mask) {
+  unsigned kinds = 0;
+  for (int k = 0; k < TFX_EMIT__COUNT; k++) kinds += (mask >> k) & 1u;
+  if (s->output && strcmp(s->output, "-") == 0 && kinds > 1) {
+    tfx_error(&s->diag, NULL, 0, 0, "output '-' (standard output) takes a single emit kind "
+              "(%u given)", kinds);
+    return TFXC_MISUSE;
+  }
+  tfx_diag scratch;
+  tfx_diag_init(&scratch);
+  int rc = tfx_api_output_paths(s->model_name, s->output, mask, s->out_paths, &scratch);
+  tfx_diag_free(&scratch);
+  if (rc != 0) {
+    tfx_error(&s->diag, NULL, 0, 0, "out of memory");
+    return TFXC_NOMEM;
+  }
+  return TFXC_OK;
 }
 
 tfxc_status tfxc_run(tfxc_session *s, const char *last) {
@@ -475,48 +571,39 @@ tfxc_status tfxc_run(tfxc_session *s, const char *last) {
   if (s->signature && s->out_nodes) /* the same checks as the CLI's */
     return bad(s, "--signature and --out-nodes both choose the outputs; give one");
   if (s->checkpoint && s->o.no_freeze) return bad(s, "--checkpoint and --no-freeze contradict each other");
+  /* a run records every diagnostic (no cap of 1000), as the tool calls: a caller that
+   * collects them (the command line) counts what it does not show */
+  s->diag.max_items = (size_t)-1;
   drop_run(s);
   setup_options(s);
   tfx_pipeline *p = &s->p;
   tfx_api_progress_install(&s->progress, p, s->progress.fn, s->progress.user);
-  if (tfx_pass_register_builtin(p) != 0) {
-    tfx_error(d, NULL, 0, 0, "out of memory registering passes");
-    return finish(s, TFXC_NOMEM);
+  tfxc_status st = prepare_pipeline(s, p, &s->dis_pipe, &s->dis_rules);
+  int write = s->write_outputs && !s->check_only && !last;
+  if (st == TFXC_OK && write) {
+    st = output_paths(s, s->o.emit);
+    setup_options(s); /* out_path[] */
   }
-  if (s->model_data) {
-    tfx_pass *lp = tfx_pipeline_find(p, "load");
-    if (lp) {
-      lp->run = load_buffer_pass;
-      lp->user = s;
-    }
+  if (st == TFXC_OK && s->dis_rules && *s->dis_rules) s->o.disable_rules = s->dis_rules;
+  if (st != TFXC_OK) {
+    s->diag.max_items = 0;
+    return finish(s, st);
   }
-  if (s->disable) {
-    if (tfx_api_split_disable(p, s->disable, &s->dis_pipe, &s->dis_rules) != 0) {
-      tfx_error(d, NULL, 0, 0, "out of memory");
-      return finish(s, TFXC_NOMEM);
-    }
-    if (*s->dis_pipe && tfx_pipeline_disable(p, s->dis_pipe, d) != 0) return finish(s, TFXC_MISUSE);
-    if (*s->dis_rules) {
-      const tfx_pass *rp = tfx_pipeline_find(p, "rules");
-      if (!rp || !rp->enabled) { /* no rules are loaded: nothing else can have these names */
-        tfx_pipeline_check_names(p, s->dis_rules, 0, "--disable-pass", d);
-        return finish(s, TFXC_MISUSE);
-      }
-      s->o.disable_rules = s->dis_rules;
-    }
-  }
-  tfx_pass_group last_group = TFX_GROUP_LOWERING; /* --check runs the lowering too */
+  /* --check runs the lowering too (never the emitters); written outputs: the EMIT group */
+  tfx_pass_group last_group = write ? TFX_GROUP_EMIT : TFX_GROUP_LOWERING;
   tfx_pipeline_sort(p);
   size_t stop = p->n; /* passes from here on are held back */
   if (last) {
     tfx_pass *lp = tfx_pipeline_find(p, last);
     if (!lp) {
       tfx_pipeline_check_names(p, last, 0, "tfxc_run", d);
+      s->diag.max_items = 0;
       return finish(s, TFXC_MISUSE);
     }
     if (lp->group == TFX_GROUP_EMIT) {
       tfx_error(d, NULL, 0, 0, "tfxc_run: '%s' writes files; run through 'lowering' and take the "
-                "outputs with tfxc_emit or tfxc_emit_file", last);
+                "outputs with tfxc_emit or tfxc_emit_file (or set the option write-outputs)", last);
+      s->diag.max_items = 0;
       return finish(s, TFXC_MISUSE);
     }
     last_group = lp->group;
@@ -530,16 +617,74 @@ tfxc_status tfxc_run(tfxc_session *s, const char *last) {
   }
   int rc = tfx_pipeline_run(p, &s->ctx, last_group);
   for (size_t i = 0; i < n_held; i++) p->passes[stop + i].enabled = held[i];
-  if (s->check_only && rc == 0 && !last) {
+  if (s->check_only && !last) {
     uint32_t nf; /* the command's verdict (src/api/convert_util.c) */
     rc = tfx_api_check_verdict(p, &s->ctx, rc, &nf, d);
-    if (nf) /* the command's report lists them and says nothing more; a caller gets one error */
-      tfx_error(d, NULL, 0, 0, "--check: %u node%s cannot be converted (tfxc_report_json lists "
-                "every node)", nf, nf == 1 ? "" : "s");
+    /* the failures grouped, as the command prints them (the report lists every node) */
+    if (s->ctx.opmap) {
+      nf = tfx_precheck_summary(&s->ctx, s->o.verbose > 0, NULL);
+      if (nf)
+        tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "%u node%s the precheck; the report lists "
+                     "every node with the rule that handled it", nf, nf == 1 ? " fails" : "s fail");
+    }
   }
   s->ran = 1;
   s->run_rc = rc;
-  return finish(s, tfx_api_status_from_rc(rc));
+  const tfx_pass *ep = tfx_pipeline_find(p, "emit-tf");
+  s->wrote = write && ep && ep->ran;
+  st = tfx_api_status_from_rc(rc);
+  s->diag.max_items = 0; /* the default again for the other calls */
+  return finish(s, st);
+}
+
+tfxc_status tfxc_list_passes(tfxc_session *s, char **text, size_t *len) {
+  if (!s) return TFXC_MISUSE;
+  if (!text) return bad(s, "tfxc_list_passes: %s", "no result pointer");
+  *text = NULL;
+  if (len) *len = 0;
+  tfx_pipeline p;
+  tfx_pipeline_init(&p);
+  char *dis_pipe = NULL, *dis_rules = NULL;
+  tfxc_status st = prepare_pipeline(s, &p, &dis_pipe, &dis_rules);
+  tfx_strbuf sb;
+  tfx_sb_init(&sb);
+  if (st == TFXC_OK) {
+    tfx_pipeline_list(&p, &sb);
+    st = tfx_api_give(s, &sb, (void **)text, len);
+  }
+  tfx_pipeline_free(&p);
+  free(dis_pipe);
+  free(dis_rules);
+  tfx_sb_free(&sb);
+  return tfx_api_finish(s, st);
+}
+
+tfxc_status tfxc_pass_timing(tfxc_session *s, char **text, size_t *len) {
+  if (!s) return TFXC_MISUSE;
+  if (!text) return bad(s, "tfxc_pass_timing: %s", "no result pointer");
+  *text = NULL;
+  if (len) *len = 0;
+  if (!s->ran) return bad(s, "tfxc_pass_timing: %s", "no run yet (tfxc_run)");
+  tfx_strbuf sb;
+  tfx_sb_init(&sb);
+  tfx_pipeline_timing_table(&s->p, &sb);
+  return tfx_api_finish(s, tfx_api_give(s, &sb, (void **)text, len));
+}
+
+tfxc_status tfxc_last_run(tfxc_session *s, tfxc_run_info *info) {
+  if (!s) return TFXC_MISUSE;
+  if (!info) return bad(s, "tfxc_last_run: %s", "no result pointer");
+  memset(info, 0, sizeof *info);
+  info->ran = s->ran;
+  if (s->ran) {
+    info->status = tfx_api_status_from_rc(s->run_rc);
+    info->exit_code = tfx_status_exit_code((tfx_status)s->run_rc);
+    info->mapped = s->ctx.opmap != NULL;
+    info->fused = s->ctx.fusion_report != NULL;
+    info->wrote = s->wrote;
+    info->nodes_failed = s->ctx.opmap ? s->ctx.opmap->n_failed : 0;
+  }
+  return finish(s, TFXC_OK);
 }
 
 /* ---------------------------------------------------------------- outputs */
@@ -556,6 +701,12 @@ static tfxc_status emit_into(tfxc_session *s, int k, tfx_strbuf *sb) {
     }
     if (tfx_pbtxt_print(&ctx->model.graph->base, sb) != 0) sb->oom = 1;
   } else {
+    if (ctx->ge && !ctx->ge->model && s->wrote) {
+      tfx_error(d, NULL, 0, 0, "tfxc_emit %s: the run wrote its outputs (option write-outputs) "
+                "with the .air lowered straight into its file; the GE model was not kept",
+                tfx_api_emit_name(k));
+      return TFXC_MISUSE;
+    }
     if (!ctx->ge || !ctx->ge->model) {
       tfx_error(d, NULL, 0, 0, "tfxc_emit %s: needs the GE model (a run through pass 'lowering')",
                 tfx_api_emit_name(k));
@@ -639,9 +790,14 @@ tfxc_status tfxc_output_name(tfxc_session *s, const char *kind, char **name) {
   int k = kind_of(s, kind);
   if (k < 0) return finish(s, TFXC_MISUSE);
   if (!s->model_name) return bad(s, "tfxc_output_name: %s", "no model given");
-  char *paths[TFX_EMIT__COUNT]; /* the command's naming without -o */
-  if (tfx_api_output_paths(s->model_name, NULL, 1u << k, paths, &s->diag) != 0)
+  /* the command's naming: with -o (option output) among the "emit" kinds, else alone */
+  unsigned mask = 1u << k;
+  if (s->output) mask |= s->emit_mask ? s->emit_mask : 1u << TFX_EMIT_AIR;
+  char *paths[TFX_EMIT__COUNT];
+  if (tfx_api_output_paths(s->model_name, s->output, mask, paths, &s->diag) != 0)
     return finish(s, TFXC_NOMEM);
+  for (int j = 0; j < TFX_EMIT__COUNT; j++)
+    if (j != k) free(paths[j]);
   *name = paths[k];
   return finish(s, TFXC_OK);
 }
@@ -712,8 +868,6 @@ tfxc_status tfxc_explain(tfxc_session *s, const char *node, char **json, size_t 
 }
 
 /* ---------------------------------------------------------------- for src/api/tools*.c */
-
-#include "api/tools_int.h"
 
 /* A tool call records every diagnostic (no cap of 1000): the handler gets them all, so the
  * command that forwards them into its own context counts what it does not show as before. */

@@ -206,10 +206,6 @@ int tfx_cli_check_input_format(const char *s, tfx_diag *d) {
   return tfx_api_opt_input_format(s, "tfxc", d); /* src/api/options.c */
 }
 
-int tfx_cli_output_wants_ext(const char *path) {
-  return tfx_api_output_wants_ext(path); /* src/api/convert_util.c */
-}
-
 int tfx_cli_check_output_path(const char *path, const char *cmd, tfx_diag *d) {
   struct stat st;
   /* Devices and FIFOs are written through by tfx_write_file_atomic; only a directory is

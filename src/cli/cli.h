@@ -75,9 +75,6 @@ int tfx_cli_write_stdout(const char *data, size_t len, tfx_diag *d);
  * FIFO): outputs are replaced by rename, which would swap the device or pipe for a file.
  * "-" (stdout) is fine. Returns 0 or -1 (reported as a usage error of cmd). */
 int tfx_cli_check_output_path(const char *path, const char *cmd, tfx_diag *d);
-/* 1 when a single-output -o PATH gets the kind's extension added: its last component has no
- * '.' (ATC's --output=NAME habit) and it is not an existing device, FIFO or directory. */
-int tfx_cli_output_wants_ext(const char *path);
 /* Checks --input-format: NCHW NHWC ND NCDHW NDHWC. Returns 0 or -1 (reported). */
 int tfx_cli_check_input_format(const char *s, tfx_diag *d);
 /* Validates the syntax of --input-shape / --out-nodes without a model (the names are checked

@@ -1,16 +1,17 @@
 /* `tfxc [OPTIONS] MODEL`: the convert command.
- * Stage: cli. Input: argv. Output: tfx_options for the pass pipeline, the pipeline run
- * (LOAD .. EMIT), the --time-passes table on stderr, diagnostics printed once at the end.
+ * Stage: cli. Input: argv. Output: the options handed to a library session (tfxc.h), its run
+ * (the pipeline through the EMIT passes, which write the outputs: tfxc_run with the option
+ * write-outputs), the --report JSON (tfxc_report_json), the --time-passes table on stderr
+ * (tfxc_pass_timing), diagnostics printed once at the end.
  * Checks run cheapest first: usage errors (exit 2) before options whose feature does not exist
  * yet (exit 1), both before the model is read. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/api_int.h"
 #include "cli/cli.h"
+#include "cli/cli_api.h"
 #include "cli/progress.h"
-#include "passes/passes.h"
 #include "tfxc/tfxc.h"
 
 enum {
@@ -55,30 +56,59 @@ static const tfx_cli_opt convert_opts[] = {
   {O_NO_FREEZE, "no-freeze", 0, NULL},
 };
 
-/* Parses --emit with the library's kind table (TFXC_EMIT_KINDS). Returns 0 or -1 (reported,
- * usage). */
-static int parse_emit(const char *s, unsigned *mask, tfx_diag *d) {
-  if (tfx_api_parse_emit(s, mask, d) == 0) return 0;
-  tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "run 'tfxc --help' for usage");
-  return -1;
+#define KIND_NAME(id, name, suffix, what) name,
+static const char *const kind_names[] = {TFXC_EMIT_KINDS(KIND_NAME)};
+#undef KIND_NAME
+enum { N_KINDS = sizeof kind_names / sizeof kind_names[0] };
+
+/* The kinds of an --emit list as a bit set (unknown names are left out: the session reports
+ * them). */
+static unsigned emit_mask(const char *list) {
+  unsigned mask = 0;
+  for (const char *s = list;;) {
+    size_t n = strcspn(s, ",");
+    for (int k = 0; k < N_KINDS; k++)
+      if (strlen(kind_names[k]) == n && strncmp(kind_names[k], s, n) == 0) mask |= 1u << k;
+    if (!s[n]) break;
+    s += n + 1;
+  }
+  return mask;
 }
 
 typedef struct convert_args {
-  tfx_options o;
   tfx_cli_rules rules;
-  const char *output;
-  const char *emit;
-  const char *report;  /* --report FILE */
+  const char *model, *output, *emit, *report; /* MODEL, -o, --emit, --report FILE */
+  const char *input_shape, *out_nodes, *signature, *checkpoint, *dump_after, *dump_dir;
+  int check, no_freeze, trace, time_passes, verbose;
+  const char **set_name, **set_value; /* the session's options, in command-line order */
+  size_t n_set;
   int list_passes, help, version;
 } convert_args;
 
+static void set(convert_args *ca, const char *name, const char *value) {
+  ca->set_name[ca->n_set] = name;
+  ca->set_value[ca->n_set++] = value;
+}
+
 /* Returns 0, or an exit code (reported). */
-static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx_diag *d) {
+static int parse_convert(int argc, char **argv, int first, convert_args *ca,
+                         tfx_cli_session *cs) {
+  tfx_diag *d = cs->d;
   tfx_cli_args a;
   tfx_cli_args_init(&a, argc, argv, first, "tfxc", convert_opts,
                     sizeof convert_opts / sizeof convert_opts[0]);
+  /* at most one session option per argument */
+  ca->set_name = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *ca->set_name);
+  ca->set_value = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *ca->set_value);
+  if (!ca->set_name || !ca->set_value) {
+    tfx_error(d, NULL, 0, 0, "out of memory");
+    return TFX_EXIT_FAIL;
+  }
   const char *v;
   int usage = 0, id;
+  uint64_t vm_budget;
+  size_t file_size;
+  tfx_limits lim;
   while ((id = tfx_cli_next(&a, &v, d)) != TFX_CLI_END) {
     switch (id) {
     case TFX_CLI_ERROR: return TFX_EXIT_USAGE;
@@ -93,12 +123,11 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx
       break;
     case O_MODEL: /* fall through: the MODEL argument */
     case TFX_CLI_POSITIONAL:
-      if (ca->o.model_path) {
-        tfx_cli_usage_error(d, "tfxc", "more than one MODEL given ('%s' and '%s')",
-                            ca->o.model_path, v);
+      if (ca->model) {
+        tfx_cli_usage_error(d, "tfxc", "more than one MODEL given ('%s' and '%s')", ca->model, v);
         usage = 1;
       }
-      ca->o.model_path = v;
+      ca->model = v;
       break;
     case O_RULES:
       if (tfx_cli_rules_add_path(&ca->rules, v, d) != 0) return TFX_EXIT_FAIL;
@@ -112,23 +141,24 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx
       }
       break;
     case O_ENABLE_SCOPE:
-      if (tfx_api_opt_list("enable-scope-fusion-passes", v, "tfxc", d) != 0) usage = 1;
-      ca->o.enable_scope_passes = v;
+      if (tfx_cli_opt_list("enable-scope-fusion-passes", v, "tfxc", d) != 0) usage = 1;
+      else set(ca, "enable-scope-fusion-passes", v);
       break;
     case O_VM_BUDGET:
-      if (tfx_api_opt_vm_budget(v, "tfxc", &ca->o.vm_budget, d) != 0) usage = 1;
+      if (tfx_cli_opt_vm_budget(v, "tfxc", &vm_budget, d) != 0) usage = 1;
+      else set(ca, "vm-budget", v);
       break;
-    case O_CHECK: ca->o.check_only = 1; break;
-    case O_PASSTHROUGH: ca->o.passthrough_unknown = 1; break;
-    case O_ALLOW_DANGLING: ca->o.allow_dangling_inputs = 1; break;
+    case O_CHECK: ca->check = 1; break;
+    case O_PASSTHROUGH: set(ca, "passthrough-unknown", "1"); break;
+    case O_ALLOW_DANGLING: set(ca, "allow-dangling-inputs", "1"); break;
     case O_CHECKPOINT:
       if (!*v) {
         tfx_cli_usage_error(d, "tfxc", "--checkpoint: empty prefix");
         usage = 1;
       }
-      ca->o.checkpoint = v;
+      ca->checkpoint = v;
       break;
-    case O_NO_FREEZE: ca->o.no_freeze = 1; break;
+    case O_NO_FREEZE: ca->no_freeze = 1; break;
     case O_REPORT:
       if (!*v) {
         tfx_cli_usage_error(d, "tfxc", "--report: empty file name");
@@ -136,33 +166,34 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx
       }
       ca->report = v;
       break;
-    case O_TRACE: ca->o.trace = 1; break;
+    case O_TRACE: ca->trace = 1; break;
     case O_OUTPUT: ca->output = v; break;
     case O_EMIT: ca->emit = v; break;
-    case O_INPUT_SHAPE: ca->o.input_shape = v; break;
-    case O_OUT_NODES: ca->o.out_nodes = v; break;
-    case O_SIGNATURE: ca->o.signature = v; break;
+    case O_INPUT_SHAPE: ca->input_shape = v; break;
+    case O_OUT_NODES: ca->out_nodes = v; break;
+    case O_SIGNATURE: ca->signature = v; break;
     case O_INPUT_FORMAT:
-      if (tfx_api_opt_input_format(v, "tfxc", d) != 0) usage = 1;
-      ca->o.input_format = v;
+      if (tfx_cli_check_input_format(v, d) != 0) usage = 1;
+      else set(ca, "input-format", v);
       break;
     case O_DISABLE_PASS:
-      if (tfx_api_opt_list("disable-pass", v, "tfxc", d) != 0) usage = 1;
-      ca->o.disable = v;
+      if (tfx_cli_opt_list("disable-pass", v, "tfxc", d) != 0) usage = 1;
+      else set(ca, "disable-pass", v);
       break;
-    case O_TIME_PASSES: ca->o.time_passes = 1; break;
-    case O_DUMP_AFTER: ca->o.dump_after = v; break;
-    case O_DUMP_DIR: ca->o.dump_dir = v; break;
-    case O_VERBOSE: ca->o.verbose = ca->o.verbose < 0 ? 1 : ca->o.verbose + 1; break;
-    case O_QUIET: ca->o.verbose = -1; break;
-    case O_TAG: ca->o.tag = v; break;
+    case O_TIME_PASSES: ca->time_passes = 1; break;
+    case O_DUMP_AFTER: ca->dump_after = v; break;
+    case O_DUMP_DIR: ca->dump_dir = v; break;
+    case O_VERBOSE: ca->verbose = ca->verbose < 0 ? 1 : ca->verbose + 1; break;
+    case O_QUIET: ca->verbose = -1; break;
+    case O_TAG: set(ca, "tag", v); break;
     case O_MAX_FILE:
-      if (tfx_api_opt_max_file_size(v, "tfxc", &ca->o.max_file_size, d) != 0) usage = 1;
+      if (tfx_cli_opt_max_file_size(v, "tfxc", &file_size, d) != 0) usage = 1;
+      else set(ca, "max-file-size", v);
       break;
     case O_LIMIT:
-      if (tfx_api_parse_limit(v, "tfxc", &ca->o.limits, &ca->o.max_file_size, &ca->o.vm_budget,
-                              d) != 0)
-        usage = 1;
+      memset(&lim, 0, sizeof lim);
+      if (tfx_cli_parse_limit(v, "tfxc", &lim, &file_size, &vm_budget, d) != 0) usage = 1;
+      else set(ca, "limit", v);
       break;
     case O_LIST_PASSES: ca->list_passes = 1; break;
     case O_HELP: ca->help = 1; break;
@@ -170,27 +201,26 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx
     default: break;
     }
   }
-  ca->o.rule_paths = ca->rules.paths;
-  ca->o.n_rule_paths = ca->rules.n_paths;
-  ca->o.no_stdlib = ca->rules.no_stdlib;
-  ca->o.warn_opts = (const char *const *)ca->rules.warns;
-  ca->o.n_warn_opts = ca->rules.n_warns;
-  if (ca->o.trace) {
-    ca->o.trace_fn = tfx_cli_trace_stderr;
-    ca->o.trace_user = NULL;
-  }
   if (ca->help || ca->version || ca->list_passes) return usage ? TFX_EXIT_USAGE : 0;
-  unsigned mask = 1u << TFX_EMIT_AIR;
-  if (ca->emit && parse_emit(ca->emit, &mask, d) != 0) usage = 1;
-  ca->o.emit = mask;
+  unsigned mask = 1u << 0; /* air, the first kind */
+  if (ca->emit) { /* checked by the library (the kind table, "did you mean") */
+    int r = tfx_cli_session_set(cs, "emit", ca->emit);
+    if (r == TFX_EXIT_USAGE) {
+      tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "run 'tfxc --help' for usage");
+      usage = 1;
+    } else if (r) {
+      return r;
+    }
+    mask = emit_mask(ca->emit);
+  }
   unsigned kinds = 0;
-  for (int k = 0; k < TFX_EMIT__COUNT; k++) kinds += (mask >> k) & 1u;
+  for (int k = 0; k < N_KINDS; k++) kinds += (mask >> k) & 1u;
   if (ca->output && strcmp(ca->output, "-") == 0 && kinds > 1) {
     tfx_cli_usage_error(d, "tfxc", "-o -: standard output takes a single --emit kind (%u given)",
                         kinds);
     usage = 1;
   }
-  if (ca->o.check_only && (ca->emit || ca->output)) {
+  if (ca->check && (ca->emit || ca->output)) {
     tfx_cli_usage_error(d, "tfxc", "--check writes only the precheck report (--report FILE, "
                         "default standard output); drop %s", ca->emit ? "--emit" : "-o/--output");
     usage = 1;
@@ -199,173 +229,155 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca, tfx
     tfx_cli_usage_error(d, "tfxc", "-o/--output: empty file name");
     usage = 1;
   }
-  if (ca->o.checkpoint && ca->o.no_freeze) {
+  if (ca->checkpoint && ca->no_freeze) {
     tfx_cli_usage_error(d, "tfxc", "--checkpoint and --no-freeze contradict each other");
     usage = 1;
   }
-  if (ca->o.dump_dir && !ca->o.dump_after)
-    tfx_warning(d, NULL, 0, 0, "--dump-dir has no effect without --dump-after");
-  if (!ca->o.model_path && !usage) {
+  if (ca->dump_dir && !ca->dump_after)
+    tfx_diag_add(d, TFX_SEV_WARNING, NULL, 0, 0, "--dump-dir has no effect without --dump-after");
+  if (!ca->model && !usage) {
     tfx_cli_usage_error(d, "tfxc", "no MODEL given");
     usage = 1;
   }
-  if (ca->o.signature && ca->o.out_nodes && !usage) {
+  if (ca->signature && ca->out_nodes && !usage) {
     tfx_cli_usage_error(d, "tfxc", "--signature and --out-nodes both choose the outputs; give one");
     usage = 1;
   }
-  ca->o.select_outputs = 1; /* signatures and training machinery (pass prune) */
   if (!usage) {
-    int pr = tfx_cli_check_prune_options(ca->o.input_shape, ca->o.out_nodes, d);
+    int pr = tfx_cli_check_prune_options(ca->input_shape, ca->out_nodes, d);
     if (pr == TFX_EXIT_USAGE) usage = 1;
     else if (pr) return pr;
   }
-  if (usage) return TFX_EXIT_USAGE;
-  if (ca->o.check_only) ca->o.emit = 0;
-  return 0;
+  return usage ? TFX_EXIT_USAGE : 0;
 }
 
-/* Writes the --report JSON (shape: docs/CLI.md "Report"; built by the library, as
- * tfxc_report_json does): to path, or standard output when NULL. Returns 0 or an exit code
+/* The session's options, rules and model from the command line. Returns 0 or an exit code
  * (reported). */
-static int write_report(const char *path, const tfx_ctx *ctx, const char *model, int run_rc,
-                        tfx_diag *d) {
-  int rc;
-  if (path) {
-    rc = tfx_api_write_report(path, ctx, model, run_rc, d);
-    if (!rc && ctx->opts && ctx->opts->verbose > 0)
-      tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "wrote %s (report)", path);
-    return rc;
+static int setup_session(tfx_cli_session *cs, const convert_args *ca) {
+  int rc = 0;
+  for (size_t i = 0; i < ca->n_set && !rc; i++)
+    rc = tfx_cli_session_set(cs, ca->set_name[i], ca->set_value[i]);
+  const char *const names[] = {"input-shape", "out-nodes", "signature", "checkpoint",
+                               "dump-after", "dump-dir", "output"};
+  const char *const values[] = {ca->input_shape, ca->out_nodes, ca->signature, ca->checkpoint,
+                                ca->dump_after, ca->dump_dir, ca->output};
+  for (size_t i = 0; i < sizeof names / sizeof *names && !rc; i++)
+    if (values[i]) rc = tfx_cli_session_set(cs, names[i], values[i]);
+  if (!rc && ca->check) rc = tfx_cli_session_set(cs, "check", "1");
+  if (!rc && ca->no_freeze) rc = tfx_cli_session_set(cs, "no-freeze", "1");
+  if (!rc && !ca->check) rc = tfx_cli_session_set(cs, "write-outputs", "1");
+  if (!rc) rc = tfx_cli_session_rules(cs, &ca->rules, ca->verbose);
+  if (!rc && ca->model) { /* --list-passes needs none */
+    cs->mark = cs->errors;
+    tfxc_status st = tfxc_load_model_path(cs->s, ca->model);
+    if (st != TFXC_OK) rc = tfx_cli_session_rc(cs, st);
   }
-  tfx_strbuf sb;
-  tfx_sb_init(&sb);
-  if (tfx_api_report_json(ctx, model, run_rc, &sb) != 0) sb.oom = 1;
-  if (sb.oom) {
-    tfx_error(d, NULL, 0, 0, "out of memory writing the report");
-    rc = TFX_EXIT_FAIL;
-  } else if (sb.len > tfx_limit_size(ctx->opts ? &ctx->opts->limits : NULL,
-                                     TFX_LIMIT_OUTPUT_SIZE)) {
-    rc = tfx_api_write_report("-", ctx, model, run_rc, d); /* reports the limit */
-  } else {
-    rc = tfx_cli_write_stdout(sb.data, sb.len, d);
-  }
-  tfx_sb_free(&sb);
+  if (!rc && ca->trace) tfxc_set_trace_handler(cs->s, tfx_cli_trace_stderr, NULL);
   return rc;
 }
 
-static void print_table(tfx_strbuf *sb) {
-  if (!sb->oom) fputs(tfx_sb_cstr(sb), stderr);
+/* Writes the --report JSON (shape: docs/CLI.md "Report"; the library's, tfxc_report_json): to
+ * path, or standard output when NULL, after the output-size check (tfxc_write_files). Returns
+ * 0 or an exit code (reported). */
+static int write_report(tfx_cli_session *cs, const char *path, int verbose) {
+  char *json = NULL;
+  size_t len = 0;
+  cs->mark = cs->errors;
+  int rc = tfx_cli_session_rc(cs, tfxc_report_json(cs->s, &json, &len));
+  if (rc == 0) {
+    const char *to = path ? path : "-";
+    const void *data = json;
+    rc = tfx_cli_session_rc(cs, tfxc_write_files(cs->s, 1, &to, &data, &len));
+  }
+  tfxc_free(json);
+  if (rc == 0 && path && verbose > 0)
+    tfx_diag_add(cs->d, TFX_SEV_NOTE, NULL, 0, 0, "wrote %s (report)", path);
+  return rc;
+}
+
+/* Prints the --time-passes table of the last run on stderr. */
+static void print_timing(tfx_cli_session *cs) {
+  char *table = NULL;
+  size_t len;
+  tfxc_status st = tfxc_pass_timing(cs->s, &table, &len);
+  fputs("tfxc: pass timing (wall clock, monotonic)\n", stderr);
+  if (st == TFXC_OK) fputs(table, stderr);
   else fputs("tfxc: out of memory printing a table\n", stderr);
+  cs->mark = cs->errors; /* its failure is said here */
+  tfxc_free(table);
+}
+
+/* The run and what is reported around it. Returns the exit code. */
+static int convert(tfx_cli_session *cs, const convert_args *ca) {
+  tfx_diag *d = cs->d;
+  char *outs[N_KINDS] = {0};
+  char *list = NULL;
+  size_t len;
+  /* the pass list: also the check of --disable-pass and --dump-after, before anything else */
+  cs->mark = cs->errors;
+  int rc = tfx_cli_session_rc(cs, tfxc_list_passes(cs->s, &list, &len));
+  if (rc || ca->list_passes) {
+    if (!rc) rc = tfx_cli_write_stdout(list, len, d);
+    tfxc_free(list);
+    return rc;
+  }
+  tfxc_free(list);
+  /* output naming is the library's (tfxc_output_name: -o among the --emit kinds) */
+  unsigned mask = ca->check ? 0 : ca->emit ? emit_mask(ca->emit) : 1u;
+  for (int k = 0; k < N_KINDS && !rc; k++)
+    if (mask & (1u << k)) {
+      cs->mark = cs->errors;
+      rc = tfx_cli_session_rc(cs, tfxc_output_name(cs->s, kind_names[k], &outs[k]));
+    }
+  for (int k = 0; k < N_KINDS && !rc; k++)
+    if (outs[k] && tfx_cli_check_output_path(outs[k], "tfxc", d) != 0) rc = TFX_EXIT_USAGE;
+  if (!rc && ca->report && tfx_cli_check_output_path(ca->report, "tfxc", d) != 0)
+    rc = TFX_EXIT_USAGE;
+  if (rc) goto done;
+  tfx_cli_progress prog; /* a progress line on a terminal after 2 s (progress.c) */
+  if (tfx_cli_progress_init(&prog, ca->verbose))
+    tfxc_set_progress_handler(cs->s, tfx_cli_progress_fn, &prog);
+  /* the run writes the outputs (write-outputs); the precheck (--check) runs the lowering too,
+   * never the emitters: it fails when conversion would */
+  cs->mark = cs->errors;
+  tfxc_status st = tfxc_run(cs->s, NULL);
+  tfxc_set_progress_handler(cs->s, NULL, NULL);
+  rc = tfxc_status_exit_code(st);
+  tfxc_run_info info;
+  if (tfxc_last_run(cs->s, &info) != TFXC_OK) memset(&info, 0, sizeof info);
+  /* the report is written after a failed run too (its exit_code says so), unless nothing
+   * was read (usage and input errors before any pass produced data stay report-less). The
+   * precheck writes it to standard output unless --report names a file. */
+  if ((ca->report || (ca->check && info.mapped)) && (rc == 0 || info.fused || info.mapped)) {
+    int r2 = write_report(cs, ca->report, ca->verbose);
+    if (rc == 0) rc = r2;
+  }
+  if (ca->time_passes) print_timing(cs);
+  if (rc == 0 && ca->verbose > 0 && info.wrote)
+    for (int k = 0; k < N_KINDS; k++)
+      if (outs[k]) tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "wrote %s (%s)", outs[k], kind_names[k]);
+done:
+  for (int k = 0; k < N_KINDS; k++) tfxc_free(outs[k]);
+  return rc;
 }
 
 int tfx_cli_convert(int argc, char **argv, int first, tfx_diag *d) {
   convert_args ca;
   memset(&ca, 0, sizeof ca);
-  int rc = parse_convert(argc, argv, first, &ca, d);
-  if (rc != 0 || ca.help || ca.version) {
-    if (rc == 0 && ca.help) tfx_cli_help_main(stdout);
-    else if (rc == 0) printf("tfxc %s\n", TFXC_VERSION);
-    tfx_cli_rules_free(&ca.rules);
-    return rc;
+  tfx_cli_session cs;
+  int rc = tfx_cli_session_open(&cs, d);
+  if (rc == 0) rc = parse_convert(argc, argv, first, &ca, &cs);
+  if (rc == 0 && ca.help) tfx_cli_help_main(stdout);
+  else if (rc == 0 && ca.version) printf("tfxc %s\n", TFXC_VERSION);
+  else if (rc == 0) {
+    rc = setup_session(&cs, &ca);
+    if (rc == 0) rc = convert(&cs, &ca);
   }
-  tfx_pipeline p;
-  tfx_pipeline_init(&p);
-  char *outs[TFX_EMIT__COUNT] = {0};
-  char *dis_pipe = NULL, *dis_rules = NULL;
-  tfx_ctx ctx;
-  tfx_ctx_init(&ctx, &ca.o, d);
-  if (tfx_pass_register_builtin(&p) != 0) {
-    tfx_error(d, NULL, 0, 0, "out of memory registering passes");
-    rc = TFX_EXIT_FAIL;
-    goto done;
-  }
-  if (ca.o.disable && tfx_api_split_disable(&p, ca.o.disable, &dis_pipe, &dis_rules) != 0) {
-    tfx_error(d, NULL, 0, 0, "out of memory");
-    rc = TFX_EXIT_FAIL;
-    goto done;
-  }
-  if ((dis_pipe && *dis_pipe && tfx_pipeline_disable(&p, dis_pipe, d) != 0) ||
-      (ca.o.dump_after && tfx_pipeline_check_names(&p, ca.o.dump_after, 1, "--dump-after", d) != 0)) {
-    rc = TFX_EXIT_USAGE;
-    goto done;
-  }
-  if (dis_rules && *dis_rules) {
-    const tfx_pass *rp = tfx_pipeline_find(&p, "rules");
-    if (!rp || !rp->enabled) { /* no rules are loaded: nothing else can have these names */
-      tfx_pipeline_check_names(&p, dis_rules, 0, "--disable-pass", d);
-      rc = TFX_EXIT_USAGE;
-      goto done;
-    }
-    ca.o.disable_rules = dis_rules;
-  }
-  if (ca.list_passes) {
-    tfx_strbuf sb;
-    tfx_sb_init(&sb);
-    tfx_pipeline_list(&p, &sb);
-    rc = sb.oom ? TFX_EXIT_FAIL : tfx_cli_write_stdout(sb.data, sb.len, d);
-    if (sb.oom) tfx_error(d, NULL, 0, 0, "out of memory");
-    tfx_sb_free(&sb);
-    goto done;
-  }
-  /* output naming is the library's (tfx_api_output_paths; tfxc_output_name) */
-  if (tfx_api_output_paths(ca.o.model_path, ca.output, ca.o.emit, outs, d) != 0) {
-    rc = TFX_EXIT_FAIL;
-    goto done;
-  }
-  for (int k = 0; k < TFX_EMIT__COUNT; k++) ca.o.out_path[k] = outs[k];
-  for (int k = 0; k < TFX_EMIT__COUNT; k++)
-    if (ca.o.out_path[k] && tfx_cli_check_output_path(ca.o.out_path[k], "tfxc", d) != 0) {
-      rc = TFX_EXIT_USAGE;
-      goto done;
-    }
-  if (ca.report && tfx_cli_check_output_path(ca.report, "tfxc", d) != 0) {
-    rc = TFX_EXIT_USAGE;
-    goto done;
-  }
-  tfx_cli_progress prog; /* a progress line on a terminal after 2 s (progress.c) */
-  tfx_api_progress aprog; /* through the library's public progress hook */
-  if (tfx_cli_progress_init(&prog, ca.o.verbose))
-    tfx_api_progress_install(&aprog, &p, tfx_cli_progress_fn, &prog);
-  /* the precheck runs the lowering too (never the emitters): it fails when conversion would */
-  rc = tfx_pipeline_run(&p, &ctx, ca.o.check_only ? TFX_GROUP_LOWERING : TFX_GROUP_EMIT);
-  uint32_t n_failed = 0;
-  if (ca.o.check_only) rc = tfx_api_check_verdict(&p, &ctx, rc, &n_failed, d);
-  /* the precheck's failures grouped on stderr too (the report on stdout lists every node) */
-  if (ca.o.check_only && ctx.opmap) {
-    uint32_t nf = tfx_precheck_summary(&ctx, ca.o.verbose > 0, NULL);
-    if (nf)
-      tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "%u node%s the precheck; the report lists "
-                   "every node with the rule that handled it", nf, nf == 1 ? " fails" : "s fail");
-  }
-  /* the report is written after a failed run too (its exit_code says so), unless nothing
-   * was read (usage and input errors before any pass produced data stay report-less). The
-   * precheck writes it to standard output unless --report names a file. */
-  if ((ca.report || (ca.o.check_only && ctx.opmap)) &&
-      (rc == 0 || ctx.fusion_report || ctx.opmap)) {
-    int r2 = write_report(ca.report, &ctx, ca.o.model_path, rc, d);
-    if (rc == 0) rc = r2;
-  }
-  if (ca.o.time_passes) {
-    tfx_strbuf sb;
-    tfx_sb_init(&sb);
-    tfx_pipeline_timing_table(&p, &sb);
-    fputs("tfxc: pass timing (wall clock, monotonic)\n", stderr);
-    print_table(&sb);
-    tfx_sb_free(&sb);
-  }
-  const tfx_pass *emit = tfx_pipeline_find(&p, "emit-tf");
-  if (rc == 0 && ca.o.verbose > 0 && emit && emit->ran && !ca.o.check_only)
-    for (int k = 0; k < TFX_EMIT__COUNT; k++)
-      if (ca.o.out_path[k])
-        tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "wrote %s (%s)", ca.o.out_path[k],
-                     tfx_api_emit_name(k));
-done:
-  tfx_ctx_free(&ctx);
-  tfx_pipeline_free(&p);
-  for (int k = 0; k < TFX_EMIT__COUNT; k++) free(outs[k]);
+  if (cs.s) tfx_cli_session_close(&cs);
   tfx_cli_rules_free(&ca.rules);
-  free(dis_pipe);
-  free(dis_rules);
-  tfx_cli_print_diag(d, ca.o.verbose);
+  free(ca.set_name);
+  free(ca.set_value);
+  tfx_cli_print_diag(d, ca.verbose);
   tfx_diag_clear(d);
   return rc;
 }
