@@ -346,6 +346,36 @@ TFXC_API tfxc_status tfxc_write_files(tfxc_session *s, size_t n, const char *con
                                       const void *const *data, const size_t *lens)
     TFXC_MUST_CHECK;
 
+/* Checks an option value as tfxc_set_option checks it, without a session: for a command line
+ * that reports bad values before it does anything. name: W, vm-budget, max-file-size,
+ * input-format, limit, input-shape, out-nodes (syntax only), disable-pass,
+ * enable-scope-fusion-passes, pass (comma lists, not empty) or emit. Diagnostics go to fn (may
+ * be NULL); with cmd (a command name such as "tfxc inspect") an error is the command line's
+ * usage error, "CMD: message" plus a note "run 'CMD --help' for usage", else the message
+ * alone. Returns TFXC_OK, TFXC_MISUSE (a bad value, a name it does not check) or TFXC_NOMEM. */
+TFXC_API tfxc_status tfxc_check_option(const char *cmd, const char *name, const char *value,
+                                       tfxc_diagnostic_fn fn, void *user) TFXC_MUST_CHECK;
+/* Parses a number as the options do: size nonzero, a size in bytes with an optional binary
+ * unit (4096, 64K, 512M, 4G; "Mi", "MB" also read); else a decimal integer up to 10^9.
+ * Returns 0, or -1 when text is not one. */
+TFXC_API int tfxc_parse_number(const char *text, int size, unsigned long long *out);
+
+/* One limit of the "limit" option (docs/CLI.md "Limits"); the aliases file-size and vm-steps
+ * are the options max-file-size and vm-budget. */
+typedef struct tfxc_limit {
+  const char *name;       /* "depth", "nodes", "output-size", ... */
+  const char *what;       /* one line: what it bounds */
+  unsigned long long def; /* its default */
+  unsigned long long max; /* the largest value accepted */
+  int is_size;            /* takes K, M, G units */
+} tfxc_limit;
+/* The i-th limit (0, 1, ... in the order of `tfxc --help`) in *out. Returns 0, or -1 past the
+ * last one. */
+TFXC_API int tfxc_limit_info(unsigned i, tfxc_limit *out);
+/* The candidate closest to word when it is close enough to be a typo (the "did you mean" of
+ * the library's messages), else NULL. */
+TFXC_API const char *tfxc_closest(const char *word, const char *const *candidates, size_t n);
+
 /* A unified diff (3 lines of context) of text a against text b, labelled label_a / label_b,
  * each line after indent spaces (at most 64), as `tfxc test` shows a failing case: "" when
  * the texts are equal; at most 200 diff lines; texts over 4000 lines only say where they

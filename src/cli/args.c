@@ -2,7 +2,6 @@
  * Stage: cli. Input: argv and an option table per subcommand. Output: (option id, value)
  * pairs and positional arguments; errors go into the diagnostics context, never to stdout. */
 #define _POSIX_C_SOURCE 200809L
-#include "api/api_int.h"
 #include "cli/cli.h"
 
 #include <errno.h>
@@ -25,7 +24,7 @@ void tfx_cli_args_init(tfx_cli_args *a, int argc, char **argv, int first, const 
   a->n_opts = n_opts;
 }
 
-void tfx_cli_usage_error(tfx_diag *d, const char *cmd, const char *fmt, ...) {
+void tfx_cli_usage_error(tfx_cli_diag *d, const char *cmd, const char *fmt, ...) {
   char buf[768];
   va_list ap;
   va_start(ap, fmt);
@@ -37,15 +36,15 @@ void tfx_cli_usage_error(tfx_diag *d, const char *cmd, const char *fmt, ...) {
   size_t n = strlen(cmd);
   if (!strncmp(msg, cmd, n) && !strncmp(msg + n, ": ", 2)) msg += n + 2;
   else if (!strncmp(msg, "tfxc: ", 6)) msg += 6;
-  tfx_error(d, cmd, 0, 0, "%s", msg);
+  tfx_cli_error(d, cmd, 0, 0, "%s", msg);
   if (strcmp(cmd, "tfxc help") == 0)
-    tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "run 'tfxc help' for the list of commands");
+    tfx_cli_diag_add(d, TFXC_SEV_NOTE, NULL, 0, 0, "run 'tfxc help' for the list of commands");
   else
-    tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "run '%s --help' for usage", cmd);
+    tfx_cli_diag_add(d, TFXC_SEV_NOTE, NULL, 0, 0, "run '%s --help' for usage", cmd);
 }
 
 /* "did you mean" over the long names of the table (with the leading dashes). */
-static void unknown_option(tfx_cli_args *a, const char *arg, size_t len, tfx_diag *d) {
+static void unknown_option(tfx_cli_args *a, const char *arg, size_t len, tfx_cli_diag *d) {
   char word[96];
   size_t wn = len < sizeof word - 1 ? len : sizeof word - 1;
   memcpy(word, arg, wn);
@@ -59,7 +58,7 @@ static void unknown_option(tfx_cli_args *a, const char *arg, size_t len, tfx_dia
     cands[n] = names[n];
     n++;
   }
-  const char *hint = word[1] == '-' ? tfx_pipeline_closest(word, cands, n) : NULL;
+  const char *hint = word[1] == '-' ? tfxc_closest(word, cands, n) : NULL;
   if (hint)
     tfx_cli_usage_error(d, a->cmd, "unknown option '%s'; did you mean '%s'?", word,
                         hint);
@@ -98,7 +97,7 @@ static void opt_label(const tfx_cli_opt *o, char *buf, size_t n) {
 
 /* Takes the value of option o: inline (after '=' or in the cluster) or the next argument. */
 static int take_value(tfx_cli_args *a, const tfx_cli_opt *o, const char *inl, const char **value,
-                      tfx_diag *d) {
+                      tfx_cli_diag *d) {
   char label[80];
   opt_label(o, label, sizeof label);
   if (inl) {
@@ -113,7 +112,7 @@ static int take_value(tfx_cli_args *a, const tfx_cli_opt *o, const char *inl, co
   return o->id;
 }
 
-int tfx_cli_next(tfx_cli_args *a, const char **value, tfx_diag *d) {
+int tfx_cli_next(tfx_cli_args *a, const char **value, tfx_cli_diag *d) {
   *value = NULL;
   if (a->cluster && *a->cluster) {
     char c = *a->cluster++;
@@ -168,45 +167,61 @@ int tfx_cli_next(tfx_cli_args *a, const char **value, tfx_diag *d) {
 
 /* ---- helpers ---- */
 
-void tfx_cli_print_diag(const tfx_diag *d, int verbose) {
+void tfx_cli_print_diag(const tfx_cli_diag *d, int verbose) {
   if (verbose >= 0 || d->n == 0) {
-    tfx_diag_print(d, stderr);
+    tfx_cli_diag_print(d, stderr);
     return;
   }
   /* -q: a shallow view holding only the errors. */
-  tfx_diag view = *d;
+  tfx_cli_diag view = *d;
   view.items = malloc(d->n * sizeof *view.items);
   if (!view.items) {
-    tfx_diag_print(d, stderr);
+    tfx_cli_diag_print(d, stderr);
     return;
   }
   view.n = 0;
   for (size_t i = 0; i < d->n; i++)
-    if (d->items[i].sev == TFX_SEV_ERROR) view.items[view.n++] = d->items[i];
+    if (d->items[i].sev == TFXC_SEV_ERROR) view.items[view.n++] = d->items[i];
   view.warnings = 0;
   view.errors = view.n < d->errors ? d->errors : view.n;
-  tfx_diag_print(&view, stderr);
+  tfx_cli_diag_print(&view, stderr);
   free(view.items);
 }
 
-/* One parser for the command and the library (src/api/convert_util.c). */
-int tfx_cli_parse_uint(const char *s, unsigned *out) { return tfx_api_parse_uint(s, out); }
+/* One parser for the command and the library (tfxc_parse_number). */
+int tfx_cli_parse_uint(const char *s, unsigned *out) {
+  unsigned long long v;
+  if (tfxc_parse_number(s, 0, &v) != 0) return -1;
+  *out = (unsigned)v;
+  return 0;
+}
 
-int tfx_cli_parse_size(const char *s, size_t *out) { return tfx_api_parse_size(s, out); }
+int tfx_cli_parse_size(const char *s, size_t *out) {
+  unsigned long long v;
+  if (tfxc_parse_number(s, 1, &v) != 0 || v > SIZE_MAX) return -1;
+  *out = (size_t)v;
+  return 0;
+}
 
-int tfx_cli_write_stdout(const char *data, size_t len, tfx_diag *d) {
+int tfx_cli_write_stdout(const char *data, size_t len, tfx_cli_diag *d) {
   if ((len && fwrite(data, 1, len, stdout) != len) || fflush(stdout) != 0) {
-    tfx_error(d, "<stdout>", 0, 0, "write error: %s", strerror(errno));
+    tfx_cli_error(d, "<stdout>", 0, 0, "write error: %s", strerror(errno));
     return TFX_EXIT_INPUT;
   }
   return 0;
 }
 
-int tfx_cli_check_input_format(const char *s, tfx_diag *d) {
-  return tfx_api_opt_input_format(s, "tfxc", d); /* src/api/options.c */
+/* An option value checked by the library (tfxc_check_option): its message, as a usage error
+ * of cmd. Returns 0 or -1 (reported). */
+static int check(const char *cmd, const char *name, const char *value, tfx_cli_diag *d) {
+  return tfxc_check_option(cmd, name, value, tfx_cli_diag_forward_fn, d) == TFXC_OK ? 0 : -1;
 }
 
-int tfx_cli_check_output_path(const char *path, const char *cmd, tfx_diag *d) {
+int tfx_cli_check_input_format(const char *s, tfx_cli_diag *d) {
+  return check("tfxc", "input-format", s, d);
+}
+
+int tfx_cli_check_output_path(const char *path, const char *cmd, tfx_cli_diag *d) {
   struct stat st;
   /* Devices and FIFOs are written through by tfx_write_file_atomic; only a directory is
    * refused here, early, as a usage error. */
@@ -217,55 +232,87 @@ int tfx_cli_check_output_path(const char *path, const char *cmd, tfx_diag *d) {
 
 /* ---- --limit NAME=N ---- */
 
-/* The aliases of --limit beside util/limits.h's table: file-size (= --max-file-size) and
- * vm-steps (= --vm-budget). */
+/* The aliases of --limit beside the library's limits (tfxc_limit_info): file-size
+ * (= --max-file-size) and vm-steps (= --vm-budget). */
 #define LIMIT_VM_STEPS_DEFAULT 1000000u
 
-int tfx_cli_parse_limit(const char *spec, const char *cmd, tfx_limits *lim, size_t *file_size,
-                        uint64_t *vm_steps, tfx_diag *d) {
-  return tfx_api_parse_limit(spec, cmd, lim, file_size, vm_steps, d); /* src/api/options.c */
+void tfx_cli_limits_free(tfx_cli_limits *lim) {
+  for (size_t i = 0; i < lim->n; i++) free(lim->specs[i]);
+  free(lim->specs);
+  memset(lim, 0, sizeof *lim);
+}
+
+int tfx_cli_limits_add(tfx_cli_limits *lim, const char *name, const char *value, tfx_cli_diag *d) {
+  if (lim->n == lim->cap) {
+    size_t nc = lim->cap ? lim->cap * 2 : 4;
+    char **ns = realloc(lim->specs, nc * sizeof *ns);
+    if (!ns) goto nomem;
+    lim->specs = ns;
+    lim->cap = nc;
+  }
+  size_t n = (name ? strlen(name) + 1 : 0) + strlen(value) + 1;
+  char *spec = malloc(n);
+  if (!spec) goto nomem;
+  snprintf(spec, n, "%s%s%s", name ? name : "", name ? "=" : "", value);
+  lim->specs[lim->n++] = spec;
+  return 0;
+nomem:
+  tfx_cli_error(d, NULL, 0, 0, "out of memory");
+  return -1;
+}
+
+int tfx_cli_parse_limit(const char *spec, const char *cmd, tfx_cli_limits *lim, tfx_cli_diag *d) {
+  if (check(cmd, "limit", spec, d) != 0) return -1;
+  return lim ? tfx_cli_limits_add(lim, NULL, spec, d) : 0;
 }
 
 const char *tfx_cli_closest(const char *word, const char *const *cands, size_t n) {
-  return tfx_pipeline_closest(word, cands, n); /* the library's "did you mean" */
+  return tfxc_closest(word, cands, n); /* the library's "did you mean" */
 }
 
-int tfx_cli_opt_list(const char *name, const char *value, const char *cmd, tfx_diag *d) {
-  return tfx_api_opt_list(name, value, cmd, d); /* src/api/options.c */
+int tfx_cli_opt_list(const char *name, const char *value, const char *cmd, tfx_cli_diag *d) {
+  return check(cmd, name, value, d);
 }
 
-int tfx_cli_opt_vm_budget(const char *value, const char *cmd, uint64_t *out, tfx_diag *d) {
-  return tfx_api_opt_vm_budget(value, cmd, out, d);
+int tfx_cli_opt_vm_budget(const char *value, const char *cmd, tfx_cli_diag *d) {
+  return check(cmd, "vm-budget", value, d);
 }
 
-int tfx_cli_opt_max_file_size(const char *value, const char *cmd, size_t *out, tfx_diag *d) {
-  return tfx_api_opt_max_file_size(value, cmd, out, d);
+int tfx_cli_opt_max_file_size(const char *value, const char *cmd, tfx_cli_diag *d) {
+  return check(cmd, "max-file-size", value, d);
 }
 
 void tfx_cli_help_limits(FILE *f) {
   fprintf(f, "      --limit NAME=N[,...]    raise or lower a limit (repeatable; docs/CLI.md, Limits):\n");
   fprintf(f, "                              file-size (default 4G, = --max-file-size)\n");
-  for (int i = 0; i < TFX_LIMIT__COUNT; i++) {
-    const tfx_limit_info *l = &tfx_limit_table[i];
+  tfxc_limit l;
+  for (unsigned i = 0; tfxc_limit_info(i, &l) == 0; i++) {
     char def[32];
-    if (l->is_size && l->def % ((uint64_t)1 << 30) == 0)
-      snprintf(def, sizeof def, "%lluG", (unsigned long long)(l->def >> 30));
-    else if (l->is_size && l->def == (uint64_t)INT32_MAX)
+    if (l.is_size && l.def % (1ull << 30) == 0)
+      snprintf(def, sizeof def, "%lluG", l.def >> 30);
+    else if (l.is_size && l.def == (unsigned long long)INT32_MAX)
       snprintf(def, sizeof def, "2G-1");
     else
-      snprintf(def, sizeof def, "%llu", (unsigned long long)l->def);
-    fprintf(f, "                              %s (default %s): %s\n", l->name, def, l->what);
-    if (i == TFX_LIMIT_RULE_DEPTH)
+      snprintf(def, sizeof def, "%llu", l.def);
+    fprintf(f, "                              %s (default %s): %s\n", l.name, def, l.what);
+    if (strcmp(l.name, "rule-depth") == 0)
       fprintf(f, "                              vm-steps (default %u, = --vm-budget)\n",
               LIMIT_VM_STEPS_DEFAULT);
   }
 }
 
-int tfx_cli_rules_limit(tfx_cli_rules *r, const char *spec, const char *cmd, tfx_diag *d) {
-  tfx_limits lim;
-  memset(&lim, 0, sizeof lim);
-  lim.v[TFX_LIMIT_RULE_DEPTH] = r->max_rule_depth;
-  if (tfx_cli_parse_limit(spec, cmd, &lim, NULL, NULL, d) != 0) return -1;
-  r->max_rule_depth = (unsigned)lim.v[TFX_LIMIT_RULE_DEPTH];
+int tfx_cli_rules_limit(tfx_cli_rules *r, const char *spec, const char *cmd, tfx_cli_diag *d) {
+  if (check(cmd, "limit", spec, d) != 0) return -1;
+  /* only the rule-depth items are kept: these commands write no file and read no model */
+  for (const char *s = spec;;) {
+    size_t n = strcspn(s, ",");
+    if (n > 11 && strncmp(s, "rule-depth=", 11) == 0) {
+      char item[64];
+      snprintf(item, sizeof item, "%.*s", (int)(n < 63 ? n : 63), s);
+      if (tfx_cli_limits_add(&r->limits, NULL, item, d) != 0) return -1;
+    }
+    if (!s[n]) break;
+    s += n + 1;
+  }
   return 0;
 }

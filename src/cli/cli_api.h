@@ -10,13 +10,13 @@
 
 typedef struct tfx_cli_session {
   tfxc_session *s;
-  tfx_diag *d;  /* the command's: every diagnostic of s is added here, in order */
+  tfx_cli_diag *d;  /* the command's: every diagnostic of s is added here, in order */
   size_t errors; /* errors forwarded so far */
   size_t mark;   /* errors at the end of the previous call */
 } tfx_cli_session;
 
 /* Opens a session forwarding into d. Returns 0, or TFX_EXIT_FAIL ("out of memory" reported). */
-int tfx_cli_session_open(tfx_cli_session *cs, tfx_diag *d);
+int tfx_cli_session_open(tfx_cli_session *cs, tfx_cli_diag *d);
 void tfx_cli_session_close(tfx_cli_session *cs);
 /* The exit code for the status of a call on cs->s. A failure that reported no error of its
  * own (out of memory inside the session) gets "out of memory" reported here. */
@@ -24,10 +24,10 @@ int tfx_cli_session_rc(tfx_cli_session *cs, tfxc_status st);
 /* Hands option name=value to the session (the command has checked it already). Returns 0 or
  * an exit code (reported). */
 int tfx_cli_session_set(tfx_cli_session *cs, const char *name, const char *value);
-/* The rule options (-r paths in order, -W..., --no-stdlib, --limit rule-depth) and the
+/* The rule options (-r paths in order, -W..., --no-stdlib, r->limits) and the
  * verbosity (-v count, -1 for -q). Returns 0 or an exit code (reported). */
 int tfx_cli_session_rules(tfx_cli_session *cs, const tfx_cli_rules *r, int verbose);
-/* Every limit set in lim (nonzero), as "limit" options. Returns 0 or an exit code. */
-int tfx_cli_session_limits(tfx_cli_session *cs, const tfx_limits *lim);
+/* Every --limit value of lim, in order, as "limit" options. Returns 0 or an exit code. */
+int tfx_cli_session_limits(tfx_cli_session *cs, const tfx_cli_limits *lim);
 
 #endif

@@ -12,7 +12,7 @@
 #include "cli/cli.h"
 #include "tfxc/tfxc.h"
 
-typedef int (*cmd_fn)(int argc, char **argv, int first, tfx_diag *d);
+typedef int (*cmd_fn)(int argc, char **argv, int first, tfx_cli_diag *d);
 
 typedef struct command {
   const char *name;
@@ -32,7 +32,7 @@ static const command *find_command(const char *s) {
   return NULL;
 }
 
-static int run_help(int argc, char **argv, tfx_diag *d) {
+static int run_help(int argc, char **argv, tfx_cli_diag *d) {
   if (argc <= 2) {
     tfx_cli_help_main(stdout);
     return TFX_EXIT_OK;
@@ -87,7 +87,7 @@ static int option_kind(const char *arg) {
  * shared options move after the command name (*moved = 1, argv is permuted in place) or, when
  * another option stands before the command, that is a usage error naming where it belongs.
  * Returns 0 or TFX_EXIT_USAGE (reported). */
-static int options_before_command(int argc, char **argv, int *moved, tfx_diag *d) {
+static int options_before_command(int argc, char **argv, int *moved, tfx_cli_diag *d) {
   *moved = 0;
   int i = 1, other = 0;
   while (i < argc && strcmp(argv[i], "--") != 0) {
@@ -109,7 +109,7 @@ static int options_before_command(int argc, char **argv, int *moved, tfx_diag *d
   return 0;
 }
 
-static int dispatch(int argc, char **argv, tfx_diag *d) {
+static int dispatch(int argc, char **argv, tfx_cli_diag *d) {
   if (argc < 2) {
     tfx_cli_usage_error(d, "tfxc", "no model given (usage: tfxc [OPTIONS] MODEL, or tfxc COMMAND)");
     return TFX_EXIT_USAGE;
@@ -131,7 +131,7 @@ static int dispatch(int argc, char **argv, tfx_diag *d) {
     if (c->run) {
       int rc = c->run(argc, argv, 2, d);
       if (rc == TFX_EXIT_USAGE && moved)
-        tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "the options before '%s' were given to it, as "
+        tfx_cli_diag_add(d, TFXC_SEV_NOTE, NULL, 0, 0, "the options before '%s' were given to it, as "
                      "if written after it", c->name);
       return rc;
     }
@@ -140,7 +140,7 @@ static int dispatch(int argc, char **argv, tfx_diag *d) {
         tfx_cli_help_for(c->name, stdout);
         return TFX_EXIT_OK;
       }
-    tfx_error(d, NULL, 0, 0, "command '%s' is not implemented yet", c->name);
+    tfx_cli_error(d, NULL, 0, 0, "command '%s' is not implemented yet", c->name);
     return TFX_EXIT_FAIL;
   }
   /* A bare word that is no file but looks like a misspelt command is a usage error. */
@@ -158,21 +158,21 @@ static int dispatch(int argc, char **argv, tfx_diag *d) {
 }
 
 int tfx_cli_main(int argc, char **argv) {
-  tfx_diag d;
-  tfx_diag_init(&d);
+  tfx_cli_diag d;
+  tfx_cli_diag_init(&d);
   int rc = dispatch(argc, argv, &d);
   /* What went to stdout through stdio (help texts, test reports) is flushed here, so a caller
    * running the CLI in process sees it all, and a failed write (a full disk) is an error. */
   errno = 0;
   if ((fflush(stdout) != 0 || ferror(stdout)) && rc == TFX_EXIT_OK) {
-    tfx_error(&d, "<stdout>", 0, 0, "write error: %s", strerror(errno ? errno : EIO));
+    tfx_cli_error(&d, "<stdout>", 0, 0, "write error: %s", strerror(errno ? errno : EIO));
     rc = TFX_EXIT_INPUT;
   }
   clearerr(stdout);
   /* Verbosity is per command; -q is honoured by the commands' own printing. Here: print all
    * that is left (the commands clear what they printed). */
-  tfx_diag_print(&d, stderr);
-  tfx_diag_free(&d);
+  tfx_cli_diag_print(&d, stderr);
+  tfx_cli_diag_free(&d);
   fflush(stderr);
   return tfxc_status_exit_code((tfxc_status)rc); /* the commands return a status */
 }

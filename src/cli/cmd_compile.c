@@ -25,11 +25,11 @@ static const tfx_cli_opt compile_opts[] = {
 
 #define DEFAULT_PACK "rules.tfxb"
 
-int tfx_cli_compile(int argc, char **argv, int first, tfx_diag *d) {
+int tfx_cli_compile(int argc, char **argv, int first, tfx_cli_diag *d) {
   static const char cmd[] = "tfxc compile";
   tfx_cli_rules r;
   memset(&r, 0, sizeof r);
-  tfx_limits lim; /* --limit: rule-depth (kept in r) and output-size */
+  tfx_cli_limits lim; /* --limit: rule-depth and output-size matter */
   memset(&lim, 0, sizeof lim);
   tfx_cli_args a;
   tfx_cli_args_init(&a, argc, argv, first, cmd, compile_opts,
@@ -53,8 +53,7 @@ int tfx_cli_compile(int argc, char **argv, int first, tfx_diag *d) {
       }
       break;
     case O_LIMIT:
-      if (tfx_cli_parse_limit(v, cmd, &lim, NULL, NULL, d) != 0) rc = TFX_EXIT_USAGE;
-      r.max_rule_depth = (unsigned)lim.v[TFX_LIMIT_RULE_DEPTH];
+      if (tfx_cli_parse_limit(v, cmd, &lim, d) != 0) rc = TFX_EXIT_USAGE;
       break;
     case O_VERBOSE: verbose = verbose < 0 ? 1 : verbose + 1; break;
     case O_QUIET: verbose = -1; break;
@@ -88,7 +87,7 @@ int tfx_cli_compile(int argc, char **argv, int first, tfx_diag *d) {
   if (rc == 0) rc = tfx_cli_session_limits(&cs, &lim);
   if (rc == 0) rc = tfx_cli_session_rc(&cs, tfxc_compile_rules(cs.s, &pack, &len, &info));
   if (rc == 0 && info.has_protos && verbose > 0)
-    tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "the rules were checked against the CANN prototype "
+    tfx_cli_diag_add(d, TFXC_SEV_NOTE, NULL, 0, 0, "the rules were checked against the CANN prototype "
                  "files (.cannops.tsv) given with -r; a pack does not hold them: pass "
                  "them again next to it (-r %s -r FILE.cannops.tsv)", output);
   if (rc == 0) {
@@ -96,13 +95,14 @@ int tfx_cli_compile(int argc, char **argv, int first, tfx_diag *d) {
     rc = tfx_cli_session_rc(&cs, tfxc_write_files(cs.s, 1, &output, &data, &len));
   }
   if (rc == 0 && verbose > 0)
-    tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "wrote %s (%u rules, %u programs, %zu bytes)", output,
+    tfx_cli_diag_add(d, TFXC_SEV_NOTE, NULL, 0, 0, "wrote %s (%u rules, %u programs, %zu bytes)", output,
                  info.rules, info.programs, len);
   tfxc_free(pack);
   tfx_cli_session_close(&cs);
 done:
   tfx_cli_rules_free(&r);
+  tfx_cli_limits_free(&lim);
   tfx_cli_print_diag(d, verbose);
-  tfx_diag_clear(d);
+  tfx_cli_diag_clear(d);
   return rc;
 }

@@ -93,7 +93,7 @@ static void set(convert_args *ca, const char *name, const char *value) {
 /* Returns 0, or an exit code (reported). */
 static int parse_convert(int argc, char **argv, int first, convert_args *ca,
                          tfx_cli_session *cs) {
-  tfx_diag *d = cs->d;
+  tfx_cli_diag *d = cs->d;
   tfx_cli_args a;
   tfx_cli_args_init(&a, argc, argv, first, "tfxc", convert_opts,
                     sizeof convert_opts / sizeof convert_opts[0]);
@@ -101,14 +101,11 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca,
   ca->set_name = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *ca->set_name);
   ca->set_value = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *ca->set_value);
   if (!ca->set_name || !ca->set_value) {
-    tfx_error(d, NULL, 0, 0, "out of memory");
+    tfx_cli_error(d, NULL, 0, 0, "out of memory");
     return TFX_EXIT_FAIL;
   }
   const char *v;
   int usage = 0, id;
-  uint64_t vm_budget;
-  size_t file_size;
-  tfx_limits lim;
   while ((id = tfx_cli_next(&a, &v, d)) != TFX_CLI_END) {
     switch (id) {
     case TFX_CLI_ERROR: return TFX_EXIT_USAGE;
@@ -118,7 +115,7 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca,
                             "(ATC's --framework=3)", v);
         usage = 1;
       } else
-        tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "--framework=3: TensorFlow is the only "
+        tfx_cli_diag_add(d, TFXC_SEV_NOTE, NULL, 0, 0, "--framework=3: TensorFlow is the only "
                      "framework tfxc reads; the option can be left out");
       break;
     case O_MODEL: /* fall through: the MODEL argument */
@@ -145,7 +142,7 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca,
       else set(ca, "enable-scope-fusion-passes", v);
       break;
     case O_VM_BUDGET:
-      if (tfx_cli_opt_vm_budget(v, "tfxc", &vm_budget, d) != 0) usage = 1;
+      if (tfx_cli_opt_vm_budget(v, "tfxc", d) != 0) usage = 1;
       else set(ca, "vm-budget", v);
       break;
     case O_CHECK: ca->check = 1; break;
@@ -187,12 +184,11 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca,
     case O_QUIET: ca->verbose = -1; break;
     case O_TAG: set(ca, "tag", v); break;
     case O_MAX_FILE:
-      if (tfx_cli_opt_max_file_size(v, "tfxc", &file_size, d) != 0) usage = 1;
+      if (tfx_cli_opt_max_file_size(v, "tfxc", d) != 0) usage = 1;
       else set(ca, "max-file-size", v);
       break;
     case O_LIMIT:
-      memset(&lim, 0, sizeof lim);
-      if (tfx_cli_parse_limit(v, "tfxc", &lim, &file_size, &vm_budget, d) != 0) usage = 1;
+      if (tfx_cli_parse_limit(v, "tfxc", NULL, d) != 0) usage = 1;
       else set(ca, "limit", v);
       break;
     case O_LIST_PASSES: ca->list_passes = 1; break;
@@ -206,7 +202,7 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca,
   if (ca->emit) { /* checked by the library (the kind table, "did you mean") */
     int r = tfx_cli_session_set(cs, "emit", ca->emit);
     if (r == TFX_EXIT_USAGE) {
-      tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "run 'tfxc --help' for usage");
+      tfx_cli_diag_add(d, TFXC_SEV_NOTE, NULL, 0, 0, "run 'tfxc --help' for usage");
       usage = 1;
     } else if (r) {
       return r;
@@ -234,7 +230,7 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca,
     usage = 1;
   }
   if (ca->dump_dir && !ca->dump_after)
-    tfx_diag_add(d, TFX_SEV_WARNING, NULL, 0, 0, "--dump-dir has no effect without --dump-after");
+    tfx_cli_diag_add(d, TFXC_SEV_WARNING, NULL, 0, 0, "--dump-dir has no effect without --dump-after");
   if (!ca->model && !usage) {
     tfx_cli_usage_error(d, "tfxc", "no MODEL given");
     usage = 1;
@@ -291,7 +287,7 @@ static int write_report(tfx_cli_session *cs, const char *path, int verbose) {
   }
   tfxc_free(json);
   if (rc == 0 && path && verbose > 0)
-    tfx_diag_add(cs->d, TFX_SEV_NOTE, NULL, 0, 0, "wrote %s (report)", path);
+    tfx_cli_diag_add(cs->d, TFXC_SEV_NOTE, NULL, 0, 0, "wrote %s (report)", path);
   return rc;
 }
 
@@ -309,7 +305,7 @@ static void print_timing(tfx_cli_session *cs) {
 
 /* The run and what is reported around it. Returns the exit code. */
 static int convert(tfx_cli_session *cs, const convert_args *ca) {
-  tfx_diag *d = cs->d;
+  tfx_cli_diag *d = cs->d;
   char *outs[N_KINDS] = {0};
   char *list = NULL;
   size_t len;
@@ -355,13 +351,13 @@ static int convert(tfx_cli_session *cs, const convert_args *ca) {
   if (ca->time_passes) print_timing(cs);
   if (rc == 0 && ca->verbose > 0 && info.wrote)
     for (int k = 0; k < N_KINDS; k++)
-      if (outs[k]) tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "wrote %s (%s)", outs[k], kind_names[k]);
+      if (outs[k]) tfx_cli_diag_add(d, TFXC_SEV_NOTE, NULL, 0, 0, "wrote %s (%s)", outs[k], kind_names[k]);
 done:
   for (int k = 0; k < N_KINDS; k++) tfxc_free(outs[k]);
   return rc;
 }
 
-int tfx_cli_convert(int argc, char **argv, int first, tfx_diag *d) {
+int tfx_cli_convert(int argc, char **argv, int first, tfx_cli_diag *d) {
   convert_args ca;
   memset(&ca, 0, sizeof ca);
   tfx_cli_session cs;
@@ -378,6 +374,6 @@ int tfx_cli_convert(int argc, char **argv, int first, tfx_diag *d) {
   free(ca.set_name);
   free(ca.set_value);
   tfx_cli_print_diag(d, ca.verbose);
-  tfx_diag_clear(d);
+  tfx_cli_diag_clear(d);
   return rc;
 }

@@ -43,15 +43,11 @@ static const tfx_cli_opt explain_opts[] = {
 /* The command line's settings, handed to the session. */
 typedef struct explain_opts_t {
   const char *model_path, *enable_scope_passes, *disable_rules, *tag, *input_shape, *out_nodes;
-  uint64_t vm_budget;
-  size_t max_file_size;
-  tfx_limits limits;
   int verbose;
 } explain_opts_t;
 
 /* Hands o and the rules to the session. Returns 0 or an exit code (reported). */
 static int setup(tfx_cli_session *cs, const explain_opts_t *o, const tfx_cli_rules *rules) {
-  char num[32];
   int rc = tfx_cli_session_set(cs, "usage-command", "tfxc explain");
   if (rc == 0) rc = tfx_cli_session_rules(cs, rules, o->verbose);
   if (rc == 0 && o->enable_scope_passes)
@@ -60,20 +56,11 @@ static int setup(tfx_cli_session *cs, const explain_opts_t *o, const tfx_cli_rul
   if (rc == 0 && o->tag) rc = tfx_cli_session_set(cs, "tag", o->tag);
   if (rc == 0 && o->input_shape) rc = tfx_cli_session_set(cs, "input-shape", o->input_shape);
   if (rc == 0 && o->out_nodes) rc = tfx_cli_session_set(cs, "out-nodes", o->out_nodes);
-  if (rc == 0) rc = tfx_cli_session_limits(cs, &o->limits);
-  if (rc == 0 && o->vm_budget) {
-    snprintf(num, sizeof num, "vm-steps=%llu", (unsigned long long)o->vm_budget);
-    rc = tfx_cli_session_set(cs, "limit", num);
-  }
-  if (rc == 0 && o->max_file_size) {
-    snprintf(num, sizeof num, "%zu", o->max_file_size);
-    rc = tfx_cli_session_set(cs, "max-file-size", num);
-  }
   if (rc == 0) rc = tfx_cli_session_rc(cs, tfxc_load_model_path(cs->s, o->model_path));
   return rc;
 }
 
-int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
+int tfx_cli_explain(int argc, char **argv, int first, tfx_cli_diag *d) {
   explain_opts_t o;
   memset(&o, 0, sizeof o);
   tfx_cli_rules rules;
@@ -124,16 +111,19 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
       o.disable_rules = v;
       break;
     case E_VM_BUDGET:
-      if (tfx_cli_opt_vm_budget(v, "tfxc explain", &o.vm_budget, d) != 0) usage = 1;
+      if (tfx_cli_opt_vm_budget(v, "tfxc explain", d) != 0) usage = 1;
+      else if (tfx_cli_limits_add(&rules.limits, "vm-steps", v, d) != 0) usage = 1;
       break;
     case E_TAG: o.tag = v; break;
     case E_INPUT_SHAPE: o.input_shape = v; break;
     case E_OUT_NODES: o.out_nodes = v; break;
     case E_MAX_FILE:
-      if (tfx_cli_opt_max_file_size(v, "tfxc explain", &o.max_file_size, d) != 0) usage = 1;
+      if (tfx_cli_opt_max_file_size(v, "tfxc explain", d) != 0) usage = 1;
+      else if (tfx_cli_limits_add(&rules.limits, "file-size", v, d) != 0) usage = 1;
       break;
     case E_LIMIT:
-      if (tfx_cli_parse_limit(v, "tfxc explain", &o.limits, &o.max_file_size, &o.vm_budget, d) != 0)
+      /* with the rules' options: the session takes every --limit, in order */
+      if (tfx_cli_parse_limit(v, "tfxc explain", &rules.limits, d) != 0)
         usage = 1;
       break;
     case E_VERBOSE: o.verbose = o.verbose < 0 ? 1 : o.verbose + 1; break;
@@ -173,7 +163,7 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
   if (pr) {
     tfx_cli_rules_free(&rules);
     tfx_cli_print_diag(d, o.verbose);
-    tfx_diag_clear(d);
+    tfx_cli_diag_clear(d);
     return pr;
   }
   /* the evaluator is the library's (tfxc_explain_scope / tfxc_explain_rule); this prints the
@@ -191,6 +181,6 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_diag *d) {
   tfx_cli_session_close(&cs);
   tfx_cli_rules_free(&rules);
   tfx_cli_print_diag(d, o.verbose);
-  tfx_diag_clear(d);
+  tfx_cli_diag_clear(d);
   return rc;
 }

@@ -31,7 +31,7 @@ static int ends_with(const char *s, const char *suffix) {
 }
 
 /* Output format ("pb" or "pbtxt") from --to or the extension. Returns 0 or -1 (reported). */
-static int pick_wire(const char *to, const char *out, const char **w, tfx_diag *d) {
+static int pick_wire(const char *to, const char *out, const char **w, tfx_cli_diag *d) {
   if (to) {
     if (strcmp(to, "pb") == 0) *w = "pb";
     else if (strcmp(to, "pbtxt") == 0) *w = "pbtxt";
@@ -56,13 +56,11 @@ static int pick_wire(const char *to, const char *out, const char **w, tfx_diag *
   return 0;
 }
 
-int tfx_cli_fmt(int argc, char **argv, int first, tfx_diag *d) {
+static int fmt(int argc, char **argv, int first, tfx_cli_diag *d, tfx_cli_limits *lim) {
   tfx_cli_args a;
   tfx_cli_args_init(&a, argc, argv, first, "tfxc fmt", fmt_opts, sizeof fmt_opts / sizeof fmt_opts[0]);
   const char *in = NULL, *out = NULL, *to = NULL, *tag = NULL, *v;
   size_t max_file_size = 0;
-  tfx_limits lim;
-  memset(&lim, 0, sizeof lim);
   int help = 0, usage = 0, verbose = 0, id;
   while ((id = tfx_cli_next(&a, &v, d)) != TFX_CLI_END) {
     switch (id) {
@@ -82,10 +80,12 @@ int tfx_cli_fmt(int argc, char **argv, int first, tfx_diag *d) {
       if (tfx_cli_parse_size(v, &max_file_size) != 0 || max_file_size == 0) {
         tfx_cli_usage_error(d, "tfxc fmt", "--max-file-size: '%s' is not a size (e.g. 512M)", v);
         usage = 1;
+      } else if (tfx_cli_limits_add(lim, "file-size", v, d) != 0) { /* in order with --limit */
+        usage = 1;
       }
       break;
     case F_LIMIT:
-      if (tfx_cli_parse_limit(v, "tfxc fmt", &lim, &max_file_size, NULL, d) != 0) usage = 1;
+      if (tfx_cli_parse_limit(v, "tfxc fmt", lim, d) != 0) usage = 1;
       break;
     case F_VERBOSE: verbose = verbose < 0 ? 1 : verbose + 1; break;
     case F_QUIET: verbose = -1; break;
@@ -113,12 +113,7 @@ int tfx_cli_fmt(int argc, char **argv, int first, tfx_diag *d) {
   tfx_cli_session cs;
   int rc = tfx_cli_session_open(&cs, d);
   if (rc == 0 && tag) rc = tfx_cli_session_set(&cs, "tag", tag);
-  if (rc == 0) rc = tfx_cli_session_limits(&cs, &lim);
-  if (rc == 0 && max_file_size) {
-    char num[32];
-    snprintf(num, sizeof num, "%zu", max_file_size);
-    rc = tfx_cli_session_set(&cs, "max-file-size", num);
-  }
+  if (rc == 0) rc = tfx_cli_session_limits(&cs, lim);
   if (rc == 0) rc = tfx_cli_session_rc(&cs, tfxc_load_model_path(cs.s, in));
   void *data = NULL;
   size_t len = 0, nodes = 0;
@@ -128,11 +123,19 @@ int tfx_cli_fmt(int argc, char **argv, int first, tfx_diag *d) {
     rc = tfx_cli_session_rc(&cs, tfxc_write_files(cs.s, 1, &out, &bytes, &len));
   }
   if (rc == 0 && verbose > 0)
-    tfx_diag_add(d, TFX_SEV_NOTE, NULL, 0, 0, "wrote %s (%s GraphDef, %zu nodes)", out,
+    tfx_cli_diag_add(d, TFXC_SEV_NOTE, NULL, 0, 0, "wrote %s (%s GraphDef, %zu nodes)", out,
                  wire[2] ? "text" : "binary", nodes);
   tfxc_free(data);
   tfx_cli_session_close(&cs);
   tfx_cli_print_diag(d, verbose);
-  tfx_diag_clear(d);
+  tfx_cli_diag_clear(d);
+  return rc;
+}
+
+int tfx_cli_fmt(int argc, char **argv, int first, tfx_cli_diag *d) {
+  tfx_cli_limits lim; /* --limit and --max-file-size, in order */
+  memset(&lim, 0, sizeof lim);
+  int rc = fmt(argc, argv, first, d, &lim);
+  tfx_cli_limits_free(&lim);
   return rc;
 }

@@ -34,7 +34,7 @@ static const tfx_cli_opt inspect_opts[] = {
 
 /* Hands the options to the session. Returns 0 or an exit code (reported). */
 static int setup(tfx_cli_session *cs, const char *tag, const char *input_shape,
-                 const char *out_nodes, size_t max_file_size, const tfx_limits *lim,
+                 const char *out_nodes, const tfx_cli_limits *lim,
                  int verbose) {
   int rc = 0;
   char num[32];
@@ -42,20 +42,14 @@ static int setup(tfx_cli_session *cs, const char *tag, const char *input_shape,
   if (rc == 0 && input_shape) rc = tfx_cli_session_set(cs, "input-shape", input_shape);
   if (rc == 0 && out_nodes) rc = tfx_cli_session_set(cs, "out-nodes", out_nodes);
   if (rc == 0) rc = tfx_cli_session_limits(cs, lim);
-  if (rc == 0 && max_file_size) {
-    snprintf(num, sizeof num, "%zu", max_file_size);
-    rc = tfx_cli_session_set(cs, "max-file-size", num);
-  }
   snprintf(num, sizeof num, "%d", verbose < -1 ? -1 : verbose > 16 ? 16 : verbose);
   if (rc == 0) rc = tfx_cli_session_set(cs, "verbose", num);
   return rc;
 }
 
-int tfx_cli_inspect(int argc, char **argv, int first, tfx_diag *d) {
+static int inspect(int argc, char **argv, int first, tfx_cli_diag *d, tfx_cli_limits *lim) {
   const char *model = NULL, *tag = NULL, *input_shape = NULL, *out_nodes = NULL;
   size_t max_file_size = 0;
-  tfx_limits lim;
-  memset(&lim, 0, sizeof lim);
   tfx_cli_args a;
   tfx_cli_args_init(&a, argc, argv, first, "tfxc inspect", inspect_opts,
                     sizeof inspect_opts / sizeof inspect_opts[0]);
@@ -87,10 +81,12 @@ int tfx_cli_inspect(int argc, char **argv, int first, tfx_diag *d) {
       if (tfx_cli_parse_size(v, &max_file_size) != 0 || max_file_size == 0) {
         tfx_cli_usage_error(d, "tfxc inspect", "--max-file-size: '%s' is not a size (e.g. 512M)", v);
         usage = 1;
+      } else if (tfx_cli_limits_add(lim, "file-size", v, d) != 0) { /* in order with --limit */
+        usage = 1;
       }
       break;
     case I_LIMIT:
-      if (tfx_cli_parse_limit(v, "tfxc inspect", &lim, &max_file_size, NULL, d) != 0)
+      if (tfx_cli_parse_limit(v, "tfxc inspect", lim, d) != 0)
         usage = 1;
       break;
     case I_VERBOSE: verbose = verbose < 0 ? 1 : verbose + 1; break;
@@ -119,7 +115,7 @@ int tfx_cli_inspect(int argc, char **argv, int first, tfx_diag *d) {
   if (usage) return TFX_EXIT_USAGE;
   tfx_cli_session cs;
   int rc = tfx_cli_session_open(&cs, d);
-  if (rc == 0) rc = setup(&cs, tag, input_shape, out_nodes, max_file_size, &lim, verbose);
+  if (rc == 0) rc = setup(&cs, tag, input_shape, out_nodes, lim, verbose);
   char *text = NULL;
   size_t len = 0;
   if (rc == 0 && tfxc_is_checkpoint(model)) { /* a checkpoint without a graph */
@@ -135,6 +131,14 @@ int tfx_cli_inspect(int argc, char **argv, int first, tfx_diag *d) {
   tfxc_free(text);
   tfx_cli_session_close(&cs);
   tfx_cli_print_diag(d, verbose);
-  tfx_diag_clear(d);
+  tfx_cli_diag_clear(d);
+  return rc;
+}
+
+int tfx_cli_inspect(int argc, char **argv, int first, tfx_cli_diag *d) {
+  tfx_cli_limits lim; /* --limit and --max-file-size, in order */
+  memset(&lim, 0, sizeof lim);
+  int rc = inspect(argc, argv, first, d, &lim);
+  tfx_cli_limits_free(&lim);
   return rc;
 }

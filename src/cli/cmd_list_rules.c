@@ -24,7 +24,7 @@ static const tfx_cli_opt list_opts[] = {
   {O_HELP, "help", 'h', NULL},       {O_LIMIT, "limit", 0, "NAME=N"},
 };
 
-int tfx_cli_list_rules(int argc, char **argv, int first, tfx_diag *d) {
+int tfx_cli_list_rules(int argc, char **argv, int first, tfx_cli_diag *d) {
   static const char cmd[] = "tfxc list-rules";
   tfx_cli_rules r;
   memset(&r, 0, sizeof r);
@@ -76,6 +76,6 @@ int tfx_cli_list_rules(int argc, char **argv, int first, tfx_diag *d) {
 done:
   tfx_cli_rules_free(&r);
   tfx_cli_print_diag(d, verbose);
-  tfx_diag_clear(d);
+  tfx_cli_diag_clear(d);
   return rc;
 }

@@ -178,16 +178,16 @@ static int cmp_str(const void *a, const void *b) {
 }
 
 /* Collects the cases under dir (itself when it is one). Returns 0 or -1 (reported). */
-static int collect(const char *dir, int depth, strvec *out, tfx_diag *d) {
+static int collect(const char *dir, int depth, strvec *out, tfx_cli_diag *d) {
   if (is_case(dir)) {
     if (sv_push(out, strdup(dir)) == 0) return 0;
-    tfx_error(d, dir, 0, 0, "out of memory");
+    tfx_cli_error(d, dir, 0, 0, "out of memory");
     return -1;
   }
   if (depth > 32) return 0;
   DIR *dh = opendir(dir);
   if (!dh) {
-    tfx_error(d, dir, 0, 0, "cannot read directory: %s", strerror(errno));
+    tfx_cli_error(d, dir, 0, 0, "cannot read directory: %s", strerror(errno));
     return -1;
   }
   strvec subs = {0};
@@ -214,7 +214,7 @@ static int collect(const char *dir, int depth, strvec *out, tfx_diag *d) {
   if (subs.n) qsort(subs.v, subs.n, sizeof *subs.v, cmp_str);
   for (size_t i = 0; i < subs.n && rc == 0; i++) rc = collect(subs.v[i], depth + 1, out, d);
   sv_free(&subs);
-  if (rc != 0 && !tfx_diag_has_errors(d)) tfx_error(d, dir, 0, 0, "out of memory");
+  if (rc != 0 && !tfx_cli_diag_has_errors(d)) tfx_cli_error(d, dir, 0, 0, "out of memory");
   return rc;
 }
 
@@ -223,7 +223,7 @@ static int collect(const char *dir, int depth, strvec *out, tfx_diag *d) {
 /* Reads dir/name into *data (*data = NULL, *len = 0 when there is no such regular file).
  * Returns 0, or -1 when it exists but cannot be read (out of memory, an I/O error; reported
  * into d): an unreadable file must not count as an absent one. */
-static int read_opt(const char *dir, const char *name, char **data, size_t *len, tfx_diag *d) {
+static int read_opt(const char *dir, const char *name, char **data, size_t *len, tfx_cli_diag *d) {
   *data = NULL;
   *len = 0;
   char p[PATH_BUF];
@@ -231,7 +231,7 @@ static int read_opt(const char *dir, const char *name, char **data, size_t *len,
   if (path_in(p, dir, name) != 0 || stat(p, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
   FILE *f = fopen(p, "rb");
   if (!f) {
-    tfx_error(d, p, 0, 0, "cannot open: %s", strerror(errno));
+    tfx_cli_error(d, p, 0, 0, "cannot open: %s", strerror(errno));
     return -1;
   }
   tbuf b = {0};
@@ -242,8 +242,8 @@ static int read_opt(const char *dir, const char *name, char **data, size_t *len,
   int e = errno;
   fclose(f);
   if (err || b.oom || (!b.data && (tb_add(&b, "", 0), b.oom))) {
-    if (err) tfx_error(d, p, 0, 0, "read error: %s", strerror(e));
-    else tfx_error(d, p, 0, 0, "out of memory reading file");
+    if (err) tfx_cli_error(d, p, 0, 0, "read error: %s", strerror(e));
+    else tfx_cli_error(d, p, 0, 0, "out of memory reading file");
     tb_free(&b);
     return -1;
   }
@@ -253,7 +253,7 @@ static int read_opt(const char *dir, const char *name, char **data, size_t *len,
 }
 
 /* Splits the args file into *out (strings owned by *out). Returns 0 or -1 (reported). */
-static int split_args(const char *text, strvec *out, const char *where, tfx_diag *d) {
+static int split_args(const char *text, strvec *out, const char *where, tfx_cli_diag *d) {
   const char *s = text;
   while (*s) {
     while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n') s++;
@@ -269,7 +269,7 @@ static int split_args(const char *text, strvec *out, const char *where, tfx_diag
         char q = *s++;
         const char *e = strchr(s, q);
         if (!e) {
-          tfx_error(d, where, 0, 0, "unterminated %c quote", q);
+          tfx_cli_error(d, where, 0, 0, "unterminated %c quote", q);
           tb_free(&tok);
           return -1;
         }
@@ -280,7 +280,7 @@ static int split_args(const char *text, strvec *out, const char *where, tfx_diag
       }
     }
     if (tok.oom || out->n >= MAX_ARGS || sv_push(out, strdup(tb_cstr(&tok))) != 0) {
-      tfx_error(d, where, 0, 0, out->n >= MAX_ARGS ? "too many arguments" : "out of memory");
+      tfx_cli_error(d, where, 0, 0, out->n >= MAX_ARGS ? "too many arguments" : "out of memory");
       tb_free(&tok);
       return -1;
     }
@@ -333,17 +333,17 @@ static void run_result_free(run_result *r) {
 
 /* Runs the conversion, or with explain != NULL `tfxc explain MODEL [-r rules] ARGS EXPLAIN`. */
 static int run_case(const char *exe, const char *dir, const strvec *args, const strvec *explain,
-                    int ge, run_result *res, tfx_diag *d) {
+                    int ge, run_result *res, tfx_cli_diag *d) {
   memset(res, 0, sizeof *res);
   const char *tmpbase = getenv("TMPDIR");
   if (!tmpbase || !*tmpbase) tmpbase = "/tmp";
   char *tmpl = join(tmpbase, "tfxc-test-XXXXXX");
   if (!tmpl) {
-    tfx_error(d, NULL, 0, 0, "out of memory");
+    tfx_cli_error(d, NULL, 0, 0, "out of memory");
     return -1;
   }
   if (!mkdtemp(tmpl)) {
-    tfx_error(d, NULL, 0, 0, "cannot create a temporary directory in %s: %s", tmpbase,
+    tfx_cli_error(d, NULL, 0, 0, "cannot create a temporary directory in %s: %s", tmpbase,
               strerror(errno));
     free(tmpl);
     return -1;
@@ -371,14 +371,14 @@ static int run_case(const char *exe, const char *dir, const strvec *args, const 
   argv[n] = NULL;
   int rc = -1;
   if (!outp || !errp || !stdp || !stem || !gep) {
-    tfx_error(d, NULL, 0, 0, "out of memory");
+    tfx_cli_error(d, NULL, 0, 0, "out of memory");
     goto cleanup;
   }
   fflush(stdout);
   fflush(stderr);
   pid_t pid = fork();
   if (pid < 0) {
-    tfx_error(d, NULL, 0, 0, "cannot start %s: %s", exe, strerror(errno));
+    tfx_cli_error(d, NULL, 0, 0, "cannot start %s: %s", exe, strerror(errno));
     goto cleanup;
   }
   if (pid == 0) {
@@ -394,7 +394,7 @@ static int run_case(const char *exe, const char *dir, const strvec *args, const 
   int st;
   while (waitpid(pid, &st, 0) < 0)
     if (errno != EINTR) {
-      tfx_error(d, NULL, 0, 0, "waiting for %s: %s", exe, strerror(errno));
+      tfx_cli_error(d, NULL, 0, 0, "waiting for %s: %s", exe, strerror(errno));
       goto cleanup;
     }
   res->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 255;
@@ -404,13 +404,13 @@ static int run_case(const char *exe, const char *dir, const strvec *args, const 
   res->err = replace_all(raw ? raw : "", raw ? len : 0, tmpl, "<tmp>", &res->err_len);
   free(raw);
   if (!res->err) {
-    tfx_error(d, NULL, 0, 0, "out of memory");
+    tfx_cli_error(d, NULL, 0, 0, "out of memory");
     goto cleanup;
   }
   if (read_opt(tmpl, explain ? "stdout" : "out.tf.pbtxt", &res->out, &res->out_len, d) != 0)
     goto cleanup;
   if (explain && !res->out && !(res->out = strdup(""))) { /* empty stdout */
-    tfx_error(d, NULL, 0, 0, "out of memory");
+    tfx_cli_error(d, NULL, 0, 0, "out of memory");
     goto cleanup;
   }
   if (ge && !explain && read_opt(tmpl, "out.ge.pbtxt", &res->ge, &res->ge_len, d) != 0)
@@ -434,8 +434,8 @@ cleanup:
 typedef enum { R_PASS, R_FAIL, R_UPDATED } case_status;
 
 /* Appends "    what: FILE: message" (the first error of l) to rep. */
-static void rep_error(tbuf *rep, const char *what, const tfx_diag *l) {
-  const tfx_diag_item *e = l->n ? &l->items[0] : NULL;
+static void rep_error(tbuf *rep, const char *what, const tfx_cli_diag *l) {
+  const tfx_cli_diag_item *e = l->n ? &l->items[0] : NULL;
   tb_printf(rep, "    %s: %s%s%s\n", what, e && e->file ? e->file : "", e && e->file ? ": " : "",
                 e ? e->msg : "?");
 }
@@ -451,8 +451,8 @@ static case_status test_case(const char *exe, const char *dir, int update,
   run_result r, x;
   memset(&r, 0, sizeof r);
   memset(&x, 0, sizeof x);
-  tfx_diag local;
-  tfx_diag_init(&local);
+  tfx_cli_diag local;
+  tfx_cli_diag_init(&local);
   if (read_opt(dir, "args", &atext, &alen, &local) != 0 ||
       read_opt(dir, "explain", &xtext, &xlen, &local) != 0) {
     rep_error(rep, "cannot read the case", &local);
@@ -505,7 +505,7 @@ static case_status test_case(const char *exe, const char *dir, int update,
   }
   tfxc_free(text);
 done:
-  tfx_diag_free(&local);
+  tfx_cli_diag_free(&local);
   run_result_free(&r);
   run_result_free(&x);
   sv_free(&args);
@@ -515,28 +515,28 @@ done:
   return status;
 }
 
-int tfx_cli_test(int argc, char **argv, int first, tfx_diag *d) {
+int tfx_cli_test(int argc, char **argv, int first, tfx_cli_diag *d) {
   static const char cmd[] = "tfxc test";
   tfx_cli_args a;
   tfx_cli_args_init(&a, argc, argv, first, cmd, test_opts, sizeof test_opts / sizeof test_opts[0]);
   const char *v;
   int id, rc = 0, verbose = 0, help = 0, update = 0;
   strvec paths = {0}, cases = {0};
-  tfx_limits lim; /* --limit: output-size bounds the files --update writes */
+  tfx_cli_limits lim; /* --limit: output-size bounds the files --update writes */
   memset(&lim, 0, sizeof lim);
   while ((id = tfx_cli_next(&a, &v, d)) != TFX_CLI_END) {
     switch (id) {
     case TFX_CLI_ERROR: rc = TFX_EXIT_USAGE; goto done;
     case TFX_CLI_POSITIONAL:
       if (sv_push(&paths, strdup(v)) != 0) {
-        tfx_error(d, NULL, 0, 0, "out of memory");
+        tfx_cli_error(d, NULL, 0, 0, "out of memory");
         rc = TFX_EXIT_FAIL;
         goto done;
       }
       break;
     case O_UPDATE: update = 1; break;
     case O_LIMIT:
-      if (tfx_cli_parse_limit(v, cmd, &lim, NULL, NULL, d) != 0) rc = TFX_EXIT_USAGE;
+      if (tfx_cli_parse_limit(v, cmd, &lim, d) != 0) rc = TFX_EXIT_USAGE;
       break;
     case O_VERBOSE: verbose = verbose < 0 ? 1 : verbose + 1; break;
     case O_QUIET: verbose = -1; break;
@@ -558,7 +558,7 @@ int tfx_cli_test(int argc, char **argv, int first, tfx_diag *d) {
     struct stat st;
     int missing = stat(paths.v[i], &st) != 0;
     if (missing || !S_ISDIR(st.st_mode)) {
-      tfx_error(d, paths.v[i], 0, 0, "%s", missing ? strerror(errno)
+      tfx_cli_error(d, paths.v[i], 0, 0, "%s", missing ? strerror(errno)
                                                    : "not a directory (a test case is a directory)");
       rc = TFX_EXIT_INPUT;
       continue;
@@ -566,7 +566,7 @@ int tfx_cli_test(int argc, char **argv, int first, tfx_diag *d) {
     size_t before = cases.n;
     if (collect(paths.v[i], 0, &cases, d) != 0) rc = TFX_EXIT_INPUT;
     else if (cases.n == before) {
-      tfx_error(d, paths.v[i], 0, 0, "no test case here (a case is a directory with model.pbtxt "
+      tfx_cli_error(d, paths.v[i], 0, 0, "no test case here (a case is a directory with model.pbtxt "
                 "or model.pb)");
       rc = TFX_EXIT_INPUT;
     }
@@ -575,7 +575,7 @@ int tfx_cli_test(int argc, char **argv, int first, tfx_diag *d) {
   char exe[4096];
   ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (k <= 0) {
-    tfx_error(d, NULL, 0, 0, "cannot find the tfxc binary (/proc/self/exe): %s", strerror(errno));
+    tfx_cli_error(d, NULL, 0, 0, "cannot find the tfxc binary (/proc/self/exe): %s", strerror(errno));
     rc = TFX_EXIT_FAIL;
     goto done;
   }
@@ -606,7 +606,8 @@ int tfx_cli_test(int argc, char **argv, int first, tfx_diag *d) {
 done:
   sv_free(&paths);
   sv_free(&cases);
+  tfx_cli_limits_free(&lim);
   tfx_cli_print_diag(d, verbose);
-  tfx_diag_clear(d);
+  tfx_cli_diag_clear(d);
   return rc;
 }
