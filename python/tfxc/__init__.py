@@ -46,6 +46,12 @@ class _CDiag(ctypes.Structure):
                 ("message", ctypes.c_char_p), ("rule", ctypes.c_char_p)]
 
 
+class _CRunInfo(ctypes.Structure):
+    _fields_ = [("ran", ctypes.c_int), ("status", ctypes.c_int), ("exit_code", ctypes.c_int),
+                ("mapped", ctypes.c_int), ("fused", ctypes.c_int), ("wrote", ctypes.c_int),
+                ("nodes_failed", ctypes.c_ulong)]
+
+
 _DIAG_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.POINTER(_CDiag))
 _lib = ctypes.CDLL(_find_library())
 _c = ctypes.c_char_p
@@ -70,6 +76,9 @@ for _name, _args, _res in [
     ("tfxc_explain", [_vp, _c, ctypes.POINTER(_vp), ctypes.POINTER(_sz)], ctypes.c_int),
     ("tfxc_explain_scope", [_vp, _c, _c, _c, ctypes.POINTER(_vp), ctypes.POINTER(_sz)], ctypes.c_int),
     ("tfxc_explain_rule", [_vp, _c, _c, _c, ctypes.POINTER(_vp), ctypes.POINTER(_sz)], ctypes.c_int),
+    ("tfxc_last_run", [_vp, ctypes.POINTER(_CRunInfo)], ctypes.c_int),
+    ("tfxc_list_passes", [_vp, ctypes.POINTER(_vp), ctypes.POINTER(_sz)], ctypes.c_int),
+    ("tfxc_pass_timing", [_vp, ctypes.POINTER(_vp), ctypes.POINTER(_sz)], ctypes.c_int),
 ]:
     _f = getattr(_lib, _name)
     _f.argtypes = _args
@@ -247,6 +256,24 @@ class Session:
             return ctypes.string_at(p, n.value).decode("utf-8")
         finally:
             _lib.tfxc_free(p)
+
+    def last_run(self):
+        """What the last run did, as a dict: ran, status (a name), exit_code, mapped (the op
+        mapping ran), fused (scope fusion ran), wrote (write_outputs), nodes_failed."""
+        info = _CRunInfo()
+        self._check(_lib.tfxc_last_run(self._h, ctypes.byref(info)))
+        return {"ran": bool(info.ran), "status": _STATUS.get(info.status, "unknown"),
+                "exit_code": info.exit_code, "mapped": bool(info.mapped),
+                "fused": bool(info.fused), "wrote": bool(info.wrote),
+                "nodes_failed": info.nodes_failed}
+
+    def list_passes(self):
+        """The table `tfxc --list-passes` prints, with the session's disable_pass applied."""
+        return self._text(_lib.tfxc_list_passes)
+
+    def pass_timing(self):
+        """The table `tfxc --time-passes` prints for the last run."""
+        return self._text(_lib.tfxc_pass_timing)
 
     def explain_scope(self, scope, function=None, passes=None):
         """Why scope fusion did (not) match scope: the text `tfxc explain --scope` prints.

@@ -114,6 +114,25 @@ try:
         expect(b"LayerNorm" in s.emit("tf-pbtxt"), "Session.run(last) then emit(tf-pbtxt)")
         e = raises(lambda: s.emit("air"), "misuse")
         expect(e is not None, "emit(air) before lowering raises Error(misuse)")
+        info = s.last_run()
+        expect(info["ran"] and info["status"] == "ok" and info["fused"] and not info["mapped"] and
+               not info["wrote"], "Session.last_run() after run(scope-fusion): %s" % info)
+        expect("scope-fusion" in s.pass_timing() and "op-mapping" not in s.pass_timing(),
+               "Session.pass_timing() lists the passes that ran")
+    # a session writing its outputs as the command does (option write_outputs)
+    with tfxc.Session() as s:
+        s.set_option("disable_pass", "dataflow")
+        expect([l for l in s.list_passes().splitlines() if "(disabled)" in l] ==
+               [l for l in s.list_passes().splitlines() if " dataflow " in l],
+               "Session.list_passes() marks the disabled pass")
+    with tfxc.Session() as s:
+        out = os.path.join(work, "written.air")
+        s.set_option("output", out)
+        s.set_option("write_outputs", True)
+        s.load_model(EX)
+        s.run()
+        expect(open(out, "rb").read() == ref and s.last_run()["wrote"],
+               "write_outputs: the run writes the .air the command writes")
 finally:
     shutil.rmtree(work)
 print("%d failures" % len(failures))
