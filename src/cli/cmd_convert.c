@@ -61,8 +61,8 @@ static const char *const kind_names[] = {TFXC_EMIT_KINDS(KIND_NAME)};
 #undef KIND_NAME
 enum { N_KINDS = sizeof kind_names / sizeof kind_names[0] };
 
-/* The kinds of an --emit list as a bit set (unknown names are left out: the session reports
- * them). */
+/* The kinds of an --emit list (checked by the session first: "emit") as a bit set, in the
+ * order of TFXC_EMIT_KINDS. */
 static unsigned emit_mask(const char *list) {
   unsigned mask = 0;
   for (const char *s = list;;) {
