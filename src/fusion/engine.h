@@ -271,18 +271,20 @@ struct tfx_fusion_engine {
   void *on_pattern_user;
 };
 
-/* Prepares an engine for pack. Returns 0 or TFX_E_FAIL (reported) on out of memory. */
-int tfx_fusion_engine_init(tfx_fusion_engine *e, const tfx_pack *pack, tfx_diag *d);
+/* Prepares an engine for pack. Returns TFX_OK or TFX_E_NOMEM (reported). */
+TFX_MUST_CHECK tfx_status tfx_fusion_engine_init(tfx_fusion_engine *e, const tfx_pack *pack,
+                                                 tfx_diag *d);
 void tfx_fusion_engine_free(tfx_fusion_engine *e);
 /* The engine's VM (budgets, trace: configure it before running). */
 static inline tfx_vm *tfx_fusion_engine_vm(tfx_fusion_engine *e) { return e->vm; }
 
 /* Runs every enabled pass of the pack, in rule order, over graph g (of module m) and its
- * tree t (t->graph == g), appending one graph entry to rep. Sub_types on t persist. Returns 0,
- * TFX_E_FAIL on a VM run-time error or out of memory (reported; as ATC aborts the parse
- * when a pass fails, the remaining passes do not run). */
-int tfx_fusion_run(tfx_fusion_engine *e, const tfx_fusion_enables *en, const tfx_module *m,
-                   const tfx_graph *g, tfx_scope_tree *t, tfx_fusion_report *rep, tfx_diag *d);
+ * tree t (t->graph == g), appending one graph entry to rep. Sub_types on t persist. Returns
+ * TFX_OK, TFX_E_FAIL on a VM run-time error or limit, TFX_E_NOMEM on out of memory (reported;
+ * as ATC aborts the parse when a pass fails, the remaining passes do not run). */
+TFX_MUST_CHECK tfx_status tfx_fusion_run(tfx_fusion_engine *e, const tfx_fusion_enables *en,
+                                         const tfx_module *m, const tfx_graph *g,
+                                         tfx_scope_tree *t, tfx_fusion_report *rep, tfx_diag *d);
 
 /* ---- apply (apply.c) ---- */
 
