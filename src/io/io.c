@@ -106,23 +106,27 @@ ProtobufCMessage *tfx_io_unpack_st(const ProtobufCMessageDescriptor *desc, const
   return tfx_io_unpack_lim(desc, data, len, fname, NULL, arena, st, d);
 }
 
-int tfx_io_write_message_max(const char *path, const ProtobufCMessage *msg, tfx_wire wire,
-                             size_t max_size, tfx_diag *d) {
+tfx_status tfx_io_write_message_max(const char *path, const ProtobufCMessage *msg, tfx_wire wire,
+                                    size_t max_size, tfx_diag *d) {
   tfx_strbuf sb;
   tfx_sb_init(&sb);
   int rc = wire == TFX_WIRE_TEXT ? tfx_pbtxt_print(msg, &sb) : tfx_io_pack(msg, &sb);
   if (rc != 0 || sb.oom) {
-    tfx_error(d, path, 0, 0, "out of memory while serializing %s", msg->descriptor->name);
+    int oom = sb.oom; /* else nested too deeply to encode */
+    tfx_error(d, path, 0, 0, "%s while serializing %s", oom ? "out of memory" : "nesting too deep",
+              msg->descriptor->name);
     tfx_sb_free(&sb);
-    return -1;
+    return oom ? TFX_E_NOMEM : TFX_E_FAIL;
   }
-  if (tfx_check_output_size(path, sb.len, max_size, d) != 0) rc = -2;
-  else rc = tfx_write_file_atomic(path, sb.data ? sb.data : "", sb.len, d);
+  tfx_status st = TFX_OK;
+  if (tfx_check_output_size(path, sb.len, max_size, d) != 0) st = TFX_E_FAIL; /* a limit */
+  else if (tfx_write_file_atomic(path, sb.data ? sb.data : "", sb.len, d) != 0) st = TFX_E_INPUT;
   tfx_sb_free(&sb);
-  return rc;
+  return st;
 }
 
-int tfx_io_write_message(const char *path, const ProtobufCMessage *msg, tfx_wire wire, tfx_diag *d) {
+tfx_status tfx_io_write_message(const char *path, const ProtobufCMessage *msg, tfx_wire wire,
+                                tfx_diag *d) {
   return tfx_io_write_message_max(path, msg, wire, 0, d);
 }
 

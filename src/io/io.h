@@ -115,12 +115,14 @@ typedef struct tfx_io_pieces {
 int tfx_io_pack_pieces(const ProtobufCMessage *msg, size_t max, tfx_io_pieces *out, size_t *size);
 void tfx_io_pieces_free(tfx_io_pieces *p);
 
-/* Writes msg to path atomically, binary or text. Returns 0 or -1 (reported). */
-int tfx_io_write_message(const char *path, const ProtobufCMessage *msg, tfx_wire wire, tfx_diag *d);
-/* The same, refusing (reported, nothing written) more than max_size bytes; 0 = no limit.
- * Returns 0, -1 (out of memory, write error) or -2 (over the limit). */
-int tfx_io_write_message_max(const char *path, const ProtobufCMessage *msg, tfx_wire wire,
-                             size_t max_size, tfx_diag *d);
+/* Writes msg to path atomically, binary or text. Returns TFX_OK or, reported: TFX_E_INPUT (the
+ * file cannot be written), TFX_E_NOMEM, TFX_E_FAIL (nested too deeply to encode). */
+TFX_MUST_CHECK tfx_status tfx_io_write_message(const char *path, const ProtobufCMessage *msg,
+                                               tfx_wire wire, tfx_diag *d);
+/* The same, refusing (reported, nothing written) more than max_size bytes (TFX_E_FAIL: a
+ * limit); 0 = no limit. */
+TFX_MUST_CHECK tfx_status tfx_io_write_message_max(const char *path, const ProtobufCMessage *msg,
+                                                   tfx_wire wire, size_t max_size, tfx_diag *d);
 
 const char *tfx_msg_kind_name(tfx_msg_kind k);
 

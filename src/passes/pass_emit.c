@@ -218,5 +218,5 @@ tfx_status tfx_pass_emit_tf(tfx_ctx *ctx, void *user) {
   }
   int rc = tfx_io_write_message_max(path, &ctx->model.graph->base, TFX_WIRE_TEXT,
                                     tfx_limit_size(&o->limits, TFX_LIMIT_OUTPUT_SIZE), ctx->diag);
-  return rc == 0 ? 0 : rc == -2 ? TFX_E_FAIL : TFX_E_INPUT;
+  return rc; /* a tfx_status */
 }
