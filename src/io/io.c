@@ -120,7 +120,7 @@ tfx_status tfx_io_write_message_max(const char *path, const ProtobufCMessage *ms
   }
   tfx_status st = TFX_OK;
   if (tfx_check_output_size(path, sb.len, max_size, d) != 0) st = TFX_E_FAIL; /* a limit */
-  else if (tfx_write_file_atomic(path, sb.data ? sb.data : "", sb.len, d) != 0) st = TFX_E_INPUT;
+  else st = tfx_write_file_atomic(path, sb.data ? sb.data : "", sb.len, d);
   tfx_sb_free(&sb);
   return st;
 }
