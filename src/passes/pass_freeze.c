@@ -901,7 +901,7 @@ static void fail_op(tfx_opmap *om, tfx_mapped_op *op, const char *msg) {
   if (om->n_ok) om->n_ok--;
 }
 
-int tfx_freeze_check_mapping(tfx_ctx *ctx) {
+tfx_status tfx_freeze_check_mapping(tfx_ctx *ctx) {
   const tfx_options *o = ctx->opts;
   tfx_opmap *om = ctx->opmap;
   if (!o || o->no_freeze || !om || !ctx->have_model) return 0;
@@ -913,7 +913,7 @@ int tfx_freeze_check_mapping(tfx_ctx *ctx) {
     free(seen);
     free(stack);
     tfx_error(ctx->diag, NULL, 0, 0, "out of memory");
-    return -1;
+    return TFX_E_NOMEM;
   }
   if (nf) { /* only the functions the main graph reaches are lowered */
     mark_called(g, g->node, g->n_node, seen, stack, &top);
