@@ -82,7 +82,7 @@ int tfx_ge_emit_pbtxt(const Ge__Proto__ModelDef *m, tfx_strbuf *out, tfx_diag *d
   if (tfx_pbtxt_print(&m->base, out) != 0 || out->oom) {
     tfx_ge_emit_undo(out, start);
     tfx_error(d, NULL, 0, 0, "out of memory printing the GE model as text");
-    return TFX_E_FAIL;
+    return TFX_E_NOMEM;
   }
   return 0;
 }
