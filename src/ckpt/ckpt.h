@@ -5,8 +5,8 @@
  * list, and each tensor's bytes verified against its masked crc32c, pointing into the shards,
  * which are mapped read-only (never copied). Everything lives in the tfx_ckpt (its arena and
  * its mappings) until tfx_ckpt_free. Errors name the tensor and the file and are reported
- * into the diagnostics context and returned as TFX_E_INPUT (TFX_E_NOMEM when out of memory). The layout as tfxc
- * relies on it is described in docs/CHECKPOINTS.md. */
+ * into the diagnostics context and returned as TFX_E_INPUT (TFX_E_NOMEM when out of memory).
+ * The layout as tfxc relies on it is described in docs/CHECKPOINTS.md. */
 #ifndef TFX_CKPT_CKPT_H
 #define TFX_CKPT_CKPT_H
 
@@ -74,7 +74,8 @@ TFX_MUST_CHECK tfx_status tfx_ckpt_parse_index(tfx_ckpt *c, const uint8_t *buf, 
 void tfx_ckpt_init(tfx_ckpt *c);
 /* Reads PREFIX.index and checks that every shard file exists (not mapped yet). Returns TFX_OK
  * or TFX_E_INPUT / TFX_E_NOMEM (reported). max_file_size bounds the index file (0 = 4 GiB). */
-TFX_MUST_CHECK tfx_status tfx_ckpt_open(tfx_ckpt *c, const char *prefix, size_t max_file_size, tfx_diag *d);
+TFX_MUST_CHECK tfx_status tfx_ckpt_open(tfx_ckpt *c, const char *prefix, size_t max_file_size,
+                                        tfx_diag *d);
 void tfx_ckpt_free(tfx_ckpt *c);
 
 /* 1 when PREFIX.index exists as a regular file. */

@@ -235,9 +235,9 @@ static tfx_msg_kind tfx_io_name_hint(const char *path) {
 /* Kind of a binary model (rule in io.h). Returns TFX_OK, or TFX_E_INPUT / TFX_E_NOMEM after
  * reporting. *depth receives the nesting depth the chosen kind's walk found, so the caller can
  * skip a second walk when it is within the user's limit. */
-static tfx_status tfx_io_sniff_binary(const uint8_t *data, size_t len, const char *fname, tfx_msg_kind hint,
-                               const tfx_wire_limits *lim, tfx_msg_kind *kind, unsigned *depth,
-                               tfx_diag *d) {
+static tfx_status tfx_io_sniff_binary(const uint8_t *data, size_t len, const char *fname,
+                                      tfx_msg_kind hint, const tfx_wire_limits *lim,
+                                      tfx_msg_kind *kind, unsigned *depth, tfx_diag *d) {
   unsigned max_depth = lim->max_depth;
   /* Score with the hard depth cap, not the user's limit: a model that is merely too deep must
    * still be recognised so the depth error names the right type (unpack checks the limit). The
@@ -392,9 +392,9 @@ tfx_status tfx_io_load_model(const char *path, const tfx_load_opts *opts, tfx_mo
   }
   size_t len = 0;
   tfx_status rc;
-  char *buf = tfx_read_file_st(file, max_size,
-                               "raise the file-size limit with --limit file-size=SIZE or --max-file-size SIZE",
-                               &len, &rc, d);
+  char *buf = tfx_read_file_st(
+      file, max_size, "raise the file-size limit with --limit file-size=SIZE or --max-file-size SIZE",
+      &len, &rc, d);
   if (buf) rc = tfx_io_load_model_buffer(buf, len, file, opts, out, d);
   free(buf);
   free(file);
@@ -420,14 +420,15 @@ tfx_status tfx_io_load_model_buffer(const void *data, size_t len, const char *fi
     out->wire = TFX_WIRE_TEXT;
     if (tfx_io_sniff_text(buf, len, file, hint, &kind, d)) goto out;
     tfx_pbtxt_limits lim = {max_depth, opts ? opts->max_string : 0, opts ? opts->max_list : 0};
-    out->root = tfx_pbtxt_parse_st(tfx_io_kind_desc(kind), buf, len, file, &out->arena, &lim, &rc, d);
+    out->root =
+        tfx_pbtxt_parse_st(tfx_io_kind_desc(kind), buf, len, file, &out->arena, &lim, &rc, d);
   } else {
     out->wire = TFX_WIRE_BINARY;
     unsigned depth = 0, limit = max_depth ? max_depth : 100;
     if (limit > TFX_WIRE_DEPTH_CAP) limit = TFX_WIRE_DEPTH_CAP;
     tfx_wire_limits wl = {max_depth, opts ? opts->max_string : 0, opts ? opts->max_list : 0};
-    if ((rc = tfx_io_sniff_binary((const uint8_t *)buf, len, file, hint, &wl, &kind, &depth, d)) != 0)
-      goto out;
+    rc = tfx_io_sniff_binary((const uint8_t *)buf, len, file, hint, &wl, &kind, &depth, d);
+    if (rc != TFX_OK) goto out;
     /* The sniffing walk already validated these bytes as this kind (string and list limits
      * included); walk again only when the nesting exceeds the user's limit (to report it with
      * the right offset). */

@@ -376,7 +376,8 @@ int tfx_rules_build(const tfx_rules_spec *s, tfx_pack *out, tfx_cann_table **pro
     tfops_set tfu;
     int trc = load_tfops(s, &tfu, d);
     tfx_status vst = trc; /* NOMEM: the user tables ran out of memory (reported) */
-    tfx_tf_view *tfv = trc == TFX_E_NOMEM ? NULL : tfx_tf_view_new((const tfx_tf_table *const *)tfu.t, tfu.n, &vst, d);
+    tfx_tf_view *tfv = trc == TFX_E_NOMEM ? NULL
+                       : tfx_tf_view_new((const tfx_tf_table *const *)tfu.t, tfu.n, &vst, d);
     if (!tfv) {
       tfops_free(&tfu);
       tfx_cann_protos_free(view);

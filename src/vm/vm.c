@@ -758,7 +758,8 @@ static tfx_status bad_call(tfx_diag *d, const char *what) {
   return TFX_E_FAIL;
 }
 
-tfx_status tfx_vm_run_scope(tfx_vm *vm, uint32_t prog, uint32_t scope, tfx_vm_result *res, tfx_diag *d) {
+tfx_status tfx_vm_run_scope(tfx_vm *vm, uint32_t prog, uint32_t scope, tfx_vm_result *res,
+                            tfx_diag *d) {
   if (!vm->linked || !vm->tree || prog >= vm->pack->n_progs ||
       vm->pack->progs[prog].kind != TFX_PK_SCOPE || scope >= vm->tree->n_scopes)
     return bad_call(d, "tfx_vm_run_scope: unlinked VM, bad program or scope");
@@ -776,7 +777,8 @@ tfx_status tfx_vm_run_select(tfx_vm *vm, uint32_t prog, tfx_vm_result *res, tfx_
   return run(vm, prog, res, d);
 }
 
-tfx_status tfx_vm_run_map(tfx_vm *vm, uint32_t prog, uint32_t node, tfx_vm_result *res, tfx_diag *d) {
+tfx_status tfx_vm_run_map(tfx_vm *vm, uint32_t prog, uint32_t node, tfx_vm_result *res,
+                          tfx_diag *d) {
   if (!vm->linked || !vm->graph || prog >= vm->pack->n_progs ||
       vm->pack->progs[prog].kind != TFX_PK_MAP || node >= vm->graph->n_nodes)
     return bad_call(d, "tfx_vm_run_map: unlinked VM, bad program or node");

@@ -67,7 +67,8 @@ struct tfx_vm {
 /* Sets vm->errmsg and returns code. */
 int tfx_vm_err(tfx_vm *vm, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* n bytes (16-aligned) from the per-run heap, or NULL with errmsg and vm->heap_rc set: the
- * heap budget (TFX_VMR_HEAP) or out of memory (TFX_VMR_NOMEM); callers return tfx_vm_heap_fail(vm). */
+ * heap budget (TFX_VMR_HEAP) or out of memory (TFX_VMR_NOMEM); callers return
+ * tfx_vm_heap_fail(vm). */
 void *tfx_vm_alloc(tfx_vm *vm, size_t n);
 /* The code to return for a failed tfx_vm_alloc (TFX_VMR_HEAP or TFX_VMR_NOMEM; never OK). */
 static inline int tfx_vm_heap_fail(const tfx_vm *vm) {
