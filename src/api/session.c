@@ -87,19 +87,16 @@ const char *tfxc_status_name(tfxc_status st) {
 
 int tfxc_status_exit_code(tfxc_status st) { return tfx_status_exit_code((tfx_status)st); }
 
-/* Hands the call's diagnostics to the handler, keeps the last error's text, clears the list.
- * An "out of memory" error wins over errors after it: a VM host that ran out of memory reports
- * that first and the VM then adds "OPCODE failed" (until one status model carries OOM through
- * every module, issue 15 item 4). Returns st. */
+/* Hands the call's diagnostics to the handler, keeps the text of the error that explains st,
+ * clears the list. That error is the last one, except when st is TFXC_NOMEM: the allocation
+ * that failed reports first and whatever follows is its consequence (the VM naming the rule
+ * whose host callback gave up, a caller adding context), so the first error is kept. The
+ * status alone decides (util/status.h); no message text is inspected. Returns st. */
 static tfxc_status finish(tfxc_session *s, tfxc_status st) {
   const tfx_diag_item *last_err = NULL;
-  int oom_seen = 0;
   for (size_t i = 0; i < s->diag.n; i++) {
     const tfx_diag_item *it = &s->diag.items[i];
-    if (it->sev == TFX_SEV_ERROR && !oom_seen) {
-      last_err = it;
-      oom_seen = !it->msg || strncmp(it->msg, "out of memory", 13) == 0;
-    }
+    if (it->sev == TFX_SEV_ERROR && (!last_err || st != TFXC_NOMEM)) last_err = it;
     if (!s->diag_fn) continue;
     tfxc_diagnostic dg;
     dg.severity = it->sev == TFX_SEV_ERROR     ? TFXC_SEV_ERROR

@@ -192,10 +192,11 @@ struct tfx_rules_tfops;
 const struct tfx_rules_tfops *tfx_cann_stdlib_tfops(tfx_diag *d);
 /* A view over user TF op definition tables (files named *.tfops.tsv, the tf-ops.tsv format;
  * the first definition of a name wins, in the order given) over the stdlib's table and its
- * extra list. Borrows the tables. NULL after reporting (out of memory, a stdlib table that
- * cannot be loaded). */
+ * extra list. Borrows the tables. NULL after reporting, with *st (st may be NULL) saying
+ * why: TFX_E_NOMEM, or TFX_E_FAIL for a stdlib table missing from the build. */
 typedef struct tfx_tf_view tfx_tf_view;
-tfx_tf_view *tfx_tf_view_new(const tfx_tf_table *const *user, uint32_t n_user, tfx_diag *d);
+tfx_tf_view *tfx_tf_view_new(const tfx_tf_table *const *user, uint32_t n_user, tfx_status *st,
+                             tfx_diag *d);
 void tfx_tf_view_free(tfx_tf_view *v);
 const struct tfx_rules_tfops *tfx_tf_view_hook(const tfx_tf_view *v);
 

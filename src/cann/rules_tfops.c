@@ -9,6 +9,7 @@
 #include "cann/cann.h"
 #include "cann/cann_int.h"
 #include "rules/load.h"
+#include "util/status.h"
 
 struct tfx_tf_view {
   const tfx_tf_table **tables; /* user tables in -r order, then the stdlib's */
@@ -48,9 +49,9 @@ static size_t tf_similar(void *ctx, const char *name, const char **out, size_t m
 
 /* The stdlib's extra TF type names (tf-ops-extra.tsv): built once, under a lock, and immutable
  * afterwards (sessions in several threads share it; a failed build is retried and reported). */
-static int build_extra(tfx_hmap *extra, tfx_diag *d) {
+static tfx_status build_extra(tfx_hmap *extra, tfx_diag *d) {
   const tfx_embedded_file *x = tfx_cann_embedded("<stdlib>/ops/tf-ops-extra.tsv", d);
-  if (!x) return -1;
+  if (!x) return TFX_E_FAIL; /* a broken build (reported) */
   tfx_hmap_init(extra);
   /* "name<TAB>reason" lines, '#' comments; the keys point into the embedded text */
   const char *p = x->data, *end = x->data + x->len;
@@ -60,21 +61,22 @@ static int build_extra(tfx_hmap *extra, tfx_diag *d) {
     if (*p != '#' && tab && tab > p && tfx_hmap_put(extra, p, (size_t)(tab - p), 1, NULL) < 0) {
       tfx_error(d, NULL, 0, 0, "out of memory building the TF op table view");
       tfx_hmap_free(extra);
-      return -1;
+      return TFX_E_NOMEM;
     }
     p = le + 1;
   }
-  return 0;
+  return TFX_OK;
 }
 
-static const tfx_hmap *stdlib_extra(tfx_diag *d) {
+/* The shared extra list, or NULL with *st set (reported). */
+static const tfx_hmap *stdlib_extra(tfx_status *st, tfx_diag *d) {
   static tfx_hmap extra;
   static atomic_int state; /* 0 not built, 1 built */
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
   if (atomic_load_explicit(&state, memory_order_acquire) == 1) return &extra;
   pthread_mutex_lock(&lock);
   int ok = atomic_load_explicit(&state, memory_order_relaxed) == 1;
-  if (!ok && build_extra(&extra, d) == 0) {
+  if (!ok && (*st = build_extra(&extra, d)) == TFX_OK) {
     atomic_store_explicit(&state, 1, memory_order_release);
     ok = 1;
   }
@@ -82,10 +84,15 @@ static const tfx_hmap *stdlib_extra(tfx_diag *d) {
   return ok ? &extra : NULL;
 }
 
-tfx_tf_view *tfx_tf_view_new(const tfx_tf_table *const *user, uint32_t n_user, tfx_diag *d) {
+tfx_tf_view *tfx_tf_view_new(const tfx_tf_table *const *user, uint32_t n_user, tfx_status *st,
+                             tfx_diag *d) {
+  tfx_status dummy;
+  if (!st) st = &dummy;
+  *st = TFX_E_NOMEM; /* tfx_tf_ops_stdlib fails only for memory */
   const tfx_tf_table *std = tfx_tf_ops_stdlib(d);
-  const tfx_hmap *extra = std ? stdlib_extra(d) : NULL;
+  const tfx_hmap *extra = std ? stdlib_extra(st, d) : NULL;
   if (!std || !extra) return NULL;
+  *st = TFX_E_NOMEM;
   tfx_tf_view *v = tfx_calloc(1, sizeof *v);
   uint32_t total = std->n_ops;
   for (uint32_t k = 0; k < n_user; k++) total += user[k]->n_ops;
@@ -96,6 +103,7 @@ tfx_tf_view *tfx_tf_view_new(const tfx_tf_table *const *user, uint32_t n_user, t
     tfx_error(d, NULL, 0, 0, "out of memory building the TF op table view");
     return NULL;
   }
+  *st = TFX_OK;
   for (uint32_t k = 0; k < n_user; k++) v->tables[v->n_tables++] = user[k];
   v->tables[v->n_tables++] = std;
   for (uint32_t k = 0; k < v->n_tables; k++)
@@ -116,6 +124,6 @@ const struct tfx_rules_tfops *tfx_tf_view_hook(const tfx_tf_view *v) { return v 
 
 const struct tfx_rules_tfops *tfx_cann_stdlib_tfops(tfx_diag *d) {
   static tfx_tf_view *shared;
-  if (!shared) shared = tfx_tf_view_new(NULL, 0, d);
+  if (!shared) shared = tfx_tf_view_new(NULL, 0, NULL, d);
   return shared ? &shared->hook : NULL;
 }

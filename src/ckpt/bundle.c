@@ -210,7 +210,7 @@ static int read_block(table_rd *r, uint64_t off, uint64_t size, const char *what
       else
         tfx_error(r->d, r->fname, 0, 0, "%s block at offset %llu: malformed snappy compression",
                   what, (unsigned long long)off);
-      return err == 2 ? TFX_E_FAIL : TFX_E_INPUT;
+      return err == 2 ? TFX_E_NOMEM : TFX_E_INPUT;
     }
     *contents = *owned;
     return 0;
@@ -256,7 +256,7 @@ static int walk_block(table_rd *r, uint64_t off, uint64_t bsize, const char *wha
       uint8_t *k2 = tfx_realloc(key, nc);
       if (!k2) {
         tfx_error(r->d, r->fname, 0, 0, "out of memory");
-        rc = TFX_E_FAIL;
+        rc = TFX_E_NOMEM;
         goto out;
       }
       key = k2;
@@ -299,10 +299,13 @@ static void key_text(const uint8_t *k, size_t n, char *buf, size_t cap) {
 static int on_header(table_rd *r, const uint8_t *val, size_t vlen) {
   tfx_arena tmp;
   tfx_arena_init(&tmp);
-  Tensorflow__BundleHeaderProto *h = (Tensorflow__BundleHeaderProto *)tfx_io_unpack(
-      &tensorflow__bundle_header_proto__descriptor, val, vlen, r->fname, &tmp, r->d);
+  tfx_status ust;
+  Tensorflow__BundleHeaderProto *h = (Tensorflow__BundleHeaderProto *)tfx_io_unpack_st(
+      &tensorflow__bundle_header_proto__descriptor, val, vlen, r->fname, &tmp, &ust, r->d);
   int rc = 0;
-  if (!h) {
+  if (!h && ust == TFX_E_NOMEM) {
+    rc = TFX_E_NOMEM; /* reported */
+  } else if (!h) {
     tfx_error(r->d, r->fname, 0, 0, "the bundle header (empty key) is malformed");
     rc = TFX_E_INPUT;
   } else if (h->num_shards < 1 || h->num_shards > MAX_SHARDS) {
@@ -347,10 +350,12 @@ static int on_entry(table_rd *r, const uint8_t *key, size_t klen, const uint8_t 
   key_text(key, klen, kt, sizeof kt);
   tfx_arena tmp;
   tfx_arena_init(&tmp);
-  Tensorflow__BundleEntryProto *e = (Tensorflow__BundleEntryProto *)tfx_io_unpack(
-      &tensorflow__bundle_entry_proto__descriptor, val, vlen, r->fname, &tmp, r->d);
+  tfx_status ust;
+  Tensorflow__BundleEntryProto *e = (Tensorflow__BundleEntryProto *)tfx_io_unpack_st(
+      &tensorflow__bundle_entry_proto__descriptor, val, vlen, r->fname, &tmp, &ust, r->d);
   if (!e) {
     tfx_arena_free(&tmp);
+    if (ust == TFX_E_NOMEM) return TFX_E_NOMEM; /* reported */
     tfx_error(r->d, r->fname, 0, 0, "the entry of tensor '%s' is malformed", kt);
     return TFX_E_INPUT;
   }
@@ -407,7 +412,7 @@ oom_tmp:
   tfx_arena_free(&tmp);
 oom:
   tfx_error(r->d, r->fname, 0, 0, "out of memory");
-  return TFX_E_FAIL;
+  return TFX_E_NOMEM;
 }
 
 /* Index block entry: a handle of one data block. */
@@ -423,8 +428,8 @@ static int on_index(table_rd *r, const uint8_t *key, size_t klen, const uint8_t 
   return walk_block(r, off, size, "data", on_entry);
 }
 
-int tfx_ckpt_parse_index(tfx_ckpt *c, const uint8_t *buf, size_t len, const char *fname,
-                         tfx_diag *d) {
+tfx_status tfx_ckpt_parse_index(tfx_ckpt *c, const uint8_t *buf, size_t len, const char *fname,
+                                tfx_diag *d) {
   table_rd r = {.c = c, .buf = buf, .len = len, .fname = fname, .d = d};
   if (len < FOOTER_LEN) {
     tfx_error(d, fname, 0, 0, "%zu bytes is too short for a tensor bundle index (footer is %u "
@@ -483,24 +488,25 @@ int tfx_ckpt_exists(const char *prefix) {
   return stat(buf, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-int tfx_ckpt_open(tfx_ckpt *c, const char *prefix, size_t max_file_size, tfx_diag *d) {
+tfx_status tfx_ckpt_open(tfx_ckpt *c, const char *prefix, size_t max_file_size, tfx_diag *d) {
   c->prefix = tfx_arena_strdup(&c->arena, prefix);
   c->index_path = join(&c->arena, prefix, ".index");
   if (!c->prefix || !c->index_path) {
     tfx_error(d, prefix, 0, 0, "out of memory");
-    return TFX_E_FAIL;
+    return TFX_E_NOMEM;
   }
   size_t len = 0;
-  char *buf = tfx_read_file(c->index_path, max_file_size ? max_file_size : ((size_t)4 << 30),
-                            &len, d);
-  if (!buf) return TFX_E_INPUT;
+  tfx_status rst;
+  char *buf = tfx_read_file_st(c->index_path, max_file_size ? max_file_size : ((size_t)4 << 30),
+                               NULL, &len, &rst, d);
+  if (!buf) return rst;
   int rc = tfx_ckpt_parse_index(c, (const uint8_t *)buf, len, c->index_path, d);
   free(buf);
   if (rc) return rc;
   c->shards = tfx_arena_calloc(&c->arena, c->num_shards, sizeof *c->shards);
   if (!c->shards) {
     tfx_error(d, c->index_path, 0, 0, "out of memory");
-    return TFX_E_FAIL;
+    return TFX_E_NOMEM;
   }
   for (uint32_t i = 0; i < c->num_shards; i++) {
     char suf[64];
@@ -508,7 +514,7 @@ int tfx_ckpt_open(tfx_ckpt *c, const char *prefix, size_t max_file_size, tfx_dia
     c->shards[i].path = join(&c->arena, prefix, suf);
     if (!c->shards[i].path) {
       tfx_error(d, c->index_path, 0, 0, "out of memory");
-      return TFX_E_FAIL;
+      return TFX_E_NOMEM;
     }
     struct stat st;
     if (stat(c->shards[i].path, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -602,8 +608,8 @@ static int raw_bytes(tfx_ckpt *c, const tfx_ckpt_tensor *t, const uint8_t **data
   return 0;
 }
 
-int tfx_ckpt_bytes(tfx_ckpt *c, const tfx_ckpt_tensor *t, const uint8_t **data, size_t *len,
-                   tfx_diag *d) {
+tfx_status tfx_ckpt_bytes(tfx_ckpt *c, const tfx_ckpt_tensor *t, const uint8_t **data,
+                          size_t *len, tfx_diag *d) {
   if (t->dtype == 7) { /* strings: their own checksum layout */
     const uint8_t **sv;
     size_t *lv;
@@ -625,8 +631,8 @@ int tfx_ckpt_bytes(tfx_ckpt *c, const tfx_ckpt_tensor *t, const uint8_t **data, 
   return 0;
 }
 
-int tfx_ckpt_strings(tfx_ckpt *c, const tfx_ckpt_tensor *t, const uint8_t ***strs,
-                     size_t **lens, tfx_diag *d) {
+tfx_status tfx_ckpt_strings(tfx_ckpt *c, const tfx_ckpt_tensor *t, const uint8_t ***strs,
+                            size_t **lens, tfx_diag *d) {
   const uint8_t *p;
   size_t len;
   if (t->dtype != 7) {
@@ -647,7 +653,7 @@ int tfx_ckpt_strings(tfx_ckpt *c, const tfx_ckpt_tensor *t, const uint8_t ***str
   size_t *lv = tfx_arena_calloc(&c->arena, n ? n : 1, sizeof *lv);
   if (!sv || !lv) {
     tfx_error(d, spath, 0, 0, "out of memory");
-    return TFX_E_FAIL;
+    return TFX_E_NOMEM;
   }
   /* The checksums cover each length as a 4-byte little-endian integer (8 bytes when it does
    * not fit in 32 bits), not its varint: TensorFlow keeps the first layout's checksum. */

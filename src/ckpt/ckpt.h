@@ -5,8 +5,8 @@
  * list, and each tensor's bytes verified against its masked crc32c, pointing into the shards,
  * which are mapped read-only (never copied). Everything lives in the tfx_ckpt (its arena and
  * its mappings) until tfx_ckpt_free. Errors name the tensor and the file and are reported
- * into the diagnostics context; the callers exit with TFX_E_INPUT. The layout as tfxc
- * relies on it is described in docs/CHECKPOINTS.md. */
+ * into the diagnostics context and returned as TFX_E_INPUT (TFX_E_NOMEM when out of memory).
+ * The layout as tfxc relies on it is described in docs/CHECKPOINTS.md. */
 #ifndef TFX_CKPT_CKPT_H
 #define TFX_CKPT_CKPT_H
 
@@ -15,6 +15,7 @@
 
 #include "util/arena.h"
 #include "util/diag.h"
+#include "util/status.h"
 
 /* CRC-32C (Castagnoli), as LevelDB and TensorFlow use it, and their "masked" form. */
 uint32_t tfx_crc32c_extend(uint32_t crc, const void *data, size_t n);
@@ -64,16 +65,17 @@ typedef struct tfx_ckpt {
 /* Parses an index table (the bytes of PREFIX.index) into c's entry list. fname is used in
  * messages. Checks the footer magic, every block's masked crc32c, the compression byte (only
  * uncompressed blocks are read), the key order, the header (num_shards >= 1, little endian)
- * and each entry (dtype, shape, shard id < num_shards, sizes). Returns 0 or TFX_E_INPUT
- * (reported) / TFX_E_FAIL (out of memory). c must have been initialized with
- * tfx_ckpt_init. Does not touch any data file. */
-int tfx_ckpt_parse_index(tfx_ckpt *c, const uint8_t *buf, size_t len, const char *fname,
-                         tfx_diag *d);
+ * and each entry (dtype, shape, shard id < num_shards, sizes). Returns TFX_OK or TFX_E_INPUT
+ * / TFX_E_NOMEM (reported). c must have been initialized with tfx_ckpt_init. Does not touch
+ * any data file. */
+TFX_MUST_CHECK tfx_status tfx_ckpt_parse_index(tfx_ckpt *c, const uint8_t *buf, size_t len,
+                                               const char *fname, tfx_diag *d);
 
 void tfx_ckpt_init(tfx_ckpt *c);
-/* Reads PREFIX.index and checks that every shard file exists (not mapped yet). Returns 0 or
- * an exit code (reported). max_file_size bounds the index file (0 = 4 GiB). */
-int tfx_ckpt_open(tfx_ckpt *c, const char *prefix, size_t max_file_size, tfx_diag *d);
+/* Reads PREFIX.index and checks that every shard file exists (not mapped yet). Returns TFX_OK
+ * or TFX_E_INPUT / TFX_E_NOMEM (reported). max_file_size bounds the index file (0 = 4 GiB). */
+TFX_MUST_CHECK tfx_status tfx_ckpt_open(tfx_ckpt *c, const char *prefix, size_t max_file_size,
+                                        tfx_diag *d);
 void tfx_ckpt_free(tfx_ckpt *c);
 
 /* 1 when PREFIX.index exists as a regular file. */
@@ -90,16 +92,17 @@ size_t tfx_ckpt_dtype_size(int dtype);
 const char *tfx_ckpt_dtype_name(int dtype);
 
 /* The raw bytes of a tensor: bounds-checked against its shard and crc-verified. For a
- * numeric dtype size must equal elems * element size. Returns 0 or TFX_E_INPUT
+ * numeric dtype size must equal elems * element size. Returns TFX_OK or TFX_E_INPUT
  * (reported: tensor and file named); a sliced entry is an error naming the variable. */
-int tfx_ckpt_bytes(tfx_ckpt *c, const tfx_ckpt_tensor *t, const uint8_t **data, size_t *len,
-                   tfx_diag *d);
+TFX_MUST_CHECK tfx_status tfx_ckpt_bytes(tfx_ckpt *c, const tfx_ckpt_tensor *t,
+                                         const uint8_t **data, size_t *len, tfx_diag *d);
 
 /* The elements of a string tensor (TF's bundle layout: varint lengths, a masked crc32c of
  * the lengths, then the bytes), crc-verified. *strs gets elems pointers into the shard
- * mapping, *lens their lengths (both arrays in c->arena). Returns 0 or an exit code. */
-int tfx_ckpt_strings(tfx_ckpt *c, const tfx_ckpt_tensor *t, const uint8_t ***strs,
-                     size_t **lens, tfx_diag *d);
+ * mapping, *lens their lengths (both arrays in c->arena). Returns TFX_OK or TFX_E_INPUT /
+ * TFX_E_NOMEM (reported). */
+TFX_MUST_CHECK tfx_status tfx_ckpt_strings(tfx_ckpt *c, const tfx_ckpt_tensor *t,
+                                           const uint8_t ***strs, size_t **lens, tfx_diag *d);
 
 /* Writes "float [2,3]" style text of t's dtype and shape into buf. */
 void tfx_ckpt_describe(const tfx_ckpt_tensor *t, char *buf, size_t n);

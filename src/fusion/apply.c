@@ -1125,8 +1125,8 @@ static void ap_free(ap *a) {
   a->n_rs = 0;
 }
 
-int tfx_fusion_apply(tfx_fusion_report *rep, const tfx_module *m, Tensorflow__GraphDef *gd,
-                     tfx_arena *arena, tfx_fusion_undo *u, tfx_diag *d) {
+tfx_status tfx_fusion_apply(tfx_fusion_report *rep, const tfx_module *m, Tensorflow__GraphDef *gd,
+                            tfx_arena *arena, tfx_fusion_undo *u, tfx_diag *d) {
   (void)m;
   for (uint32_t i = 0; i < rep->n_graphs; i++) {
     tfx_fusion_graph_report *ge = &rep->graphs[i];
@@ -1142,7 +1142,8 @@ int tfx_fusion_apply(tfx_fusion_report *rep, const tfx_module *m, Tensorflow__Gr
     a.RA = &rep->arena;
     int rc = apply_graph(&a, gd);
     ap_free(&a);
-    if (rc || a.oom) return TFX_E_FAIL;
+    if (a.oom) return TFX_E_NOMEM;
+    if (rc) return TFX_E_FAIL;
   }
-  return 0;
+  return TFX_OK;
 }

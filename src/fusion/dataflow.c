@@ -100,8 +100,8 @@ static void from_parts(const tfx_value *l, uint32_t *nr, uint32_t *c0, uint32_t 
   if (j < l->n) *sig = &l->u.items[j];
 }
 
-int tfx_flow_engine_init(tfx_flow_engine *e, const tfx_pack *p, const uint8_t *on, int *any,
-                         tfx_diag *d) {
+tfx_status tfx_flow_engine_init(tfx_flow_engine *e, const tfx_pack *p, const uint8_t *on,
+                                int *any, tfx_diag *d) {
   memset(e, 0, sizeof *e);
   tfx_hmap_init(&e->by_type);
   tfx_hmap_init(&e->roots);
@@ -165,7 +165,7 @@ nomem:
   free(pr);
   tfx_flow_engine_free(e);
   tfx_error(d, NULL, 0, 0, "out of memory (dataflow rewrites)");
-  return TFX_E_FAIL;
+  return TFX_E_NOMEM;
 }
 
 void tfx_flow_engine_free(tfx_flow_engine *e) {
@@ -295,26 +295,30 @@ static fnew *newest(fhost *h, const char *what) {
   return &h->cur.nw[h->cur.n_new - 1];
 }
 
+/* A host callback's failure: TFX_E_NOMEM when an allocation failed (the VM then adds nothing;
+ * the round reports it), else -1 (the VM names the instruction, the round gives h->err). */
+static int hfail(const fhost *h) { return h->oom ? TFX_E_NOMEM : -1; }
+
 static int h_node_new(void *ctx, const char *name, size_t nlen, const char *type, size_t tlen) {
   fhost *h = ctx;
   frun *r = &h->cur;
   fnew *v = agrow(h, r->nw, r->n_new, &r->cap_new, sizeof *r->nw);
-  if (!v) return -1;
+  if (!v) return hfail(h);
   r->nw = v;
   fnew *n = &r->nw[r->n_new];
   memset(n, 0, sizeof *n);
   n->name = hdup(h, name, nlen);
   n->type = hdup(h, type, tlen);
-  if (h->oom) return -1;
+  if (h->oom) return hfail(h);
   r->n_new++;
   return 0;
 }
 
 static int add_in(fhost *h, fin x) {
   fnew *n = newest(h, "an input before the first new node");
-  if (!n) return -1;
+  if (!n) return hfail(h);
   fin *v = agrow(h, n->in, n->n_in, &n->cap_in, sizeof *n->in);
-  if (!v) return -1;
+  if (!v) return hfail(h);
   n->in = v;
   n->in[n->n_in++] = x;
   return 0;
@@ -324,23 +328,23 @@ static int h_node_input(void *ctx, const char *src, size_t slen, int64_t port) {
   fhost *h = ctx;
   if (!src) {
     h->err = "'in N' has no meaning in a rewrite";
-    return -1;
+    return hfail(h);
   }
   fin x = {TFX_NO_ID, 0, hdup(h, src, slen), port, NULL, NULL};
-  if (h->oom) return -1;
+  if (h->oom) return hfail(h);
   return add_in(h, x);
 }
 
 static int h_node_attr(void *ctx, const char *name, const tfx_value *v) {
   fhost *h = ctx;
   fnew *n = newest(h, "an attribute before the first new node");
-  if (!n) return -1;
+  if (!n) return hfail(h);
   fattr *a = agrow(h, n->at, n->n_at, &n->cap_at, sizeof *n->at);
-  if (!a) return -1;
+  if (!a) return hfail(h);
   n->at = a;
   fattr *x = &n->at[n->n_at];
   x->name = hdup(h, name, strlen(name));
-  if (h->oom || copy_value(h, v, &x->v, 0)) return -1;
+  if (h->oom || copy_value(h, v, &x->v, 0)) return hfail(h);
   n->n_at++;
   return 0;
 }
@@ -356,18 +360,18 @@ static int h_node_const(void *ctx, const tfx_value *v) {
     int t = items[i].tag == TFX_V_FLOAT ? TFX_V_INT : items[i].tag;
     if ((t != TFX_V_INT && t != TFX_V_BOOL && t != TFX_V_STR) || (kind >= 0 && t != kind)) {
       h->err = "a 'const' input is a number, bool or string, or a list of one kind of them";
-      return -1;
+      return hfail(h);
     }
     kind = t;
   }
   tfx_value *cv = tfx_arena_alloc(h->A, sizeof *cv);
   if (!cv) {
     h->oom = 1;
-    return -1;
+    return hfail(h);
   }
-  if (copy_value(h, v, cv, 0)) return -1;
+  if (copy_value(h, v, cv, 0)) return hfail(h);
   fin x = {TFX_NO_ID, 0, NULL, 0, cv, NULL};
-  if (add_in(h, x)) return -1;
+  if (add_in(h, x)) return hfail(h);
   h->cur.n_const++;
   return 0;
 }
@@ -376,7 +380,7 @@ static int h_flow_input(void *ctx, uint32_t node, int64_t slot) {
   fhost *h = ctx;
   if (node >= h->g->n_nodes || slot < 0 || slot >= (int64_t)h->g->nodes[node].n_data_in) {
     h->err = "a capture names no data input";
-    return -1;
+    return hfail(h);
   }
   fin x = {node, slot, NULL, 0, NULL, NULL};
   return add_in(h, x);
@@ -389,13 +393,13 @@ static int h_flow_out(void *ctx, uint32_t node, int64_t port, const char *tname,
   if (node >= h->g->n_nodes || port < 0 || tport < 0 ||
       (!tname && (tnode >= h->g->n_nodes || tport >= (int64_t)h->g->nodes[tnode].n_data_in))) {
     h->err = "a rewired output or its new source does not exist";
-    return -1;
+    return hfail(h);
   }
   fout *v = agrow(h, r->out, r->n_out, &r->cap_out, sizeof *r->out);
-  if (!v) return -1;
+  if (!v) return hfail(h);
   r->out = v;
   fout o = {node, port, tname ? hdup(h, tname, tlen) : NULL, tnode, tport};
-  if (h->oom) return -1;
+  if (h->oom) return hfail(h);
   r->out[r->n_out++] = o;
   return 0;
 }
@@ -405,7 +409,7 @@ static int h_flow_remove(void *ctx, const uint32_t *nodes, size_t n) {
   uint32_t *v = tfx_arena_calloc(h->A, n ? n : 1, sizeof *v);
   if (!v) {
     h->oom = 1;
-    return -1;
+    return hfail(h);
   }
   /* distinct ids, first occurrence order (a node matched twice is removed once) */
   uint32_t k = 0;
@@ -1280,7 +1284,7 @@ nomem_made:
   free(made);
 nomem:
   tfx_error(e->d, NULL, 0, 0, "out of memory (dataflow rewrites)");
-  rc = TFX_E_FAIL;
+  rc = TFX_E_NOMEM;
 out:
   free(ctl.v);
   tfx_hmap_free(&used);
@@ -1295,9 +1299,9 @@ static int cmp_u32(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
-                   Tensorflow__GraphDef *gd, tfx_arena *arena, tfx_flow_report *rep,
-                   uint32_t round, uint32_t *changed, tfx_diag *d) {
+tfx_status tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
+                          Tensorflow__GraphDef *gd, tfx_arena *arena, tfx_flow_report *rep,
+                          uint32_t round, uint32_t *changed, tfx_diag *d) {
   *changed = 0;
   if (e->change) e->change->new_id = NULL, e->change->rewired = NULL;
   if (!e->n_rules || !g->n_nodes || !g->topo) return 0;
@@ -1387,26 +1391,24 @@ int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
         continue;
       }
       if (!linked) {
-        if (tfx_vm_link(e->vm, g, &m->ops, NULL, NULL, d)) {
-          rc = TFX_E_FAIL;
-          break;
-        }
+        if ((rc = tfx_vm_link(e->vm, g, &m->ops, NULL, NULL, d)) != 0) break;
         linked = 1;
       }
       tfx_vm_result res;
       rep->candidates++;
-      if (tfx_vm_run_map(e->vm, e->pack->rules[rule].prog, n, &res, d)) {
-        if (h.oom) /* a host call ran out of memory: say so last (the VM said which call) */
+      tfx_status vst = tfx_vm_run_map(e->vm, e->pack->rules[rule].prog, n, &res, d);
+      if (vst) {
+        if (h.oom) /* a host call ran out of memory (the VM added nothing: host.h) */
           tfx_error(d, NULL, 0, 0, "out of memory (dataflow rewrites)");
         else if (h.err)
           tfx_error(d, NULL, 0, 0, "rewrite '%s' on node '%s': %s", tfx_pack_str(e->pack, e->pack->rules[rule].name),
                     g->nodes[n].name, h.err);
-        rc = TFX_E_FAIL;
+        rc = h.oom ? TFX_E_NOMEM : vst;
         break;
       }
       if (h.oom) {
         tfx_error(d, NULL, 0, 0, "out of memory (dataflow rewrites)");
-        rc = TFX_E_FAIL;
+        rc = TFX_E_NOMEM;
         break;
       }
       if (res.value.tag != TFX_V_BOOL || !res.value.u.i) continue;
@@ -1459,7 +1461,7 @@ int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
   goto out;
 nomem:
   tfx_error(d, NULL, 0, 0, "out of memory (dataflow rewrites)");
-  rc = TFX_E_FAIL;
+  rc = TFX_E_NOMEM;
 out:
   tfx_vm_set_host(e->vm, NULL, NULL);
   free(tk);
@@ -1469,13 +1471,14 @@ out:
   return rc;
 }
 
-int tfx_flow_explain(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g, uint32_t rule,
-                     uint32_t node, tfx_vm_result *res, tfx_diag *d) {
+tfx_status tfx_flow_explain(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
+                            uint32_t rule, uint32_t node, tfx_vm_result *res, tfx_diag *d) {
   if (rule >= e->pack->n_rules || e->pack->rules[rule].kind != TFX_RULE_FLOW || node >= g->n_nodes) {
     tfx_error(d, NULL, 0, 0, "internal error: tfx_flow_explain: bad rule or node");
     return TFX_E_FAIL;
   }
-  if (tfx_vm_link(e->vm, g, &m->ops, NULL, NULL, d)) return TFX_E_FAIL;
+  tfx_status st = tfx_vm_link(e->vm, g, &m->ops, NULL, NULL, d);
+  if (st) return st;
   tfx_arena scratch;
   tfx_arena_init(&scratch);
   fhost h;
@@ -1483,8 +1486,12 @@ int tfx_flow_explain(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g
   h.A = &scratch;
   h.g = g;
   tfx_vm_set_host(e->vm, &flow_host, &h);
-  int rc = tfx_vm_run_map(e->vm, e->pack->rules[rule].prog, node, res, d);
+  st = tfx_vm_run_map(e->vm, e->pack->rules[rule].prog, node, res, d);
   tfx_vm_set_host(e->vm, NULL, NULL);
   tfx_arena_free(&scratch);
-  return rc;
+  if (h.oom) { /* a host call's (the VM added nothing: host.h) */
+    tfx_error(d, NULL, 0, 0, "out of memory (dataflow rewrites)");
+    st = TFX_E_NOMEM;
+  }
+  return st;
 }

@@ -110,23 +110,26 @@ typedef struct tfx_flow_change {
   uint8_t *rewired;
 } tfx_flow_change;
 
-/* Builds the type index of the enabled rewrites and a VM. Returns 0, or TFX_E_FAIL (out of
- * memory, reported). *any is set to 1 when some rewrite is enabled. */
-int tfx_flow_engine_init(tfx_flow_engine *e, const tfx_pack *p, const uint8_t *on, int *any,
-                         tfx_diag *d);
+/* Builds the type index of the enabled rewrites and a VM. Returns TFX_OK, or TFX_E_NOMEM
+ * (reported). *any is set to 1 when some rewrite is enabled. */
+TFX_MUST_CHECK tfx_status tfx_flow_engine_init(tfx_flow_engine *e, const tfx_pack *p,
+                                               const uint8_t *on, int *any, tfx_diag *d);
 void tfx_flow_engine_free(tfx_flow_engine *e);
 
 /* One round over graph g of module m: matches, then rewrites g's NodeDef list (gd for the main
  * graph, g->func for a function body; new NodeDefs in arena). *changed = number of rewrites
- * applied. The module index is stale afterwards when *changed > 0. Returns 0, or
- * TFX_E_FAIL (a rule's run-time error or out of memory, reported). */
-int tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g,
-                   Tensorflow__GraphDef *gd, tfx_arena *arena, tfx_flow_report *rep,
-                   uint32_t round, uint32_t *changed, tfx_diag *d);
+ * applied. The module index is stale afterwards when *changed > 0. Returns TFX_OK,
+ * TFX_E_FAIL (a rule's run-time error or limit) or TFX_E_NOMEM (reported). */
+TFX_MUST_CHECK tfx_status tfx_flow_round(tfx_flow_engine *e, const tfx_module *m,
+                                         const tfx_graph *g, Tensorflow__GraphDef *gd,
+                                         tfx_arena *arena, tfx_flow_report *rep, uint32_t round,
+                                         uint32_t *changed, tfx_diag *d);
 
 /* Explain: runs rule `rule` on node `node` of g with every failure recorded; res gets the
- * run's result (fails valid until the next run). Returns 0 or TFX_E_FAIL (reported). */
-int tfx_flow_explain(tfx_flow_engine *e, const tfx_module *m, const tfx_graph *g, uint32_t rule,
-                     uint32_t node, tfx_vm_result *res, tfx_diag *d);
+ * run's result (fails valid until the next run). Returns TFX_OK, TFX_E_FAIL or TFX_E_NOMEM
+ * (reported). */
+TFX_MUST_CHECK tfx_status tfx_flow_explain(tfx_flow_engine *e, const tfx_module *m,
+                                           const tfx_graph *g, uint32_t rule, uint32_t node,
+                                           tfx_vm_result *res, tfx_diag *d);
 
 #endif

@@ -9,18 +9,18 @@
 #include "fusion/engine.h"
 #include "util/status.h"
 
-int tfx_fusion_enables_init(tfx_fusion_enables *e, const tfx_pack *p, tfx_diag *d) {
+tfx_status tfx_fusion_enables_init(tfx_fusion_enables *e, const tfx_pack *p, tfx_diag *d) {
   memset(e, 0, sizeof *e);
   e->pack = p;
   e->n = p->n_rules;
   e->on = tfx_calloc(e->n ? e->n : 1, 1);
   if (!e->on) {
     tfx_error(d, NULL, 0, 0, "out of memory (scope-fusion enable set)");
-    return TFX_E_FAIL;
+    return TFX_E_NOMEM;
   }
   for (uint32_t i = 0; i < p->n_rules; i++)
     e->on[i] = (p->rules[i].kind == TFX_RULE_PASS || p->rules[i].kind == TFX_RULE_FLOW) && (p->rules[i].flags & TFX_RULE_GENERAL);
-  return 0;
+  return TFX_OK;
 }
 
 void tfx_fusion_enables_free(tfx_fusion_enables *e) {
@@ -59,9 +59,9 @@ static void unknown(const tfx_pack *p, const char *opt, const char *s, size_t n,
 }
 
 /* Walks the comma-separated items of list; sets on[] to value for known names. */
-static int walk(tfx_fusion_enables *e, const char *list, int value, const char *opt,
-                tfx_strbuf *rest, tfx_diag *d) {
-  int rc = 0;
+static tfx_status walk(tfx_fusion_enables *e, const char *list, int value, const char *opt,
+                       tfx_strbuf *rest, tfx_diag *d) {
+  tfx_status rc = TFX_OK;
   if (!list) return 0;
   const char *p = list;
   for (;;) {
@@ -76,7 +76,7 @@ static int walk(tfx_fusion_enables *e, const char *list, int value, const char *
         tfx_sb_add(rest, p, n);
         if (rest->oom) {
           tfx_error(d, NULL, 0, 0, "out of memory");
-          return TFX_E_FAIL;
+          return TFX_E_NOMEM;
         }
       } else {
         unknown(e->pack, opt, p, n, d);
@@ -89,10 +89,11 @@ static int walk(tfx_fusion_enables *e, const char *list, int value, const char *
   return rc;
 }
 
-int tfx_fusion_enable(tfx_fusion_enables *e, const char *list, tfx_diag *d) {
+tfx_status tfx_fusion_enable(tfx_fusion_enables *e, const char *list, tfx_diag *d) {
   return walk(e, list, 1, "--enable-scope-fusion-passes", NULL, d);
 }
 
-int tfx_fusion_disable(tfx_fusion_enables *e, const char *list, tfx_strbuf *rest, tfx_diag *d) {
+tfx_status tfx_fusion_disable(tfx_fusion_enables *e, const char *list, tfx_strbuf *rest,
+                              tfx_diag *d) {
   return walk(e, list, 0, "--disable-pass", rest, d);
 }

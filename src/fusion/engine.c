@@ -15,7 +15,7 @@
 
 /* ---------------------------------------------------------------- engine / report life */
 
-int tfx_fusion_engine_init(tfx_fusion_engine *e, const tfx_pack *pack, tfx_diag *d) {
+tfx_status tfx_fusion_engine_init(tfx_fusion_engine *e, const tfx_pack *pack, tfx_diag *d) {
   memset(e, 0, sizeof *e);
   e->pack = pack;
   tfx_intern_init(&e->subtypes);
@@ -23,9 +23,9 @@ int tfx_fusion_engine_init(tfx_fusion_engine *e, const tfx_pack *pack, tfx_diag 
   if (!e->vm) {
     tfx_intern_free(&e->subtypes);
     tfx_error(d, NULL, 0, 0, "out of memory (scope-fusion VM)");
-    return TFX_E_FAIL;
+    return TFX_E_NOMEM;
   }
-  return 0;
+  return TFX_OK;
 }
 
 void tfx_fusion_engine_free(tfx_fusion_engine *e) {
@@ -121,6 +121,12 @@ typedef struct run {
   int snapped;                     /* snap holds the sub_types from before this pass's writes */
   uint32_t *snap;
 } run;
+
+/* A VM run that failed with st (reported): out of memory is the run's too. Returns -1. */
+static int vm_failed(run *r, tfx_status st) {
+  if (st == TFX_E_NOMEM) r->oom = 1;
+  return -1;
+}
 
 static int oom(run *r) {
   if (!r->oom) tfx_error(r->d, NULL, 0, 0, "out of memory (scope fusion)");
@@ -1224,7 +1230,8 @@ static int match_layer(run *r, uint32_t group, uint32_t layer, uint32_t **out, u
         uint32_t s = list[j];
         if (t->scopes[s].dfs_index < skip_end || !req_ops(&t->scopes[s], q)) continue;
         tfx_vm_result res;
-        if (tfx_vm_run_scope(r->e->vm, pat->prog, s, &res, r->d)) return -1;
+        tfx_status vst = tfx_vm_run_scope(r->e->vm, pat->prog, s, &res, r->d);
+        if (vst) return vm_failed(r, vst);
         if (!res.matched) continue;
         found = 1;
         if (record_match(r, pat, &res, s, k, lr, &cap_m, out, n_out, cap_out)) return -1;
@@ -1236,7 +1243,8 @@ static int match_layer(run *r, uint32_t group, uint32_t layer, uint32_t **out, u
     while (i < t->n_scopes) {
       uint32_t s = t->dfs[i];
       tfx_vm_result res;
-      if (tfx_vm_run_scope(r->e->vm, pat->prog, s, &res, r->d)) return -1;
+      tfx_status vst = tfx_vm_run_scope(r->e->vm, pat->prog, s, &res, r->d);
+      if (vst) return vm_failed(r, vst);
       if (!res.matched) {
         i++;
         continue;
@@ -1354,10 +1362,10 @@ static int run_pass(run *r, uint32_t rule) {
       tfx_vm_get_budget(r->e->vm, &steps0, &mem0);
       tfx_vm_set_budget(r->e->vm, steps0 + steps0 / 1000 * n_results,
                         mem0 + mem0 / 256 * (size_t)n_results);
-      int src = tfx_vm_run_select(r->e->vm, ru->prog, &res, r->d);
+      tfx_status src = tfx_vm_run_select(r->e->vm, ru->prog, &res, r->d);
       tfx_vm_set_budget(r->e->vm, steps0, mem0);
       if (src) {
-        rc = -1;
+        rc = vm_failed(r, src);
       } else {
         verdict = !(res.value.tag == TFX_V_BOOL && res.value.u.i == 0);
       }
@@ -1409,8 +1417,9 @@ static int run_pass(run *r, uint32_t rule) {
 
 /* ---------------------------------------------------------------- entry point */
 
-int tfx_fusion_run(tfx_fusion_engine *e, const tfx_fusion_enables *en, const tfx_module *m,
-                   const tfx_graph *g, tfx_scope_tree *t, tfx_fusion_report *rep, tfx_diag *d) {
+tfx_status tfx_fusion_run(tfx_fusion_engine *e, const tfx_fusion_enables *en, const tfx_module *m,
+                          const tfx_graph *g, tfx_scope_tree *t, tfx_fusion_report *rep,
+                          tfx_diag *d) {
   const tfx_pack *p = e->pack;
   run r;
   memset(&r, 0, sizeof r);
@@ -1447,10 +1456,7 @@ int tfx_fusion_run(tfx_fusion_engine *e, const tfx_fusion_enables *en, const tfx
   r.by_op = tfx_calloc(r.n_by_op ? r.n_by_op : 1, sizeof *r.by_op);
   if (!gr->graph || !r.scope_names || !r.node_names || !r.snap || !r.reqs || !r.by_op) goto nomem;
 
-  if (tfx_vm_link(e->vm, g, &m->ops, t, &e->subtypes, d)) {
-    rc = TFX_E_FAIL;
-    goto out;
-  }
+  if ((rc = tfx_vm_link(e->vm, g, &m->ops, t, &e->subtypes, d)) != 0) goto out;
   tfx_vm_set_host(e->vm, &fusion_host, &r);
   r.use_index = !tfx_vm_observed(e->vm);
 
@@ -1472,7 +1478,7 @@ int tfx_fusion_run(tfx_fusion_engine *e, const tfx_fusion_enables *en, const tfx
     if (!pr->name || !pr->site) goto nomem;
     r.pr = pr;
     if (run_pass(&r, i)) {
-      rc = TFX_E_FAIL; /* reported (VM error or out of memory); ATC aborts the parse */
+      rc = r.oom ? TFX_E_NOMEM : TFX_E_FAIL; /* reported; ATC aborts the parse */
       break;
     }
   }
@@ -1495,11 +1501,11 @@ int tfx_fusion_run(tfx_fusion_engine *e, const tfx_fusion_enables *en, const tfx
     qsort(gr->final, r.n_final, sizeof *gr->final, cmp_result);
     gr->n_final = r.n_final;
   }
-  if (r.oom) rc = TFX_E_FAIL;
+  if (r.oom) rc = TFX_E_NOMEM;
   goto out;
 nomem:
   oom(&r);
-  rc = TFX_E_FAIL;
+  rc = TFX_E_NOMEM;
 out:
   tfx_vm_set_host(e->vm, NULL, NULL);
   builder_reset(&r);
@@ -1524,5 +1530,5 @@ out:
       free(r.by_op[i]);
     }
   free(r.by_op);
-  return rc;
+  return (tfx_status)rc;
 }

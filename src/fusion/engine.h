@@ -64,19 +64,21 @@ typedef struct tfx_fusion_enables {
 } tfx_fusion_enables;
 
 /* Default enable set: general passes (TFX_RULE_GENERAL) on, the others off.
- * Returns 0, or TFX_E_FAIL on out of memory (reported). */
-int tfx_fusion_enables_init(tfx_fusion_enables *e, const tfx_pack *p, tfx_diag *d);
+ * Returns TFX_OK, or TFX_E_NOMEM (reported). */
+TFX_MUST_CHECK tfx_status tfx_fusion_enables_init(tfx_fusion_enables *e, const tfx_pack *p,
+                                                  tfx_diag *d);
 void tfx_fusion_enables_free(tfx_fusion_enables *e);
 /* --enable-scope-fusion-passes A,B: switches the named passes on. Empty items are skipped
  * (as ATC does). An unknown name is an error listing the known pass names (ATC only warns;
- * tfxc is stricter). All unknown names are reported. Returns 0 or TFX_E_USAGE. */
-int tfx_fusion_enable(tfx_fusion_enables *e, const char *list, tfx_diag *d);
+ * tfxc is stricter). All unknown names are reported. Returns TFX_OK or TFX_E_USAGE. */
+TFX_MUST_CHECK tfx_status tfx_fusion_enable(tfx_fusion_enables *e, const char *list, tfx_diag *d);
 /* --disable-pass A,B: switches the named scope passes off (general ones too). Names that are
  * not passes of the pack are appended, comma-separated in list order, to rest when rest is
  * non-NULL (they are pipeline pass names the caller checks itself); with rest NULL each one
- * is an error listing the known scope-pass names. Returns 0, TFX_E_USAGE or TFX_E_FAIL
- * (out of memory). */
-int tfx_fusion_disable(tfx_fusion_enables *e, const char *list, tfx_strbuf *rest, tfx_diag *d);
+ * is an error listing the known scope-pass names. Returns TFX_OK, TFX_E_USAGE or TFX_E_NOMEM
+ * (reported). */
+TFX_MUST_CHECK tfx_status tfx_fusion_disable(tfx_fusion_enables *e, const char *list,
+                                             tfx_strbuf *rest, tfx_diag *d);
 /* The pack's scope-pass names, ", "-separated, in registration order (for messages). */
 void tfx_fusion_pass_names(const tfx_pack *p, tfx_strbuf *out);
 /* Rule index of the scope pass named name, or TFX_PACK_NONE. */
@@ -271,18 +273,20 @@ struct tfx_fusion_engine {
   void *on_pattern_user;
 };
 
-/* Prepares an engine for pack. Returns 0 or TFX_E_FAIL (reported) on out of memory. */
-int tfx_fusion_engine_init(tfx_fusion_engine *e, const tfx_pack *pack, tfx_diag *d);
+/* Prepares an engine for pack. Returns TFX_OK or TFX_E_NOMEM (reported). */
+TFX_MUST_CHECK tfx_status tfx_fusion_engine_init(tfx_fusion_engine *e, const tfx_pack *pack,
+                                                 tfx_diag *d);
 void tfx_fusion_engine_free(tfx_fusion_engine *e);
 /* The engine's VM (budgets, trace: configure it before running). */
 static inline tfx_vm *tfx_fusion_engine_vm(tfx_fusion_engine *e) { return e->vm; }
 
 /* Runs every enabled pass of the pack, in rule order, over graph g (of module m) and its
- * tree t (t->graph == g), appending one graph entry to rep. Sub_types on t persist. Returns 0,
- * TFX_E_FAIL on a VM run-time error or out of memory (reported; as ATC aborts the parse
- * when a pass fails, the remaining passes do not run). */
-int tfx_fusion_run(tfx_fusion_engine *e, const tfx_fusion_enables *en, const tfx_module *m,
-                   const tfx_graph *g, tfx_scope_tree *t, tfx_fusion_report *rep, tfx_diag *d);
+ * tree t (t->graph == g), appending one graph entry to rep. Sub_types on t persist. Returns
+ * TFX_OK, TFX_E_FAIL on a VM run-time error or limit, TFX_E_NOMEM on out of memory (reported;
+ * as ATC aborts the parse when a pass fails, the remaining passes do not run). */
+TFX_MUST_CHECK tfx_status tfx_fusion_run(tfx_fusion_engine *e, const tfx_fusion_enables *en,
+                                         const tfx_module *m, const tfx_graph *g,
+                                         tfx_scope_tree *t, tfx_fusion_report *rep, tfx_diag *d);
 
 /* ---- apply (apply.c) ---- */
 
@@ -310,9 +314,11 @@ void tfx_fusion_undo_free(tfx_fusion_undo *u);
  * FunctionDef's node_def / ret / control_ret). New NodeDefs and arrays are allocated in
  * arena (the model's). The index m is stale afterwards: re-index (tfx_ctx_reindex). Records
  * undo information in u. Outside data inputs it has to drop are not reported here: they are
- * listed in each graph entry's `dangling` (the caller decides: error or warning). Semantics and decisions: see apply.c. Returns 0, or TFX_E_FAIL on
- * out of memory (reported; call tfx_fusion_undo_rollback). */
-int tfx_fusion_apply(tfx_fusion_report *rep, const tfx_module *m, Tensorflow__GraphDef *gd,
-                     tfx_arena *arena, tfx_fusion_undo *u, tfx_diag *d);
+ * listed in each graph entry's `dangling` (the caller decides: error or warning). Semantics and decisions: see apply.c. Returns TFX_OK,
+ * TFX_E_NOMEM (reported), or TFX_E_FAIL when a graph changed since it was indexed (reported);
+ * after a failure call tfx_fusion_undo_rollback. */
+TFX_MUST_CHECK tfx_status tfx_fusion_apply(tfx_fusion_report *rep, const tfx_module *m,
+                                           Tensorflow__GraphDef *gd, tfx_arena *arena,
+                                           tfx_fusion_undo *u, tfx_diag *d);
 
 #endif

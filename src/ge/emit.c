@@ -45,7 +45,7 @@ int tfx_ge_emit_air(const Ge__Proto__ModelDef *m, tfx_strbuf *out, tfx_diag *d) 
     tfx_io_pieces_free(&pc);
     tfx_ge_emit_undo(out, start);
     tfx_error(d, NULL, 0, 0, "out of memory serializing the GE model");
-    return TFX_E_FAIL;
+    return TFX_E_NOMEM;
   }
   for (size_t i = 0; i < pc.n; i++) {
     memcpy(out->data + out->len, pc.p[i].data, pc.p[i].len);
@@ -62,7 +62,7 @@ int tfx_ge_emit_air_pieces(const Ge__Proto__ModelDef *m, tfx_io_pieces *out, tfx
   if (rc == -2) return tfx_ge_air_too_big(d, n);
   if (rc == -3) {
     tfx_error(d, NULL, 0, 0, "out of memory serializing the GE model");
-    return TFX_E_FAIL;
+    return TFX_E_NOMEM;
   }
   if (rc != 0) {
     tfx_error(d, NULL, 0, 0, "the GE model is nested too deeply to serialize (over 1000 levels)");
@@ -82,7 +82,7 @@ int tfx_ge_emit_pbtxt(const Ge__Proto__ModelDef *m, tfx_strbuf *out, tfx_diag *d
   if (tfx_pbtxt_print(&m->base, out) != 0 || out->oom) {
     tfx_ge_emit_undo(out, start);
     tfx_error(d, NULL, 0, 0, "out of memory printing the GE model as text");
-    return TFX_E_FAIL;
+    return TFX_E_NOMEM;
   }
   return 0;
 }

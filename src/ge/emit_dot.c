@@ -413,7 +413,7 @@ int tfx_ge_emit_dot(const Ge__Proto__ModelDef *m, tfx_strbuf *out, tfx_diag *d) 
     out->len = start;
     if (out->data) out->data[start] = 0;
     tfx_error(d, NULL, 0, 0, "out of memory writing the GE model as Graphviz");
-    return TFX_E_FAIL;
+    return TFX_E_NOMEM;
   }
   return 0;
 }

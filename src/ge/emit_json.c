@@ -286,7 +286,7 @@ int tfx_ge_emit_json(const Ge__Proto__ModelDef *m, tfx_strbuf *out, tfx_diag *d)
     else
       tfx_error(d, NULL, 0, 0, "the GE model is nested too deeply to write as JSON (over %d levels)",
                 TFX_JSON_DEPTH);
-    return TFX_E_FAIL;
+    return out->oom ? TFX_E_NOMEM : TFX_E_FAIL;
   }
   return 0;
 }

@@ -493,12 +493,13 @@ nomem_reported:
 
 /* ---- module ----------------------------------------------------------------------------- */
 
-int tfx_module_build(tfx_module *m, Tensorflow__GraphDef *gd, const char *fname, tfx_diag *d) {
+tfx_status tfx_module_build(tfx_module *m, Tensorflow__GraphDef *gd, const char *fname,
+                            tfx_diag *d) {
   return tfx_module_build_ex(m, gd, fname, 0, d);
 }
 
-int tfx_module_build_ex(tfx_module *m, Tensorflow__GraphDef *gd, const char *fname,
-                        unsigned flags, tfx_diag *d) {
+tfx_status tfx_module_build_ex(tfx_module *m, Tensorflow__GraphDef *gd, const char *fname,
+                               unsigned flags, tfx_diag *d) {
   return tfx_module_build_lim(m, gd, fname, flags, 0, d);
 }
 
@@ -524,8 +525,8 @@ static int check_node_limit(const Tensorflow__GraphDef *gd, const char *fname, s
   return bad ? -1 : 0;
 }
 
-int tfx_module_build_lim(tfx_module *m, Tensorflow__GraphDef *gd, const char *fname,
-                         unsigned flags, size_t max_nodes, tfx_diag *d) {
+tfx_status tfx_module_build_lim(tfx_module *m, Tensorflow__GraphDef *gd, const char *fname,
+                                unsigned flags, size_t max_nodes, tfx_diag *d) {
   memset(m, 0, sizeof *m);
   tfx_arena_init(&m->arena);
   tfx_intern_init(&m->ops);

@@ -16,6 +16,7 @@
 #include "util/arena.h"
 #include "util/diag.h"
 #include "util/hash.h"
+#include "util/status.h"
 
 #define TFX_NO_ID UINT32_MAX
 
@@ -92,14 +93,16 @@ typedef struct tfx_module {
  * Node numbers in messages ("node #3") are 0-based positions in the NodeDef list. Errors in
  * a function body are prefixed "function 'f': ". Duplicate function names and empty
  * function names are errors. topo is NULL for a graph that had errors. */
-int tfx_module_build(tfx_module *m, Tensorflow__GraphDef *gd, const char *fname, tfx_diag *d);
-int tfx_module_build_ex(tfx_module *m, Tensorflow__GraphDef *gd, const char *fname,
-                        unsigned flags, tfx_diag *d);
+TFX_MUST_CHECK tfx_status tfx_module_build(tfx_module *m, Tensorflow__GraphDef *gd,
+                                           const char *fname, tfx_diag *d);
+TFX_MUST_CHECK tfx_status tfx_module_build_ex(tfx_module *m, Tensorflow__GraphDef *gd,
+                                              const char *fname, unsigned flags, tfx_diag *d);
 /* The same with the nodes limit (util/limits.h): a graph (the main graph or a function body)
  * with more than max_nodes nodes is an error, lenient or not, reported before anything is
  * indexed (TFX_E_INPUT). max_nodes 0 = no limit (what the two functions above use). */
-int tfx_module_build_lim(tfx_module *m, Tensorflow__GraphDef *gd, const char *fname,
-                         unsigned flags, size_t max_nodes, tfx_diag *d);
+TFX_MUST_CHECK tfx_status tfx_module_build_lim(tfx_module *m, Tensorflow__GraphDef *gd,
+                                               const char *fname, unsigned flags,
+                                               size_t max_nodes, tfx_diag *d);
 void tfx_module_free(tfx_module *m);
 
 /* Node id by name, or TFX_NO_ID. */

@@ -164,8 +164,8 @@ static int shape_item(void *p, const char *s, size_t at, size_t len) {
   return errs;
 }
 
-int tfx_prune_parse_input_shape(const char *s, tfx_arena *a, tfx_prune_shape **out, uint32_t *n,
-                                tfx_diag *d) {
+tfx_status tfx_prune_parse_input_shape(const char *s, tfx_arena *a, tfx_prune_shape **out,
+                                       uint32_t *n, tfx_diag *d) {
   *out = NULL;
   *n = 0;
   if (!s) s = "";
@@ -176,14 +176,14 @@ int tfx_prune_parse_input_shape(const char *s, tfx_arena *a, tfx_prune_shape **o
   if (!u.v || tfx_hmap_reserve(&u.seen, cap) < 0) {
     tfx_hmap_free(&u.seen);
     tfx_error(d, NULL, 0, 0, "out of memory parsing --input-shape");
-    return TFX_E_INPUT;
+    return TFX_E_NOMEM;
   }
   int errs = 0;
   for_each_item("--input-shape", s, d, shape_item, &u, &errs);
   tfx_hmap_free(&u.seen);
   if (u.oom) {
     tfx_error(d, NULL, 0, 0, "out of memory parsing --input-shape");
-    return TFX_E_INPUT;
+    return TFX_E_NOMEM;
   }
   if (errs) return TFX_E_USAGE;
   *out = u.v;
@@ -239,8 +239,8 @@ static int out_item(void *p, const char *s, size_t at, size_t len) {
   return 0;
 }
 
-int tfx_prune_parse_out_nodes(const char *s, tfx_arena *a, tfx_prune_out **out, uint32_t *n,
-                              tfx_diag *d) {
+tfx_status tfx_prune_parse_out_nodes(const char *s, tfx_arena *a, tfx_prune_out **out,
+                                     uint32_t *n, tfx_diag *d) {
   *out = NULL;
   *n = 0;
   if (!s) s = "";
@@ -249,13 +249,13 @@ int tfx_prune_parse_out_nodes(const char *s, tfx_arena *a, tfx_prune_out **out, 
   out_ud u = {a, d, tfx_arena_calloc(a, cap, sizeof(tfx_prune_out)), 0, 0};
   if (!u.v) {
     tfx_error(d, NULL, 0, 0, "out of memory parsing --out-nodes");
-    return TFX_E_INPUT;
+    return TFX_E_NOMEM;
   }
   int errs = 0;
   for_each_item("--out-nodes", s, d, out_item, &u, &errs);
   if (u.oom) {
     tfx_error(d, NULL, 0, 0, "out of memory parsing --out-nodes");
-    return TFX_E_INPUT;
+    return TFX_E_NOMEM;
   }
   if (errs) return TFX_E_USAGE;
   *out = u.v;
@@ -479,8 +479,8 @@ static int trim_run(trim *t, const tfx_prune_opts *o) {
   return 0;
 }
 
-int tfx_prune_graphdef(Tensorflow__GraphDef *gd, const tfx_prune_opts *o, tfx_arena *a,
-                       const char *fname, tfx_diag *d) {
+tfx_status tfx_prune_graphdef(Tensorflow__GraphDef *gd, const tfx_prune_opts *o, tfx_arena *a,
+                              const char *fname, tfx_diag *d) {
   if (!gd || !o || (o->n_shapes == 0 && o->n_outs == 0)) return 0;
   if (gd->n_node >= UINT32_MAX) {
     tfx_error(d, fname, 0, 0, "too many nodes to trim (%zu)", gd->n_node);
@@ -493,7 +493,7 @@ int tfx_prune_graphdef(Tensorflow__GraphDef *gd, const tfx_prune_opts *o, tfx_ar
   t.flag = tfx_calloc(n1, sizeof *t.flag);
   t.shape = tfx_malloc(n1 * sizeof *t.shape);
   t.stack = tfx_malloc(n1 * sizeof *t.stack);
-  int rc = TFX_E_INPUT;
+  tfx_status rc = TFX_E_NOMEM;
   Tensorflow__NodeDef **kept = NULL;
   if (!t.rep || !t.flag || !t.shape || !t.stack || trim_run(&t, o) < 0) goto nomem;
   if (t.errs) {
@@ -526,6 +526,7 @@ int tfx_prune_graphdef(Tensorflow__GraphDef *gd, const tfx_prune_opts *o, tfx_ar
   goto out;
 nomem:
   tfx_error(d, fname, 0, 0, "out of memory while trimming the graph");
+  rc = TFX_E_NOMEM;
 out:
   tfx_hmap_free(&t.by_name);
   free(t.rep);

@@ -36,6 +36,7 @@
 #include "tensorflow/graph.pb-c.h"
 #include "util/arena.h"
 #include "util/diag.h"
+#include "util/status.h"
 
 typedef struct tfx_prune_shape {
   const char *name; /* node name (arena copy) */
@@ -58,19 +59,23 @@ typedef struct tfx_prune_opts {
 /* Parses --input-shape "a:1,224,224,3;b:-1,10;c:" (';' separates entries, one trailing ';' is
  * allowed; the name is everything before the last ':'; dims are decimal int64 >= -1). Errors
  * are reported with file "--input-shape", line 1 and the column in s, plus the source line and
- * a caret. Returns 0 (results in *out / *n, arena-owned) or TFX_E_USAGE. */
-int tfx_prune_parse_input_shape(const char *s, tfx_arena *a, tfx_prune_shape **out, uint32_t *n,
-                                tfx_diag *d);
+ * a caret. Returns TFX_OK (results in *out / *n, arena-owned), TFX_E_USAGE or TFX_E_NOMEM. */
+TFX_MUST_CHECK tfx_status tfx_prune_parse_input_shape(const char *s, tfx_arena *a,
+                                                      tfx_prune_shape **out, uint32_t *n,
+                                                      tfx_diag *d);
 
 /* Parses --out-nodes "n:0;m:1;k" (port after the last ':', a bare name means port 0; one
- * trailing ';' allowed). Errors as above with file "--out-nodes". Returns 0 or TFX_E_USAGE. */
-int tfx_prune_parse_out_nodes(const char *s, tfx_arena *a, tfx_prune_out **out, uint32_t *n,
-                              tfx_diag *d);
+ * trailing ';' allowed). Errors as above with file "--out-nodes". Returns TFX_OK, TFX_E_USAGE
+ * or TFX_E_NOMEM. */
+TFX_MUST_CHECK tfx_status tfx_prune_parse_out_nodes(const char *s, tfx_arena *a,
+                                                    tfx_prune_out **out, uint32_t *n,
+                                                    tfx_diag *d);
 
 /* Trims gd as described at the top. A no-op when both lists are empty. fname is used in
- * diagnostics. Returns 0; TFX_E_USAGE when a name is not found or trimming would leave a
- * dangling input; TFX_E_INPUT on out of memory. gd is unchanged unless 0 is returned. */
-int tfx_prune_graphdef(Tensorflow__GraphDef *gd, const tfx_prune_opts *o, tfx_arena *a,
-                       const char *fname, tfx_diag *d);
+ * diagnostics. Returns TFX_OK; TFX_E_USAGE when a name is not found or trimming would leave a
+ * dangling input; TFX_E_INPUT for a graph too large to trim; TFX_E_NOMEM on out of memory. gd
+ * is unchanged unless TFX_OK is returned. */
+TFX_MUST_CHECK tfx_status tfx_prune_graphdef(Tensorflow__GraphDef *gd, const tfx_prune_opts *o,
+                                             tfx_arena *a, const char *fname, tfx_diag *d);
 
 #endif

@@ -187,8 +187,8 @@ static int gradient_tuple(const char *name) {
 
 enum { T_EFFECT = 1, T_SERVES = 2, T_DONE = 4, T_OPEN = 8, T_CONSUMED = 16, T_KEEP = 32 };
 
-int tfx_train_prune(Tensorflow__GraphDef *gd, tfx_arena *a, const char *fname, tfx_diag *d,
-                    uint32_t *removed) {
+tfx_status tfx_train_prune(Tensorflow__GraphDef *gd, tfx_arena *a, const char *fname,
+                           tfx_diag *d, uint32_t *removed) {
   if (removed) *removed = 0;
   if (!gd || gd->n_node == 0) return 0;
   if (gd->n_node >= UINT32_MAX) return 0;
@@ -200,7 +200,7 @@ int tfx_train_prune(Tensorflow__GraphDef *gd, tfx_arena *a, const char *fname, t
   uint8_t *fx = NULL, *fl = tfx_calloc(n, 1);
   uint32_t *stack = NULL, *src = NULL, *pos = NULL;
   size_t *first = NULL;
-  int rc = TFX_E_INPUT;
+  tfx_status rc = TFX_E_NOMEM; /* the only failure */
   if (!fl || function_effects(gd, &fn, &fx) < 0) goto nomem;
   /* no side effect anywhere (a frozen graph): nothing serves training, nothing to do */
   size_t effects = 0, edges = 0;
@@ -356,8 +356,8 @@ static void mark_node_funcs(const Tensorflow__NodeDef *nd, const tfx_hmap *fn, u
     if (nd->attr[k]) mark_attr_funcs(nd->attr[k]->value, fn, mk, stack, sp, 0);
 }
 
-int tfx_train_strip_functions(Tensorflow__GraphDef *gd, tfx_arena *a, const char *fname,
-                              tfx_diag *d, uint32_t *removed) {
+tfx_status tfx_train_strip_functions(Tensorflow__GraphDef *gd, tfx_arena *a, const char *fname,
+                                     tfx_diag *d, uint32_t *removed) {
   if (removed) *removed = 0;
   Tensorflow__FunctionDefLibrary *lib = gd ? gd->library : NULL;
   if (!lib || lib->n_function == 0 || lib->n_function >= UINT32_MAX) return 0;
@@ -366,7 +366,7 @@ int tfx_train_strip_functions(Tensorflow__GraphDef *gd, tfx_arena *a, const char
   tfx_hmap_init(&fn);
   uint8_t *mk = tfx_calloc(nf, 1);
   uint32_t *stack = tfx_malloc((size_t)nf * sizeof *stack);
-  int rc = TFX_E_INPUT;
+  tfx_status rc = TFX_E_NOMEM; /* the only failure */
   if (!mk || !stack || tfx_hmap_reserve(&fn, nf) < 0) goto nomem;
   for (uint32_t i = 0; i < nf; i++) {
     const Tensorflow__FunctionDef *f = lib->function[i];

@@ -46,6 +46,7 @@
 #include "tensorflow/graph.pb-c.h"
 #include "util/arena.h"
 #include "util/diag.h"
+#include "util/status.h"
 
 typedef enum {
   TFX_TRAIN_NONE = 0,
@@ -65,16 +66,17 @@ const char *tfx_train_kind_name(tfx_train_kind k);
 int tfx_train_is_effect(const char *op);
 
 /* Removes what only training needs (see above). *removed (may be NULL) gets the number of
- * removed nodes. Returns 0, or TFX_E_INPUT on out of memory (reported). */
-int tfx_train_prune(Tensorflow__GraphDef *gd, tfx_arena *a, const char *fname, tfx_diag *d,
-                    uint32_t *removed);
+ * removed nodes. Returns TFX_OK, or TFX_E_NOMEM (reported). */
+TFX_MUST_CHECK tfx_status tfx_train_prune(Tensorflow__GraphDef *gd, tfx_arena *a,
+                                          const char *fname, tfx_diag *d, uint32_t *removed);
 
 /* strip_unused for the function library: removes every library function that no main-graph
  * node uses (as its op type or through a func / list(func) attr, transitively through the
  * bodies), and the gradient entries naming a removed function. *removed (may be NULL) gets the
- * count. Returns 0, or TFX_E_INPUT on out of memory (reported). */
-int tfx_train_strip_functions(Tensorflow__GraphDef *gd, tfx_arena *a, const char *fname,
-                              tfx_diag *d, uint32_t *removed);
+ * count. Returns TFX_OK, or TFX_E_NOMEM (reported). */
+TFX_MUST_CHECK tfx_status tfx_train_strip_functions(Tensorflow__GraphDef *gd, tfx_arena *a,
+                                                    const char *fname, tfx_diag *d,
+                                                    uint32_t *removed);
 
 /* Adds one diagnostic of severity sev per op type of training machinery left in gd:
  * "the outputs need N node(s) of op type T (KIND), which cannot run in an Ascend inference

@@ -37,22 +37,50 @@ static const ProtobufCMessageDescriptor *tfx_io_kind_desc(tfx_msg_kind k) {
 
 /* ---- binary messages ---- */
 
-/* Unpacks after the wire walk has accepted the bytes (protobuf-c itself has no depth limit). */
+/* The arena's protobuf-c allocator, noting whether an allocation failed: protobuf-c returns
+ * NULL for malformed bytes and for out of memory alike. */
+typedef struct tfx_io_pb_alloc {
+  ProtobufCAllocator pb;
+  ProtobufCAllocator *arena;
+  int failed;
+} tfx_io_pb_alloc;
+
+static void *tfx_io_pb_alloc_fn(void *data, size_t n) {
+  tfx_io_pb_alloc *a = data;
+  void *p = a->arena->alloc(a->arena->allocator_data, n);
+  if (!p) a->failed = 1;
+  return p;
+}
+
+static void tfx_io_pb_free_fn(void *data, void *p) {
+  tfx_io_pb_alloc *a = data;
+  a->arena->free(a->arena->allocator_data, p);
+}
+
+/* Unpacks after the wire walk has accepted the bytes (protobuf-c itself has no depth limit).
+ * *st: TFX_OK, TFX_E_INPUT or TFX_E_NOMEM. */
 static ProtobufCMessage *tfx_io_unpack_walked(const ProtobufCMessageDescriptor *desc, const uint8_t *data,
-                                              size_t len, const char *fname, tfx_arena *arena, tfx_diag *d) {
-  ProtobufCMessage *m = protobuf_c_message_unpack(desc, tfx_arena_pb(arena), len, data);
-  if (!m) tfx_error(d, fname, 0, 0, "malformed protobuf: cannot decode as %s (or out of memory)", desc->name);
+                                              size_t len, const char *fname, tfx_arena *arena,
+                                              tfx_status *st, tfx_diag *d) {
+  tfx_io_pb_alloc a = {{tfx_io_pb_alloc_fn, tfx_io_pb_free_fn, NULL}, tfx_arena_pb(arena), 0};
+  a.pb.allocator_data = &a;
+  ProtobufCMessage *m = protobuf_c_message_unpack(desc, &a.pb, len, data);
+  *st = m ? TFX_OK : a.failed ? TFX_E_NOMEM : TFX_E_INPUT;
+  if (!m && a.failed) tfx_error(d, fname, 0, 0, "out of memory decoding %s", desc->name);
+  else if (!m) tfx_error(d, fname, 0, 0, "malformed protobuf: cannot decode as %s", desc->name);
   return m;
 }
 
 static ProtobufCMessage *tfx_io_unpack_lim(const ProtobufCMessageDescriptor *desc, const uint8_t *data,
                                            size_t len, const char *fname, const tfx_wire_limits *lim,
-                                           tfx_arena *arena, tfx_diag *d) {
+                                           tfx_arena *arena, tfx_status *rst, tfx_diag *d) {
   tfx_wire_stats st;
+  *rst = TFX_E_INPUT;
   switch (tfx_io_wire_walk_lim(desc, data, len, lim, &st)) {
   case TFX_WIRE_OK: break;
   case TFX_WIRE_NOMEM:
     tfx_error(d, fname, 0, 0, "out of memory");
+    *rst = TFX_E_NOMEM;
     return NULL;
   case TFX_WIRE_TOO_DEEP:
   case TFX_WIRE_LIMIT:
@@ -63,31 +91,42 @@ static ProtobufCMessage *tfx_io_unpack_lim(const ProtobufCMessageDescriptor *des
               st.err, st.err_off);
     return NULL;
   }
-  return tfx_io_unpack_walked(desc, data, len, fname, arena, d);
+  return tfx_io_unpack_walked(desc, data, len, fname, arena, rst, d);
 }
 
 ProtobufCMessage *tfx_io_unpack(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t len,
                                 const char *fname, tfx_arena *arena, tfx_diag *d) {
-  return tfx_io_unpack_lim(desc, data, len, fname, NULL, arena, d);
+  tfx_status st;
+  return tfx_io_unpack_lim(desc, data, len, fname, NULL, arena, &st, d);
 }
 
-int tfx_io_write_message_max(const char *path, const ProtobufCMessage *msg, tfx_wire wire,
-                             size_t max_size, tfx_diag *d) {
+ProtobufCMessage *tfx_io_unpack_st(const ProtobufCMessageDescriptor *desc, const uint8_t *data,
+                                   size_t len, const char *fname, tfx_arena *arena, tfx_status *st,
+                                   tfx_diag *d) {
+  return tfx_io_unpack_lim(desc, data, len, fname, NULL, arena, st, d);
+}
+
+tfx_status tfx_io_write_message_max(const char *path, const ProtobufCMessage *msg, tfx_wire wire,
+                                    size_t max_size, tfx_diag *d) {
   tfx_strbuf sb;
   tfx_sb_init(&sb);
   int rc = wire == TFX_WIRE_TEXT ? tfx_pbtxt_print(msg, &sb) : tfx_io_pack(msg, &sb);
   if (rc != 0 || sb.oom) {
-    tfx_error(d, path, 0, 0, "out of memory while serializing %s", msg->descriptor->name);
+    int oom = sb.oom; /* else nested too deeply to encode */
+    tfx_error(d, path, 0, 0, "%s while serializing %s", oom ? "out of memory" : "nesting too deep",
+              msg->descriptor->name);
     tfx_sb_free(&sb);
-    return -1;
+    return oom ? TFX_E_NOMEM : TFX_E_FAIL;
   }
-  if (tfx_check_output_size(path, sb.len, max_size, d) != 0) rc = -2;
-  else rc = tfx_write_file_atomic(path, sb.data ? sb.data : "", sb.len, d);
+  tfx_status st = TFX_OK;
+  if (tfx_check_output_size(path, sb.len, max_size, d) != 0) st = TFX_E_FAIL; /* a limit */
+  else st = tfx_write_file_atomic(path, sb.data ? sb.data : "", sb.len, d);
   tfx_sb_free(&sb);
-  return rc;
+  return st;
 }
 
-int tfx_io_write_message(const char *path, const ProtobufCMessage *msg, tfx_wire wire, tfx_diag *d) {
+tfx_status tfx_io_write_message(const char *path, const ProtobufCMessage *msg, tfx_wire wire,
+                                tfx_diag *d) {
   return tfx_io_write_message_max(path, msg, wire, 0, d);
 }
 
@@ -193,12 +232,12 @@ static tfx_msg_kind tfx_io_name_hint(const char *path) {
   return TFX_MSG_GRAPHDEF;
 }
 
-/* Kind of a binary model (rule in io.h). Returns -1 after reporting. */
-/* *depth receives the nesting depth the chosen kind's walk found, so the caller can skip a
- * second walk when it is within the user's limit. */
-static int tfx_io_sniff_binary(const uint8_t *data, size_t len, const char *fname, tfx_msg_kind hint,
-                               const tfx_wire_limits *lim, tfx_msg_kind *kind, unsigned *depth,
-                               tfx_diag *d) {
+/* Kind of a binary model (rule in io.h). Returns TFX_OK, or TFX_E_INPUT / TFX_E_NOMEM after
+ * reporting. *depth receives the nesting depth the chosen kind's walk found, so the caller can
+ * skip a second walk when it is within the user's limit. */
+static tfx_status tfx_io_sniff_binary(const uint8_t *data, size_t len, const char *fname,
+                                      tfx_msg_kind hint, const tfx_wire_limits *lim,
+                                      tfx_msg_kind *kind, unsigned *depth, tfx_diag *d) {
   unsigned max_depth = lim->max_depth;
   /* Score with the hard depth cap, not the user's limit: a model that is merely too deep must
    * still be recognised so the depth error names the right type (unpack checks the limit). The
@@ -216,12 +255,12 @@ static int tfx_io_sniff_binary(const uint8_t *data, size_t len, const char *fnam
     tfx_io_wire_walk_lim(tfx_io_kind_desc(kinds[i]), data, len, &sniff, &st[i]);
     if (st[i].status == TFX_WIRE_NOMEM) {
       tfx_error(d, fname, 0, 0, "out of memory");
-      return -1;
+      return TFX_E_NOMEM;
     }
     if (st[i].status == TFX_WIRE_LIMIT) { /* over a string or list limit (as this type) */
       tfx_error(d, fname, 0, 0, "cannot decode as %s at byte offset %zu: %s",
                 tfx_msg_kind_name(kinds[i]), st[i].err_off, st[i].err);
-      return -1;
+      return TFX_E_INPUT;
     }
     if (st[i].status == TFX_WIRE_TOO_DEEP) break; /* deeper than the hard cap as any type */
     if (st[i].status != TFX_WIRE_OK) continue;
@@ -244,7 +283,7 @@ static int tfx_io_sniff_binary(const uint8_t *data, size_t len, const char *fnam
   if (best >= 0 && !too_deep) {
     *kind = kinds[best];
     *depth = st[best].depth;
-    return 0;
+    return TFX_OK;
   }
   int h = hint == TFX_MSG_GRAPHDEF ? 0 : hint == TFX_MSG_METAGRAPHDEF ? 1 : 2;
   for (int i = 0; i < 3; i++) /* a depth problem is the more useful message */
@@ -259,7 +298,7 @@ static int tfx_io_sniff_binary(const uint8_t *data, size_t len, const char *fnam
   else
     tfx_error(d, fname, 0, 0, "malformed protobuf: not a binary tensorflow.GraphDef, MetaGraphDef or SavedModel "
               "(as %s: %s at byte offset %zu)", tfx_msg_kind_name(kinds[h]), st[h].err, st[h].err_off);
-  return -1;
+  return TFX_E_INPUT;
 }
 
 /* ---- picking the graph ---- */
@@ -323,7 +362,8 @@ void tfx_model_free(tfx_model *m) {
   m->graph = NULL;
 }
 
-int tfx_io_load_model(const char *path, const tfx_load_opts *opts, tfx_model *out, tfx_diag *d) {
+tfx_status tfx_io_load_model(const char *path, const tfx_load_opts *opts, tfx_model *out,
+                             tfx_diag *d) {
   memset(out, 0, sizeof *out);
   tfx_arena_init(&out->arena);
   size_t max_size = opts && opts->max_file_size ? opts->max_file_size : TFX_IO_DEFAULT_MAX_FILE;
@@ -348,29 +388,31 @@ int tfx_io_load_model(const char *path, const tfx_load_opts *opts, tfx_model *ou
   }
   if (!file) {
     tfx_error(d, path, 0, 0, "out of memory");
-    return TFX_E_INPUT;
+    return TFX_E_NOMEM;
   }
   size_t len = 0;
-  char *buf = tfx_read_file_hint(file, max_size,
-                                 "raise the file-size limit with --limit file-size=SIZE or --max-file-size SIZE",
-                                 &len, d);
-  int rc = buf ? tfx_io_load_model_buffer(buf, len, file, opts, out, d) : TFX_E_INPUT;
+  tfx_status rc;
+  char *buf = tfx_read_file_st(
+      file, max_size, "raise the file-size limit with --limit file-size=SIZE or --max-file-size SIZE",
+      &len, &rc, d);
+  if (buf) rc = tfx_io_load_model_buffer(buf, len, file, opts, out, d);
   free(buf);
   free(file);
   return rc;
 }
 
-int tfx_io_load_model_buffer(const void *data, size_t len, const char *file,
-                             const tfx_load_opts *opts, tfx_model *out, tfx_diag *d) {
+tfx_status tfx_io_load_model_buffer(const void *data, size_t len, const char *file,
+                                    const tfx_load_opts *opts, tfx_model *out, tfx_diag *d) {
   const char *buf = data;
   memset(out, 0, sizeof *out);
   tfx_arena_init(&out->arena);
   unsigned max_depth = opts && opts->max_depth ? opts->max_depth : 100;
   const char *tag = opts ? opts->tag : NULL;
-  int rc = TFX_E_INPUT;
+  tfx_status rc = TFX_E_INPUT;
   out->path = tfx_arena_strdup(&out->arena, file);
   if (!out->path) {
     tfx_error(d, file, 0, 0, "out of memory");
+    rc = TFX_E_NOMEM;
     goto out;
   }
   tfx_msg_kind hint = tfx_io_name_hint(file), kind;
@@ -378,23 +420,27 @@ int tfx_io_load_model_buffer(const void *data, size_t len, const char *file,
     out->wire = TFX_WIRE_TEXT;
     if (tfx_io_sniff_text(buf, len, file, hint, &kind, d)) goto out;
     tfx_pbtxt_limits lim = {max_depth, opts ? opts->max_string : 0, opts ? opts->max_list : 0};
-    out->root = tfx_pbtxt_parse(tfx_io_kind_desc(kind), buf, len, file, &out->arena, &lim, d);
+    out->root =
+        tfx_pbtxt_parse_st(tfx_io_kind_desc(kind), buf, len, file, &out->arena, &lim, &rc, d);
   } else {
     out->wire = TFX_WIRE_BINARY;
     unsigned depth = 0, limit = max_depth ? max_depth : 100;
     if (limit > TFX_WIRE_DEPTH_CAP) limit = TFX_WIRE_DEPTH_CAP;
     tfx_wire_limits wl = {max_depth, opts ? opts->max_string : 0, opts ? opts->max_list : 0};
-    if (tfx_io_sniff_binary((const uint8_t *)buf, len, file, hint, &wl, &kind, &depth, d)) goto out;
+    rc = tfx_io_sniff_binary((const uint8_t *)buf, len, file, hint, &wl, &kind, &depth, d);
+    if (rc != TFX_OK) goto out;
     /* The sniffing walk already validated these bytes as this kind (string and list limits
      * included); walk again only when the nesting exceeds the user's limit (to report it with
      * the right offset). */
     if (depth <= limit)
-      out->root = tfx_io_unpack_walked(tfx_io_kind_desc(kind), (const uint8_t *)buf, len, file, &out->arena, d);
+      out->root = tfx_io_unpack_walked(tfx_io_kind_desc(kind), (const uint8_t *)buf, len, file,
+                                       &out->arena, &rc, d);
     else
       out->root = tfx_io_unpack_lim(tfx_io_kind_desc(kind), (const uint8_t *)buf, len, file, &wl,
-                                    &out->arena, d);
+                                    &out->arena, &rc, d);
   }
   if (!out->root) goto out;
+  rc = TFX_E_INPUT; /* until a graph is found */
   out->kind = kind;
   switch (kind) {
   case TFX_MSG_GRAPHDEF: out->graph = (Tensorflow__GraphDef *)out->root; break;

@@ -46,6 +46,7 @@
 #include "util/arena.h"
 #include "util/diag.h"
 #include "util/fileio.h"
+#include "util/status.h"
 #include "util/strbuf.h"
 
 typedef enum { TFX_WIRE_BINARY, TFX_WIRE_TEXT } tfx_wire;
@@ -69,18 +70,26 @@ typedef struct tfx_model {
   Tensorflow__GraphDef *graph; /* the GraphDef inside root (never NULL after a successful load) */
 } tfx_model;
 
-/* Loads path. opts may be NULL. On failure the model is left empty (arena freed). */
-int tfx_io_load_model(const char *path, const tfx_load_opts *opts, tfx_model *out, tfx_diag *d);
+/* Loads path. opts may be NULL. On failure the model is left empty (arena freed). Returns
+ * TFX_OK, TFX_E_INPUT (unreadable or malformed, over a limit) or TFX_E_NOMEM (reported). */
+TFX_MUST_CHECK tfx_status tfx_io_load_model(const char *path, const tfx_load_opts *opts,
+                                            tfx_model *out, tfx_diag *d);
 /* The same for a model already in memory (len bytes at data, borrowed: the model keeps no
  * pointer into it). file names the model in messages and becomes out->path; the file-size
  * limit of opts is not applied (the caller holds the bytes already). */
-int tfx_io_load_model_buffer(const void *data, size_t len, const char *file,
-                             const tfx_load_opts *opts, tfx_model *out, tfx_diag *d);
+TFX_MUST_CHECK tfx_status tfx_io_load_model_buffer(const void *data, size_t len, const char *file,
+                                                   const tfx_load_opts *opts, tfx_model *out,
+                                                   tfx_diag *d);
 void tfx_model_free(tfx_model *m);
 
 /* Unpacks a binary message into arena; NULL after reporting (fname used in the message). */
 ProtobufCMessage *tfx_io_unpack(const ProtobufCMessageDescriptor *desc, const uint8_t *data,
                                 size_t len, const char *fname, tfx_arena *arena, tfx_diag *d);
+/* The same, with the kind of a failure in *st: TFX_OK, TFX_E_INPUT (malformed, too deep) or
+ * TFX_E_NOMEM (out of memory, reported as such). */
+ProtobufCMessage *tfx_io_unpack_st(const ProtobufCMessageDescriptor *desc, const uint8_t *data,
+                                   size_t len, const char *fname, tfx_arena *arena, tfx_status *st,
+                                   tfx_diag *d);
 /* Serializes msg into out (appends), byte-identical to C++ protobuf / protoc --encode: field
  * order, packed proto3 repeated scalars, unknown fields kept (after the known ones), map entries
  * always with key and value (protobuf_c_message_pack would drop default keys/values).
@@ -106,12 +115,14 @@ typedef struct tfx_io_pieces {
 int tfx_io_pack_pieces(const ProtobufCMessage *msg, size_t max, tfx_io_pieces *out, size_t *size);
 void tfx_io_pieces_free(tfx_io_pieces *p);
 
-/* Writes msg to path atomically, binary or text. Returns 0 or -1 (reported). */
-int tfx_io_write_message(const char *path, const ProtobufCMessage *msg, tfx_wire wire, tfx_diag *d);
-/* The same, refusing (reported, nothing written) more than max_size bytes; 0 = no limit.
- * Returns 0, -1 (out of memory, write error) or -2 (over the limit). */
-int tfx_io_write_message_max(const char *path, const ProtobufCMessage *msg, tfx_wire wire,
-                             size_t max_size, tfx_diag *d);
+/* Writes msg to path atomically, binary or text. Returns TFX_OK or, reported: TFX_E_INPUT (the
+ * file cannot be written), TFX_E_NOMEM, TFX_E_FAIL (nested too deeply to encode). */
+TFX_MUST_CHECK tfx_status tfx_io_write_message(const char *path, const ProtobufCMessage *msg,
+                                               tfx_wire wire, tfx_diag *d);
+/* The same, refusing (reported, nothing written) more than max_size bytes (TFX_E_FAIL: a
+ * limit); 0 = no limit. */
+TFX_MUST_CHECK tfx_status tfx_io_write_message_max(const char *path, const ProtobufCMessage *msg,
+                                                   tfx_wire wire, size_t max_size, tfx_diag *d);
 
 const char *tfx_msg_kind_name(tfx_msg_kind k);
 

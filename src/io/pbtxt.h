@@ -15,6 +15,7 @@
 
 #include "util/arena.h"
 #include "util/diag.h"
+#include "util/status.h"
 #include "util/strbuf.h"
 
 typedef struct tfx_pbtxt_limits {
@@ -35,6 +36,12 @@ typedef struct tfx_pbtxt_limits {
 ProtobufCMessage *tfx_pbtxt_parse(const ProtobufCMessageDescriptor *desc, const char *text,
                                   size_t len, const char *fname, tfx_arena *arena,
                                   const tfx_pbtxt_limits *limits, tfx_diag *d);
+/* The same, with the kind of a failure in *st: TFX_OK, TFX_E_INPUT (malformed text, a limit)
+ * or TFX_E_NOMEM (out of memory, reported as such). */
+ProtobufCMessage *tfx_pbtxt_parse_st(const ProtobufCMessageDescriptor *desc, const char *text,
+                                     size_t len, const char *fname, tfx_arena *arena,
+                                     const tfx_pbtxt_limits *limits, tfx_status *st,
+                                     tfx_diag *d);
 
 /* Prints msg in protobuf text format (2-space indent, fields in field-number order, map
  * entries in their stored order, floats with enough digits to round-trip, enums by name,

@@ -118,6 +118,7 @@ typedef struct tfx_pbtxt_parser {
   tfx_pbtxt_tok cur; /* one token of lookahead */
   int failed;
   int oom;           /* the scanner ran out of memory (longjmp from flex) */
+  int nomem;         /* the first error is out of memory (TFX_E_NOMEM, not malformed input) */
   tfx_strbuf sb;     /* scratch for unescaped string values */
   struct tfx_pbtxt_level *lv; /* per nesting depth, reused by every message at that depth */
   unsigned n_lv;
@@ -168,6 +169,12 @@ static void tfx_pbtxt_err(tfx_pbtxt_parser *p, const tfx_pbtxt_tok *t, const cha
   tfx_diag_set_source(p->d, p->text + ls, ll, (unsigned)(span ? span : 1));
 }
 
+/* Reports out of memory at t (msg has no format): the parse fails with TFX_E_NOMEM. */
+static void tfx_pbtxt_oom(tfx_pbtxt_parser *p, const tfx_pbtxt_tok *t, const char *msg) {
+  if (!p->failed) p->nomem = 1;
+  tfx_pbtxt_err(p, t, "%s", msg);
+}
+
 /* A short, printable rendering of a token for "got: X" messages. */
 static void tfx_pbtxt_show(const tfx_pbtxt_parser *p, const tfx_pbtxt_tok *t, char *buf, size_t cap) {
   if (t->type == TFX_PBTXT_T_EOF) {
@@ -210,7 +217,7 @@ static int tfx_pbtxt_advance(tfx_pbtxt_parser *p) {
   t->col = (unsigned)(t->off - p->scan.line_start + 1);
   switch (type) {
   case TFX_PBTXT_T_OOM:
-    tfx_pbtxt_err(p, t, "out of memory while scanning");
+    tfx_pbtxt_oom(p, t, "out of memory while scanning");
     return -1;
   case TFX_PBTXT_T_NUL:
     tfx_pbtxt_err(p, t, "NUL byte in text input (is this a binary file?)");
@@ -310,7 +317,7 @@ static void *tfx_pbtxt_slot(tfx_pbtxt_parser *p, tfx_pbtxt_frame *fr, const Prot
       if (ncap / 2 < r->cap || ncap < esz) ncap = 0;
       char *nd = ncap ? tfx_realloc(r->data, ncap) : NULL;
       if (!nd) {
-        tfx_pbtxt_err(p, &p->cur, "out of memory");
+        tfx_pbtxt_oom(p, &p->cur, "out of memory");
         return NULL;
       }
       r->data = nd;
@@ -440,7 +447,7 @@ static int tfx_pbtxt_double_value(tfx_pbtxt_parser *p, double *out) {
     if (n >= sizeof small) {
       buf = tfx_malloc(n + 1);
       if (!buf) {
-        tfx_pbtxt_err(p, &p->cur, "out of memory");
+        tfx_pbtxt_oom(p, &p->cur, "out of memory");
         return -1;
       }
     }
@@ -584,13 +591,13 @@ static int tfx_pbtxt_string_value(tfx_pbtxt_parser *p, const ProtobufCFieldDescr
     if (tfx_pbtxt_advance(p)) return -1;
   }
   if (p->sb.oom) {
-    tfx_pbtxt_err(p, &first, "out of memory");
+    tfx_pbtxt_oom(p, &first, "out of memory");
     return -1;
   }
   size_t n = p->sb.len;
   char *copy = tfx_arena_alloc(p->arena, n + 1);
   if (!copy) {
-    tfx_pbtxt_err(p, &first, "out of memory");
+    tfx_pbtxt_oom(p, &first, "out of memory");
     return -1;
   }
   if (n) memcpy(copy, p->sb.data, n);
@@ -735,7 +742,7 @@ static int tfx_pbtxt_skip(tfx_pbtxt_parser *p, const tfx_pbtxt_tok *open, unsign
   tfx_pbtxt_tok *opens = tfx_malloc(MAXSTK * sizeof *opens);
   int rc = -1;
   if (!stk || !opens) {
-    tfx_pbtxt_err(p, &p->cur, "out of memory");
+    tfx_pbtxt_oom(p, &p->cur, "out of memory");
     goto out;
   }
   size_t n = 0;
@@ -943,7 +950,7 @@ static int tfx_pbtxt_finish(tfx_pbtxt_parser *p, tfx_pbtxt_frame *fr, int ok) {
       size_t esz = tfx_pb_elem_size(f->type);
       void *arr = tfx_arena_calloc(p->arena, r->n, esz);
       if (!arr) {
-        tfx_pbtxt_err(p, &p->cur, "out of memory");
+        tfx_pbtxt_oom(p, &p->cur, "out of memory");
         ok = 0;
       } else {
         memcpy(arr, r->data, r->n * esz);
@@ -962,7 +969,7 @@ static ProtobufCMessage *tfx_pbtxt_message(tfx_pbtxt_parser *p, const ProtobufCM
                                            const tfx_pbtxt_tok *open, unsigned depth) {
   ProtobufCMessage *msg = tfx_arena_alloc(p->arena, desc->sizeof_message);
   if (!msg) {
-    tfx_pbtxt_err(p, &p->cur, "out of memory");
+    tfx_pbtxt_oom(p, &p->cur, "out of memory");
     return NULL;
   }
   desc->message_init(msg);
@@ -970,7 +977,7 @@ static ProtobufCMessage *tfx_pbtxt_message(tfx_pbtxt_parser *p, const ProtobufCM
 
   tfx_pbtxt_level *lv = tfx_pbtxt_level_at(p, depth, desc->n_fields);
   if (!lv) {
-    tfx_pbtxt_err(p, &p->cur, "out of memory");
+    tfx_pbtxt_oom(p, &p->cur, "out of memory");
     return NULL;
   }
   tfx_pbtxt_frame fr = {desc, msg, lv->reps, lv->seen, 0};
@@ -1030,6 +1037,14 @@ static ProtobufCMessage *tfx_pbtxt_run(tfx_pbtxt_parser *p, const ProtobufCMessa
 ProtobufCMessage *tfx_pbtxt_parse(const ProtobufCMessageDescriptor *desc, const char *text, size_t len,
                                   const char *fname, tfx_arena *arena, const tfx_pbtxt_limits *limits,
                                   tfx_diag *d) {
+  tfx_status st;
+  return tfx_pbtxt_parse_st(desc, text, len, fname, arena, limits, &st, d);
+}
+
+ProtobufCMessage *tfx_pbtxt_parse_st(const ProtobufCMessageDescriptor *desc, const char *text,
+                                     size_t len, const char *fname, tfx_arena *arena,
+                                     const tfx_pbtxt_limits *limits, tfx_status *st, tfx_diag *d) {
+  *st = TFX_E_INPUT;
   tfx_pbtxt_parser p;
   memset(&p, 0, sizeof p);
   p.text = text ? text : "";
@@ -1050,6 +1065,7 @@ ProtobufCMessage *tfx_pbtxt_parse(const ProtobufCMessageDescriptor *desc, const 
   if (tfx_pbtxt_yylex_init_extra(&p.scan, &p.yy) != 0) {
     tfx_error(d, p.fname, 0, 0, "out of memory");
     tfx_pbtxt_scan_release(&p.scan);
+    *st = TFX_E_NOMEM;
     return NULL;
   }
   ProtobufCMessage *msg = tfx_pbtxt_run(&p, desc);
@@ -1057,13 +1073,17 @@ ProtobufCMessage *tfx_pbtxt_parse(const ProtobufCMessageDescriptor *desc, const 
     tfx_pbtxt_tok t = {TFX_PBTXT_T_OOM, p.scan.off, 0, p.scan.line,
                        (unsigned)(p.scan.off - p.scan.line_start + 1)};
     p.failed = 0;
-    tfx_pbtxt_err(&p, &t, "out of memory while scanning");
+    tfx_pbtxt_oom(&p, &t, "out of memory while scanning");
     msg = NULL;
   }
   tfx_pbtxt_yylex_destroy(p.yy);
   tfx_pbtxt_scan_release(&p.scan);
   tfx_sb_free(&p.sb);
   tfx_pbtxt_levels_free(&p);
-  if (p.failed) return NULL;
+  if (p.failed) {
+    if (p.nomem) *st = TFX_E_NOMEM;
+    return NULL;
+  }
+  *st = TFX_OK;
   return msg;
 }

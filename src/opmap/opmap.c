@@ -190,7 +190,10 @@ static int make_hint(om_run *r, const char *tf, uint32_t almost, const char **ou
 
 static int ensure_linked(om_run *r, int *linked) {
   if (*linked) return 0;
-  if (tfx_vm_link(r->vm, r->g, &r->m->ops, NULL, NULL, r->d)) return -1;
+  if (tfx_vm_link(r->vm, r->g, &r->m->ops, NULL, NULL, r->d)) { /* only fails for memory */
+    r->oom = 1; /* reported */
+    return -1;
+  }
   *linked = 1;
   return 0;
 }
@@ -218,7 +221,9 @@ static int map_node(om_run *r, tfx_mapped_op *op, uint32_t id, int *linked) {
     trace(r, "opmap: node '%s' (%s): rule '%s' (%s:%u)", nname, tf, tfx_om_rule_name(p, rule),
           tfx_pack_file(p, ru->file), ru->line);
     tfx_vm_result res;
-    if (tfx_vm_run_map(r->vm, ru->prog, id, &res, r->d) || r->oom) {
+    tfx_status vst = tfx_vm_run_map(r->vm, ru->prog, id, &res, r->d);
+    if (vst == TFX_E_NOMEM) r->oom = 1; /* reported by the VM or a host call */
+    if (vst || r->oom) {
       if (!r->oom)
         tfx_diag_add(r->d, TFX_SEV_NOTE, NULL, 0, 0, "while mapping node '%s'%s%s (op %s)", nname,
                      r->g->func ? " in function " : "", r->g->func ? r->g->name : "", tf);
@@ -304,8 +309,8 @@ static int map_graph(om_run *r, const tfx_graph *g, tfx_mapped_graph *mg) {
 
 /* ---------------------------------------------------------------- entry */
 
-int tfx_opmap_run(tfx_opmap *om, const tfx_module *m, const tfx_pack *pack,
-                  const tfx_cann_table *protos, const tfx_opmap_opts *o, tfx_diag *d) {
+tfx_status tfx_opmap_run(tfx_opmap *om, const tfx_module *m, const tfx_pack *pack,
+                         const tfx_cann_table *protos, const tfx_opmap_opts *o, tfx_diag *d) {
   static const tfx_opmap_opts defaults;
   memset(om, 0, sizeof *om);
   tfx_arena_init(&om->arena);
@@ -348,7 +353,7 @@ int tfx_opmap_run(tfx_opmap *om, const tfx_module *m, const tfx_pack *pack,
   }
   goto out;
 fail:
-  rc = TFX_E_FAIL;
+  rc = r.oom ? TFX_E_NOMEM : TFX_E_FAIL;
 out:
   if (r.vm) tfx_vm_set_host(r.vm, NULL, NULL);
   tfx_vm_free(r.vm);

@@ -62,6 +62,7 @@
 #include "tensorflow/attr_value.pb-c.h"
 #include "util/arena.h"
 #include "util/diag.h"
+#include "util/status.h"
 #include "vm/pack.h"
 #include "vm/value.h"
 
@@ -167,10 +168,12 @@ typedef struct tfx_opmap_opts {
 
 /* Maps every node of m. pack may have no op maps (then only AUTO / unsupported apply); protos
  * must not be NULL. Unsupported nodes are not errors here (the result records them); rule
- * run-time errors are (reported at the rule's location). Returns 0 or an exit code. om needs
- * no init; call tfx_opmap_free afterwards whatever the result. */
-int tfx_opmap_run(tfx_opmap *om, const tfx_module *m, const tfx_pack *pack,
-                  const tfx_cann_table *protos, const tfx_opmap_opts *o, tfx_diag *d);
+ * run-time errors are (reported at the rule's location). Returns TFX_OK, TFX_E_FAIL (a rule
+ * run-time error or limit) or TFX_E_NOMEM (reported). om needs no init; call tfx_opmap_free
+ * afterwards whatever the result. */
+TFX_MUST_CHECK tfx_status tfx_opmap_run(tfx_opmap *om, const tfx_module *m, const tfx_pack *pack,
+                                        const tfx_cann_table *protos, const tfx_opmap_opts *o,
+                                        tfx_diag *d);
 void tfx_opmap_free(tfx_opmap *om);
 
 /* "how" as a word ("rule", "graph", "auto", "passthrough", "unsupported"). */

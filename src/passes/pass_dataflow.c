@@ -59,7 +59,7 @@ tfx_status tfx_pass_dataflow(tfx_ctx *ctx, void *user) {
   if (ctx->prune.n_outs) { /* requested outputs are never dropped as dead producers */
     if (!(keep = tfx_malloc(ctx->prune.n_outs * sizeof *keep))) {
       tfx_error(ctx->diag, NULL, 0, 0, "out of memory (dataflow rewrites)");
-      rc = TFX_E_FAIL;
+      rc = TFX_E_NOMEM;
       goto out_eng;
     }
     for (uint32_t i = 0; i < ctx->prune.n_outs; i++) keep[i] = ctx->prune.outs[i].name;
@@ -74,7 +74,7 @@ tfx_status tfx_pass_dataflow(tfx_ctx *ctx, void *user) {
   if (ctx->flow_report) tfx_flow_report_free(ctx->flow_report);
   else if (!(ctx->flow_report = tfx_malloc(sizeof *ctx->flow_report))) {
     tfx_error(ctx->diag, NULL, 0, 0, "out of memory (dataflow rewrites)");
-    rc = TFX_E_FAIL;
+    rc = TFX_E_NOMEM;
     goto out_eng;
   }
   tfx_flow_report *rep = ctx->flow_report;

@@ -273,7 +273,7 @@ tfx_status tfx_pass_op_defaults(tfx_ctx *ctx, void *user) {
   (void)user;
   if (!tfx_ctx_wants_mapping(ctx) || !ctx->have_model || !ctx->model.graph) return 0;
   const tfx_tf_table *tf = tfx_tf_ops_stdlib(ctx->diag);
-  if (!tf) return TFX_E_FAIL;
+  if (!tf) return TFX_E_NOMEM; /* the table fails only for memory (reported) */
   defaults_run r = {&ctx->model.arena, 0, 0};
   Tensorflow__GraphDef *gd = ctx->model.graph;
   for (size_t i = 0; i < gd->n_node && !r.oom; i++) fill_node(&r, tf, gd->node[i]);
@@ -284,7 +284,7 @@ tfx_status tfx_pass_op_defaults(tfx_ctx *ctx, void *user) {
     }
   if (r.oom) {
     tfx_error(ctx->diag, NULL, 0, 0, "out of memory (op defaults)");
-    return TFX_E_FAIL;
+    return TFX_E_NOMEM;
   }
   if (r.added && ctx->opts && ctx->opts->verbose > 1)
     tfx_diag_add(ctx->diag, TFX_SEV_NOTE, NULL, 0, 0, "added %llu default attribute%s from the "

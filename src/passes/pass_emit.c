@@ -151,7 +151,7 @@ tfx_status tfx_pass_emit_ge(tfx_ctx *ctx, void *user) {
     }
     if (rc == 0 && out[k].oom) {
       tfx_error(ctx->diag, NULL, 0, 0, "out of memory writing --emit %s", emit_names[k]);
-      rc = TFX_E_FAIL;
+      rc = TFX_E_NOMEM;
     }
   }
   /* --limit output-size, for every kind before the first file is written */
@@ -163,7 +163,7 @@ tfx_status tfx_pass_emit_ge(tfx_ctx *ctx, void *user) {
   size_t *n_pieces = tfx_calloc(cap, sizeof *n_pieces);
   if (rc == 0 && (!paths || !one || !pieces || !n_pieces)) {
     tfx_error(ctx->diag, NULL, 0, 0, "out of memory writing the outputs");
-    rc = TFX_E_FAIL;
+    rc = TFX_E_NOMEM;
   }
   for (int k = 0; k < TFX_EMIT__COUNT && rc == 0; k++) {
     if (!(o->emit & (1u << k)) || (!ge_emitters[k] && !(k == TFX_EMIT_TF_PBTXT && with_tf))) continue;
@@ -184,8 +184,7 @@ tfx_status tfx_pass_emit_ge(tfx_ctx *ctx, void *user) {
     pieces[n] = &one[n];
     n_pieces[n++] = 1;
   }
-  if (rc == 0 && tfx_write_files_atomic_pieces(n, paths, pieces, n_pieces, ctx->diag) != 0)
-    rc = TFX_E_INPUT;
+  if (rc == 0) rc = tfx_write_files_atomic_pieces(n, paths, pieces, n_pieces, ctx->diag);
   if (rc != 0)
     while (n_made) rmdir(made[--n_made]); /* only when empty; nothing of this run is in them */
   for (size_t k = 0; k < n_made; k++) free(made[k]);
@@ -218,5 +217,5 @@ tfx_status tfx_pass_emit_tf(tfx_ctx *ctx, void *user) {
   }
   int rc = tfx_io_write_message_max(path, &ctx->model.graph->base, TFX_WIRE_TEXT,
                                     tfx_limit_size(&o->limits, TFX_LIMIT_OUTPUT_SIZE), ctx->diag);
-  return rc == 0 ? 0 : rc == -2 ? TFX_E_FAIL : TFX_E_INPUT;
+  return rc; /* a tfx_status */
 }

@@ -164,7 +164,7 @@ static Tensorflow__FunctionDef *find_func(const Tensorflow__GraphDef *g, const c
 
 static int oom(fz *z) {
   tfx_error(z->d, z->model, 0, 0, "out of memory while freezing variables");
-  return TFX_E_FAIL;
+  return TFX_E_NOMEM;
 }
 
 /* ---- the checkpoint ---- */
@@ -349,9 +349,11 @@ static int load_object_graph(fz *z) {
   int rc = tfx_ckpt_strings(z->ck, t, &s, &l, z->d);
   if (rc) return rc;
   if (t->elems != 1) return 0;
-  Tensorflow__TrackableObjectGraph *og = (Tensorflow__TrackableObjectGraph *)tfx_io_unpack(
+  tfx_status ust;
+  Tensorflow__TrackableObjectGraph *og = (Tensorflow__TrackableObjectGraph *)tfx_io_unpack_st(
       &tensorflow__trackable_object_graph__descriptor, s[0], l[0], z->ck->index_path,
-      &z->ck->arena, z->d);
+      &z->ck->arena, &ust, z->d);
+  if (!og && ust == TFX_E_NOMEM) return TFX_E_NOMEM; /* reported */
   if (!og) {
     tfx_error(z->d, z->ck->index_path, 0, 0, "the object graph (%s) is malformed", OBJECT_GRAPH_KEY);
     return TFX_E_INPUT;
@@ -384,10 +386,12 @@ static int load_saved_object_graph(fz *z) {
     tfx_sb_free(&sb);
     return oom(z);
   }
-  z->sog = (Tfxc__SavedObjectGraphView *)tfx_io_unpack(&tfxc__saved_object_graph_view__descriptor,
-                                                       (const uint8_t *)sb.data, sb.len, z->model,
-                                                       z->A, z->d);
+  tfx_status ust;
+  z->sog = (Tfxc__SavedObjectGraphView *)tfx_io_unpack_st(
+      &tfxc__saved_object_graph_view__descriptor, (const uint8_t *)sb.data, sb.len, z->model, z->A,
+      &ust, z->d);
   tfx_sb_free(&sb);
+  if (!z->sog && ust == TFX_E_NOMEM) return TFX_E_NOMEM; /* reported */
   if (!z->sog) {
     tfx_error(z->d, z->model, 0, 0, "the SavedModel's object graph is malformed");
     return TFX_E_INPUT;
@@ -897,7 +901,7 @@ static void fail_op(tfx_opmap *om, tfx_mapped_op *op, const char *msg) {
   if (om->n_ok) om->n_ok--;
 }
 
-int tfx_freeze_check_mapping(tfx_ctx *ctx) {
+tfx_status tfx_freeze_check_mapping(tfx_ctx *ctx) {
   const tfx_options *o = ctx->opts;
   tfx_opmap *om = ctx->opmap;
   if (!o || o->no_freeze || !om || !ctx->have_model) return 0;
@@ -909,7 +913,7 @@ int tfx_freeze_check_mapping(tfx_ctx *ctx) {
     free(seen);
     free(stack);
     tfx_error(ctx->diag, NULL, 0, 0, "out of memory");
-    return -1;
+    return TFX_E_NOMEM;
   }
   if (nf) { /* only the functions the main graph reaches are lowered */
     mark_called(g, g->node, g->n_node, seen, stack, &top);

@@ -30,7 +30,7 @@ tfx_status tfx_pass_lower(tfx_ctx *ctx, void *user) {
   char *stem = tfx_ctx_default_output(ctx->opts->model_path, "");
   if (!stem) {
     tfx_error(ctx->diag, NULL, 0, 0, "out of memory (lowering)");
-    return TFX_E_FAIL;
+    return TFX_E_NOMEM;
   }
   if (ctx->ge) {
     tfx_ge_model_free(ctx->ge);
@@ -40,7 +40,7 @@ tfx_status tfx_pass_lower(tfx_ctx *ctx, void *user) {
   if (!ctx->ge) {
     free(stem);
     tfx_error(ctx->diag, NULL, 0, 0, "out of memory (lowering)");
-    return TFX_E_FAIL;
+    return TFX_E_NOMEM;
   }
   tfx_ge_lower_opts lo;
   memset(&lo, 0, sizeof lo);

@@ -103,7 +103,7 @@ tfx_status tfx_pass_opmap(tfx_ctx *ctx, void *user) {
   ctx->opmap = tfx_malloc(sizeof *ctx->opmap);
   if (!ctx->opmap) {
     tfx_error(ctx->diag, NULL, 0, 0, "out of memory (op mapping)");
-    return TFX_E_FAIL;
+    return TFX_E_NOMEM;
   }
   const tfx_options *o = ctx->opts;
   tfx_opmap_opts mo;
@@ -125,8 +125,8 @@ tfx_status tfx_pass_opmap(tfx_ctx *ctx, void *user) {
   for (uint32_t i = 0; i < ctx->opmap->n_funcs; i++)
     validate_graph(&ctx->module, ctx->opmap, &ctx->opmap->funcs[i]);
   if (tfx_precheck_dangling(ctx) != 0) return TFX_E_FAIL; /* data inputs lost to fusion */
-  int vrc = tfx_freeze_check_mapping(ctx); /* variables without weights (pass_freeze.c) */
-  if (vrc < 0) return TFX_E_FAIL; /* out of memory (reported) */
+  tfx_status vrc = tfx_freeze_check_mapping(ctx); /* variables without weights (pass_freeze.c) */
+  if (vrc == TFX_E_NOMEM) return vrc; /* reported */
   tfx_precheck_runtime_hints(ctx); /* variables, save/restore, ...: say what to do instead */
   if (o->check_only) return 0; /* the CLI prints the summary after the lowering ran too */
   /* grouped by TF type and cause (precheck_summary.c); -v: one line per node */

@@ -81,7 +81,7 @@ tfx_status tfx_pass_prune(tfx_ctx *ctx, void *user) {
     /* what the outputs still need of the training machinery: one warning per op type (the op
      * mapping then fails on the types without a CANN op, --check lists them) */
     if (tfx_train_report(ctx->model.graph, ctx->model.path, TFX_SEV_WARNING, ctx->diag) < 0)
-      return TFX_E_FAIL;
+      return TFX_E_NOMEM; /* reported */
   }
   ctx->graph_edits++;
   return tfx_ctx_reindex(ctx);

@@ -375,12 +375,14 @@ int tfx_rules_build(const tfx_rules_spec *s, tfx_pack *out, tfx_cann_table **pro
     /* -Wunknown-tf-op, -Wunknown-tf-attr: the user's TF op definitions over the stdlib's */
     tfops_set tfu;
     int trc = load_tfops(s, &tfu, d);
-    tfx_tf_view *tfv = trc == TFX_E_NOMEM ? NULL : tfx_tf_view_new((const tfx_tf_table *const *)tfu.t, tfu.n, d);
+    tfx_status vst = trc; /* NOMEM: the user tables ran out of memory (reported) */
+    tfx_tf_view *tfv = trc == TFX_E_NOMEM ? NULL
+                       : tfx_tf_view_new((const tfx_tf_table *const *)tfu.t, tfu.n, &vst, d);
     if (!tfv) {
       tfops_free(&tfu);
       tfx_cann_protos_free(view);
       tfx_rules_protos_free(user);
-      return TFX_E_FAIL;
+      return vst;
     }
     if (trc != 0 && prc == 0) prc = trc; /* malformed definition files are rule errors */
     ro.tfops = tfx_tf_view_hook(tfv);

@@ -110,7 +110,7 @@ tfx_status tfx_pass_scope_fusion(tfx_ctx *ctx, void *user) {
   if (ctx->fusion_report) tfx_fusion_report_free(ctx->fusion_report);
   else if (!(ctx->fusion_report = tfx_malloc(sizeof *ctx->fusion_report))) {
     tfx_error(ctx->diag, NULL, 0, 0, "out of memory (scope fusion)");
-    rc = TFX_E_FAIL;
+    rc = TFX_E_NOMEM;
     goto out_en;
   }
   tfx_fusion_report *rep = ctx->fusion_report;

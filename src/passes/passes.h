@@ -43,9 +43,9 @@ TFX_MUST_CHECK tfx_status tfx_pass_opmap(tfx_ctx *ctx, void *user);
  * function it reaches is marked failed in ctx->opmap (cause 2, "a variable without weights:
  * no checkpoint found: ..."), also when passed through; unless --no-freeze. Outside --check
  * one summary error is reported and the result is TFX_E_FAIL, or TFX_E_INPUT when the
- * checkpoint lacks the variable's tensor; 0 when there is none (or with --check); -1 out of
- * memory (reported). */
-int tfx_freeze_check_mapping(tfx_ctx *ctx);
+ * checkpoint lacks the variable's tensor; TFX_OK when there is none (or with --check);
+ * TFX_E_NOMEM out of memory (reported). */
+TFX_MUST_CHECK tfx_status tfx_freeze_check_mapping(tfx_ctx *ctx);
 /* LOWERING */
 /* "lowering": GE IR model */
 TFX_MUST_CHECK tfx_status tfx_pass_lower(tfx_ctx *ctx, void *user);

@@ -346,7 +346,7 @@ int tfx_pipeline_dump_tf_graph(tfx_ctx *ctx, const tfx_pass *pass, unsigned pos,
   char *path = tfx_malloc(dl + nl + 32);
   if (!path) {
     tfx_error(ctx->diag, dir, 0, 0, "out of memory");
-    return TFX_E_FAIL;
+    return TFX_E_NOMEM;
   }
   memcpy(path, dir, dl + 1);
   while (dl > 1 && path[dl - 1] == '/') path[--dl] = 0;
@@ -361,7 +361,7 @@ int tfx_pipeline_dump_tf_graph(tfx_ctx *ctx, const tfx_pass *pass, unsigned pos,
                                                    TFX_LIMIT_OUTPUT_SIZE),
                                     ctx->diag);
   free(path);
-  return rc == 0 ? 0 : rc == -2 ? TFX_E_FAIL : TFX_E_INPUT;
+  return rc; /* a tfx_status */
 }
 
 /* ---- tables ---- */

@@ -115,7 +115,7 @@ int tfx_sig_choose(tfx_ctx *ctx, const Tensorflow__SignatureDef **sig, const cha
   size_t *idx = NULL, n = 0;
   if (tfx_sig_sorted(mg, &idx, &n) != 0) {
     tfx_error(ctx->diag, file, 0, 0, "out of memory");
-    return TFX_E_FAIL;
+    return TFX_E_NOMEM;
   }
   int rc = 0;
   const Tensorflow__MetaGraphDef__SignatureDefEntry *pick = NULL;

@@ -331,18 +331,18 @@ out:
   return rc;
 }
 
-int tfx_scope_tree_build(tfx_scope_tree *t, const tfx_graph *g, tfx_diag *d) {
+tfx_status tfx_scope_tree_build(tfx_scope_tree *t, const tfx_graph *g, tfx_diag *d) {
   return tfx_scope_tree_build_lim(t, g, 0, d);
 }
 
-int tfx_scope_tree_build_lim(tfx_scope_tree *t, const tfx_graph *g, uint32_t max_depth,
-                             tfx_diag *d) {
+tfx_status tfx_scope_tree_build_lim(tfx_scope_tree *t, const tfx_graph *g, uint32_t max_depth,
+                                    tfx_diag *d) {
   memset(t, 0, sizeof *t);
   tfx_arena_init(&t->arena);
   tfx_hmap_init(&t->by_name);
   t->graph = g;
   sbuild b = {t, d, max_depth, NULL, 0, 64, NULL, 0};
-  int rc = TFX_E_INPUT;
+  tfx_status rc = TFX_E_INPUT;
   b.info = tfx_malloc((size_t)b.cap * sizeof *b.info);
   if (!b.info || ctab_grow(&b) < 0) goto fail;
   b.info[0] = (sinfo){(char *)"root", 4, 0, TFX_NO_ID, 0, 0};
@@ -368,6 +368,7 @@ int tfx_scope_tree_build_lim(tfx_scope_tree *t, const tfx_graph *g, uint32_t max
   goto done;
 fail:
   tfx_error(d, NULL, 0, 0, "out of memory while building the scope tree (%" PRIu32 " scopes)", b.n);
+  rc = TFX_E_NOMEM;
 done:
   free(b.info);
   free(b.slot);

@@ -27,6 +27,7 @@
 #include "graph/graph.h"
 #include "util/arena.h"
 #include "util/hash.h"
+#include "util/status.h"
 
 typedef struct tfx_opcount {
   uint32_t op_id;
@@ -60,14 +61,14 @@ typedef struct tfx_scope_tree {
   uint32_t *node_scope;    /* graph node id -> innermost scope id (TFX_NO_ID: see odd names) */
 } tfx_scope_tree;
 
-/* Builds the tree. Returns 0, or TFX_E_INPUT (reported) on out of memory / limits. */
-int tfx_scope_tree_build(tfx_scope_tree *t, const tfx_graph *g, tfx_diag *d);
+/* Builds the tree. Returns TFX_OK, TFX_E_INPUT (a limit) or TFX_E_NOMEM (reported). */
+TFX_MUST_CHECK tfx_status tfx_scope_tree_build(tfx_scope_tree *t, const tfx_graph *g, tfx_diag *d);
 /* The same with the scope-depth limit (util/limits.h): a node name that would put a scope
  * deeper than max_depth (the root is 0, "a/" is 1) is an error naming the node. 0 = no limit
  * (what tfx_scope_tree_build uses). Every scope costs its full name, so deep names cost
  * O(depth^2) bytes: the limit bounds that. */
-int tfx_scope_tree_build_lim(tfx_scope_tree *t, const tfx_graph *g, uint32_t max_depth,
-                             tfx_diag *d);
+TFX_MUST_CHECK tfx_status tfx_scope_tree_build_lim(tfx_scope_tree *t, const tfx_graph *g,
+                                                   uint32_t max_depth, tfx_diag *d);
 void tfx_scope_tree_free(tfx_scope_tree *t);
 
 /* Subtree count of op_id in scope s, or -1 when absent (docs/ASCEND.md §1.2). */

@@ -238,14 +238,15 @@ static int write_direct(const char *path, const tfx_wpiece *pc, size_t np, tfx_d
 }
 
 /* Writes data to a new temporary file next to path (rename() is atomic only within one file
- * system); *tmp_out gets its malloc'ed name. Returns 0, or -1 (reported; nothing left). */
+ * system); *tmp_out gets its malloc'ed name. Returns 0, -1 (reported; nothing left) or -2
+ * (out of memory, reported). */
 static int write_temp(const char *path, const tfx_wpiece *pc, size_t np, char **tmp_out, tfx_diag *d) {
   *tmp_out = NULL;
   size_t pl = strlen(path);
   char *tmp = tfx_malloc(pl + 16);
   if (!tmp) {
     tfx_error(d, path, 0, 0, "out of memory");
-    return -1;
+    return -2;
   }
   memcpy(tmp, path, pl);
   memcpy(tmp + pl, ".tmp.XXXXXX", 12);
@@ -305,17 +306,17 @@ static int target_kind(const char *path, tfx_diag *d) {
   return TARGET_FILE;
 }
 
-int tfx_write_file_atomic(const char *path, const void *data, size_t len, tfx_diag *d) {
+tfx_status tfx_write_file_atomic(const char *path, const void *data, size_t len, tfx_diag *d) {
   return tfx_write_files_atomic(1, &path, &data, &len, d);
 }
 
-int tfx_write_files_atomic(size_t n, const char *const *paths, const void *const *data,
-                           const size_t *lens, tfx_diag *d) {
-  if (n == 0) return 0;
+tfx_status tfx_write_files_atomic(size_t n, const char *const *paths, const void *const *data,
+                                  const size_t *lens, tfx_diag *d) {
+  if (n == 0) return TFX_OK;
   tfx_wpiece *pc = tfx_calloc(n, sizeof *pc);
   const tfx_wpiece **pcs = tfx_calloc(n, sizeof *pcs);
   size_t *nps = tfx_calloc(n, sizeof *nps);
-  int rc = -1;
+  tfx_status rc = TFX_E_NOMEM;
   if (!pc || !pcs || !nps) {
     tfx_error(d, paths[0], 0, 0, "out of memory");
   } else {
@@ -333,26 +334,32 @@ int tfx_write_files_atomic(size_t n, const char *const *paths, const void *const
   return rc;
 }
 
-int tfx_write_files_atomic_pieces(size_t n, const char *const *paths, const tfx_wpiece *const *pieces,
-                                  const size_t *n_pieces, tfx_diag *d) {
+tfx_status tfx_write_files_atomic_pieces(size_t n, const char *const *paths,
+                                         const tfx_wpiece *const *pieces, const size_t *n_pieces,
+                                         tfx_diag *d) {
 #ifdef TFXC_FAULT_INJECTION
   wf_enospc = 0;
 #endif
-  if (n == 0) return 0;
+  if (n == 0) return TFX_OK;
   char **tmp = tfx_calloc(n, sizeof *tmp);
   int *kind = tfx_calloc(n, sizeof *kind);
-  int rc = -1;
+  tfx_status rc = TFX_E_INPUT;
   size_t renamed = 0;
   if (!tmp || !kind) {
     tfx_error(d, paths[0], 0, 0, "out of memory");
+    rc = TFX_E_NOMEM;
     goto out;
   }
   for (size_t i = 0; i < n; i++)
     if ((kind[i] = target_kind(paths[i], d)) < 0) goto out;
   /* 1. every regular file into its temp file */
-  for (size_t i = 0; i < n; i++)
-    if (kind[i] == TARGET_FILE && write_temp(paths[i], pieces[i], n_pieces[i], &tmp[i], d) != 0)
+  for (size_t i = 0; i < n; i++) {
+    int wt = kind[i] == TARGET_FILE ? write_temp(paths[i], pieces[i], n_pieces[i], &tmp[i], d) : 0;
+    if (wt != 0) {
+      if (wt == -2) rc = TFX_E_NOMEM;
       goto out;
+    }
+  }
   /* 2. what cannot be taken back: standard output, devices and FIFOs */
   for (size_t i = 0; i < n; i++) {
     if (kind[i] == TARGET_STDOUT && write_stdout(pieces[i], n_pieces[i], d) != 0) goto out;
@@ -369,9 +376,9 @@ int tfx_write_files_atomic_pieces(size_t n, const char *const *paths, const tfx_
     tmp[i] = NULL;
     renamed = i + 1;
   }
-  rc = 0;
+  rc = TFX_OK;
 out:
-  if (rc != 0) {
+  if (rc != TFX_OK) {
     /* all or nothing: the files this call already put in place go again */
     for (size_t i = 0; i < renamed; i++)
       if (kind[i] == TARGET_FILE) unlink(paths[i]);

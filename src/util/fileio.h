@@ -33,15 +33,16 @@ int tfx_check_output_size(const char *path, size_t len, size_t max_size, tfx_dia
 
 /* Writes data to path atomically. path "-" writes to stdout. An existing path that is a
  * device or FIFO (/dev/null, a pipe) is written through directly, never replaced; a directory
- * is an error. Returns 0 or -1 (reported). */
-int tfx_write_file_atomic(const char *path, const void *data, size_t len, tfx_diag *d);
+ * is an error. Returns TFX_OK, or (reported) TFX_E_INPUT (the file cannot be written) or
+ * TFX_E_NOMEM. */
+tfx_status tfx_write_file_atomic(const char *path, const void *data, size_t len, tfx_diag *d);
 /* Writes n files as one: every regular file goes to its temporary file first, then "-"
  * (stdout) and devices/FIFOs are written through, then the temporary files are renamed into
  * place in order. Any failure removes every temporary file and the files this call already
  * renamed into place (what they replaced is gone), so it leaves none of the n outputs (only
- * what went to stdout or a device cannot be taken back). Returns 0 or -1 (reported). */
-int tfx_write_files_atomic(size_t n, const char *const *paths, const void *const *data,
-                           const size_t *lens, tfx_diag *d);
+ * what went to stdout or a device cannot be taken back). Returns as tfx_write_file_atomic. */
+tfx_status tfx_write_files_atomic(size_t n, const char *const *paths, const void *const *data,
+                                  const size_t *lens, tfx_diag *d);
 
 /* One piece of an output held in several buffers (written in order, never joined). */
 typedef struct tfx_wpiece {
@@ -50,8 +51,9 @@ typedef struct tfx_wpiece {
 } tfx_wpiece;
 /* tfx_write_files_atomic with file i made of pieces[i][0 .. n_pieces[i]-1]: the same
  * guarantees; each write() of each piece is a step of the fault-injection hook. */
-int tfx_write_files_atomic_pieces(size_t n, const char *const *paths, const tfx_wpiece *const *pieces,
-                                  const size_t *n_pieces, tfx_diag *d);
+tfx_status tfx_write_files_atomic_pieces(size_t n, const char *const *paths,
+                                         const tfx_wpiece *const *pieces, const size_t *n_pieces,
+                                         tfx_diag *d);
 
 /* 1 if path is a directory, 0 if not (or missing). */
 int tfx_is_dir(const char *path);

@@ -8,7 +8,9 @@
  *    are BORROWED and valid only during the call (they live in the per-run heap or the
  *    pack): copy what you keep.
  *  - Return 0 to continue. Nonzero aborts the run with "rule 'R': <OPCODE> failed" at the
- *    instruction's source line (the host may add its own, more precise diagnostic first).
+ *    instruction's source line (the host may add its own, more precise diagnostic first),
+ *    status TFX_E_FAIL. A host that ran out of memory reports it and returns TFX_E_NOMEM
+ *    (util/status.h): the run then ends with that status and no message of the VM's.
  *  - A NULL callback means "not supported by this host": executing the opcode is a run-time
  *    error naming the opcode (so a map program run by the fusion engine fails loudly).
  * Port indexes are int64 as computed by the program; `to` in result_map is -1 for `none`

@@ -29,7 +29,7 @@ void *tfx_vm_alloc(tfx_vm *vm, size_t n) {
   n = (n + 15) & ~(size_t)15;
   if (n == 0) n = 16;
   if (n > vm->max_mem || vm->mem_used > vm->max_mem - n) {
-    tfx_vm_err(vm, TFX_VMR_NOMEM, "memory budget of %zu bytes exceeded", vm->max_mem);
+    vm->heap_rc = tfx_vm_err(vm, TFX_VMR_HEAP, "memory budget of %zu bytes exceeded", vm->max_mem);
     return NULL;
   }
   tfx_vm_chunk *c = vm->cur;
@@ -41,7 +41,7 @@ void *tfx_vm_alloc(tfx_vm *vm, size_t n) {
     size_t cap = n > CHUNK_MIN ? n : CHUNK_MIN;
     c = tfx_malloc(sizeof *c + cap);
     if (!c) {
-      tfx_vm_err(vm, TFX_VMR_NOMEM, "out of memory");
+      vm->heap_rc = tfx_vm_err(vm, TFX_VMR_NOMEM, "out of memory");
       return NULL;
     }
     c->cap = cap;
@@ -92,7 +92,7 @@ int tfx_vm_charge(tfx_vm *vm, uint64_t n) {
 int tfx_vm_make_str(tfx_vm *vm, const char *s, size_t n, tfx_value *out) {
   if (n >= UINT32_MAX) return tfx_vm_err(vm, TFX_VMR_RUNTIME, "string too long");
   char *p = tfx_vm_alloc(vm, n + 1);
-  if (!p) return TFX_VMR_NOMEM;
+  if (!p) return tfx_vm_heap_fail(vm);
   if (n) memcpy(p, s, n);
   p[n] = 0;
   *out = tfx_v_str(p, (uint32_t)n);
@@ -101,7 +101,7 @@ int tfx_vm_make_str(tfx_vm *vm, const char *s, size_t n, tfx_value *out) {
 
 static tfx_value *alloc_items(tfx_vm *vm, size_t n) {
   if (n >= UINT32_MAX / sizeof(tfx_value)) {
-    tfx_vm_err(vm, TFX_VMR_NOMEM, "list too long");
+    vm->heap_rc = tfx_vm_err(vm, TFX_VMR_HEAP, "list too long");
     return NULL;
   }
   return tfx_vm_alloc(vm, n * sizeof(tfx_value));
@@ -117,7 +117,7 @@ static int make_list(tfx_vm *vm, const tfx_value *items, uint32_t n, tfx_value *
 
 int tfx_vm_id_list(tfx_vm *vm, int tag, const uint32_t *ids, uint32_t n, tfx_value *out) {
   tfx_value *items = alloc_items(vm, n);
-  if (!items) return TFX_VMR_NOMEM;
+  if (!items) return tfx_vm_heap_fail(vm);
   for (uint32_t i = 0; i < n; i++)
     items[i] = tag == TFX_V_SCOPE ? tfx_v_scope(ids[i]) : tfx_v_node(ids[i]);
   *out = tfx_v_list(items, n);
@@ -168,7 +168,7 @@ static int concat(tfx_vm *vm, const tfx_value *a, const tfx_value *b, tfx_value 
     size_t n = (size_t)a->n + b->n;
     if (n >= UINT32_MAX) return tfx_vm_err(vm, TFX_VMR_RUNTIME, "string too long");
     char *p = tfx_vm_alloc(vm, n + 1);
-    if (!p) return TFX_VMR_NOMEM;
+    if (!p) return tfx_vm_heap_fail(vm);
     memcpy(p, a->u.s, a->n);
     memcpy(p + a->n, b->u.s, b->n);
     p[n] = 0;
@@ -177,7 +177,7 @@ static int concat(tfx_vm *vm, const tfx_value *a, const tfx_value *b, tfx_value 
   }
   size_t n = (size_t)a->n + b->n;
   tfx_value *items = alloc_items(vm, n);
-  if (!items) return TFX_VMR_NOMEM;
+  if (!items) return tfx_vm_heap_fail(vm);
   if (a->n) memcpy(items, a->u.items, a->n * sizeof *items);
   if (b->n) memcpy(items + a->n, b->u.items, b->n * sizeof *items);
   int rc = tfx_vm_charge(vm, n / 16);
@@ -360,7 +360,7 @@ int tfx_vm_slice(tfx_vm *vm, const tfx_value *x, const tfx_value *lo, const tfx_
 int tfx_vm_perm(tfx_vm *vm, const tfx_value *x, const tfx_value *idx, tfx_value *out) {
   if (x->tag != TFX_V_LIST || idx->tag != TFX_V_LIST) return type_err2(vm, "cannot permute", x, idx);
   tfx_value *items = alloc_items(vm, idx->n);
-  if (!items) return TFX_VMR_NOMEM;
+  if (!items) return tfx_vm_heap_fail(vm);
   for (uint32_t j = 0; j < idx->n; j++) {
     const tfx_value *i = &idx->u.items[j];
     if (i->tag != TFX_V_INT)
@@ -405,7 +405,7 @@ static int subtree_nodes(tfx_vm *vm, uint32_t s, tfx_value *out) {
   int rc = tfx_vm_charge(vm, (uint64_t)(sc->dfs_end - sc->dfs_index) / 8 + n / 8 + 1);
   if (rc) return rc;
   tfx_value *items = alloc_items(vm, n);
-  if (!items) return TFX_VMR_NOMEM;
+  if (!items) return tfx_vm_heap_fail(vm);
   for (uint32_t d = sc->dfs_index; d < sc->dfs_end; d++) {
     const tfx_scope *c = &t->scopes[t->dfs[d]];
     for (uint32_t j = 0; j < c->n_nodes && k < n; j++) items[k++] = tfx_v_node(c->nodes[j]);
@@ -476,7 +476,7 @@ static int tensor_list(tfx_vm *vm, const Tensorflow__TensorProto *t, tfx_value *
   int rc = tfx_vm_charge(vm, n / 8 + 1);
   if (rc) return rc;
   tfx_value *items = alloc_items(vm, n);
-  if (!items) return TFX_VMR_NOMEM;
+  if (!items) return tfx_vm_heap_fail(vm);
   for (size_t i = 0; i < n; i++) {
     if (have == 0) { /* TF: no values means zeros */
       items[i] = t->dtype == TENSORFLOW__DATA_TYPE__DT_FLOAT || t->dtype == TENSORFLOW__DATA_TYPE__DT_DOUBLE ||
@@ -530,13 +530,13 @@ static int tensor_list(tfx_vm *vm, const Tensorflow__TensorProto *t, tfx_value *
 static int shape_list(tfx_vm *vm, const Tensorflow__TensorShapeProto *sh, tfx_value *out) {
   if (!sh || sh->unknown_rank) { /* AutoMapping: unknown rank -> UNKNOWN_SHAPE [-1] (ASCEND.md §6.2) */
     tfx_value *one = alloc_items(vm, 1);
-    if (!one) return TFX_VMR_NOMEM;
+    if (!one) return tfx_vm_heap_fail(vm);
     one[0] = tfx_v_int(-1);
     *out = tfx_v_list(one, 1);
     return TFX_VMR_OK;
   }
   tfx_value *items = alloc_items(vm, sh->n_dim);
-  if (!items) return TFX_VMR_NOMEM;
+  if (!items) return tfx_vm_heap_fail(vm);
   for (size_t i = 0; i < sh->n_dim; i++) items[i] = tfx_v_int(sh->dim[i]->size);
   *out = tfx_v_list(items, (uint32_t)sh->n_dim);
   return TFX_VMR_OK;
@@ -566,7 +566,7 @@ static int attr_value(tfx_vm *vm, const Tensorflow__AttrValue *av, tfx_value *ou
     if (!l) break;
     size_t n = l->n_s + l->n_i + l->n_f + l->n_b + l->n_type + l->n_shape + l->n_tensor + l->n_func;
     tfx_value *items = alloc_items(vm, n);
-    if (!items) return TFX_VMR_NOMEM;
+    if (!items) return tfx_vm_heap_fail(vm);
     int rc = tfx_vm_charge(vm, n / 8);
     size_t k = 0;
     for (size_t i = 0; i < l->n_s && !rc; i++) rc = tfx_vm_make_str(vm, (const char *)l->s[i].data, l->s[i].len, &items[k++]);
@@ -695,7 +695,7 @@ int tfx_vm_prop(tfx_vm *vm, uint32_t prop, const tfx_value *obj, tfx_value *out)
     }
     case TFX_PR_inputs: {
       tfx_value *items = alloc_items(vm, nd->n_data_in);
-      if (!items) return TFX_VMR_NOMEM;
+      if (!items) return tfx_vm_heap_fail(vm);
       for (uint32_t i = 0; i < nd->n_data_in; i++)
         items[i] = nd->in[i].kind == TFX_IN_NODE && nd->in[i].src != TFX_NO_ID ? tfx_v_node(nd->in[i].src) : tfx_v_none();
       *out = tfx_v_list(items, nd->n_data_in);
@@ -832,7 +832,7 @@ static int name_plus(tfx_vm *vm, const tfx_value *s, const tfx_value *rel, char 
   const char *base = vm->tree->scopes[s->u.id].name;
   size_t bl = strlen(base);
   char *p = tfx_vm_alloc(vm, bl + rel->n + 1);
-  if (!p) return TFX_VMR_NOMEM;
+  if (!p) return tfx_vm_heap_fail(vm);
   memcpy(p, base, bl);
   memcpy(p + bl, rel->u.s, rel->n);
   p[bl + rel->n] = 0;
@@ -869,7 +869,7 @@ static int b_find(tfx_vm *vm, const tfx_value *s, const tfx_value *sub, int cont
 /* Distinct ids in first-seen order, written into a heap list of node values. */
 static int distinct_nodes(tfx_vm *vm, const uint32_t *ids, uint32_t n, tfx_value *out) {
   tfx_value *items = alloc_items(vm, n);
-  if (!items) return TFX_VMR_NOMEM;
+  if (!items) return tfx_vm_heap_fail(vm);
   int rc = tfx_vm_charge(vm, (uint64_t)n * n / 64);
   if (rc) return rc;
   uint32_t k = 0;
@@ -996,7 +996,7 @@ int tfx_vm_builtin(tfx_vm *vm, uint32_t id, const tfx_value *a, uint32_t argc, t
     if ((rc = tfx_vm_charge(vm, t->n_scopes / 8 + 1))) return rc;
     uint32_t k = 0;
     tfx_value *items = alloc_items(vm, t->n_scopes);
-    if (!items) return TFX_VMR_NOMEM;
+    if (!items) return tfx_vm_heap_fail(vm);
     for (uint32_t i = 0; i < t->n_scopes; i++) {
       uint32_t s = t->dfs[i], st = t->scopes[s].sub_type;
       if (st == TFX_NO_ID) continue;
@@ -1014,7 +1014,7 @@ int tfx_vm_builtin(tfx_vm *vm, uint32_t id, const tfx_value *a, uint32_t argc, t
     const tfx_scope_tree *t = vm->tree;
     if ((rc = tfx_vm_charge(vm, t->n_scopes / 8 + 1))) return rc;
     tfx_value *items = alloc_items(vm, t->n_scopes);
-    if (!items) return TFX_VMR_NOMEM;
+    if (!items) return tfx_vm_heap_fail(vm);
     for (uint32_t i = 0; i < t->n_scopes; i++) items[i] = tfx_v_scope(t->dfs[i]);
     *out = tfx_v_list(items, t->n_scopes);
     return TFX_VMR_OK;
@@ -1029,7 +1029,7 @@ int tfx_vm_builtin(tfx_vm *vm, uint32_t id, const tfx_value *a, uint32_t argc, t
     const tfx_node *nd = &vm->graph->nodes[a[0].u.id];
     uint32_t n = id == TFX_BI_consumers ? nd->n_uses : nd->n_in;
     uint32_t *ids = tfx_vm_alloc(vm, (size_t)n * sizeof *ids);
-    if (!ids) return TFX_VMR_NOMEM;
+    if (!ids) return tfx_vm_heap_fail(vm);
     for (uint32_t i = 0; i < n; i++)
       ids[i] = id == TFX_BI_consumers ? nd->uses[i].node : nd->in[i].kind == TFX_IN_NODE ? nd->in[i].src : TFX_NO_ID;
     return distinct_nodes(vm, ids, n, out);

@@ -149,9 +149,9 @@ tfx_status tfx_pack_save_file(const tfx_pack *p, const char *path, tfx_diag *d) 
     tfx_error(d, path, 0, 0, "out of memory writing pack");
     return TFX_E_NOMEM;
   }
-  int rc = tfx_write_file_atomic(path, b.data, b.len, d);
+  tfx_status rc = tfx_write_file_atomic(path, b.data, b.len, d);
   tfx_sb_free(&b);
-  return rc ? TFX_E_FAIL : 0;
+  return rc == TFX_E_NOMEM ? rc : rc ? TFX_E_FAIL : TFX_OK;
 }
 
 /* ---------------------------------------------------------------- reading */

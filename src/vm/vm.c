@@ -3,8 +3,9 @@
  * host callbacks. Output: a tfx_vm_result, host effects, or one diagnostic.
  * Dispatch is a switch, or computed goto when built with TFXC_VM_COMPUTED_GOTO (CMake option
  * of the same name); both expand the same VM_CASE bodies. The loop has one exit (`done`);
- * every error jumps to a shared label (err_type, err_runtime, err_nomem, err_budget,
- * err_host, err_nohost) that reports once, naming the rule and the instruction's source line.
+ * every error jumps to a shared label (err_type, err_runtime, err_nomem, err_heap, err_budget,
+ * err_host, err_nohost) that reports once, naming the rule and the instruction's source line,
+ * and maps the TFX_VMR_* code to the run's tfx_status (tfx_vm_status, the one mapping).
  * There is no call instruction and no recursion: iteration uses ITER/NEXT register pairs, so
  * the C stack depth is constant whatever the program does. */
 #include <stdarg.h>
@@ -85,7 +86,7 @@ static int link_subtype(tfx_vm *vm, uint32_t k) {
   return 0;
 }
 
-int tfx_vm_link(tfx_vm *vm, const tfx_graph *graph, const tfx_intern *ops,
+tfx_status tfx_vm_link(tfx_vm *vm, const tfx_graph *graph, const tfx_intern *ops,
                 const tfx_scope_tree *tree, tfx_intern *subtypes, tfx_diag *d) {
   const tfx_pack *p = vm->pack;
   free(vm->const_op);
@@ -123,10 +124,10 @@ int tfx_vm_link(tfx_vm *vm, const tfx_graph *graph, const tfx_intern *ops,
   for (uint32_t i = 0; i < p->n_patterns; i++)
     if (link_subtype(vm, p->patterns[i].sub_type)) goto nomem;
   vm->linked = 1;
-  return 0;
+  return TFX_OK;
 nomem:
   tfx_error(d, NULL, 0, 0, "out of memory linking rules to the model");
-  return TFX_E_FAIL;
+  return TFX_E_NOMEM;
 }
 
 /* ---------------------------------------------------------------- helpers */
@@ -218,7 +219,7 @@ static void report(tfx_vm *vm, uint32_t pc, const char *msg, tfx_diag *d) {
 static int id_array(tfx_vm *vm, const tfx_value *v, int tag, const uint32_t **ids, size_t *n) {
   if (v->tag == tag || v->tag == TFX_V_NONE) {
     uint32_t *one = tfx_vm_alloc(vm, sizeof *one);
-    if (!one) return TFX_VMR_NOMEM;
+    if (!one) return tfx_vm_heap_fail(vm);
     *one = v->u.id;
     *ids = one;
     *n = v->tag == TFX_V_NONE ? 0 : 1;
@@ -228,7 +229,7 @@ static int id_array(tfx_vm *vm, const tfx_value *v, int tag, const uint32_t **id
     return tfx_vm_err(vm, TFX_VMR_TYPE, "type error: expected a %s or a list of them, not %s",
                       tfx_v_tag_name(tag), tfx_v_tag_name(v->tag));
   uint32_t *a = tfx_vm_alloc(vm, ((size_t)v->n + 1) * sizeof *a);
-  if (!a) return TFX_VMR_NOMEM;
+  if (!a) return tfx_vm_heap_fail(vm);
   size_t k = 0;
   for (uint32_t i = 0; i < v->n; i++) {
     const tfx_value *e = &v->u.items[i];
@@ -286,19 +287,21 @@ static int need(tfx_vm *vm, const tfx_value *v, int tag, const char *what) {
     if (rc_ == TFX_VMR_TYPE) goto err_type;   \
     if (rc_ == TFX_VMR_RUNTIME) goto err_runtime; \
     if (rc_ == TFX_VMR_NOMEM) goto err_nomem; \
+    if (rc_ == TFX_VMR_HEAP) goto err_heap;   \
     if (rc_ == TFX_VMR_BUDGET) goto err_budget; \
   } while (0)
 
-/* Calls host callback fn with the context and the remaining arguments. */
+/* Calls host callback fn with the context and the remaining arguments; its nonzero result is
+ * kept in host_rc (TFX_E_NOMEM: the host ran out of memory, see host.h). */
 #define VM_HOST(fn, ...)                                 \
   do {                                                   \
     if (!vm->host || !vm->host->fn) goto err_nohost;     \
-    if (vm->host->fn(vm->host_ctx, __VA_ARGS__)) goto err_host; \
+    if ((host_rc = vm->host->fn(vm->host_ctx, __VA_ARGS__)) != 0) goto err_host; \
   } while (0)
 #define VM_HOST0(fn)                                     \
   do {                                                   \
     if (!vm->host || !vm->host->fn) goto err_nohost;     \
-    if (vm->host->fn(vm->host_ctx)) goto err_host;       \
+    if ((host_rc = vm->host->fn(vm->host_ctx)) != 0) goto err_host; \
   } while (0)
 
 #define RA R[TFX_INS_REG(ins, 0)]
@@ -307,7 +310,15 @@ static int need(tfx_vm *vm, const tfx_value *v, int tag, const char *what) {
 #define RD R[TFX_INS_REG(ins, 3)]
 #define SCOPE_NOW (&vm->tree->scopes[vm->cur_scope])
 
-static int run(tfx_vm *vm, uint32_t prog_id, tfx_vm_result *res, tfx_diag *d) {
+tfx_status tfx_vm_status(int vmr) {
+  switch (vmr) {
+  case TFX_VMR_OK: return TFX_OK;
+  case TFX_VMR_NOMEM: return TFX_E_NOMEM; /* an allocation failed */
+  default: return TFX_E_FAIL; /* a rule run-time error or a limit (steps, heap budget) */
+  }
+}
+
+static tfx_status run(tfx_vm *vm, uint32_t prog_id, tfx_vm_result *res, tfx_diag *d) {
 #ifdef TFXC_VM_COMPUTED_GOTO
 #define LBL_(name, k1, k2, k3, k4, progs, flags, eff, syn) &&L_##name,
   static const void *const dispatch[TFX_OP__COUNT] = {TFX_VM_OPCODES(LBL_)};
@@ -320,7 +331,8 @@ static int run(tfx_vm *vm, uint32_t prog_id, tfx_vm_result *res, tfx_diag *d) {
   tfx_value *R = vm->regs;
   const uint32_t *ins = code + prog->start;
   uint32_t pc = prog->start, ipc = pc;
-  int rc = 0;
+  tfx_status rc = TFX_OK;
+  int host_rc = 0;
   tfx_value t;
 
   memset(res, 0, sizeof *res);
@@ -386,7 +398,7 @@ fetch:
     VM_CASE(NEWLIST) {
       uint32_t first = TFX_INS_REG(ins, 1), n = TFX_INS_CNT(ins, 2);
       tfx_value *items = tfx_vm_alloc(vm, (size_t)n * sizeof *items);
-      if (!items) goto err_nomem;
+      if (!items) VM_TRY(tfx_vm_heap_fail(vm));
       if (n) memcpy(items, &R[first], n * sizeof *items);
       if (tfx_v_list_depth(items, n) > TFX_V_MAX_DEPTH) {
         tfx_vm_err(vm, TFX_VMR_RUNTIME, "lists nested deeper than %d", TFX_V_MAX_DEPTH);
@@ -677,40 +689,51 @@ sc_failed:
   goto done;
 
 err_type:
+  report(vm, ipc, vm->errmsg, d);
+  rc = tfx_vm_status(TFX_VMR_TYPE);
+  goto done;
 err_runtime:
   report(vm, ipc, vm->errmsg, d);
-  rc = TFX_E_FAIL;
+  rc = tfx_vm_status(TFX_VMR_RUNTIME);
   goto done;
 err_nomem:
   report(vm, ipc, vm->errmsg[0] ? vm->errmsg : "out of memory", d);
-  rc = TFX_E_FAIL;
+  rc = tfx_vm_status(TFX_VMR_NOMEM);
+  goto done;
+err_heap: /* the rule's heap budget, not the process's memory */
+  report(vm, ipc, vm->errmsg, d);
+  rc = tfx_vm_status(TFX_VMR_HEAP);
   goto done;
 err_budget: {
   char msg[160];
   snprintf(msg, sizeof msg, "step budget of %llu exceeded (raise the vm-steps limit with --limit "
            "vm-steps=N or --vm-budget N)", (unsigned long long)vm->max_steps);
   report(vm, ipc, msg, d);
-  rc = TFX_E_FAIL;
+  rc = tfx_vm_status(TFX_VMR_BUDGET);
   goto done;
 }
 err_nohost: {
   char msg[96];
   snprintf(msg, sizeof msg, "%s is not supported by this host", tfx_vm_ops[TFX_INS_OP(ins)].name);
   report(vm, ipc, msg, d);
-  rc = TFX_E_FAIL;
+  rc = tfx_vm_status(TFX_VMR_RUNTIME);
   goto done;
 }
 err_host: {
+  if (host_rc == TFX_E_NOMEM) { /* the host reported its allocation failure (host.h) */
+    rc = TFX_E_NOMEM;
+    goto done;
+  }
   char msg[96];
   snprintf(msg, sizeof msg, "%s failed", tfx_vm_ops[TFX_INS_OP(ins)].name);
   report(vm, ipc, msg, d);
-  rc = TFX_E_FAIL;
+  rc = tfx_vm_status(TFX_VMR_RUNTIME);
   goto done;
 }
 done:
-  if (rc == 0 && vm->fails_oom) { /* a failure list cut short would mislead explain */
+  if (rc == TFX_OK && vm->fails_oom) { /* a failure list cut short would mislead explain */
     report(vm, ipc, "out of memory (recording failed tests)", d);
-    rc = TFX_E_FAIL;
+    rc = tfx_vm_status(TFX_VMR_NOMEM);
   }
   res->fails = vm->fails;
   res->n_fails = vm->n_fails;
@@ -725,16 +748,18 @@ static void run_start(tfx_vm *vm, tfx_value first) {
   vm->steps = 0;
   vm->n_fails = vm->n_failed = 0;
   vm->fails_oom = 0;
+  vm->heap_rc = TFX_VMR_OK;
   vm->errmsg[0] = 0;
   vm->regs[0] = first;
 }
 
-static int bad_call(tfx_diag *d, const char *what) {
+static tfx_status bad_call(tfx_diag *d, const char *what) {
   tfx_error(d, NULL, 0, 0, "internal error: %s", what);
   return TFX_E_FAIL;
 }
 
-int tfx_vm_run_scope(tfx_vm *vm, uint32_t prog, uint32_t scope, tfx_vm_result *res, tfx_diag *d) {
+tfx_status tfx_vm_run_scope(tfx_vm *vm, uint32_t prog, uint32_t scope, tfx_vm_result *res,
+                            tfx_diag *d) {
   if (!vm->linked || !vm->tree || prog >= vm->pack->n_progs ||
       vm->pack->progs[prog].kind != TFX_PK_SCOPE || scope >= vm->tree->n_scopes)
     return bad_call(d, "tfx_vm_run_scope: unlinked VM, bad program or scope");
@@ -744,7 +769,7 @@ int tfx_vm_run_scope(tfx_vm *vm, uint32_t prog, uint32_t scope, tfx_vm_result *r
   return run(vm, prog, res, d);
 }
 
-int tfx_vm_run_select(tfx_vm *vm, uint32_t prog, tfx_vm_result *res, tfx_diag *d) {
+tfx_status tfx_vm_run_select(tfx_vm *vm, uint32_t prog, tfx_vm_result *res, tfx_diag *d) {
   if (!vm->linked || prog >= vm->pack->n_progs || vm->pack->progs[prog].kind != TFX_PK_SELECT)
     return bad_call(d, "tfx_vm_run_select: unlinked VM or bad program");
   vm->cur_scope = vm->cur_node = TFX_NO_ID;
@@ -752,7 +777,8 @@ int tfx_vm_run_select(tfx_vm *vm, uint32_t prog, tfx_vm_result *res, tfx_diag *d
   return run(vm, prog, res, d);
 }
 
-int tfx_vm_run_map(tfx_vm *vm, uint32_t prog, uint32_t node, tfx_vm_result *res, tfx_diag *d) {
+tfx_status tfx_vm_run_map(tfx_vm *vm, uint32_t prog, uint32_t node, tfx_vm_result *res,
+                          tfx_diag *d) {
   if (!vm->linked || !vm->graph || prog >= vm->pack->n_progs ||
       vm->pack->progs[prog].kind != TFX_PK_MAP || node >= vm->graph->n_nodes)
     return bad_call(d, "tfx_vm_run_map: unlinked VM, bad program or node");

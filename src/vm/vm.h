@@ -23,6 +23,7 @@
 #include "scope/scope.h"
 #include "util/diag.h"
 #include "util/hash.h"
+#include "util/status.h"
 #include "util/strbuf.h"
 #include "vm/host.h"
 #include "vm/pack.h"
@@ -70,8 +71,8 @@ void tfx_vm_free(tfx_vm *vm);
  * module's interner), sub_type names -> ids of `subtypes` (interned, so ids are stable across
  * passes; the tree's scope->sub_type uses these ids). graph must be the tree's graph (NULL:
  * take tree->graph). tree and subtypes may be NULL (map programs that need no scopes).
- * Relinking to another model is allowed. Returns 0, or TFX_E_FAIL (reported) on OOM. */
-int tfx_vm_link(tfx_vm *vm, const tfx_graph *graph, const tfx_intern *ops,
+ * Relinking to another model is allowed. Returns TFX_OK, or TFX_E_NOMEM (reported). */
+TFX_MUST_CHECK tfx_status tfx_vm_link(tfx_vm *vm, const tfx_graph *graph, const tfx_intern *ops,
                 const tfx_scope_tree *tree, tfx_intern *subtypes, tfx_diag *d);
 /* Installs the host callbacks (borrowed) and their context. */
 void tfx_vm_set_host(tfx_vm *vm, const tfx_vm_host *host, void *ctx);
@@ -87,12 +88,23 @@ void tfx_vm_set_flags(tfx_vm *vm, unsigned flags);
  * engine must then run every program it would run, not skip the runs it can prove fail. */
 int tfx_vm_observed(const tfx_vm *vm);
 
-/* Runs scope program prog over scope. Returns 0, or TFX_E_FAIL after reporting. */
-int tfx_vm_run_scope(tfx_vm *vm, uint32_t prog, uint32_t scope, tfx_vm_result *res, tfx_diag *d);
-/* Runs selection program prog. Returns 0, or TFX_E_FAIL after reporting. */
-int tfx_vm_run_select(tfx_vm *vm, uint32_t prog, tfx_vm_result *res, tfx_diag *d);
-/* Runs map program prog over graph node `node`. Returns 0, or TFX_E_FAIL after reporting. */
-int tfx_vm_run_map(tfx_vm *vm, uint32_t prog, uint32_t node, tfx_vm_result *res, tfx_diag *d);
+/* The runs return TFX_OK, or after reporting: TFX_E_NOMEM when an allocation failed (the VM's
+ * own, or a host callback's that returned TFX_E_NOMEM), TFX_E_FAIL for a rule run-time error
+ * or a limit of the run (the step budget, the heap budget: a property of the rule and the
+ * model, not out of memory). tfx_vm_status is the one mapping of the VM's internal codes. */
+/* Runs scope program prog over scope. */
+TFX_MUST_CHECK tfx_status tfx_vm_run_scope(tfx_vm *vm, uint32_t prog, uint32_t scope,
+                                           tfx_vm_result *res, tfx_diag *d);
+/* Runs selection program prog. */
+TFX_MUST_CHECK tfx_status tfx_vm_run_select(tfx_vm *vm, uint32_t prog, tfx_vm_result *res,
+                                            tfx_diag *d);
+/* Runs map program prog over graph node `node`. */
+TFX_MUST_CHECK tfx_status tfx_vm_run_map(tfx_vm *vm, uint32_t prog, uint32_t node,
+                                         tfx_vm_result *res, tfx_diag *d);
+/* The status of a run that ended with internal code vmr (TFX_VMR_*, src/vm/vm_int.h):
+ * TFX_VMR_NOMEM -> TFX_E_NOMEM, any other error (type, run-time, step or heap budget) ->
+ * TFX_E_FAIL, TFX_VMR_OK -> TFX_OK. */
+tfx_status tfx_vm_status(int vmr);
 
 /* Linked op id of op-type constant k (TFX_NO_ID if the model lacks the type). */
 uint32_t tfx_vm_const_op(const tfx_vm *vm, uint32_t k);

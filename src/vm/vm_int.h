@@ -10,13 +10,16 @@
 #include "vm/vm.h"
 
 /* Result codes of library helpers; the interpreter jumps to the matching error label. The
- * message is in vm->errmsg. */
+ * message is in vm->errmsg. They stay inside src/vm: a run's result leaves the VM as a
+ * tfx_status, mapped by tfx_vm_status (vm.c), the one place that converts them. */
 enum {
   TFX_VMR_OK = 0,
   TFX_VMR_TYPE,    /* run-time type error */
   TFX_VMR_RUNTIME, /* other run-time error (division by zero, index, conversion) */
-  TFX_VMR_NOMEM,   /* out of memory or heap budget */
-  TFX_VMR_BUDGET   /* step budget */
+  TFX_VMR_NOMEM,   /* an allocation failed: out of memory (TFX_E_NOMEM) */
+  TFX_VMR_BUDGET,  /* the step budget is exceeded (a limit: TFX_E_FAIL) */
+  TFX_VMR_HEAP     /* the per-run heap budget is exceeded, or a list too long for any heap (a
+                      limit of the rule's run: TFX_E_FAIL, not out of memory) */
 };
 
 typedef struct tfx_vm_chunk tfx_vm_chunk;
@@ -56,14 +59,21 @@ struct tfx_vm {
   uint32_t cap_fails;
   uint32_t n_fails, n_failed;
   int fails_oom;          /* this run could not record a failure: it fails (out of memory) */
+  int heap_rc;            /* why the last tfx_vm_alloc failed: TFX_VMR_NOMEM or TFX_VMR_HEAP */
   char errmsg[256];
   tfx_value regs[TFX_VM_MAX_REGS];
 };
 
 /* Sets vm->errmsg and returns code. */
 int tfx_vm_err(tfx_vm *vm, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* n bytes (16-aligned) from the per-run heap, or NULL (errmsg set: out of memory / budget). */
+/* n bytes (16-aligned) from the per-run heap, or NULL with errmsg and vm->heap_rc set: the
+ * heap budget (TFX_VMR_HEAP) or out of memory (TFX_VMR_NOMEM); callers return
+ * tfx_vm_heap_fail(vm). */
 void *tfx_vm_alloc(tfx_vm *vm, size_t n);
+/* The code to return for a failed tfx_vm_alloc (TFX_VMR_HEAP or TFX_VMR_NOMEM; never OK). */
+static inline int tfx_vm_heap_fail(const tfx_vm *vm) {
+  return vm->heap_rc != TFX_VMR_OK ? vm->heap_rc : TFX_VMR_NOMEM;
+}
 /* Rewinds the heap (start of a run). */
 void tfx_vm_heap_reset(tfx_vm *vm);
 /* Frees the heap chunks. */

@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(rc == 0 || d.errors > 0, "load failed (%d) without an error", rc);
     if (rc == 0) {
       const tfx_tf_table *u = &t;
-      tfx_tf_view *v = tfx_tf_view_new(&u, 1, &d);
+      tfx_tf_view *v = tfx_tf_view_new(&u, 1, NULL, &d);
       const tfx_rules_tfops *h = tfx_tf_view_hook(v);
       for (uint32_t i = 0; i < t.n_ops; i++) {
         FUZZ_CHECK(tfx_tf_op_find(&t, t.ops[i].name) != NULL, "op %s not found", t.ops[i].name);

@@ -116,23 +116,23 @@ static void parse_input_shape_bad(void **state) {
                        "a:1;;b:2", "a:1;a:2", "a:1,99999999999999999999", "a:1,"};
   for (size_t i = 0; i < TG_N(bad); i++) {
     tfx_diag_clear(&f->d);
-    if (tfx_prune_parse_input_shape(bad[i], &f->a, &v, &n, &f->d) != TFX_EXIT_USAGE)
+    if (tfx_prune_parse_input_shape(bad[i], &f->a, &v, &n, &f->d) != TFX_E_USAGE)
       fail_msg("accepted '%s'", bad[i]);
     assert_true(f->d.errors > 0);
   }
   tfx_diag_clear(&f->d);
-  tfx_prune_parse_input_shape("a:1,x", &f->a, &v, &n, &f->d);
+  assert_int_equal(tfx_prune_parse_input_shape("a:1,x", &f->a, &v, &n, &f->d), TFX_E_USAGE);
   assert_true(TG_ERR(&f->d, "dimension of node 'a' is not an integer"));
   assert_string_equal(f->d.items[0].file, "--input-shape");
   assert_int_equal(f->d.items[0].col, 5); /* caret under 'x' */
   tfx_diag_clear(&f->d);
-  tfx_prune_parse_input_shape("a:-2", &f->a, &v, &n, &f->d);
+  assert_int_equal(tfx_prune_parse_input_shape("a:-2", &f->a, &v, &n, &f->d), TFX_E_USAGE);
   assert_true(TG_ERR(&f->d, "must be >= -1"));
   tfx_diag_clear(&f->d);
-  tfx_prune_parse_input_shape("a:1;a:2", &f->a, &v, &n, &f->d);
+  assert_int_equal(tfx_prune_parse_input_shape("a:1;a:2", &f->a, &v, &n, &f->d), TFX_E_USAGE);
   assert_true(TG_ERR(&f->d, "node 'a' is given twice"));
   tfx_diag_clear(&f->d);
-  tfx_prune_parse_input_shape("abc", &f->a, &v, &n, &f->d);
+  assert_int_equal(tfx_prune_parse_input_shape("abc", &f->a, &v, &n, &f->d), TFX_E_USAGE);
   assert_true(TG_ERR(&f->d, "expected 'name:dims'"));
 }
 
@@ -151,12 +151,12 @@ static void parse_out_nodes(void **state) {
   const char *bad[] = {"", "n:", "n:x", "n:-1", ":0", "n:0;;m:1", "n:2147483648"};
   for (size_t i = 0; i < TG_N(bad); i++) {
     tfx_diag_clear(&f->d);
-    if (tfx_prune_parse_out_nodes(bad[i], &f->a, &v, &n, &f->d) != TFX_EXIT_USAGE)
+    if (tfx_prune_parse_out_nodes(bad[i], &f->a, &v, &n, &f->d) != TFX_E_USAGE)
       fail_msg("accepted '%s'", bad[i]);
     assert_true(f->d.errors > 0);
   }
   tfx_diag_clear(&f->d);
-  tfx_prune_parse_out_nodes("n:x", &f->a, &v, &n, &f->d);
+  assert_int_equal(tfx_prune_parse_out_nodes("n:x", &f->a, &v, &n, &f->d), TFX_E_USAGE);
   assert_true(TG_ERR(&f->d, "output index of node 'n' is not a non-negative integer"));
   assert_string_equal(f->d.items[0].file, "--out-nodes");
 }
@@ -322,7 +322,7 @@ static void oom_every_allocation(void **state) {
       assert_int_equal(gd->n_node, 7);
       ok = 1;
     } else {
-      assert_int_equal(rc, TFX_EXIT_INPUT);
+      assert_int_equal(rc, TFX_E_NOMEM); /* not a bad option value (2) nor input (3) */
       assert_true(TG_ERR(&f->d, "out of memory"));
       assert_int_equal(gd->n_node, TG_N(G));
     }

@@ -311,7 +311,8 @@ static void write_text_and_binary_then_load(void **state) {
   assert_string_equal(tfx_msg_kind_name(TFX_MSG_SAVEDMODEL), "tensorflow.SavedModel");
 }
 
-/* Each allocation failure while loading is one clean error (or the load succeeds): no leaks. */
+/* Each allocation failure while loading (a binary SavedModel directory, a text GraphDef) is one
+ * clean "out of memory" error and TFX_E_NOMEM (or the load succeeds): no leaks. */
 static void allocation_failures_in_load(void **state) {
   fx *f = *state;
   char saved[1024];
@@ -333,9 +334,11 @@ static void allocation_failures_in_load(void **state) {
       if (rc == 0) {
         assert_int_equal(m.graph->n_node, 2);
         succeeded = hits == 0;
-      } else {
-        assert_int_equal(rc, TFX_EXIT_INPUT);
+      } else { /* out of memory, never "malformed" input (exit 3) */
+        assert_true(hits > 0);
+        assert_int_equal(rc, TFX_E_NOMEM);
         assert_true(f->d.errors >= 1);
+        assert_non_null(strstr(f->d.items[0].msg, "out of memory"));
       }
       tfx_model_free(&m);
     }

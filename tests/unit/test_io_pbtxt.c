@@ -553,12 +553,16 @@ static void allocation_failures(void **state) {
     tfx_arena_init(&a);
     tfx_diag_clear(&f->d);
     tfx_alloc_fail_at(n);
-    ProtobufCMessage *m = tfx_pbtxt_parse(&tensorflow__graph_def__descriptor, text, strlen(text), "t", &a, NULL, &f->d);
+    tfx_status st;
+    ProtobufCMessage *m = tfx_pbtxt_parse_st(&tensorflow__graph_def__descriptor, text, strlen(text),
+                                             "t", &a, NULL, &st, &f->d);
     long hits = tfx_alloc_failures();
     tfx_alloc_fail_at(0);
     if (m) {
+      assert_int_equal(st, TFX_OK);
       succeeded = hits == 0;
     } else {
+      assert_int_equal(st, TFX_E_NOMEM); /* not malformed input */
       assert_true(f->d.errors >= 1);
       assert_non_null(strstr(f->d.items[0].msg, "out of memory"));
     }

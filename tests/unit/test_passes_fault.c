@@ -10,8 +10,8 @@
  * allocation observer, the code address each one is made from. The N-th allocation is then
  * made to fail for: every n up to DENSE, the first occurrence of every distinct allocation
  * site of the run, and n spread evenly over the whole range (STRIDED runs). Each run must
- * either fail with an error reported (never exit 4 or "corrupt pack": out of memory is not
- * the rule files' or the pack's fault) and no output and no temporary file in the output
+ * either fail with an error reported and the status TFX_E_NOMEM (never exit 4 or "corrupt
+ * pack": out of memory is not the rule files' or the pack's fault) and no output and no temporary file in the output
  * directory (dumps are debugging files written as the passes go: only their temporary files
  * must not remain), or succeed with outputs byte-identical to the reference (an allocation
  * whose failure the code works around). A run in which no allocation failed must succeed.
@@ -163,7 +163,7 @@ static int run(fx *f, run_kind kind, tfx_diag *d) {
   if (tfx_pass_register_builtin(&p) != 0) { /* as the CLI does */
     tfx_error(d, NULL, 0, 0, "out of memory registering passes");
     tfx_pipeline_free(&p);
-    return TFX_EXIT_FAIL;
+    return TFX_E_NOMEM;
   }
   tfx_ctx ctx;
   int rc;
@@ -468,9 +468,11 @@ static void alloc_sweep(fx *f, run_kind kind, const char *label) {
           "with identical outputs\n",
           label, total, s.n, u, failed_runs, codes[1] + codes[5], codes[3], codes[4], codes[5],
           tolerated);
-  /* out of memory reaches the caller as a status (TFX_E_NOMEM), not only as message text */
-  if (failed_runs && !codes[TFX_E_NOMEM])
-    fail_msg("%s: no failed allocation came back as TFX_E_NOMEM", label);
+  /* out of memory reaches the caller as a status (TFX_E_NOMEM), not only as message text:
+   * every run that failed because of the failed allocation says so */
+  if (codes[TFX_E_NOMEM] != failed_runs)
+    fail_msg("%s: %ld runs failed, only %d of them with TFX_E_NOMEM (FAULT_VERBOSE=1 lists "
+             "each run's status)", label, failed_runs, codes[TFX_E_NOMEM]);
   free(ns);
   free(s.addr);
   free(s.first);

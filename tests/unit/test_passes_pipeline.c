@@ -389,7 +389,7 @@ static void test_alloc_failure(void **state) {
   tfx_alloc_fail_at(0);
   f->ctx.have_model = 0;
   f->ctx.model.graph = NULL;
-  assert_int_equal(rc, TFX_EXIT_FAIL);
+  assert_int_equal(rc, TFX_E_NOMEM); /* out of memory, exit 1 */
   assert_int_equal(f->d.errors, 2);
 }
 

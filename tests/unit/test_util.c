@@ -168,7 +168,7 @@ static void atomic_write_and_read_back(void **state) {
   /* Writing into a missing directory fails cleanly. */
   char bad[300];
   snprintf(bad, sizeof bad, "%s/missing/out.bin", dir);
-  assert_int_equal(tfx_write_file_atomic(bad, "x", 1, &d), -1);
+  assert_int_equal(tfx_write_file_atomic(bad, "x", 1, &d), TFX_E_INPUT); /* cannot be written */
   assert_int_equal(d.errors, 2);
   assert_null(tfx_read_file(dir, 0, &len, &d)); /* a directory is not a file */
   unlink(path);
@@ -197,6 +197,38 @@ static void fault_injection_fails_the_nth_allocation(void **state) {
   tfx_arena_free(&a);
 }
 
+/* Every allocation of an atomic write failed in turn: TFX_E_NOMEM (exit 1), never the
+ * "cannot be written" TFX_E_INPUT (exit 3), and no file and no temporary file left. */
+static void atomic_write_out_of_memory(void **state) {
+  (void)state;
+  char dir[] = "/tmp/tfxc_util_oom_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char path[300];
+  snprintf(path, sizeof path, "%s/out.bin", dir);
+  int failed = 0;
+  for (long at = 1; at < 50; at++) {
+    tfx_diag d;
+    tfx_diag_init(&d);
+    tfx_alloc_fail_at(at);
+    tfx_status st = tfx_write_file_atomic(path, "abc", 3, &d);
+    long hits = tfx_alloc_failures();
+    tfx_alloc_fail_at(0);
+    if (!hits) {
+      assert_int_equal(st, TFX_OK);
+      tfx_diag_free(&d);
+      break;
+    }
+    failed++;
+    assert_int_equal(st, TFX_E_NOMEM);
+    assert_non_null(strstr(d.items[0].msg, "out of memory"));
+    assert_int_equal(count_entries(dir), 0);
+    tfx_diag_free(&d);
+  }
+  assert_true(failed > 0);
+  unlink(path);
+  rmdir(dir);
+}
+
 int main(int argc, char **argv) {
   /* the fault-injection cases: their own ctest test (unit/NAME/fault-injection), skipped
    * (exit 77) when the hooks are compiled out (TFXC_FAULT_INJECTION=OFF) */
@@ -207,6 +239,7 @@ int main(int argc, char **argv) {
     }
     const struct CMUnitTest fault_tests[] = {
         cmocka_unit_test(fault_injection_fails_the_nth_allocation),
+        cmocka_unit_test(atomic_write_out_of_memory),
     };
     return cmocka_run_group_tests(fault_tests, NULL, NULL);
   }

@@ -589,7 +589,8 @@ static void memory_budget(void **state) {
   E(f, JMP, l, 0, 0);
   vt_finish(f);
   tfx_vm_set_budget(f->vm, 0, 1 << 20);
-  assert_int_equal(vt_run_prog(f, f->prog, TFX_PK_SELECT, 0), TFX_EXIT_FAIL);
+  /* a limit of the rule's run (TFX_E_FAIL), not out of memory (TFX_E_NOMEM) */
+  assert_int_equal(vt_run_prog(f, f->prog, TFX_PK_SELECT, 0), TFX_E_FAIL);
   const tfx_diag_item *it = only_error(f);
   assert_int_equal(it->line, 30);
   assert_string_equal(it->msg, "rule 'R': memory budget of 1048576 bytes exceeded");
@@ -611,6 +612,12 @@ static void host_errors(void **state) {
   assert_int_equal(vt_run_prog(f, f->prog, TFX_PK_SELECT, 0), TFX_EXIT_FAIL);
   assert_string_equal(only_error(f)->msg, "rule 'R': FR_BEGIN failed");
   tfx_diag_clear(&f->d);
+  /* a host that ran out of memory: the run's status is TFX_E_NOMEM and the VM adds nothing
+   * (the host reports its own failure, host.h) */
+  f->fail_effect = TFX_E_NOMEM;
+  assert_int_equal(vt_run_prog(f, f->prog, TFX_PK_SELECT, 0), TFX_E_NOMEM);
+  assert_int_equal(f->d.errors, 0);
+  f->fail_effect = 1;
   tfx_vm_host none;
   memset(&none, 0, sizeof none);
   tfx_vm_set_host(f->vm, &none, f);
@@ -693,7 +700,68 @@ static void all_non_scope_opcodes_covered(void **state) {
       fail_msg("opcode %s never executed by test_vm_ops", tfx_vm_ops[op].name);
 }
 
-int main(void) {
+/* The same program, which doubles a string until something gives: over the heap budget it is
+ * a limit of the rule (TFX_E_FAIL, "memory budget ... exceeded"); when an allocation fails
+ * under the budget it is out of memory (TFX_E_NOMEM, "out of memory"). Same exit code (1,
+ * docs/CLI.md), different statuses and messages. Every allocation of a run is failed in turn:
+ * each is out of memory, never the budget. */
+/* A new VM for f's pack (no heap chunks yet), linked without a model. */
+static void fresh_vm(vt *f) {
+  tfx_vm_free(f->vm);
+  f->vm = tfx_vm_new(&f->p);
+  assert_non_null(f->vm);
+  tfx_vm_set_host(f->vm, &vt_host, f);
+  assert_int_equal(tfx_vm_link(f->vm, NULL, NULL, NULL, &f->subtypes, &f->d), 0);
+}
+
+static void heap_budget_is_not_out_of_memory(void **state) {
+  vt *f = *state;
+  vt_begin(f, TFX_PK_SELECT);
+  uint32_t l = tfx_asm_label_new(&f->as);
+  E(f, LOADK, 1, KS(f, "0123456789abcdef"), 0);
+  tfx_asm_label_here(&f->as, l);
+  LOC(f, 30);
+  E(f, ADD, 1, 1, 1);
+  E(f, JMP, l, 0, 0);
+  vt_finish(f);
+  fresh_vm(f);
+  tfx_vm_set_budget(f->vm, 0, 1 << 20);
+  tfx_alloc_fail_at(0);
+  tfx_status budget = vt_run_prog(f, f->prog, TFX_PK_SELECT, 0);
+  long total = tfx_alloc_calls(); /* the allocations of one run up to the budget */
+  assert_int_equal(budget, TFX_E_FAIL);
+  assert_string_equal(only_error(f)->msg, "rule 'R': memory budget of 1048576 bytes exceeded");
+  assert_true(total > 0);
+  for (long at = 1; at <= total; at++) {
+    tfx_diag_clear(&f->d);
+    fresh_vm(f);
+    tfx_vm_set_budget(f->vm, 0, 1 << 20);
+    tfx_alloc_fail_at(at);
+    tfx_status st = vt_run_prog(f, f->prog, TFX_PK_SELECT, 0);
+    long hits = tfx_alloc_failures();
+    tfx_alloc_fail_at(0);
+    assert_true(hits > 0);
+    if (st != TFX_E_NOMEM) fail_msg("allocation %ld failed: status %d, want TFX_E_NOMEM", at, st);
+    assert_true(TG_ERR(&f->d, "rule 'R'", "out of memory"));
+    assert_false(TG_ERR(&f->d, "budget"));
+  }
+  assert_int_equal(tfx_status_exit_code(TFX_E_FAIL), tfx_status_exit_code(TFX_E_NOMEM));
+  assert_string_not_equal(tfx_status_name(TFX_E_FAIL), tfx_status_name(TFX_E_NOMEM));
+}
+
+int main(int argc, char **argv) {
+  /* the fault-injection cases: their own ctest test (unit/NAME/fault-injection), skipped
+   * (exit 77) when the hooks are compiled out (TFXC_FAULT_INJECTION=OFF) */
+  if (argc > 1 && strcmp(argv[1], "--fault-injection") == 0) {
+    if (!tfx_fault_injection_enabled()) {
+      printf("skipped: fault injection is compiled out (TFXC_FAULT_INJECTION=OFF)\n");
+      return 77;
+    }
+    const struct CMUnitTest fault_tests[] = {
+        cmocka_unit_test_setup_teardown(heap_budget_is_not_out_of_memory, vt_setup, vt_teardown),
+    };
+    return cmocka_run_group_tests(fault_tests, NULL, NULL);
+  }
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(values_and_arith, vt_setup, vt_teardown),
       cmocka_unit_test_setup_teardown(compare_and_strings, vt_setup, vt_teardown),
