@@ -295,13 +295,23 @@ static int cmp_u32(const void *a, const void *b) {
 }
 
 /* Children (docs/ASCEND.md §4.2): extra nodes, and nodes whose name has a member scope name as a strict
- * prefix. Graph order. */
+ * prefix. Graph order. When no node name has an empty piece (tfx_scope_tree.odd_names), the
+ * nodes a scope's name prefixes are the nodes of its subtree, read from the tree; otherwise
+ * (and for the root, named "root") they are looked up in the nodes sorted by name, which
+ * costs a sort of every name on first use. */
 static int compute_children(run *r, tfx_fusion_result *res) {
   const tfx_graph *g = r->g;
-  if (!r->by_name) {
-    r->by_name = tfx_fusion_name_index(g);
+  const tfx_scope_tree *t = r->t;
+  int by_tree = !t->odd_names && t->graph == g && t->node_scope;
+  int need_ix = 0;
+  for (uint32_t s = 0; s < res->n_scopes && !need_ix; s++) need_ix = !by_tree || res->scope_ids[s] == 0;
+  if (!r->mark) {
     r->mark = tfx_calloc(g->n_nodes ? g->n_nodes : 1, sizeof *r->mark);
-    if (!r->by_name || !r->mark) return oom(r);
+    if (!r->mark) return oom(r);
+  }
+  if (need_ix && !r->by_name) {
+    r->by_name = tfx_fusion_name_index(g);
+    if (!r->by_name) return oom(r);
   }
   if (++r->stamp == 0) {
     memset(r->mark, 0, (size_t)g->n_nodes * sizeof *r->mark);
@@ -316,7 +326,22 @@ static int compute_children(run *r, tfx_fusion_result *res) {
     v[n++] = id;
   }
   for (uint32_t s = 0; s < res->n_scopes; s++) {
-    const char *pre = r->t->scopes[res->scope_ids[s]].name;
+    uint32_t sid = res->scope_ids[s];
+    if (by_tree && sid != 0) {
+      const tfx_scope *sc = &t->scopes[sid];
+      for (uint32_t q = sc->dfs_index; q < sc->dfs_end; q++) {
+        const tfx_scope *in = &t->scopes[t->dfs[q]];
+        for (uint32_t k = 0; k < in->n_nodes; k++) {
+          uint32_t id = in->nodes[k];
+          if (r->mark[id] == r->stamp) continue;
+          r->mark[id] = r->stamp;
+          if (MGROW(r, v, n, cap)) goto fail;
+          v[n++] = id;
+        }
+      }
+      continue;
+    }
+    const char *pre = r->t->scopes[sid].name;
     size_t pl = strlen(pre);
     for (uint32_t k = tfx_fusion_prefix_first(r->by_name, g->n_nodes, pre); k < g->n_nodes; k++) {
       const char *nm = r->by_name[k].name;
@@ -330,6 +355,30 @@ static int compute_children(run *r, tfx_fusion_result *res) {
     }
   }
   if (n) qsort(v, n, sizeof *v, cmp_u32);
+#ifndef NDEBUG
+  /* debug builds (the sanitizer runs of the tests): the tree gave what the name prefixes give */
+  if (by_tree) {
+    uint32_t at = 0;
+    for (uint32_t id = 0; id < g->n_nodes; id++) {
+      int want = 0;
+      for (uint32_t i = 0; i < res->n_extra && !want; i++) want = res->extra_ids[i] == id;
+      const char *nm = g->nodes[id].name ? g->nodes[id].name : "";
+      for (uint32_t s = 0; s < res->n_scopes && !want; s++) {
+        const char *pre = t->scopes[res->scope_ids[s]].name;
+        size_t pl = strlen(pre);
+        want = strncmp(nm, pre, pl) == 0 && nm[pl] != '\0';
+      }
+      int have = at < n && v[at] == id;
+      at += have;
+      if (want != have) {
+        tfx_error(r->d, NULL, 0, 0, "internal error: children of fusion result '%s' from the scope "
+                  "tree differ from the name prefixes at node '%s'", res->name ? res->name : "", nm);
+        r->oom = 1;
+        goto fail;
+      }
+    }
+  }
+#endif
   res->children = tfx_arena_alloc(r->A, (n ? n : 1) * sizeof *res->children);
   if (!res->children) goto fail_oom;
   res->child_names = tfx_arena_alloc(r->A, (n ? n : 1) * sizeof *res->child_names);

@@ -26,12 +26,16 @@ typedef struct build_ctx {
 
 /* ---- input-string syntax ------------------------------------------------------------- */
 
-/* Last ':' in s[0..n), or NULL (memrchr is not C11). */
+/* Last ':' in s[0..n), or NULL (memrchr is not C11). Forward memchr steps: most inputs
+ * have no ':' at all, and one vectorised scan says so (a byte loop was a quarter of the
+ * index pass). */
 static const char *last_colon(const char *s, size_t n) {
-  while (n > 0) {
-    if (s[--n] == ':') return s + n;
+  const char *c = memchr(s, ':', n), *last = NULL;
+  while (c) {
+    last = c;
+    c = memchr(c + 1, ':', n - (size_t)(c + 1 - s));
   }
-  return NULL;
+  return last;
 }
 
 /* Parses a port: non-empty decimal digits, value <= INT32_MAX. Returns NULL or a reason. */
