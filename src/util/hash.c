@@ -20,7 +20,20 @@ uint32_t tfx_hash_bytes(const void *p, size_t n) {
     n -= 8;
   }
   uint64_t w = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  /* the last 0-7 bytes as a little-endian word, without a byte loop: two overlapping 4-byte
+   * loads, or first/middle/last byte (overlapping bytes are the same, so OR is exact) */
+  if (n >= 4) {
+    uint32_t lo, hi;
+    memcpy(&lo, s, 4);
+    memcpy(&hi, s + n - 4, 4);
+    w = (uint64_t)lo | ((uint64_t)hi << (8 * (n - 4)));
+  } else if (n) {
+    w = (uint64_t)s[0] | ((uint64_t)s[n / 2] << (8 * (n / 2))) | ((uint64_t)s[n - 1] << (8 * (n - 1)));
+  }
+#else
   for (size_t i = 0; i < n; i++) w |= (uint64_t)s[i] << (8 * i);
+#endif
   h = (h ^ w) * 0x94D049BB133111EBull;
   h ^= h >> 29;
   h *= 0xBF58476D1CE4E5B9ull;
