@@ -79,9 +79,13 @@ uint32_t tfx_hmap_get(const tfx_hmap *m, const char *key, size_t klen) {
 }
 
 int tfx_hmap_put(tfx_hmap *m, const char *key, size_t klen, uint32_t value, uint32_t *existing) {
+  return tfx_hmap_put_hashed(m, key, klen, tfx_hash_bytes(key, klen), value, existing);
+}
+
+int tfx_hmap_put_hashed(tfx_hmap *m, const char *key, size_t klen, uint32_t h, uint32_t value,
+                        uint32_t *existing) {
   if (klen > UINT32_MAX) return -1;
   if ((m->n + 1) * 2 > m->cap && grow(m, m->cap ? m->cap * 2 : 16) < 0) return -1;
-  uint32_t h = tfx_hash_bytes(key, klen);
   size_t j = h & (m->cap - 1);
   while (m->slots[j].key) {
     tfx_hmap_slot *s = &m->slots[j];
