@@ -120,6 +120,7 @@ typedef struct run {
   int max_direct_known;
   int snapped;                     /* snap holds the sub_types from before this pass's writes */
   uint32_t *snap;
+  uint64_t tests, tests_total;     /* progress: scope tests made, and at most to make */
 } run;
 
 static int oom(run *r) {
@@ -1226,6 +1227,67 @@ static int record_match(run *r, const tfx_vm_pattern *pat, const tfx_vm_result *
 
 /* One layer (MatchOneBatch): every pattern over the tree. Appends matched scopes to *out.
  * Returns 1 matched, 0 not, -1 error. */
+/* The scopes an indexed pattern is tried on: the smallest set one of its conditions allows
+ * (depth-first order): *list[0 .. *n), or *n = UINT32_MAX (every scope). -1 out of memory. */
+static int pattern_cands(run *r, const pat_req *q, const uint32_t **list, uint32_t *n) {
+  *list = NULL;
+  *n = UINT32_MAX;
+  if (q->name) {
+    if (!r->ln_built && build_ln_index(r)) return -1;
+    uint32_t g = tfx_hmap_get(&r->ln_ix, q->name, q->name_len);
+    *n = 0;
+    if (g != TFX_HASH_NONE) {
+      *list = r->ln_list + r->ln_start[g];
+      *n = r->ln_start[g + 1] - r->ln_start[g];
+    }
+  }
+  for (uint32_t i = 0; i < q->n_ops && *n; i++) {
+    if (q->ops[i] >= r->n_by_op) continue; /* not a module op id: no index, req_ops decides */
+    const op_ix *x = op_index(r, q->ops[i]);
+    if (!x) return -1;
+    const uint32_t *l = x->dfs_order;
+    uint32_t c = q->want[i] >= 0 ? op_bucket(x, q->want[i], &l) : x->n;
+    if (c < *n) *list = l, *n = c;
+  }
+  return 0;
+}
+
+/* Progress (util/progress.h) in scope tests: one pattern program run on one scope, the unit
+ * of the matching's work. The listener hears every 1024th; the total is an upper bound
+ * (progress_tests_total: later layers run only after a match). */
+static void progress_test(run *r) {
+  if (__builtin_expect(tfx_progress_current != 0, 0) && (++r->tests & 1023u) == 0)
+    tfx_progress_units(r->tests, r->tests_total > r->tests ? r->tests_total : r->tests, "scope tests");
+}
+
+/* Every scope test the enabled passes could make: each pattern's candidate scopes (the index
+ * as match_layer uses it), or every scope but the root. Only with a progress listener. */
+static int progress_tests_total(run *r, const tfx_fusion_enables *en) {
+  const tfx_pack *p = r->p;
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < p->n_rules; i++) {
+    if (p->rules[i].kind != TFX_RULE_PASS || i >= en->n || !en->on[i]) continue;
+    const tfx_vm_rule *ru = &p->rules[i];
+    for (uint32_t gi = 0; gi < ru->n_groups; gi++) {
+      const tfx_vm_group *gr = &p->groups[ru->group_first + gi];
+      for (uint32_t li = 0; li < gr->n_layers; li++) {
+        const tfx_vm_layer *ly = &p->layers[gr->layer_first + li];
+        for (uint32_t k = 0; k < ly->n_patterns; k++) {
+          const pat_req *q = r->use_index ? pattern_req(r, ly->pattern_first + k) : NULL;
+          if (q && !q->usable) q = NULL;
+          const uint32_t *list;
+          uint32_t n = UINT32_MAX;
+          if (q && q->never) n = 0;
+          else if (q && pattern_cands(r, q, &list, &n)) return -1;
+          total += n == UINT32_MAX ? (r->t->n_scopes ? r->t->n_scopes - 1 : 0) : n;
+        }
+      }
+    }
+  }
+  r->tests_total = total;
+  return 0;
+}
+
 static int match_layer(run *r, uint32_t group, uint32_t layer, uint32_t **out, uint32_t *n_out,
                        uint32_t *cap_out, uint32_t *cap_layers) {
   const tfx_pack *p = r->p;
@@ -1248,31 +1310,15 @@ static int match_layer(run *r, uint32_t group, uint32_t layer, uint32_t **out, u
     if (q && !q->usable) q = NULL;
     if (q && q->never) continue;
     if (q) {
-      /* the smallest set of scopes one condition allows (depth-first order) */
       const uint32_t *list = NULL;
       uint32_t n = UINT32_MAX;
-      if (q->name) {
-        if (!r->ln_built && build_ln_index(r)) return -1;
-        uint32_t g = tfx_hmap_get(&r->ln_ix, q->name, q->name_len);
-        n = 0;
-        if (g != TFX_HASH_NONE) {
-          list = r->ln_list + r->ln_start[g];
-          n = r->ln_start[g + 1] - r->ln_start[g];
-        }
-      }
-      for (uint32_t i = 0; i < q->n_ops && n; i++) {
-        if (q->ops[i] >= r->n_by_op) continue; /* not a module op id: no index, req_ops decides */
-        const op_ix *x = op_index(r, q->ops[i]);
-        if (!x) return -1;
-        const uint32_t *l = x->dfs_order;
-        uint32_t c = q->want[i] >= 0 ? op_bucket(x, q->want[i], &l) : x->n;
-        if (c < n) list = l, n = c;
-      }
+      if (pattern_cands(r, q, &list, &n)) return -1;
       uint32_t skip_end = 1; /* dfs[0] is the root: never tested */
       for (uint32_t j = 0; j < n; j++) {
         uint32_t s = list[j];
         if (t->scopes[s].dfs_index < skip_end || !req_ops(&t->scopes[s], q)) continue;
         tfx_vm_result res;
+        progress_test(r);
         if (tfx_vm_run_scope(r->e->vm, pat->prog, s, &res, r->d)) return -1;
         if (!res.matched) continue;
         found = 1;
@@ -1285,6 +1331,7 @@ static int match_layer(run *r, uint32_t group, uint32_t layer, uint32_t **out, u
     while (i < t->n_scopes) {
       uint32_t s = t->dfs[i];
       tfx_vm_result res;
+      progress_test(r);
       if (tfx_vm_run_scope(r->e->vm, pat->prog, s, &res, r->d)) return -1;
       if (!res.matched) {
         i++;
@@ -1508,9 +1555,12 @@ int tfx_fusion_run(tfx_fusion_engine *e, const tfx_fusion_enables *en, const tfx
     n_on += p->rules[i].kind == TFX_RULE_PASS && i < en->n && en->on[i];
   gr->passes = tfx_arena_calloc(r.A, n_on ? n_on : 1, sizeof *gr->passes);
   if (!gr->passes) goto nomem;
+  if (tfx_progress_current) { /* someone listens: how many scope tests there may be */
+    if (progress_tests_total(&r, en)) goto nomem;
+    tfx_progress_units(0, r.tests_total, "scope tests");
+  }
   for (uint32_t i = 0; i < p->n_rules; i++) {
     if (p->rules[i].kind != TFX_RULE_PASS || i >= en->n || !en->on[i]) continue;
-    tfx_progress_units(gr->n_passes, n_on, "scope passes");
     tfx_fusion_pass_report *pr = &gr->passes[gr->n_passes++];
     const char *nm = tfx_pack_str(p, p->rules[i].name);
     pr->name = adup(&r, nm ? nm : "?", nm ? strlen(nm) : 1);
