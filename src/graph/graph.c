@@ -228,7 +228,7 @@ static int report_cycle(build_ctx *c, tfx_graph *g, const uint32_t *indeg) {
  * 1 when a cycle was reported, 0 when ordered, -1 on out of memory. */
 static int topo_sort(build_ctx *c, tfx_graph *g) {
   uint32_t n = g->n_nodes;
-  g->topo = tfx_arena_calloc(&c->m->arena, n ? n : 1, sizeof *g->topo);
+  g->topo = tfx_arena_alloc(&c->m->arena, (size_t)(n ? n : 1) * sizeof *g->topo); /* all written, or NULL */
   uint32_t *indeg = tfx_calloc(n ? n : 1, sizeof *indeg);
   if (!g->topo || !indeg) {
     free(indeg);
@@ -369,7 +369,8 @@ int tfx_graph_link_uses(tfx_graph *g, tfx_arena *a, uint32_t *use_start) {
   /* prefix sums, then fill in (consumer id, slot) order */
   size_t total_uses = 0;
   for (uint32_t i = 0; i < n; i++) total_uses += use_start[i + 1];
-  tfx_use *uses = tfx_arena_calloc(a, total_uses ? total_uses : 1, sizeof *uses);
+  /* not zeroed: the loop below fills exactly the counted entries */
+  tfx_use *uses = tfx_arena_alloc(a, (total_uses ? total_uses : 1) * sizeof *uses);
   if (!uses) return -1;
   for (uint32_t i = 0; i < n; i++) use_start[i + 1] += use_start[i];
   for (uint32_t i = 0; i < n; i++) {

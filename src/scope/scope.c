@@ -169,6 +169,21 @@ static uint32_t child_get(sbuild *b, uint32_t parent, const char *p, size_t pn) 
  * name has no non-empty piece (Ascend adds such a node nowhere), UINT32_MAX - 1 on OOM, or
  * PLACE_TOO_DEEP over the scope-depth limit. */
 #define PLACE_OOM (TFX_NO_ID - 1)
+/* Length of the common prefix of a[0..n) and b[0..n), eight bytes at a time. */
+static size_t common_prefix(const char *a, const char *b, size_t n) {
+  size_t i = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x, y;
+    memcpy(&x, a + i, 8);
+    memcpy(&y, b + i, 8);
+    if (x != y) return i + (size_t)(__builtin_ctzll(x ^ y) >> 3);
+  }
+#endif
+  while (i < n && a[i] == b[i]) i++;
+  return i;
+}
+
 static uint32_t place_node(sbuild *b, const char *nm) {
   size_t n = strlen(nm);
   size_t e = n;
@@ -180,8 +195,7 @@ static uint32_t place_node(sbuild *b, const char *nm) {
   /* Resume after the deepest boundary of the previous name that lies in the prefix both
    * names share and not past this name's last piece: the pieces before it are the same
    * bytes, so they lead to the same scope (child_get would find each one again). */
-  size_t common = 0, lim = n < b->prev_len ? n : b->prev_len;
-  while (common < lim && nm[common] == b->prev[common]) common++;
+  size_t common = common_prefix(nm, b->prev, n < b->prev_len ? n : b->prev_len);
   uint32_t k = b->n_bound;
   while (k > 0 && (b->bound[k - 1].pos > common || b->bound[k - 1].pos > last)) k--;
   uint32_t cur = k ? b->bound[k - 1].scope : 0;
