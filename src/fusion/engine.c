@@ -1101,24 +1101,20 @@ typedef struct op_ix {
   uint32_t *count;       /* count of by_count[i] */
 } op_ix;
 
-static int cmp_cnt(const void *a, const void *b) {
-  const uint32_t *x = a, *y = b; /* {count, dfs position, scope} */
-  if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
-  return x[1] < y[1] ? -1 : x[1] > y[1];
-}
-
 static const op_ix *op_index(run *r, uint32_t op) {
   if (op >= r->n_by_op) return NULL;
   if (r->by_op[op]) return r->by_op[op];
   const tfx_scope_tree *t = r->t;
-  uint32_t n = 0;
-  for (uint32_t k = 0; k < t->n_scopes; k++) n += tfx_scope_op_count(&t->scopes[t->dfs[k]], op) > 0;
+  /* one walk over the scopes in depth-first order (arrays sized for all of them), then a
+   * stable LSD radix sort of the {count, scope} pairs by count: the pairs come in depth-first
+   * order, so equal counts keep it, which is the (count, depth-first position) order */
+  uint32_t ns = t->n_scopes ? t->n_scopes : 1;
   op_ix *x = tfx_calloc(1, sizeof *x);
-  uint32_t *tmp = tfx_malloc((size_t)(n ? n : 1) * 3 * sizeof *tmp);
+  uint32_t *tmp = tfx_malloc((size_t)ns * 4 * sizeof *tmp); /* two {count, scope} arrays */
   if (x) {
-    x->dfs_order = tfx_malloc((size_t)(n ? n : 1) * sizeof *x->dfs_order);
-    x->by_count = tfx_malloc((size_t)(n ? n : 1) * sizeof *x->by_count);
-    x->count = tfx_malloc((size_t)(n ? n : 1) * sizeof *x->count);
+    x->dfs_order = tfx_malloc((size_t)ns * sizeof *x->dfs_order);
+    x->by_count = tfx_malloc((size_t)ns * sizeof *x->by_count);
+    x->count = tfx_malloc((size_t)ns * sizeof *x->count);
   }
   if (!x || !tmp || !x->dfs_order || !x->by_count || !x->count) {
     if (x) {
@@ -1131,19 +1127,32 @@ static const op_ix *op_index(run *r, uint32_t op) {
     oom(r);
     return NULL;
   }
+  uint32_t *a = tmp, *b = tmp + 2 * (size_t)ns;
   for (uint32_t k = 0; k < t->n_scopes; k++) {
     uint32_t s = t->dfs[k];
     int64_t c = tfx_scope_op_count(&t->scopes[s], op);
     if (c <= 0) continue;
-    tmp[3 * x->n] = (uint32_t)c;
-    tmp[3 * x->n + 1] = k;
-    tmp[3 * x->n + 2] = s;
+    a[2 * x->n] = (uint32_t)c;
+    a[2 * x->n + 1] = s;
     x->dfs_order[x->n++] = s;
   }
-  qsort(tmp, x->n, 3 * sizeof *tmp, cmp_cnt);
+  for (unsigned shift = 0; x->n > 1 && shift < 32; shift += 8) {
+    uint32_t pos[257] = {0};
+    for (uint32_t i = 0; i < x->n; i++) pos[((a[2 * i] >> shift) & 0xff) + 1]++;
+    if (pos[((a[0] >> shift) & 0xff) + 1] == x->n) continue; /* one digit value: order stays */
+    for (unsigned d = 0; d < 256; d++) pos[d + 1] += pos[d];
+    for (uint32_t i = 0; i < x->n; i++) {
+      uint32_t at = pos[(a[2 * i] >> shift) & 0xff]++;
+      b[2 * at] = a[2 * i];
+      b[2 * at + 1] = a[2 * i + 1];
+    }
+    uint32_t *sw = a;
+    a = b;
+    b = sw;
+  }
   for (uint32_t i = 0; i < x->n; i++) {
-    x->count[i] = tmp[3 * i];
-    x->by_count[i] = tmp[3 * i + 2];
+    x->count[i] = a[2 * i];
+    x->by_count[i] = a[2 * i + 1];
   }
   free(tmp);
   r->by_op[op] = x;
