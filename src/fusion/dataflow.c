@@ -815,8 +815,7 @@ static int side_effect_free(const char *op) {
 static uint32_t ref_id(const tfx_graph *g, const char *s) {
   if (!s) return TFX_NO_ID;
   if (*s == '^') s++;
-  size_t n = 0;
-  while (s[n] && s[n] != ':') n++;
+  size_t n = strcspn(s, ":");
   uint32_t id = tfx_hmap_get(&g->by_name, s, n);
   return id == TFX_HASH_NONE ? TFX_NO_ID : id;
 }
@@ -825,9 +824,17 @@ static uint32_t ref_id(const tfx_graph *g, const char *s) {
  * nothing reads any more, and those that only they read; records them on the round's report
  * entries (the last n_tk of rep). Deterministic: rewrites in taken order, each removed node's
  * inputs in order, then the inputs of each dropped node. */
-static int cmp_ptr(const void *a, const void *b) {
-  uintptr_t x = (uintptr_t) * (void *const *)a, y = (uintptr_t) * (void *const *)b;
-  return x < y ? -1 : x > y;
+/* Open-addressing set of NodeDef pointers (the dropped ones; cap a power of two, at least
+ * twice the entries): v[] is filtered with one probe per entry instead of a binary search
+ * over a sorted copy (which was most of drop_dead at 10^6 nodes). */
+static size_t ptr_slot(const void *p, size_t mask) {
+  uint64_t h = (uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ull;
+  return (size_t)(h >> 32) & mask;
+}
+static int ptr_set_has(const void *const *set, size_t mask, const void *p) {
+  for (size_t j = ptr_slot(p, mask); set[j]; j = (j + 1) & mask)
+    if (set[j] == p) return 1;
+  return 0;
 }
 
 static int drop_dead(edit *e, taken *tk, uint32_t n_tk, uint8_t *removed, Tensorflow__NodeDef **v,
@@ -938,16 +945,22 @@ static int drop_dead(edit *e, taken *tk, uint32_t n_tk, uint8_t *removed, Tensor
   }
   free(queue);
   if (nd) {
-    Tensorflow__NodeDef **defs = tfx_malloc((size_t)nd * sizeof *defs); /* sorted, for lookups */
+    size_t scap = 16;
+    while (scap < (size_t)nd * 2) scap *= 2;
+    const void **defs = tfx_calloc(scap, sizeof *defs); /* the dropped NodeDefs, for lookups */
     if (!defs) {
       free(dropped);
       goto out;
     }
-    for (uint32_t i = 0; i < nd; i++) defs[i] = g->nodes[dropped[i]].def;
-    qsort(defs, nd, sizeof *defs, cmp_ptr);
+    for (uint32_t i = 0; i < nd; i++) {
+      const void *p = g->nodes[dropped[i]].def;
+      size_t j = ptr_slot(p, scap - 1);
+      while (defs[j] && defs[j] != p) j = (j + 1) & (scap - 1);
+      defs[j] = p;
+    }
     size_t m = 0;
     for (size_t i = 0; i < *k; i++)
-      if (!bsearch(&v[i], defs, nd, sizeof *defs, cmp_ptr)) v[m++] = v[i];
+      if (!ptr_set_has(defs, scap - 1, v[i])) v[m++] = v[i];
     free(defs);
     *k = m;
     /* the report: per rewrite, in drop order */
@@ -1334,12 +1347,25 @@ tfx_status tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_gra
   }
   for (uint32_t r = 0; r < e->pack->n_rules; r++)
     if (e->sig[r]) tfx_flow_sig_link(e->sig[r], &m->ops);
+  /* per node, in id order: whether its type is some rule's root type. The walk below goes in
+   * topological order, i.e. all over the node array; this byte per node is what it reads for
+   * the many nodes no rule can start at (reading each node's op id there was a cache miss per
+   * node at 10^6 nodes). */
+  uint8_t *rootish = tfx_malloc(g->n_nodes);
+  if (!rootish) {
+    free(slot_of);
+    free(has_root);
+    goto nomem;
+  }
+  for (uint32_t i = 0; i < g->n_nodes; i++) {
+    uint32_t op = g->nodes[i].op_id;
+    rootish[i] = op < n_ops && has_root[op];
+  }
   uint32_t *cand = NULL, cap_cand = 0;
   for (uint32_t ti = 0; ti < g->n_nodes && rc == 0; ti++) {
     uint32_t n = g->topo[ti];
-    if (rs.st[n] != ST_FREE) continue;
+    if (!rootish[n] || rs.st[n] != ST_FREE) continue;
     uint32_t op = g->nodes[n].op_id;
-    if (op >= n_ops || !has_root[op]) continue;
     /* the rules to try: the root type's, and those whose child type produces one of n's inputs */
     uint32_t n_cand = 0, runs = 0;
     const tfx_node *nd = &g->nodes[n];
@@ -1451,6 +1477,7 @@ tfx_status tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_gra
   }
   free(slot_of);
   free(has_root);
+  free(rootish);
   free(cand);
   if (rc == -1) goto nomem;
   if (rc == 0 && n_tk) {

@@ -120,6 +120,7 @@ typedef struct run {
   int max_direct_known;
   int snapped;                     /* snap holds the sub_types from before this pass's writes */
   uint32_t *snap;
+  uint64_t tests, tests_total;     /* progress: scope tests made, and at most to make */
 } run;
 
 /* A VM run that failed with st (reported): out of memory is the run's too. Returns -1. */
@@ -301,13 +302,23 @@ static int cmp_u32(const void *a, const void *b) {
 }
 
 /* Children (docs/ASCEND.md §4.2): extra nodes, and nodes whose name has a member scope name as a strict
- * prefix. Graph order. */
+ * prefix. Graph order. When no node name has an empty piece (tfx_scope_tree.odd_names), the
+ * nodes a scope's name prefixes are the nodes of its subtree, read from the tree; otherwise
+ * (and for the root, named "root") they are looked up in the nodes sorted by name, which
+ * costs a sort of every name on first use. */
 static int compute_children(run *r, tfx_fusion_result *res) {
   const tfx_graph *g = r->g;
-  if (!r->by_name) {
-    r->by_name = tfx_fusion_name_index(g);
+  const tfx_scope_tree *t = r->t;
+  int by_tree = !t->odd_names && t->graph == g && t->node_scope;
+  int need_ix = 0;
+  for (uint32_t s = 0; s < res->n_scopes && !need_ix; s++) need_ix = !by_tree || res->scope_ids[s] == 0;
+  if (!r->mark) {
     r->mark = tfx_calloc(g->n_nodes ? g->n_nodes : 1, sizeof *r->mark);
-    if (!r->by_name || !r->mark) return oom(r);
+    if (!r->mark) return oom(r);
+  }
+  if (need_ix && !r->by_name) {
+    r->by_name = tfx_fusion_name_index(g);
+    if (!r->by_name) return oom(r);
   }
   if (++r->stamp == 0) {
     memset(r->mark, 0, (size_t)g->n_nodes * sizeof *r->mark);
@@ -322,7 +333,22 @@ static int compute_children(run *r, tfx_fusion_result *res) {
     v[n++] = id;
   }
   for (uint32_t s = 0; s < res->n_scopes; s++) {
-    const char *pre = r->t->scopes[res->scope_ids[s]].name;
+    uint32_t sid = res->scope_ids[s];
+    if (by_tree && sid != 0) {
+      const tfx_scope *sc = &t->scopes[sid];
+      for (uint32_t q = sc->dfs_index; q < sc->dfs_end; q++) {
+        const tfx_scope *in = &t->scopes[t->dfs[q]];
+        for (uint32_t k = 0; k < in->n_nodes; k++) {
+          uint32_t id = in->nodes[k];
+          if (r->mark[id] == r->stamp) continue;
+          r->mark[id] = r->stamp;
+          if (MGROW(r, v, n, cap)) goto fail;
+          v[n++] = id;
+        }
+      }
+      continue;
+    }
+    const char *pre = r->t->scopes[sid].name;
     size_t pl = strlen(pre);
     for (uint32_t k = tfx_fusion_prefix_first(r->by_name, g->n_nodes, pre); k < g->n_nodes; k++) {
       const char *nm = r->by_name[k].name;
@@ -336,6 +362,30 @@ static int compute_children(run *r, tfx_fusion_result *res) {
     }
   }
   if (n) qsort(v, n, sizeof *v, cmp_u32);
+#ifndef NDEBUG
+  /* debug builds (the sanitizer runs of the tests): the tree gave what the name prefixes give */
+  if (by_tree) {
+    uint32_t at = 0;
+    for (uint32_t id = 0; id < g->n_nodes; id++) {
+      int want = 0;
+      for (uint32_t i = 0; i < res->n_extra && !want; i++) want = res->extra_ids[i] == id;
+      const char *nm = g->nodes[id].name ? g->nodes[id].name : "";
+      for (uint32_t s = 0; s < res->n_scopes && !want; s++) {
+        const char *pre = t->scopes[res->scope_ids[s]].name;
+        size_t pl = strlen(pre);
+        want = strncmp(nm, pre, pl) == 0 && nm[pl] != '\0';
+      }
+      int have = at < n && v[at] == id;
+      at += have;
+      if (want != have) {
+        tfx_error(r->d, NULL, 0, 0, "internal error: children of fusion result '%s' from the scope "
+                  "tree differ from the name prefixes at node '%s'", res->name ? res->name : "", nm);
+        r->oom = 1;
+        goto fail;
+      }
+    }
+  }
+#endif
   res->children = tfx_arena_alloc(r->A, (n ? n : 1) * sizeof *res->children);
   if (!res->children) goto fail_oom;
   res->child_names = tfx_arena_alloc(r->A, (n ? n : 1) * sizeof *res->child_names);
@@ -1057,24 +1107,20 @@ typedef struct op_ix {
   uint32_t *count;       /* count of by_count[i] */
 } op_ix;
 
-static int cmp_cnt(const void *a, const void *b) {
-  const uint32_t *x = a, *y = b; /* {count, dfs position, scope} */
-  if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
-  return x[1] < y[1] ? -1 : x[1] > y[1];
-}
-
 static const op_ix *op_index(run *r, uint32_t op) {
   if (op >= r->n_by_op) return NULL;
   if (r->by_op[op]) return r->by_op[op];
   const tfx_scope_tree *t = r->t;
-  uint32_t n = 0;
-  for (uint32_t k = 0; k < t->n_scopes; k++) n += tfx_scope_op_count(&t->scopes[t->dfs[k]], op) > 0;
+  /* one walk over the scopes in depth-first order (arrays sized for all of them), then a
+   * stable LSD radix sort of the {count, scope} pairs by count: the pairs come in depth-first
+   * order, so equal counts keep it, which is the (count, depth-first position) order */
+  uint32_t ns = t->n_scopes ? t->n_scopes : 1;
   op_ix *x = tfx_calloc(1, sizeof *x);
-  uint32_t *tmp = tfx_malloc((size_t)(n ? n : 1) * 3 * sizeof *tmp);
+  uint32_t *tmp = tfx_malloc((size_t)ns * 4 * sizeof *tmp); /* two {count, scope} arrays */
   if (x) {
-    x->dfs_order = tfx_malloc((size_t)(n ? n : 1) * sizeof *x->dfs_order);
-    x->by_count = tfx_malloc((size_t)(n ? n : 1) * sizeof *x->by_count);
-    x->count = tfx_malloc((size_t)(n ? n : 1) * sizeof *x->count);
+    x->dfs_order = tfx_malloc((size_t)ns * sizeof *x->dfs_order);
+    x->by_count = tfx_malloc((size_t)ns * sizeof *x->by_count);
+    x->count = tfx_malloc((size_t)ns * sizeof *x->count);
   }
   if (!x || !tmp || !x->dfs_order || !x->by_count || !x->count) {
     if (x) {
@@ -1087,19 +1133,32 @@ static const op_ix *op_index(run *r, uint32_t op) {
     oom(r);
     return NULL;
   }
+  uint32_t *a = tmp, *b = tmp + 2 * (size_t)ns;
   for (uint32_t k = 0; k < t->n_scopes; k++) {
     uint32_t s = t->dfs[k];
     int64_t c = tfx_scope_op_count(&t->scopes[s], op);
     if (c <= 0) continue;
-    tmp[3 * x->n] = (uint32_t)c;
-    tmp[3 * x->n + 1] = k;
-    tmp[3 * x->n + 2] = s;
+    a[2 * x->n] = (uint32_t)c;
+    a[2 * x->n + 1] = s;
     x->dfs_order[x->n++] = s;
   }
-  qsort(tmp, x->n, 3 * sizeof *tmp, cmp_cnt);
+  for (unsigned shift = 0; x->n > 1 && shift < 32; shift += 8) {
+    uint32_t pos[257] = {0};
+    for (uint32_t i = 0; i < x->n; i++) pos[((a[2 * i] >> shift) & 0xff) + 1]++;
+    if (pos[((a[0] >> shift) & 0xff) + 1] == x->n) continue; /* one digit value: order stays */
+    for (unsigned d = 0; d < 256; d++) pos[d + 1] += pos[d];
+    for (uint32_t i = 0; i < x->n; i++) {
+      uint32_t at = pos[(a[2 * i] >> shift) & 0xff]++;
+      b[2 * at] = a[2 * i];
+      b[2 * at + 1] = a[2 * i + 1];
+    }
+    uint32_t *sw = a;
+    a = b;
+    b = sw;
+  }
   for (uint32_t i = 0; i < x->n; i++) {
-    x->count[i] = tmp[3 * i];
-    x->by_count[i] = tmp[3 * i + 2];
+    x->count[i] = a[2 * i];
+    x->by_count[i] = a[2 * i + 1];
   }
   free(tmp);
   r->by_op[op] = x;
@@ -1183,6 +1242,67 @@ static int record_match(run *r, const tfx_vm_pattern *pat, const tfx_vm_result *
 
 /* One layer (MatchOneBatch): every pattern over the tree. Appends matched scopes to *out.
  * Returns 1 matched, 0 not, -1 error. */
+/* The scopes an indexed pattern is tried on: the smallest set one of its conditions allows
+ * (depth-first order): *list[0 .. *n), or *n = UINT32_MAX (every scope). -1 out of memory. */
+static int pattern_cands(run *r, const pat_req *q, const uint32_t **list, uint32_t *n) {
+  *list = NULL;
+  *n = UINT32_MAX;
+  if (q->name) {
+    if (!r->ln_built && build_ln_index(r)) return -1;
+    uint32_t g = tfx_hmap_get(&r->ln_ix, q->name, q->name_len);
+    *n = 0;
+    if (g != TFX_HASH_NONE) {
+      *list = r->ln_list + r->ln_start[g];
+      *n = r->ln_start[g + 1] - r->ln_start[g];
+    }
+  }
+  for (uint32_t i = 0; i < q->n_ops && *n; i++) {
+    if (q->ops[i] >= r->n_by_op) continue; /* not a module op id: no index, req_ops decides */
+    const op_ix *x = op_index(r, q->ops[i]);
+    if (!x) return -1;
+    const uint32_t *l = x->dfs_order;
+    uint32_t c = q->want[i] >= 0 ? op_bucket(x, q->want[i], &l) : x->n;
+    if (c < *n) *list = l, *n = c;
+  }
+  return 0;
+}
+
+/* Progress (util/progress.h) in scope tests: one pattern program run on one scope, the unit
+ * of the matching's work. The listener hears every 1024th; the total is an upper bound
+ * (progress_tests_total: later layers run only after a match). */
+static void progress_test(run *r) {
+  if (__builtin_expect(tfx_progress_current != 0, 0) && (++r->tests & 1023u) == 0)
+    tfx_progress_units(r->tests, r->tests_total > r->tests ? r->tests_total : r->tests, "scope tests");
+}
+
+/* Every scope test the enabled passes could make: each pattern's candidate scopes (the index
+ * as match_layer uses it), or every scope but the root. Only with a progress listener. */
+static int progress_tests_total(run *r, const tfx_fusion_enables *en) {
+  const tfx_pack *p = r->p;
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < p->n_rules; i++) {
+    if (p->rules[i].kind != TFX_RULE_PASS || i >= en->n || !en->on[i]) continue;
+    const tfx_vm_rule *ru = &p->rules[i];
+    for (uint32_t gi = 0; gi < ru->n_groups; gi++) {
+      const tfx_vm_group *gr = &p->groups[ru->group_first + gi];
+      for (uint32_t li = 0; li < gr->n_layers; li++) {
+        const tfx_vm_layer *ly = &p->layers[gr->layer_first + li];
+        for (uint32_t k = 0; k < ly->n_patterns; k++) {
+          const pat_req *q = r->use_index ? pattern_req(r, ly->pattern_first + k) : NULL;
+          if (q && !q->usable) q = NULL;
+          const uint32_t *list;
+          uint32_t n = UINT32_MAX;
+          if (q && q->never) n = 0;
+          else if (q && pattern_cands(r, q, &list, &n)) return -1;
+          total += n == UINT32_MAX ? (r->t->n_scopes ? r->t->n_scopes - 1 : 0) : n;
+        }
+      }
+    }
+  }
+  r->tests_total = total;
+  return 0;
+}
+
 static int match_layer(run *r, uint32_t group, uint32_t layer, uint32_t **out, uint32_t *n_out,
                        uint32_t *cap_out, uint32_t *cap_layers) {
   const tfx_pack *p = r->p;
@@ -1205,31 +1325,15 @@ static int match_layer(run *r, uint32_t group, uint32_t layer, uint32_t **out, u
     if (q && !q->usable) q = NULL;
     if (q && q->never) continue;
     if (q) {
-      /* the smallest set of scopes one condition allows (depth-first order) */
       const uint32_t *list = NULL;
       uint32_t n = UINT32_MAX;
-      if (q->name) {
-        if (!r->ln_built && build_ln_index(r)) return -1;
-        uint32_t g = tfx_hmap_get(&r->ln_ix, q->name, q->name_len);
-        n = 0;
-        if (g != TFX_HASH_NONE) {
-          list = r->ln_list + r->ln_start[g];
-          n = r->ln_start[g + 1] - r->ln_start[g];
-        }
-      }
-      for (uint32_t i = 0; i < q->n_ops && n; i++) {
-        if (q->ops[i] >= r->n_by_op) continue; /* not a module op id: no index, req_ops decides */
-        const op_ix *x = op_index(r, q->ops[i]);
-        if (!x) return -1;
-        const uint32_t *l = x->dfs_order;
-        uint32_t c = q->want[i] >= 0 ? op_bucket(x, q->want[i], &l) : x->n;
-        if (c < n) list = l, n = c;
-      }
+      if (pattern_cands(r, q, &list, &n)) return -1;
       uint32_t skip_end = 1; /* dfs[0] is the root: never tested */
       for (uint32_t j = 0; j < n; j++) {
         uint32_t s = list[j];
         if (t->scopes[s].dfs_index < skip_end || !req_ops(&t->scopes[s], q)) continue;
         tfx_vm_result res;
+        progress_test(r);
         tfx_status vst = tfx_vm_run_scope(r->e->vm, pat->prog, s, &res, r->d);
         if (vst) return vm_failed(r, vst);
         if (!res.matched) continue;
@@ -1243,6 +1347,7 @@ static int match_layer(run *r, uint32_t group, uint32_t layer, uint32_t **out, u
     while (i < t->n_scopes) {
       uint32_t s = t->dfs[i];
       tfx_vm_result res;
+      progress_test(r);
       tfx_status vst = tfx_vm_run_scope(r->e->vm, pat->prog, s, &res, r->d);
       if (vst) return vm_failed(r, vst);
       if (!res.matched) {
@@ -1465,9 +1570,12 @@ tfx_status tfx_fusion_run(tfx_fusion_engine *e, const tfx_fusion_enables *en, co
     n_on += p->rules[i].kind == TFX_RULE_PASS && i < en->n && en->on[i];
   gr->passes = tfx_arena_calloc(r.A, n_on ? n_on : 1, sizeof *gr->passes);
   if (!gr->passes) goto nomem;
+  if (tfx_progress_current) { /* someone listens: how many scope tests there may be */
+    if (progress_tests_total(&r, en)) goto nomem;
+    tfx_progress_units(0, r.tests_total, "scope tests");
+  }
   for (uint32_t i = 0; i < p->n_rules; i++) {
     if (p->rules[i].kind != TFX_RULE_PASS || i >= en->n || !en->on[i]) continue;
-    tfx_progress_units(gr->n_passes, n_on, "scope passes");
     tfx_fusion_pass_report *pr = &gr->passes[gr->n_passes++];
     const char *nm = tfx_pack_str(p, p->rules[i].name);
     pr->name = adup(&r, nm ? nm : "?", nm ? strlen(nm) : 1);

@@ -26,12 +26,16 @@ typedef struct build_ctx {
 
 /* ---- input-string syntax ------------------------------------------------------------- */
 
-/* Last ':' in s[0..n), or NULL (memrchr is not C11). */
+/* Last ':' in s[0..n), or NULL (memrchr is not C11). Forward memchr steps: most inputs
+ * have no ':' at all, and one vectorised scan says so (a byte loop was a quarter of the
+ * index pass). */
 static const char *last_colon(const char *s, size_t n) {
-  while (n > 0) {
-    if (s[--n] == ':') return s + n;
+  const char *c = memchr(s, ':', n), *last = NULL;
+  while (c) {
+    last = c;
+    c = memchr(c + 1, ':', n - (size_t)(c + 1 - s));
   }
-  return NULL;
+  return last;
 }
 
 /* Parses a port: non-empty decimal digits, value <= INT32_MAX. Returns NULL or a reason. */
@@ -224,7 +228,7 @@ static int report_cycle(build_ctx *c, tfx_graph *g, const uint32_t *indeg) {
  * 1 when a cycle was reported, 0 when ordered, -1 on out of memory. */
 static int topo_sort(build_ctx *c, tfx_graph *g) {
   uint32_t n = g->n_nodes;
-  g->topo = tfx_arena_calloc(&c->m->arena, n ? n : 1, sizeof *g->topo);
+  g->topo = tfx_arena_alloc(&c->m->arena, (size_t)(n ? n : 1) * sizeof *g->topo); /* all written, or NULL */
   uint32_t *indeg = tfx_calloc(n ? n : 1, sizeof *indeg);
   if (!g->topo || !indeg) {
     free(indeg);
@@ -262,8 +266,13 @@ static int topo_sort(build_ctx *c, tfx_graph *g) {
 
 /* Resolves the inputs of node i (already parsed table sizes); returns the number of errors,
  * or -1 on out of memory. arg_map is NULL for the main graph. */
+/* How many of the nodes just before a node are tried by name before the hash map: inputs
+ * mostly name a recent node (80% within 8 in the bench graphs), and at 10^6 nodes a map
+ * lookup is two cache misses (slot, then the stored name). */
+#define RECENT_TRIES 8u
+
 static int resolve_inputs(build_ctx *c, tfx_graph *g, uint32_t i, const tfx_hmap *arg_map,
-                          uint32_t *use_count) {
+                          const uint32_t *name_len, uint32_t *use_count) {
   tfx_node *nd = &g->nodes[i];
   Tensorflow__NodeDef *def = nd->def;
   int errs = 0, seen_control = 0;
@@ -294,7 +303,15 @@ static int resolve_inputs(build_ctx *c, tfx_graph *g, uint32_t i, const tfx_hmap
     } else {
       nd->n_data_in = k + 1;
     }
-    uint32_t id = tfx_hmap_get(&g->by_name, name, nl);
+    uint32_t id = TFX_HASH_NONE;
+    /* name_len[j]: the length of node j's name when j is the node the map holds for it (the
+     * first of that name), else UINT32_MAX; a match is then what the map would return */
+    for (uint32_t b = 1; name_len && b <= RECENT_TRIES && b <= i; b++)
+      if (name_len[i - b] == nl && memcmp(g->nodes[i - b].name, name, nl) == 0) {
+        id = i - b;
+        break;
+      }
+    if (id == TFX_HASH_NONE) id = tfx_hmap_get(&g->by_name, name, nl);
     if (g->func) {
       uint32_t arg = arg_map ? tfx_hmap_get(arg_map, name, nl) : TFX_HASH_NONE;
       if (oa) { /* node:out_arg:idx */
@@ -352,7 +369,8 @@ int tfx_graph_link_uses(tfx_graph *g, tfx_arena *a, uint32_t *use_start) {
   /* prefix sums, then fill in (consumer id, slot) order */
   size_t total_uses = 0;
   for (uint32_t i = 0; i < n; i++) total_uses += use_start[i + 1];
-  tfx_use *uses = tfx_arena_calloc(a, total_uses ? total_uses : 1, sizeof *uses);
+  /* not zeroed: the loop below fills exactly the counted entries */
+  tfx_use *uses = tfx_arena_alloc(a, (total_uses ? total_uses : 1) * sizeof *uses);
   if (!uses) return -1;
   for (uint32_t i = 0; i < n; i++) use_start[i + 1] += use_start[i];
   for (uint32_t i = 0; i < n; i++) {
@@ -381,6 +399,7 @@ static int build_graph(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, s
                        Tensorflow__FunctionDef *func) {
   tfx_arena *a = &c->m->arena;
   int errs = 0;
+  uint32_t *name_len = NULL; /* main graph, pass 1 to 2: see resolve_inputs */
   tfx_hmap args;
   tfx_hmap_init(&args);
   tfx_hmap_init(&g->by_name);
@@ -414,8 +433,13 @@ static int build_graph(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, s
     }
   }
 
-  /* Pass 1: names, ops, duplicate check, input counts. */
+  /* Pass 1: names, ops, duplicate check, input counts. The names are hashed PUT_AHEAD at a
+   * time and their slots prefetched (the map was reserved for n names: it does not grow). */
   size_t total_in = 0;
+  enum { PUT_AHEAD = 16 };
+  size_t ahead_len[PUT_AHEAD];
+  uint32_t ahead_h[PUT_AHEAD], ahead_to = 0;
+  if (!func && !(name_len = tfx_malloc((size_t)(n ? n : 1) * sizeof *name_len))) goto nomem;
   for (uint32_t i = 0; i < n; i++) {
     tfx_node *nd = &g->nodes[i];
     Tensorflow__NodeDef *def = defs[i];
@@ -427,13 +451,33 @@ static int build_graph(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, s
     if (nin >= UINT32_MAX) goto nomem;
     nd->n_in = (uint32_t)nin;
     total_in += nin;
+    if (name_len) name_len[i] = UINT32_MAX;
     if (nd->name[0] == '\0') {
       GERR(c, g, "node #%" PRIu32 " has an empty name", i);
       errs++;
     } else {
       uint32_t first = 0;
-      int r = tfx_hmap_put(&g->by_name, nd->name, strlen(nd->name), i, &first);
+      size_t len;
+      uint32_t h;
+      if (i + PUT_AHEAD < n && (i & (PUT_AHEAD - 1)) == 0) { /* hash the next stretch, prefetch */
+        for (uint32_t q = i; q < i + PUT_AHEAD; q++) {
+          const char *nm = defs[q] && defs[q]->name ? defs[q]->name : "";
+          ahead_len[q & (PUT_AHEAD - 1)] = strlen(nm);
+          ahead_h[q & (PUT_AHEAD - 1)] = tfx_hash_bytes(nm, ahead_len[q & (PUT_AHEAD - 1)]);
+          tfx_hmap_prefetch(&g->by_name, ahead_h[q & (PUT_AHEAD - 1)]);
+        }
+        ahead_to = i + PUT_AHEAD;
+      }
+      if (i < ahead_to) {
+        len = ahead_len[i & (PUT_AHEAD - 1)];
+        h = ahead_h[i & (PUT_AHEAD - 1)];
+      } else {
+        len = strlen(nd->name);
+        h = tfx_hash_bytes(nd->name, len);
+      }
+      int r = tfx_hmap_put_hashed(&g->by_name, nd->name, len, h, i, &first);
       if (r < 0) goto nomem;
+      if (r == 1 && name_len && len < UINT32_MAX) name_len[i] = (uint32_t)len;
       if (r == 0) {
         GERR(c, g, "duplicate node name '%s' (first defined as node #%" PRIu32 ")", nd->name,
              first);
@@ -462,13 +506,15 @@ static int build_graph(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, s
     tfx_node *nd = &g->nodes[i];
     nd->in = nd->n_in ? inputs + pos : NULL;
     pos += nd->n_in;
-    int r = resolve_inputs(c, g, i, func ? &args : NULL, use_start + 1);
+    int r = resolve_inputs(c, g, i, func ? &args : NULL, name_len, use_start + 1);
     if (r < 0) {
       free(use_start);
       goto nomem;
     }
     errs += r;
   }
+  free(name_len);
+  name_len = NULL;
 
   /* Consumer lists (CSR) */
   int lr = tfx_graph_link_uses(g, a, use_start);
@@ -487,6 +533,7 @@ static int build_graph(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, s
 nomem:
   oom(c);
 nomem_reported:
+  free(name_len);
   tfx_hmap_free(&args);
   return -1;
 }

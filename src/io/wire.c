@@ -12,7 +12,62 @@
 
 #include "util/arena.h"
 
+/* Field lookup by number without protobuf-c's binary search: per message type met in a walk,
+ * a table indexed by field number (types whose numbers stay small), with the field's
+ * native wire type and, filled on first use, the table of its message type. Built per walk
+ * from a fixed pool; a type that does not fit (numbers above WIRE_TAB_MAX, pool full) is
+ * looked up as before. */
+#define WIRE_TAB_TYPES 32
+#define WIRE_TAB_FIELDS 1024
+#define WIRE_TAB_MAX 128
+
+struct wire_tab;
+typedef struct wire_field {
+  const ProtobufCFieldDescriptor *f; /* NULL: no field of that number */
+  int native;
+  struct wire_tab *child;            /* f's message type (lazily) */
+} wire_field;
+
+typedef struct wire_tab {
+  const ProtobufCMessageDescriptor *desc;
+  unsigned max;                      /* by[0 .. max] */
+  wire_field *by;
+} wire_tab;
+
+typedef struct wire_tabs {
+  wire_tab t[WIRE_TAB_TYPES];
+  unsigned n, used;
+  wire_field *pool;                  /* WIRE_TAB_FIELDS entries, or NULL: no tables */
+} wire_tabs;
+
+static int tfx_wire_native(ProtobufCType t);
+
+/* The table of desc, built now if needed; NULL when it does not fit. */
+static wire_tab *wire_tab_of(wire_tabs *w, const ProtobufCMessageDescriptor *desc) {
+  if (!w->pool || !desc) return NULL;
+  for (unsigned i = 0; i < w->n; i++)
+    if (w->t[i].desc == desc) return &w->t[i];
+  unsigned max = 0;
+  for (unsigned i = 0; i < desc->n_fields; i++)
+    if (desc->fields[i].id > max) max = desc->fields[i].id;
+  if (w->n == WIRE_TAB_TYPES || max > WIRE_TAB_MAX || WIRE_TAB_FIELDS - w->used < max + 1) return NULL;
+  wire_tab *t = &w->t[w->n++];
+  t->desc = desc;
+  t->max = max;
+  t->by = w->pool + w->used;
+  w->used += max + 1;
+  memset(t->by, 0, (size_t)(max + 1) * sizeof *t->by);
+  for (unsigned i = 0; i < desc->n_fields; i++) {
+    wire_field *x = &t->by[desc->fields[i].id];
+    if (x->f) continue; /* a repeated number: protobuf-c's lookup decides (keep its first) */
+    x->f = protobuf_c_message_descriptor_get_field(desc, desc->fields[i].id);
+    x->native = x->f ? tfx_wire_native(x->f->type) : 0;
+  }
+  return t;
+}
+
 typedef struct tfx_wire_frame {
+  wire_tab *tab;                     /* NULL: look fields up with protobuf-c */
   const ProtobufCMessageDescriptor *desc;
   size_t end;
   uint64_t seen; /* singular fields seen (field index < 64) */
@@ -127,13 +182,17 @@ tfx_wire_status tfx_io_wire_walk_lim(const ProtobufCMessageDescriptor *desc, con
   if (max_depth > TFX_WIRE_DEPTH_CAP) max_depth = TFX_WIRE_DEPTH_CAP;
   tfx_wire_frame *stk = tfx_malloc(((size_t)max_depth + 1) * sizeof *stk);
   if (!stk) return tfx_wire_nomem(st);
+  wire_tabs tabs;
+  tabs.n = tabs.used = 0;
+  tabs.pool = tfx_malloc(WIRE_TAB_FIELDS * sizeof *tabs.pool); /* none: lookups as before */
   tfx_wire_counts cnt = {NULL, 0, 0};
   size_t n = 0, pos = 0, base = 0;
   if (max_list && (base = tfx_wire_counts_push(&cnt, desc)) == SIZE_MAX) {
+    free(tabs.pool);
     free(stk);
     return tfx_wire_nomem(st);
   }
-  stk[n++] = (tfx_wire_frame){desc, len, 0, base};
+  stk[n++] = (tfx_wire_frame){wire_tab_of(&tabs, desc), desc, len, 0, base};
   while (n) {
     tfx_wire_frame *fr = &stk[n - 1];
     if (pos == fr->end) {
@@ -184,7 +243,14 @@ tfx_wire_status tfx_io_wire_walk_lim(const ProtobufCMessageDescriptor *desc, con
     size_t payload = pos;
     if (wt == 2) pos += (size_t)v;
     if (n == 1 && num < 64) st->top_fields |= (uint64_t)1 << num;
-    const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field(fr->desc, (unsigned)num);
+    const ProtobufCFieldDescriptor *f;
+    wire_field *wf = NULL;
+    if (fr->tab && num <= fr->tab->max) {
+      wf = &fr->tab->by[num];
+      f = wf->f;
+    } else {
+      f = protobuf_c_message_descriptor_get_field(fr->desc, (unsigned)num);
+    }
     if (!f) {
       if (fr->desc->n_fields) st->anomalies++;
       if (max_list && tfx_wire_count(&cnt.c[fr->cbase + fr->desc->n_fields], 1, max_list)) {
@@ -219,7 +285,7 @@ tfx_wire_status tfx_io_wire_walk_lim(const ProtobufCMessageDescriptor *desc, con
       }
       fr->seen |= (uint64_t)1 << idx;
     }
-    int native = tfx_wire_native(f->type);
+    int native = wf ? wf->native : tfx_wire_native(f->type);
     /* values of this field in this message: one, or every value of a packed run (below) */
     uint64_t nvals = 1;
     if (wt != native) {
@@ -274,9 +340,17 @@ tfx_wire_status tfx_io_wire_walk_lim(const ProtobufCMessageDescriptor *desc, con
       tfx_wire_nomem(st);
       break;
     }
-    stk[n++] = (tfx_wire_frame){f->descriptor, pos, 0, base};
+    wire_tab *ct;
+    if (wf) {
+      if (!wf->child) wf->child = wire_tab_of(&tabs, f->descriptor);
+      ct = wf->child;
+    } else {
+      ct = wire_tab_of(&tabs, f->descriptor);
+    }
+    stk[n++] = (tfx_wire_frame){ct, f->descriptor, pos, 0, base};
     pos = payload;
   }
+  free(tabs.pool);
   free(cnt.c);
   free(stk);
   return st->status;

@@ -591,8 +591,8 @@ int tfx_om_finish(om_run *r, tfx_mapped_op *op) {
   const tfx_cann_op *pr = op->proto;
   int rc = pr ? bind_inputs_proto(r, nd, pr, op, n_del, &n_in, &n_dyn) : bind_inputs_plain(r, nd, op, &n_in, &n_dyn);
   if (rc) return -1;
-  const char *fin = r->b.auto_ ? tfx_om_auto_format(nd, 0) : "ND";
-  const char *fout = r->b.auto_ ? tfx_om_auto_format(nd, 1) : "ND";
+  const char *fin = "ND", *fout = "ND";
+  if (r->b.auto_) tfx_om_auto_formats(nd, &fin, &fout);
   if (freeze_ports(r, n_in, 0, fin, &op->in, &op->n_in)) return -1;
   if (bind_outputs(r, nd, pr, op, &n_out, &n_dyn)) return -1;
   if (freeze_ports(r, n_out, 1, fout, &op->out, &op->n_out)) return -1;

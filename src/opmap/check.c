@@ -56,8 +56,7 @@ static int known_without_proto(om_run *r, const char *type) {
 
 int tfx_om_check(om_run *r, tfx_mapped_op *op) {
   if (op->cause || (op->how != TFX_MAP_RULE && op->how != TFX_MAP_AUTO)) return 0;
-  char site[400], msg[900];
-  rule_site(r, op, site, sizeof site);
+  char site[400], msg[900]; /* site: formatted only for a message (most nodes pass) */
   if (!op->proto) {
     if (op->how != TFX_MAP_RULE || r->o->passthrough_unknown || known_without_proto(r, op->type)) return 0;
     const char *sim[3];
@@ -68,6 +67,7 @@ int tfx_om_check(om_run *r, tfx_mapped_op *op) {
       k += (size_t)snprintf(hint + k, sizeof hint - k, "%s'%s'", i == 0 ? "did you mean " : i + 1 == ns ? " or " : ", ",
                             sim[i]);
     if (ns && k < sizeof hint) snprintf(hint + k, sizeof hint - k, "?");
+    rule_site(r, op, site, sizeof site);
     snprintf(msg, sizeof msg,
              "%s maps to CANN op type '%s', which no prototype declares (give its prototype in a "
              "*.cannops.tsv file, or --passthrough-unknown to keep it)",
@@ -81,6 +81,7 @@ int tfx_om_check(om_run *r, tfx_mapped_op *op) {
     if (a->tf || !a->name) continue;
     const tfx_cann_attr *pa = tfx_cann_attr_find(pr, a->name);
     if (!pa || !kind_mismatch(pa->type, &a->v)) continue;
+    rule_site(r, op, site, sizeof site);
     snprintf(msg, sizeof msg, "%s: attribute '%s' of CANN op '%s': expected %s, found %s", site, a->name,
              pr->name, cann_type_names[pa->type], tfx_v_tag_name(a->v.tag));
     return fail(r, op, TFX_CAUSE_PARAM_INVALID, msg);
@@ -91,6 +92,7 @@ int tfx_om_check(om_run *r, tfx_mapped_op *op) {
     int set = 0;
     for (uint32_t j = 0; j < op->n_attrs && !set; j++) set = op->attrs[j].name && !strcmp(op->attrs[j].name, pa->name);
     if (set) continue;
+    rule_site(r, op, site, sizeof site);
     snprintf(msg, sizeof msg,
              "%s: required attribute '%s' (%s) of CANN op '%s' is not set and has no default", site,
              pa->name, cann_type_names[pa->type], pr->name);

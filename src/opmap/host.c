@@ -28,8 +28,7 @@ static const char *const k_formats[] = {"NCHW", "NHWC", "NDHWC", "NCDHW", "ND"};
 
 /* The AutoMapping format a string attr names (docs/ASCEND.md §6.3: DataFormatToFormat
  * accepts these five, optionally with a ":sub" suffix), or NULL. */
-static const char *format_attr(const tfx_node *nd, const char *name) {
-  const Tensorflow__AttrValue *av = tfx_om_node_attr(nd, name);
+static const char *format_of(const Tensorflow__AttrValue *av) {
   if (!av || av->value_case != TENSORFLOW__ATTR_VALUE__VALUE_S || !av->s.data) return NULL;
   size_t n = av->s.len;
   const void *colon = memchr(av->s.data, ':', n);
@@ -39,10 +38,35 @@ static const char *format_attr(const tfx_node *nd, const char *name) {
   return NULL;
 }
 
+static const char *format_attr(const tfx_node *nd, const char *name) {
+  return format_of(tfx_om_node_attr(nd, name));
+}
+
 const char *tfx_om_auto_format(const tfx_node *nd, int dir) {
   const char *f = format_attr(nd, "data_format"); /* overrides both directions */
   if (!f) f = format_attr(nd, dir ? "dst_format" : "src_format");
   return f ? f : "ND";
+}
+
+void tfx_om_auto_formats(const tfx_node *nd, const char **in, const char **out) {
+  /* one walk over the attrs for what tfx_om_auto_format(nd, 0) and (nd, 1) look up: the first
+   * entry of each key, as tfx_om_node_attr finds it */
+  const Tensorflow__AttrValue *df = NULL, *sf = NULL, *tf = NULL;
+  const Tensorflow__NodeDef *def = nd->def;
+  for (size_t k = 0; def && k < def->n_attr; k++) {
+    const Tensorflow__NodeDef__AttrEntry *e = def->attr[k];
+    if (!e || !e->key || !e->value) continue;
+    const char *key = e->key;
+    if (key[0] == 'd') {
+      if (!df && strcmp(key, "data_format") == 0) df = e->value;
+      else if (!tf && strcmp(key, "dst_format") == 0) tf = e->value;
+    } else if (key[0] == 's' && !sf && strcmp(key, "src_format") == 0) {
+      sf = e->value;
+    }
+  }
+  const char *f = format_of(df), *fi = f ? f : format_of(sf), *fo = f ? f : format_of(tf);
+  *in = fi ? fi : "ND";
+  *out = fo ? fo : "ND";
 }
 
 /* ---------------------------------------------------------------- builder life */

@@ -118,6 +118,9 @@ void tfx_om_builder_free(om_builder *b);
  * else src_format / dst_format, when one of NCHW NHWC NDHWC NCDHW ND (a ":sub" suffix is
  * ignored); else "ND". A static string. */
 const char *tfx_om_auto_format(const tfx_node *nd, int dir);
+/* Both directions at once (one walk over the node's attrs): *in = tfx_om_auto_format(nd, 0),
+ * *out = tfx_om_auto_format(nd, 1). */
+void tfx_om_auto_formats(const tfx_node *nd, const char **in, const char **out);
 /* The TF attr called name of nd, or NULL. */
 const Tensorflow__AttrValue *tfx_om_node_attr(const tfx_node *nd, const char *name);
 

@@ -120,7 +120,9 @@ static int update_graph(upd *u, tfx_graph *g, tfx_graph *og, Tensorflow__NodeDef
   g->func = og->func;
   if (n >= TFX_NO_ID || (!new_id && n != on)) return UPD_FULL;
   g->n_nodes = (uint32_t)n;
-  g->nodes = tfx_arena_calloc(a, n ? n : 1, sizeof *g->nodes);
+  /* not zeroed: every field of every node is written below (an update that stops half way
+   * is thrown away) */
+  g->nodes = tfx_arena_alloc(a, (size_t)(n ? n : 1) * sizeof *g->nodes);
   if (!g->nodes) return UPD_OOM;
   if (og->n_args) {
     g->n_args = og->n_args;
@@ -211,7 +213,7 @@ static int update_graph(upd *u, tfx_graph *g, tfx_graph *og, Tensorflow__NodeDef
   }
 
   /* inputs: kept (producers renumbered) or parsed */
-  tfx_input *inputs = tfx_arena_calloc(a, total_in ? total_in : 1, sizeof *inputs);
+  tfx_input *inputs = tfx_arena_alloc(a, (total_in ? total_in : 1) * sizeof *inputs); /* all written */
   if (!inputs) {
     rc = UPD_OOM;
     goto out;
@@ -273,7 +275,7 @@ static int update_graph(upd *u, tfx_graph *g, tfx_graph *og, Tensorflow__NodeDef
 
   /* topological order: Kahn's algorithm exactly as graph.c runs it; a cycle goes to the
    * full build, which reports it */
-  g->topo = tfx_arena_calloc(a, n ? n : 1, sizeof *g->topo);
+  g->topo = tfx_arena_alloc(a, (size_t)(n ? n : 1) * sizeof *g->topo); /* all written, or no update */
   indeg = tfx_calloc(n ? n : 1, sizeof *indeg);
   if (!g->topo || !indeg) {
     rc = UPD_OOM;

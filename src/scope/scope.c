@@ -71,6 +71,13 @@ typedef struct sinfo {
   uint32_t hash;      /* child-table hash of (parent, piece) */
 } sinfo;
 
+/* A scope boundary of the previous node name: after placing the pieces of name[0..pos)
+ * (pos just after a '/'), the innermost scope was `scope`. */
+typedef struct sbound {
+  size_t pos;
+  uint32_t scope;
+} sbound;
+
 typedef struct sbuild {
   tfx_scope_tree *t;
   tfx_diag *d;
@@ -79,6 +86,12 @@ typedef struct sbuild {
   uint32_t n, cap;
   uint32_t *slot; /* child table: open addressing over scope ids, TFX_NO_ID = empty */
   uint32_t scap;  /* power of two */
+  /* The previous name and its boundaries: the scopes of a shared prefix are reused instead
+   * of looked up piece by piece (neighbouring nodes mostly share their scopes). */
+  const char *prev;
+  size_t prev_len;
+  sbound *bound;
+  uint32_t n_bound, cap_bound;
 } sbuild;
 
 static uint32_t child_hash(uint32_t parent, const char *p, size_t n) {
@@ -156,26 +169,60 @@ static uint32_t child_get(sbuild *b, uint32_t parent, const char *p, size_t pn) 
  * name has no non-empty piece (Ascend adds such a node nowhere), UINT32_MAX - 1 on OOM, or
  * PLACE_TOO_DEEP over the scope-depth limit. */
 #define PLACE_OOM (TFX_NO_ID - 1)
+/* Length of the common prefix of a[0..n) and b[0..n), eight bytes at a time. */
+static size_t common_prefix(const char *a, const char *b, size_t n) {
+  size_t i = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x, y;
+    memcpy(&x, a + i, 8);
+    memcpy(&y, b + i, 8);
+    if (x != y) return i + (size_t)(__builtin_ctzll(x ^ y) >> 3);
+  }
+#endif
+  while (i < n && a[i] == b[i]) i++;
+  return i;
+}
+
 static uint32_t place_node(sbuild *b, const char *nm) {
   size_t n = strlen(nm);
   size_t e = n;
   while (e > 0 && nm[e - 1] == '/') e--; /* trailing '/' pieces are empty */
+  if (e < n || e == 0) b->t->odd_names = 1;
   if (e == 0) return TFX_NO_ID;
   size_t last = e;
   while (last > 0 && nm[last - 1] != '/') last--; /* start of the last non-empty piece */
-  uint32_t cur = 0;
-  size_t i = 0;
+  /* Resume after the deepest boundary of the previous name that lies in the prefix both
+   * names share and not past this name's last piece: the pieces before it are the same
+   * bytes, so they lead to the same scope (child_get would find each one again). */
+  size_t common = common_prefix(nm, b->prev, n < b->prev_len ? n : b->prev_len);
+  uint32_t k = b->n_bound;
+  while (k > 0 && (b->bound[k - 1].pos > common || b->bound[k - 1].pos > last)) k--;
+  uint32_t cur = k ? b->bound[k - 1].scope : 0;
+  size_t i = k ? b->bound[k - 1].pos : 0;
+  b->n_bound = k;
+  b->prev = nm;
+  b->prev_len = n;
   while (i < last) {
     if (nm[i] == '/') {
+      b->t->odd_names = 1; /* an empty piece */
       i++;
       continue;
     }
-    size_t j = i;
-    while (nm[j] != '/') j++; /* i < last, so a '/' comes before the last piece */
+    const char *sl = memchr(nm + i, '/', last - i); /* i < last: a '/' comes before the last piece */
+    size_t j = (size_t)(sl - nm);
     cur = child_get(b, cur, nm + i, j - i);
     if (cur == TFX_NO_ID) return PLACE_OOM;
     if (cur == PLACE_TOO_DEEP) return cur;
     i = j + 1;
+    if (b->n_bound == b->cap_bound) {
+      uint32_t cap = b->cap_bound ? b->cap_bound * 2 : 64;
+      sbound *nb = tfx_realloc(b->bound, (size_t)cap * sizeof *nb);
+      if (!nb) return PLACE_OOM;
+      b->bound = nb;
+      b->cap_bound = cap;
+    }
+    b->bound[b->n_bound++] = (sbound){i, cur};
   }
   return cur;
 }
@@ -341,7 +388,7 @@ tfx_status tfx_scope_tree_build_lim(tfx_scope_tree *t, const tfx_graph *g, uint3
   tfx_arena_init(&t->arena);
   tfx_hmap_init(&t->by_name);
   t->graph = g;
-  sbuild b = {t, d, max_depth, NULL, 0, 64, NULL, 0};
+  sbuild b = {t, d, max_depth, NULL, 0, 64, NULL, 0, "", 0, NULL, 0, 0};
   tfx_status rc = TFX_E_INPUT;
   b.info = tfx_malloc((size_t)b.cap * sizeof *b.info);
   if (!b.info || ctab_grow(&b) < 0) goto fail;
@@ -372,6 +419,7 @@ fail:
 done:
   free(b.info);
   free(b.slot);
+  free(b.bound);
   return rc;
 }
 

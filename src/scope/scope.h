@@ -59,6 +59,9 @@ typedef struct tfx_scope_tree {
   tfx_hmap by_name;        /* full name -> scope id ("root" -> 0) */
   uint32_t *dfs;           /* depth-first pre-order of scope ids */
   uint32_t *node_scope;    /* graph node id -> innermost scope id (TFX_NO_ID: see odd names) */
+  int odd_names;           /* some node name has an empty piece ("", "/a", "a//b", "a/"); when
+                              0, a node's name starts with the full name of a scope (not the
+                              root) exactly when the node is in that scope's subtree */
 } tfx_scope_tree;
 
 /* Builds the tree. Returns TFX_OK, TFX_E_INPUT (a limit) or TFX_E_NOMEM (reported). */

@@ -20,7 +20,20 @@ uint32_t tfx_hash_bytes(const void *p, size_t n) {
     n -= 8;
   }
   uint64_t w = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  /* the last 0-7 bytes as a little-endian word, without a byte loop: two overlapping 4-byte
+   * loads, or first/middle/last byte (overlapping bytes are the same, so OR is exact) */
+  if (n >= 4) {
+    uint32_t lo, hi;
+    memcpy(&lo, s, 4);
+    memcpy(&hi, s + n - 4, 4);
+    w = (uint64_t)lo | ((uint64_t)hi << (8 * (n - 4)));
+  } else if (n) {
+    w = (uint64_t)s[0] | ((uint64_t)s[n / 2] << (8 * (n / 2))) | ((uint64_t)s[n - 1] << (8 * (n - 1)));
+  }
+#else
   for (size_t i = 0; i < n; i++) w |= (uint64_t)s[i] << (8 * i);
+#endif
   h = (h ^ w) * 0x94D049BB133111EBull;
   h ^= h >> 29;
   h *= 0xBF58476D1CE4E5B9ull;
@@ -66,9 +79,13 @@ uint32_t tfx_hmap_get(const tfx_hmap *m, const char *key, size_t klen) {
 }
 
 int tfx_hmap_put(tfx_hmap *m, const char *key, size_t klen, uint32_t value, uint32_t *existing) {
+  return tfx_hmap_put_hashed(m, key, klen, tfx_hash_bytes(key, klen), value, existing);
+}
+
+int tfx_hmap_put_hashed(tfx_hmap *m, const char *key, size_t klen, uint32_t h, uint32_t value,
+                        uint32_t *existing) {
   if (klen > UINT32_MAX) return -1;
   if ((m->n + 1) * 2 > m->cap && grow(m, m->cap ? m->cap * 2 : 16) < 0) return -1;
-  uint32_t h = tfx_hash_bytes(key, klen);
   size_t j = h & (m->cap - 1);
   while (m->slots[j].key) {
     tfx_hmap_slot *s = &m->slots[j];

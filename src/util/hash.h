@@ -33,6 +33,16 @@ uint32_t tfx_hmap_get(const tfx_hmap *m, const char *key, size_t klen);
 /* Insert if absent. Returns 1 inserted, 0 already present (*existing set), -1 out of memory. */
 int tfx_hmap_put(tfx_hmap *m, const char *key, size_t klen, uint32_t value, uint32_t *existing);
 int tfx_hmap_reserve(tfx_hmap *m, size_t n);
+/* tfx_hmap_put with the key's hash given (h = tfx_hash_bytes(key, klen)): for loops that
+ * hash ahead and prefetch the slot (tfx_hmap_prefetch) so a large map's cache miss overlaps
+ * other work. Same result as tfx_hmap_put. */
+int tfx_hmap_put_hashed(tfx_hmap *m, const char *key, size_t klen, uint32_t h, uint32_t value,
+                        uint32_t *existing);
+/* Hint: the slot where a key of hash h starts probing is read soon (only while the map does
+ * not grow in between, e.g. after tfx_hmap_reserve). */
+static inline void tfx_hmap_prefetch(const tfx_hmap *m, uint32_t h) {
+  if (m->cap) __builtin_prefetch(&m->slots[h & (m->cap - 1)]);
+}
 
 typedef struct tfx_intern {
   tfx_arena arena;

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 typedef struct tfx_progress_sink {
-  /* done of total units ("nodes", "scope passes") of the running pass */
+  /* done of total units ("nodes", "scope tests") of the running pass */
   void (*fn)(void *user, uint64_t done, uint64_t total, const char *unit);
   void *user;
 } tfx_progress_sink;

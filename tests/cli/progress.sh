@@ -29,7 +29,7 @@ rc=$?
 grep -q $'\rtfxc: \[1/[0-9]*\] load' "$T/tty" || { echo "FAIL: no progress for pass load:"; od -c "$T/tty" | head; fail=1; }
 grep -q 'lowering, [0-9]* nodes' "$T/tty" || { echo "FAIL: no node count for lowering:"; od -c "$T/tty" | head; fail=1; }
 # within a pass: how far its node loop is (the first report of each pass is always shown)
-for want in 'index, 0/[0-9]* nodes' 'scope-fusion, [0-9]*/[0-9]* scope passes' 'op-mapping, 0/[0-9]* nodes' \
+for want in 'index, 0/[0-9]* nodes' 'scope-fusion, [0-9]*/[0-9]* scope tests' 'op-mapping, 0/[0-9]* nodes' \
             'lowering, 0/[0-9]* nodes'; do
   grep -q "$want" "$T/tty" || { echo "FAIL: no '$want' on the terminal:"; od -c "$T/tty" | head -20; fail=1; }
 done

@@ -280,6 +280,44 @@ static void odd_names(void **state) {
   assert_int_equal(f->t.scopes[0].n_all_nodes, 5);
   assert_int_equal(count(f, "root", "Neg"), 5);
   assert_int_equal(f->t.n_scopes, 4); /* root, lead/, dbl/, trail/ */
+  assert_int_equal(f->t.odd_names, 1);
+}
+
+/* Neighbouring names share scopes (the builder resumes after the prefix they share): a
+ * shared prefix that ends inside a piece, a name ending where the previous one had a scope,
+ * a longer piece with the same start, a return to an earlier scope. No name has an empty
+ * piece, so odd_names stays 0 (scope fusion then reads children from the tree). */
+static void shared_prefixes(void **state) {
+  fx *f = *state;
+  const char *g[] = {"ab/cd/x|Neg", "ab/ce/y|Neg", "ab/cd/z|Neg", "ab/cd|Neg", "ab|Neg",
+                     "abc/d/e|Neg", "ab/cd/q/r|Neg", "ab/cdx/s|Neg", "ab/c/t|Neg"};
+  build(f, g, TG_N(g));
+  assert_int_equal(f->t.odd_names, 0);
+  assert_int_equal(f->t.node_scope[nid(f, "ab/cd/x")], tfx_scope_find(&f->t, "ab/cd/"));
+  assert_int_equal(f->t.node_scope[nid(f, "ab/ce/y")], tfx_scope_find(&f->t, "ab/ce/"));
+  assert_int_equal(f->t.node_scope[nid(f, "ab/cd/z")], tfx_scope_find(&f->t, "ab/cd/"));
+  assert_int_equal(f->t.node_scope[nid(f, "ab/cd")], tfx_scope_find(&f->t, "ab/"));
+  assert_int_equal(f->t.node_scope[nid(f, "ab")], 0);
+  assert_int_equal(f->t.node_scope[nid(f, "abc/d/e")], tfx_scope_find(&f->t, "abc/d/"));
+  assert_int_equal(f->t.node_scope[nid(f, "ab/cd/q/r")], tfx_scope_find(&f->t, "ab/cd/q/"));
+  assert_int_equal(f->t.node_scope[nid(f, "ab/cdx/s")], tfx_scope_find(&f->t, "ab/cdx/"));
+  assert_int_equal(f->t.node_scope[nid(f, "ab/c/t")], tfx_scope_find(&f->t, "ab/c/"));
+  /* root, ab/, ab/cd/, ab/ce/, abc/, abc/d/, ab/cd/q/, ab/cdx/, ab/c/: each made once */
+  assert_int_equal(f->t.n_scopes, 9);
+  assert_int_equal(S(f, "ab/cd/")->n_nodes, 2);
+  assert_int_equal(S(f, "ab/cd/")->n_all_nodes, 3);
+  assert_int_equal(S(f, "ab/")->n_all_nodes, 7);
+  assert_int_equal(S(f, "ab/cd/q/")->parent, tfx_scope_find(&f->t, "ab/cd/"));
+}
+
+/* An empty piece inside a prefix the next name shares still marks the tree. */
+static void odd_name_in_shared_prefix(void **state) {
+  fx *f = *state;
+  const char *g[] = {"a//b/x|Neg", "a//b/y|Neg", "a/b/z|Neg"};
+  build(f, g, TG_N(g));
+  assert_int_equal(f->t.odd_names, 1);
+  assert_int_equal(S(f, "a/b/")->n_nodes, 3);
+  assert_int_equal(f->t.n_scopes, 3);
 }
 
 static void empty_graph_tree(void **state) {
@@ -374,6 +412,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(identity_and_const_counted, setup, teardown),
       cmocka_unit_test_setup_teardown(children_sorted_and_dfs, setup, teardown),
       cmocka_unit_test_setup_teardown(odd_names, setup, teardown),
+      cmocka_unit_test_setup_teardown(shared_prefixes, setup, teardown),
+      cmocka_unit_test_setup_teardown(odd_name_in_shared_prefix, setup, teardown),
       cmocka_unit_test_setup_teardown(empty_graph_tree, setup, teardown),
       cmocka_unit_test_setup_teardown(wide_and_deep, setup, teardown),
   };
