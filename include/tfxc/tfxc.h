@@ -164,6 +164,9 @@ typedef struct tfxc_run_info {
   int fused;              /* scope fusion ran: the report holds its report */
   int wrote;              /* the outputs were written (write-outputs) */
   unsigned long nodes_failed; /* nodes the op mapping could not convert */
+  /* A run hands the diagnostic handler its first 1000 diagnostics; errors and warnings past
+   * those are only counted here (a model can make one per node). */
+  unsigned long errors_not_reported, warnings_not_reported;
 } tfxc_run_info;
 /* Fills *info (all zero before the first run). Returns TFXC_OK or TFXC_MISUSE (NULL). */
 TFXC_API tfxc_status tfxc_last_run(tfxc_session *s, tfxc_run_info *info) TFXC_MUST_CHECK;

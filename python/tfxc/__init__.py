@@ -49,7 +49,8 @@ class _CDiag(ctypes.Structure):
 class _CRunInfo(ctypes.Structure):
     _fields_ = [("ran", ctypes.c_int), ("status", ctypes.c_int), ("exit_code", ctypes.c_int),
                 ("mapped", ctypes.c_int), ("fused", ctypes.c_int), ("wrote", ctypes.c_int),
-                ("nodes_failed", ctypes.c_ulong)]
+                ("nodes_failed", ctypes.c_ulong), ("errors_not_reported", ctypes.c_ulong),
+                ("warnings_not_reported", ctypes.c_ulong)]
 
 
 _DIAG_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.POINTER(_CDiag))
@@ -259,13 +260,16 @@ class Session:
 
     def last_run(self):
         """What the last run did, as a dict: ran, status (a name), exit_code, mapped (the op
-        mapping ran), fused (scope fusion ran), wrote (write_outputs), nodes_failed."""
+        mapping ran), fused (scope fusion ran), wrote (write_outputs), nodes_failed,
+        errors_not_reported and warnings_not_reported (past the 1000 diagnostics handed over)."""
         info = _CRunInfo()
         self._check(_lib.tfxc_last_run(self._h, ctypes.byref(info)))
         return {"ran": bool(info.ran), "status": _STATUS.get(info.status, "unknown"),
                 "exit_code": info.exit_code, "mapped": bool(info.mapped),
                 "fused": bool(info.fused), "wrote": bool(info.wrote),
-                "nodes_failed": info.nodes_failed}
+                "nodes_failed": info.nodes_failed,
+                "errors_not_reported": info.errors_not_reported,
+                "warnings_not_reported": info.warnings_not_reported}
 
     def list_passes(self):
         """The table `tfxc --list-passes` prints, with the session's disable_pass applied."""

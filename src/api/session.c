@@ -64,6 +64,7 @@ struct tfxc_session {
   int ran;                /* a run happened (ctx holds its results) */
   int run_rc;             /* its status (tfx_status, util/status.h) */
   int wrote;              /* it wrote the outputs (write-outputs; pass emit-tf ran) */
+  size_t run_dropped_errors, run_dropped_warnings; /* counted, past the 1000 handed over */
   char *dis_pipe, *dis_rules;
   char *out_paths[TFX_EMIT__COUNT]; /* the files the run writes (write-outputs) */
   tfx_api_progress progress; /* tfxc_set_progress_handler */
@@ -110,6 +111,8 @@ static tfxc_status finish(tfxc_session *s, tfxc_status st) {
     dg.span = it->span;
     s->diag_fn(s->diag_user, &dg);
   }
+  /* an error past the recorded ones (max_items) explains the status better than an earlier one */
+  if (st != TFXC_NOMEM && s->diag.last_dropped_error.msg) last_err = &s->diag.last_dropped_error;
   if (st != TFXC_OK) {
     free(s->errmsg);
     s->errmsg = NULL;
@@ -192,6 +195,7 @@ static void drop_run(tfxc_session *s) {
     s->out_paths[k] = NULL;
   }
   s->ran = 0;
+  s->run_dropped_errors = s->run_dropped_warnings = 0;
   s->run_rc = 0;
   s->wrote = 0;
 }
@@ -568,9 +572,9 @@ tfxc_status tfxc_run(tfxc_session *s, const char *last) {
   if (s->signature && s->out_nodes) /* the same checks as the CLI's */
     return bad(s, "--signature and --out-nodes both choose the outputs; give one");
   if (s->checkpoint && s->o.no_freeze) return bad(s, "--checkpoint and --no-freeze contradict each other");
-  /* a run records every diagnostic (no cap of 1000), as the tool calls: a caller that
-   * collects them (the command line) counts what it does not show */
-  s->diag.max_items = (size_t)-1;
+  /* a run records the first 1000 diagnostics and counts the rest (tfxc_run_info): a model
+   * can make one per node, and a caller that collects them counts what it does not show */
+  s->diag.max_items = 0;
   drop_run(s);
   setup_options(s);
   tfx_pipeline *p = &s->p;
@@ -630,7 +634,8 @@ tfxc_status tfxc_run(tfxc_session *s, const char *last) {
   const tfx_pass *ep = tfx_pipeline_find(p, "emit-tf");
   s->wrote = write && ep && ep->ran;
   st = tfx_api_status_from_rc(rc);
-  s->diag.max_items = 0; /* the default again for the other calls */
+  s->run_dropped_errors = s->diag.dropped_errors;
+  s->run_dropped_warnings = s->diag.dropped_warnings;
   return finish(s, st);
 }
 
@@ -680,6 +685,8 @@ tfxc_status tfxc_last_run(tfxc_session *s, tfxc_run_info *info) {
     info->fused = s->ctx.fusion_report != NULL;
     info->wrote = s->wrote;
     info->nodes_failed = s->ctx.opmap ? s->ctx.opmap->n_failed : 0;
+    info->errors_not_reported = s->run_dropped_errors;
+    info->warnings_not_reported = s->run_dropped_warnings;
   }
   return finish(s, TFXC_OK);
 }

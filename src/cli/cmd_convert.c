@@ -341,6 +341,8 @@ static int convert(tfx_cli_session *cs, const convert_args *ca) {
   rc = tfxc_status_exit_code(st);
   tfxc_run_info info;
   if (tfxc_last_run(cs->s, &info) != TFXC_OK) memset(&info, 0, sizeof info);
+  d->errors += info.errors_not_reported; /* counted in the "N more not shown" note */
+  d->warnings += info.warnings_not_reported;
   /* the report is written after a failed run too (its exit_code says so), unless nothing
    * was read (usage and input errors before any pass produced data stay report-less). The
    * precheck writes it to standard output unless --report names a file. */

@@ -46,6 +46,10 @@ static void forward(tfx_diag *to, const tfx_diag *from) {
     const tfx_diag_item *it = &from->items[i];
     tfx_diag_add(to, it->sev, it->file, it->line, it->col, "%s", it->msg);
   }
+  to->errors += from->dropped_errors; /* counted there, not recorded: counted here too */
+  to->warnings += from->dropped_warnings;
+  to->dropped_errors += from->dropped_errors;
+  to->dropped_warnings += from->dropped_warnings;
 }
 
 /* Data inputs the fusion dropped (the results do not export what a surviving node read).

@@ -17,6 +17,11 @@ void tfx_diag_clear(tfx_diag *d) {
   }
   d->n = 0;
   d->errors = d->warnings = 0;
+  d->dropped_errors = d->dropped_warnings = 0;
+  free(d->last_dropped_error.file);
+  free(d->last_dropped_error.msg);
+  memset(&d->last_dropped_error, 0, sizeof d->last_dropped_error);
+  d->last_dropped = 0;
 }
 
 void tfx_diag_free(tfx_diag *d) {
@@ -40,7 +45,20 @@ void tfx_diag_addv(tfx_diag *d, tfx_severity sev, const char *file, unsigned lin
   if (sev == TFX_SEV_ERROR) d->errors++;
   else if (sev == TFX_SEV_WARNING) d->warnings++;
   size_t max = d->max_items ? d->max_items : 1000;
-  if (d->n >= max) return;
+  char buf[1024];
+  d->last_dropped = 1;
+  if (d->n >= max) { /* counted only; the last such error is kept for the caller's summary */
+    if (sev == TFX_SEV_ERROR) d->dropped_errors++;
+    else if (sev == TFX_SEV_WARNING) d->dropped_warnings++;
+    if (sev == TFX_SEV_ERROR) {
+      tfx_diag_item *e = &d->last_dropped_error;
+      free(e->file);
+      free(e->msg);
+      vsnprintf(buf, sizeof buf, fmt, ap);
+      *e = (tfx_diag_item){sev, dupstr(file), line, col, 1, dupstr(buf), NULL};
+    }
+    return;
+  }
   if (d->n == d->cap) {
     size_t cap = d->cap ? d->cap * 2 : 8;
     tfx_diag_item *it = realloc(d->items, cap * sizeof *it);
@@ -48,7 +66,7 @@ void tfx_diag_addv(tfx_diag *d, tfx_severity sev, const char *file, unsigned lin
     d->items = it;
     d->cap = cap;
   }
-  char buf[1024];
+  d->last_dropped = 0;
   vsnprintf(buf, sizeof buf, fmt, ap);
   tfx_diag_item *it = &d->items[d->n++];
   it->sev = sev;
@@ -83,7 +101,7 @@ void tfx_warning(tfx_diag *d, const char *file, unsigned line, unsigned col, con
 }
 
 void tfx_diag_set_source(tfx_diag *d, const char *line_start, size_t line_len, unsigned span) {
-  if (!d->n) return;
+  if (!d->n || d->last_dropped) return; /* the message it belongs to was not recorded */
   tfx_diag_item *it = &d->items[d->n - 1];
   free(it->source_line);
   it->source_line = malloc(line_len + 1);

@@ -26,6 +26,9 @@ typedef struct tfx_diag {
   size_t errors, warnings;
   size_t max_items;   /* stop recording after this many (counts still grow); 0 = 1000 */
   int werror;         /* warnings count as errors */
+  size_t dropped_errors, dropped_warnings; /* counted but not recorded (over max_items) */
+  tfx_diag_item last_dropped_error; /* the last error not recorded (msg NULL: none) */
+  int last_dropped;   /* the most recent message was not recorded (tfx_diag_set_source skips) */
 } tfx_diag;
 
 void tfx_diag_init(tfx_diag *d);

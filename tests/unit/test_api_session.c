@@ -305,6 +305,45 @@ static void bad_model_and_rules_have_locations(void **state) {
   tfxc_close(s);
 }
 
+/* A run hands the handler its first 1000 diagnostics and counts the rest (a model can make one
+ * per node): 1500 inputs naming missing nodes give 1000 errors to the handler, 500 counted in
+ * tfxc_run_info, and tfxc_errmsg names the last error of all, not the last one handed over. */
+static void diagnostics_past_1000_are_counted(void **state) {
+  (void)state;
+  size_t cap = 1 << 17, len = 0;
+  char *m = malloc(cap);
+  assert_non_null(m);
+  len += (size_t)snprintf(m, cap, "node { name: \"x\" op: \"Placeholder\" "
+                          "attr { key: \"dtype\" value { type: DT_FLOAT } } }\n");
+  for (int i = 0; i < 1500; i++)
+    len += (size_t)snprintf(m + len, cap - len, "node { name: \"n%d\" op: \"Relu\" input: \"missing%d\" }\n", i, i);
+  assert_true(len < cap);
+  tfxc_session *s;
+  assert_int_equal(tfxc_open(&s), TFXC_OK);
+  seen sn;
+  memset(&sn, 0, sizeof sn);
+  tfxc_set_diagnostic_handler(s, collect, &sn);
+  assert_int_equal(tfxc_load_model_buffer(s, "many.pbtxt", m, len), TFXC_OK);
+  assert_int_equal(tfxc_run(s, NULL), TFXC_INPUT);
+  assert_int_equal(sn.n, 1000);
+  assert_int_equal(sn.errors, 1000);
+  assert_non_null(strstr(sn.msg, "'missing0'"));
+  assert_non_null(strstr(tfxc_errmsg(s), "'missing1499'"));
+  tfxc_run_info info;
+  assert_int_equal(tfxc_last_run(s, &info), TFXC_OK);
+  assert_int_equal(info.errors_not_reported, 500);
+  assert_int_equal(info.warnings_not_reported, 0);
+  /* a run that reports little counts nothing */
+  static const char ok_model[] =
+      "node { name: \"x\" op: \"Placeholder\" attr { key: \"dtype\" value { type: DT_FLOAT } } }\n";
+  assert_int_equal(tfxc_load_model_buffer(s, "ok.pbtxt", ok_model, sizeof ok_model - 1), TFXC_OK);
+  assert_int_equal(tfxc_run(s, NULL), TFXC_OK);
+  assert_int_equal(tfxc_last_run(s, &info), TFXC_OK);
+  assert_int_equal(info.errors_not_reported, 0);
+  tfxc_close(s);
+  free(m);
+}
+
 /* A rule over its own per-run heap (a string doubled 23 times, 128 MiB) is a rule run-time
  * error, TFXC_FAILED with the rule's location; never TFXC_NOMEM, which is a failed allocation
  * (out_of_memory_is_a_status). */
@@ -557,6 +596,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(heap_budget_is_failed_not_nomem),
       cmocka_unit_test(explain_text_is_the_commands),
       cmocka_unit_test(explain_misuse),
+      cmocka_unit_test(diagnostics_past_1000_are_counted),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
