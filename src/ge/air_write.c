@@ -44,10 +44,14 @@ typedef struct aw {
   size_t done;      /* bytes in the chunks after head */
   size_t next_cap, max;
   int err; /* 1 too deep, 2 out of memory, 3 over the size limit */
+  /* tfx_ge_air_stream_attrs: the data of this tensor, when it is the first thing written, is
+   * counted (virt) but not copied: the caller keeps a pointer to it instead */
+  const uint8_t *borrow;
+  size_t virt;
 } aw;
 
 static inline size_t aw_pos(const aw *c) {
-  return c->head ? c->done + (size_t)(c->head->data + c->head->cap - c->p) : 0;
+  return c->virt + (c->head ? c->done + (size_t)(c->head->data + c->head->cap - c->p) : 0);
 }
 
 static int aw_room_slow(aw *c, size_t n) {
@@ -257,7 +261,13 @@ static void w_attr_groups(aw *c, const Ge__Proto__AttrGroups *g) {
 static void w_tensor(aw *c, const Ge__Proto__TensorDef *t, int depth) {
   if (aw_deep(c, depth)) return;
   aw_unknown(c, &t->base);
-  if (t->data.len) aw_ld(c, 2, t->data.data, t->data.len);
+  if (t->data.len && c->borrow && t->data.data == c->borrow && aw_pos(c) == 0) {
+    c->virt = t->data.len; /* the bytes stay where they are (tfx_ge_air_stream_attrs) */
+    aw_varint(c, t->data.len);
+    aw_tag(c, 2, 2);
+  } else if (t->data.len) {
+    aw_ld(c, 2, t->data.data, t->data.len);
+  }
   if (t->desc) AW_SUB(c, 1, depth, w_desc(c, t->desc, depth + 1));
 }
 
@@ -385,7 +395,42 @@ static void w_desc(aw *c, const Ge__Proto__TensorDescriptor *td, int depth) {
   aw_str(c, 1, td->name);
 }
 
-static void w_op(aw *c, const Ge__Proto__OpDef *op, int depth) {
+/* Key order of a (NUL-terminated) entry key and a written one (bytes, len): strcmp's. */
+static int key_cmp(const char *a, const uint8_t *b, size_t nb) {
+  size_t na = strlen(a), n = na < nb ? na : nb;
+  int r = memcmp(a, b, n);
+  return r ? r : na < nb ? -1 : na > nb ? 1 : 0;
+}
+
+/* The attr map of an op: its entries (sorted) merged in key order with entries written before
+ * (pre, sorted); an entry of op replaces a written one of the same key. */
+static void w_op_attrs(aw *c, const Ge__Proto__OpDef *op, const tfx_ge_air_attr *pre,
+                       size_t n_pre, int depth) {
+  size_t k = op->n_attr, j = n_pre;
+  while ((k || j) && !c->err) {
+    int cmp = 0;
+    if (k && j) {
+      const char *key = op->attr[k - 1] && op->attr[k - 1]->key ? op->attr[k - 1]->key : "";
+      cmp = key_cmp(key, pre[j - 1].head + pre[j - 1].key_off, pre[j - 1].key_len);
+    }
+    if (j && (!k || cmp < 0)) {
+      aw_raw(c, pre[j - 1].tail, pre[j - 1].n_tail);
+      aw_raw(c, pre[j - 1].head, pre[j - 1].n_head);
+      j--;
+      continue;
+    }
+    if (j && cmp == 0) j--;
+    w_entries(c, 10, (void *const *)&op->attr[k - 1], 1, depth);
+    k--;
+  }
+}
+
+static void w_op_pre(aw *c, const Ge__Proto__OpDef *op, const tfx_ge_air_attr *pre, size_t n_pre,
+                     int depth);
+static void w_op(aw *c, const Ge__Proto__OpDef *op, int depth) { w_op_pre(c, op, NULL, 0, depth); }
+
+static void w_op_pre(aw *c, const Ge__Proto__OpDef *op, const tfx_ge_air_attr *pre, size_t n_pre,
+                     int depth) {
   if (aw_deep(c, depth)) return;
   aw_unknown(c, &op->base);
   aw_strs(c, 35, op->subgraph_name, op->n_subgraph_name);
@@ -407,7 +452,10 @@ static void w_op(aw *c, const Ge__Proto__OpDef *op, int depth) {
   aw_i64(c, 21, op->id);
   aw_bool(c, 20, op->has_out_attr);
   if (op->attr_groups) AW_SUB(c, 11, depth, w_attr_groups(c, op->attr_groups));
-  w_entries(c, 10, (void *const *)op->attr, op->n_attr, depth);
+  if (n_pre)
+    w_op_attrs(c, op, pre, n_pre, depth);
+  else
+    w_entries(c, 10, (void *const *)op->attr, op->n_attr, depth);
   aw_strs(c, 5, op->input, op->n_input);
   aw_str(c, 2, op->type);
   aw_str(c, 1, op->name);
@@ -537,10 +585,8 @@ void tfx_ge_air_stream_free(tfx_ge_air_stream *s) {
 
 size_t tfx_ge_air_stream_size(const tfx_ge_air_stream *s) { return s ? s->total : 0; }
 
-/* Writes op's record into the scratch writer. Returns its length, or 0 with *err (-1 too deep,
- * -3 out of memory). The record is the newest chunk's bytes from c.p on, then older chunks. */
-static size_t as_record(tfx_ge_air_stream *s, const Ge__Proto__OpDef *op, int *err) {
-  aw *c = &s->c;
+/* Empties the scratch writer for the next record. */
+static void as_reset(aw *c) {
   /* keep the newest chunk (the largest so far), drop the rest */
   if (c->head) {
     aw_chunk *keep = c->head;
@@ -556,8 +602,20 @@ static size_t as_record(tfx_ge_air_stream *s, const Ge__Proto__OpDef *op, int *e
   }
   c->err = 0;
   c->max = SIZE_MAX;
+  c->borrow = NULL;
+  c->virt = 0;
   if (!c->next_cap) c->next_cap = TFX_AIR_CHUNK_MIN;
-  AW_SUB(c, 6, 1, w_op(c, op, 2)); /* as in w_graph: the model is depth 0, a graph 1 */
+}
+
+/* Writes op's record (its attrs merged with pre) into the scratch writer. Returns its length,
+ * or 0 with *err (-1 too deep, -3 out of memory). The record is the newest chunk's bytes from
+ * c.p on, then older chunks. */
+static size_t as_record(tfx_ge_air_stream *s, const Ge__Proto__OpDef *op,
+                        const tfx_ge_air_attr *pre, size_t n_pre, int *err) {
+  aw *c = &s->c;
+  as_reset(c);
+  /* as in w_graph: the model is depth 0, a graph 1 */
+  AW_SUB(c, 6, 1, w_op_pre(c, op, pre, n_pre, 2));
   if (c->err) {
     *err = c->err == 2 ? -3 : -1;
     return 0;
@@ -590,8 +648,13 @@ static int as_seg_new(tfx_ge_air_stream *s, size_t gi, const uint8_t *p, size_t 
 }
 
 int tfx_ge_air_stream_op(tfx_ge_air_stream *s, size_t gi, const Ge__Proto__OpDef *op) {
+  return tfx_ge_air_stream_op_pre(s, gi, op, NULL, 0);
+}
+
+int tfx_ge_air_stream_op_pre(tfx_ge_air_stream *s, size_t gi, const Ge__Proto__OpDef *op,
+                             const tfx_ge_air_attr *pre, size_t n_pre) {
   int err = 0;
-  size_t n = as_record(s, op, &err);
+  size_t n = as_record(s, op, pre, n_pre, &err);
   if (err) return err;
   as_chunk *k = s->last;
   if (!k || k->cap - k->used < n) {
@@ -624,9 +687,14 @@ int tfx_ge_air_stream_hole(tfx_ge_air_stream *s, size_t gi, size_t *slot) {
 }
 
 int tfx_ge_air_stream_fill(tfx_ge_air_stream *s, size_t slot, const Ge__Proto__OpDef *op) {
+  return tfx_ge_air_stream_fill_pre(s, slot, op, NULL, 0);
+}
+
+int tfx_ge_air_stream_fill_pre(tfx_ge_air_stream *s, size_t slot, const Ge__Proto__OpDef *op,
+                               const tfx_ge_air_attr *pre, size_t n_pre) {
   if (slot >= s->n_seg || s->seg[slot].p) return -1;
   int err = 0;
-  size_t n = as_record(s, op, &err);
+  size_t n = as_record(s, op, pre, n_pre, &err);
   if (err) return err;
   uint8_t *buf = tfx_malloc(n);
   if (!buf) return -3;
@@ -635,6 +703,51 @@ int tfx_ge_air_stream_fill(tfx_ge_air_stream *s, size_t slot, const Ge__Proto__O
   s->seg[slot].len = n;
   s->seg[slot].own = buf;
   s->total += n;
+  return 0;
+}
+
+int tfx_ge_air_stream_attrs(tfx_ge_air_stream *s, const Ge__Proto__OpDef *op, tfx_arena *A,
+                            const uint8_t *borrow, tfx_ge_air_attr **out, size_t *n_out) {
+  *out = NULL;
+  *n_out = 0;
+  if (!op->n_attr) return 0;
+  tfx_ge_air_attr *v = tfx_arena_alloc(A, op->n_attr * sizeof *v);
+  if (!v) return -3;
+  aw *c = &s->c;
+  for (size_t k = 0; k < op->n_attr; k++) {
+    as_reset(c);
+    const Ge__Proto__OpDef__AttrEntry *e = op->attr[k];
+    const Ge__Proto__AttrDef *a = e ? e->value : NULL;
+    /* a tensor's data, the last bytes of its entry, is borrowed (a Const's weights) */
+    if (borrow && a && a->value_case == GE__PROTO__ATTR_DEF__VALUE_T && a->t &&
+        a->t->data.len && a->t->data.data == borrow)
+      c->borrow = borrow;
+    /* the depth an op's attrs have in as_record */
+    w_entries(c, 10, (void *const *)&op->attr[k], 1, 2);
+    if (c->err) return c->err == 2 ? -3 : -1;
+    size_t len = aw_pos(c), tail = c->virt, head = len - tail;
+    uint8_t *h = tfx_arena_alloc(A, head);
+    if (!h) return -3;
+    as_copy(c, h, head);
+    /* head: tag (one byte: field 10), length, then the entry: 0x0a, key length, key */
+    size_t at = 1;
+    while (at < head && (h[at] & 0x80)) at++;
+    at++;
+    uint64_t kl = 0;
+    unsigned sh = 0;
+    if (at >= head || h[at] != 0x0a) return -1;
+    for (at++; at < head && sh < 64; at++, sh += 7) {
+      kl |= (uint64_t)(h[at] & 0x7f) << sh;
+      if (!(h[at] & 0x80)) break;
+    }
+    at++;
+    if (at > head || kl > head - at) return -1;
+    v[k] = (tfx_ge_air_attr){h, tail ? a->t->data.data : NULL, (uint32_t)head, (uint32_t)tail,
+                             (uint32_t)at, (uint32_t)kl};
+  }
+  as_reset(c);
+  *out = v;
+  *n_out = op->n_attr;
   return 0;
 }
 

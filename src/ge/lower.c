@@ -124,22 +124,32 @@ char *tfx_lower_cat(lw *w, const char *a, const char *b) {
   return s;
 }
 
-char *tfx_lower_fmt(lw *w, const char *f, ...) {
-  va_list ap;
-  va_start(ap, f);
-  int n = vsnprintf(NULL, 0, f, ap);
-  va_end(ap);
-  if (n < 0) {
-    tfx_lower_oom(w);
-    return NULL;
-  }
-  char *s = tfx_arena_alloc(w->A, (size_t)n + 1);
+static char *lower_vfmt(lw *w, tfx_arena *A, const char *f, va_list ap) {
+  va_list aq;
+  va_copy(aq, ap);
+  int n = vsnprintf(NULL, 0, f, aq);
+  va_end(aq);
+  char *s = n < 0 ? NULL : tfx_arena_alloc(A, (size_t)n + 1);
   if (!s) {
     tfx_lower_oom(w);
     return NULL;
   }
-  va_start(ap, f);
   vsnprintf(s, (size_t)n + 1, f, ap);
+  return s;
+}
+
+char *tfx_lower_fmt(lw *w, const char *f, ...) {
+  va_list ap;
+  va_start(ap, f);
+  char *s = lower_vfmt(w, w->A, f, ap);
+  va_end(ap);
+  return s;
+}
+
+char *tfx_lower_fmt_in(lw *w, tfx_arena *A, const char *f, ...) {
+  va_list ap;
+  va_start(ap, f);
+  char *s = lower_vfmt(w, A, f, ap);
   va_end(ap);
   return s;
 }
@@ -164,7 +174,7 @@ char *tfx_lower_edge(lw *w, const char *name, int64_t port) {
 
 /* key: static or in the model's arena (borrowed) */
 int tfx_lower_set_attr(lw *w, Ge__Proto__OpDef *op, const char *key, Ge__Proto__AttrDef *v) {
-  if (!v || tfx_ge_op_attr_put(w->A, op, key, v)) return tfx_lower_oom(w);
+  if (!v || tfx_ge_op_attr_put(w->AT, op, key, v)) return tfx_lower_oom(w);
   return 0;
 }
 
@@ -603,7 +613,62 @@ static int stream_one(lg *G, size_t i, const size_t *hole) {
     t.attr = a;
   }
   tfx_ge_sort_op_maps(&t);
-  int r = hole ? tfx_ge_air_stream_fill(w->S, *hole, &t) : tfx_ge_air_stream_op(w->S, G->gi, &t);
+  const tfx_ge_air_attr *pre = i < G->cap_pre ? G->pre[i].v : NULL;
+  size_t n_pre = i < G->cap_pre ? G->pre[i].n : 0;
+  int r = hole ? tfx_ge_air_stream_fill_pre(w->S, *hole, &t, pre, n_pre)
+               : tfx_ge_air_stream_op_pre(w->S, G->gi, &t, pre, n_pre);
+  if (r == -3) return tfx_lower_oom(w);
+  if (r != 0)
+    GERR(G, "internal error: op '%s' cannot be serialized (nested over 1000 levels deep)", t.name);
+  return 0;
+}
+
+/* Whether phase 1 of node id writes its ops' own attrs ahead (streaming): not a Data op
+ * (its index is checked at the end) nor a node with subgraphs (wired and written whole, in
+ * phase 3), nor a graph map with an inner Data op. */
+static int pre_node(const lg *G, uint32_t id) {
+  const tfx_mapped_op *mop = &G->mg->ops[id];
+  const tfx_node *nd = &G->g->nodes[id];
+  const char *names[8];
+  switch (mop->how) {
+  case TFX_MAP_RULE:
+  case TFX_MAP_AUTO:
+  case TFX_MAP_PASSTHROUGH:
+    return !tfx_lower_is_type(mop->type, "Data") && tfx_lower_subgraph_attrs(mop, nd, names, 8) == 0;
+  case TFX_MAP_GRAPH:
+    for (uint32_t i = 0; i < mop->n_inner; i++)
+      if (tfx_lower_is_type(mop->inner[i].type, "Data")) return 0;
+    return 1;
+  default: return 0;
+  }
+}
+
+/* Streaming, phase 1: op i's own attrs (built in the scratch arena) become their wire bytes
+ * in the model's arena (G->pre[i]) and leave the op; the caller resets the scratch. 0 or -1
+ * (out of memory). */
+static int pre_encode(lg *G, size_t i) {
+  lw *w = G->w;
+  if (i >= G->cap_pre) {
+    size_t nc = G->cap_pre ? G->cap_pre : 64;
+    while (nc <= i) nc *= 2;
+    struct tfx_lower_pre *v = tfx_realloc(G->pre, nc * sizeof *v);
+    if (!v) return tfx_lower_oom(w);
+    memset(v + G->cap_pre, 0, (nc - G->cap_pre) * sizeof *v);
+    G->pre = v;
+    G->cap_pre = nc;
+  }
+  Ge__Proto__OpDef *op = G->gd->op[i];
+  if (!op->n_attr) return 0;
+  Ge__Proto__OpDef t = *op;
+  t.n_input_desc = t.n_output_desc = 0; /* only the attrs are sorted and written here */
+  op->attr = NULL;
+  op->n_attr = 0;
+  void *a = tfx_arena_alloc(&w->scratch, t.n_attr * sizeof *t.attr);
+  if (!a) return tfx_lower_oom(w);
+  memcpy(a, t.attr, t.n_attr * sizeof *t.attr);
+  t.attr = a;
+  tfx_ge_sort_op_maps(&t);
+  int r = tfx_ge_air_stream_attrs(w->S, &t, w->P, w->borrow, &G->pre[i].v, &G->pre[i].n);
   if (r == -3) return tfx_lower_oom(w);
   if (r != 0)
     GERR(G, "internal error: op '%s' cannot be serialized (nested over 1000 levels deep)", t.name);
@@ -657,12 +722,12 @@ static int wire_stream(lg *G, uint32_t id, ctl *c) {
     if (a) memcpy(a, op->attr, op->n_attr * sizeof *op->attr);
     op->attr = (Ge__Proto__OpDef__AttrEntry **)a;
   }
-  w->A = &w->scratch;
+  w->A = w->AT = &w->scratch;
   rc = r->op ? tfx_lower_wire_op(G, id, c) : tfx_lower_wire_graph_node(G, id, c);
   if (rc == 0) check_edges(G, from, to, G->consumed, G->n_phase1);
   for (size_t i = from; i < to && rc == 0; i++) rc = stream_one(G, i, NULL);
   for (size_t i = from; i < to; i++) *G->gd->op[i] = snap[i - from];
-  w->A = w->P;
+  w->A = w->AT = w->P;
   tfx_arena_reset(&w->scratch);
   G->n_streamed = to;
   return rc;
@@ -733,6 +798,10 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
     tfx_progress_nodes(id, g->n_nodes);
     const tfx_node *nd = &g->nodes[id];
     const tfx_mapped_op *mop = &mg->ops[id];
+    size_t first = gd->n_op;
+    int pre = w->S && pre_node(&G, id);
+    if (pre) w->AT = &w->scratch; /* its attrs: written ahead below, then dropped */
+    w->borrow = NULL;
     switch (mop->how) {
     case TFX_MAP_RULE:
     case TFX_MAP_AUTO:
@@ -745,6 +814,13 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
       break;
     }
     G.nr[id].op_end = (uint32_t)gd->n_op;
+    if (pre) {
+      for (size_t i = first; i < gd->n_op && rc == 0; i++) rc = pre_encode(&G, i);
+      if (rc) /* the ops keep no attr in the scratch being reset */
+        for (size_t i = first; i < gd->n_op; i++) gd->op[i]->attr = NULL, gd->op[i]->n_attr = 0;
+      w->AT = w->A;
+      tfx_arena_reset(&w->scratch);
+    }
   }
   /* the ops phase 1 made; streaming: the flags check_edges sets as ops are written, the ids
    * (this graph's ops and its NetOutput come before its subgraphs'), the subgraph's Data ops
@@ -839,6 +915,7 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
   }
 out:
   free(G.consumed);
+  free(G.pre);
   free(consumed);
   free(G.nr);
   free(G.args);
@@ -865,7 +942,7 @@ tfx_status tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *
   }
   lw w;
   memset(&w, 0, sizeof w);
-  w.A = w.P = &gm->arena;
+  w.A = w.P = w.AT = &gm->arena;
   tfx_arena_init(&w.scratch);
   w.m = m;
   w.om = om;

@@ -188,11 +188,24 @@ typedef struct tfx_lower_graph {
   int64_t id_base;
   size_t n_phase1, n_streamed;
   uint8_t *consumed;
+  /* streaming: per op of phase 1, its own attrs as wire bytes (written in phase 1, the
+   * messages dropped; merged with the attrs phase 2 adds when the op is written). malloc */
+  struct tfx_lower_pre {
+    tfx_ge_air_attr *v;
+    size_t n;
+  } *pre;
+  size_t cap_pre;
 } tfx_lower_graph;
 
 struct tfx_lower_ctx {
   tfx_arena *A; /* where lowering allocates now: P, or scratch while one op is wired */
   tfx_arena *P; /* the model's arena */
+  /* where an op's attrs (values, entries, their arrays) go: A, except while streaming phase 1
+   * builds a node whose attrs are written ahead (tfx_lower_graph.pre): the scratch arena */
+  tfx_arena *AT;
+  /* streaming phase 1: a Const value's data borrowed from the TF tensor (or the checkpoint
+   * mapping), which its written attrs may point at instead of copying; NULL: none */
+  const uint8_t *borrow;
   /* streaming (NULL: the whole ModelDef is built): each op's record goes to S once the op is
    * complete; what only that op needed (its input descs, edges, port-name attrs) lives in
    * scratch, reset per node */
@@ -236,6 +249,9 @@ int tfx_lower_oom(tfx_lower_ctx *w);
 /* Arena strings: a + b, printf. NULL after reporting out of memory. */
 char *tfx_lower_cat(tfx_lower_ctx *w, const char *a, const char *b);
 char *tfx_lower_fmt(tfx_lower_ctx *w, const char *f, ...) __attribute__((format(printf, 2, 3)));
+/* The same in arena A. */
+char *tfx_lower_fmt_in(tfx_lower_ctx *w, tfx_arena *A, const char *f, ...)
+    __attribute__((format(printf, 3, 4)));
 /* "name:port" (an edge; port -1 is a control edge), what tfx_lower_fmt(w, "%s:%d", ...) gives,
  * without printf: one per edge, it was 6% of a conversion's instructions. NULL after reporting
  * out of memory. */
