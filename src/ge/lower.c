@@ -409,7 +409,8 @@ static int build_args(lg *G) {
       n = pd->shape->n_dim;
       known = tfx_ge_td_attr_get(pd, "origin_shape") != NULL;
     }
-    Ge__Proto__TensorDescriptor *x = tfx_ge_desc_new(w->A, "x", ge, dims, n, known, "ND");
+    Ge__Proto__TensorDescriptor *x =
+        tfx_ge_desc_new_shared(w->A, &w->shapes, "x", ge, dims, n, known, "ND");
     Ge__Proto__TensorDescriptor *y = x ? tfx_ge_desc_copy(w->A, x, "y", NULL) : NULL;
     if (tfx_lower_push_desc(w, &op->input_desc, &op->n_input_desc, x) ||
         tfx_lower_push_desc(w, &op->output_desc, &op->n_output_desc, y) ||
@@ -958,6 +959,7 @@ tfx_status tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *
   tfx_hmap_init(&w.graph_names);
   tfx_hmap_init(&w.fn_index);
   tfx_hmap_init(&w.port_lists);
+  tfx_ge_shape_cache_init(&w.shapes, w.P);
   w.fn_busy = tfx_calloc(m->n_funcs ? m->n_funcs : 1, 1);
   Ge__Proto__ModelDef *model = tfx_arena_alloc(w.A, sizeof *model);
   if (o->stream_air && !(w.S = tfx_ge_air_stream_new())) model = NULL;
@@ -1008,6 +1010,7 @@ done:
   tfx_hmap_free(&w.graph_names);
   tfx_hmap_free(&w.fn_index);
   tfx_hmap_free(&w.port_lists);
+  tfx_ge_shape_cache_free(&w.shapes);
   tfx_arena_free(&w.scratch);
   tfx_ge_air_stream_free(w.S);
   if (w.failed || w.oom) {

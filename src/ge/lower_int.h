@@ -104,6 +104,21 @@ Ge__Proto__TensorDef *tfx_ge_tensor_from_tf_ex(tfx_arena *A, const Tensorflow__T
 Ge__Proto__TensorDescriptor *tfx_ge_desc_new(tfx_arena *A, const char *name, int dtype,
                                              const int64_t *dims, size_t n_dims, int shape_known,
                                              const char *layout);
+/* Shared origin_shape entries, one per distinct shape (entries are never modified once made):
+ * an origin_shape list per output descriptor was a quarter of phase 1's memory. */
+typedef struct tfx_ge_shape_cache {
+  tfx_arena *A; /* where the shared entries live (the model's arena) */
+  tfx_hmap map; /* [n, dims...] as bytes -> index into v */
+  Ge__Proto__TensorDescriptor__AttrEntry **v;
+  size_t n;
+} tfx_ge_shape_cache;
+void tfx_ge_shape_cache_init(tfx_ge_shape_cache *c, tfx_arena *A);
+void tfx_ge_shape_cache_free(tfx_ge_shape_cache *c);
+/* tfx_ge_desc_new with its origin_shape entry from c (the same bytes). */
+Ge__Proto__TensorDescriptor *tfx_ge_desc_new_shared(tfx_arena *A, tfx_ge_shape_cache *c,
+                                                    const char *name, int dtype,
+                                                    const int64_t *dims, size_t n_dims,
+                                                    int shape_known, const char *layout);
 /* The descriptor of an optional input left unfed, as GE's serializer writes it (docs/AIR.md
  * §7.2): dtype DT_UNDEFINED, layout "FORMAT_RESERVED", an empty shape, attr origin_format "ND",
  * and TorchAir's attr _is_unfed_optional = 1. */
@@ -219,6 +234,7 @@ struct tfx_lower_ctx {
   const tfx_ge_lower_opts *o;
   tfx_diag *d;
   const char *file;
+  tfx_ge_shape_cache shapes; /* origin_shape entries shared by the descriptors (in P) */
   Ge__Proto__ModelDef *model;
   tfx_hmap graph_names;
   tfx_hmap fn_index; /* function name -> module index */

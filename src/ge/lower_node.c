@@ -241,8 +241,9 @@ static Ge__Proto__TensorDescriptor *out_desc(lg *G, const tfx_node *nd, int32_t 
     tfx_lower_oom(w);
     return NULL;
   }
-  Ge__Proto__TensorDescriptor *td = r ? tfx_ge_desc_new(w->A, name, ge, dims, n, 1, layout)
-                                      : tfx_ge_desc_new(w->A, name, ge, &unk, 1, 0, layout);
+  Ge__Proto__TensorDescriptor *td =
+      r ? tfx_ge_desc_new_shared(w->A, &w->shapes, name, ge, dims, n, 1, layout)
+        : tfx_ge_desc_new(w->A, name, ge, &unk, 1, 0, layout);
   if (!td) tfx_lower_oom(w);
   return td;
 }
@@ -361,7 +362,8 @@ static int build_data(lg *G, uint32_t id, Ge__Proto__OpDef *op) {
   int unknown_rank = n == 1 && dims[0] == -2;
   const char *layout = data_layout(G, id, n, unknown_rank);
   if (w->oom) return -1;
-  Ge__Proto__TensorDescriptor *x = tfx_ge_desc_new(w->A, "x", ge, dims, n, !unknown_rank, layout);
+  Ge__Proto__TensorDescriptor *x =
+      tfx_ge_desc_new_shared(w->A, &w->shapes, "x", ge, dims, n, !unknown_rank, layout);
   Ge__Proto__TensorDescriptor *y = x ? tfx_ge_desc_copy(w->A, x, "y", NULL) : NULL;
   if (tfx_lower_push_desc(w, &op->input_desc, &op->n_input_desc, x) ||
       tfx_lower_push_desc(w, &op->output_desc, &op->n_output_desc, y))
@@ -416,7 +418,7 @@ static int build_const(lg *G, uint32_t id, Ge__Proto__OpDef *op, const tfx_mappe
    * TensorDef desc is tfx_ge_desc_new(.., shape known, "ND")) */
   const Ge__Proto__TensorDescriptor *vd = t->desc;
   return tfx_lower_push_desc(w, &op->output_desc, &op->n_output_desc,
-                             tfx_ge_desc_new(w->A, yname, vd->dtype,
+                             tfx_ge_desc_new_shared(w->A, &w->shapes, yname, vd->dtype,
                                              vd->shape ? vd->shape->dim : NULL,
                                              vd->shape ? vd->shape->n_dim : 0, 1, vd->layout));
 }
