@@ -251,7 +251,9 @@ Ge__Proto__OpDef *tfx_lower_op_new(lg *G, const char *name, const char *type, in
     }
   }
   op->name = (char *) final;
-  if (!(op->type = tfx_arena_strdup(w->A, type ? type : ""))) {
+  if (w->S) /* borrowed: see tfx_ge_lower */
+    op->type = (char *)(type ? type : "");
+  else if (!(op->type = tfx_arena_strdup(w->A, type ? type : ""))) {
     tfx_lower_oom(w);
     return NULL;
   }
@@ -787,7 +789,9 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
   for (uint32_t id = 0; id < g->n_nodes && rc == 0; id++) {
     uint8_t how = mg->ops[id].how;
     if (how == TFX_MAP_RULE || how == TFX_MAP_AUTO || how == TFX_MAP_PASSTHROUGH) {
-      char *name = tfx_lower_cat(w, G.prefix, g->nodes[id].name);
+      /* streaming, main graph: the TF name itself (borrowed: see tfx_ge_lower) */
+      char *name = w->S && !*G.prefix ? (char *)g->nodes[id].name
+                                      : tfx_lower_cat(w, G.prefix, g->nodes[id].name);
       rc = name ? reserve_name(&G, name) : -1;
       G.nr[id].gname = name;
     }
@@ -960,6 +964,9 @@ tfx_status tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *
   tfx_hmap_init(&w.fn_index);
   tfx_hmap_init(&w.port_lists);
   tfx_ge_shape_cache_init(&w.shapes, w.P);
+  /* streaming: the tree is gone when lowering returns, so its strings may be borrowed from
+   * the TF side and the op mapping, which outlive the call (names, types, port names) */
+  w.shapes.borrow_strings = o->stream_air;
   w.fn_busy = tfx_calloc(m->n_funcs ? m->n_funcs : 1, 1);
   Ge__Proto__ModelDef *model = tfx_arena_alloc(w.A, sizeof *model);
   if (o->stream_air && !(w.S = tfx_ge_air_stream_new())) model = NULL;

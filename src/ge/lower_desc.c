@@ -175,7 +175,15 @@ Ge__Proto__TensorDescriptor *tfx_ge_desc_new_shared(tfx_arena *A, tfx_ge_shape_c
 static Ge__Proto__TensorDescriptor *desc_new(tfx_arena *A, tfx_ge_shape_cache *c,
                                              const char *name, int dtype, const int64_t *dims,
                                              size_t n_dims, int shape_known, const char *layout) {
-  Ge__Proto__TensorDescriptor *td = desc_alloc(A, name);
+  Ge__Proto__TensorDescriptor *td;
+  if (c && c->borrow_strings) { /* name (and layout below) kept as given */
+    if ((td = tfx_arena_alloc(A, sizeof *td))) {
+      ge__proto__tensor_descriptor__init(td);
+      td->name = (char *)(name ? name : "");
+    }
+  } else {
+    td = desc_alloc(A, name);
+  }
   Ge__Proto__ShapeDef *sh = tfx_arena_alloc(A, sizeof *sh);
   if (!td || !sh) return NULL;
   ge__proto__shape_def__init(sh);
@@ -187,7 +195,10 @@ static Ge__Proto__TensorDescriptor *desc_new(tfx_arena *A, tfx_ge_shape_cache *c
   td->shape = sh;
   td->dtype = (Ge__Proto__DataType)dtype;
   if (!layout || !*layout) layout = "ND";
-  if (!(td->layout = tfx_arena_strdup(A, layout))) return NULL;
+  if (c && c->borrow_strings)
+    td->layout = (char *)layout;
+  else if (!(td->layout = tfx_arena_strdup(A, layout)))
+    return NULL;
   if (put_origin_format(A, td)) return NULL;
   int unknown_rank = n_dims == 1 && dims[0] == -2;
   if (shape_known && !unknown_rank && c) {

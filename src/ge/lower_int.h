@@ -111,10 +111,14 @@ typedef struct tfx_ge_shape_cache {
   tfx_hmap map; /* [n, dims...] as bytes -> index into v */
   Ge__Proto__TensorDescriptor__AttrEntry **v;
   size_t n;
+  /* the descriptors' name and layout are borrowed, not copied (streaming lowering: they
+   * outlive the descriptors, which are gone when lowering returns) */
+  int borrow_strings;
 } tfx_ge_shape_cache;
 void tfx_ge_shape_cache_init(tfx_ge_shape_cache *c, tfx_arena *A);
 void tfx_ge_shape_cache_free(tfx_ge_shape_cache *c);
-/* tfx_ge_desc_new with its origin_shape entry from c (the same bytes). */
+/* tfx_ge_desc_new with its origin_shape entry from c (the same bytes); name and layout
+ * borrowed when c->borrow_strings. */
 Ge__Proto__TensorDescriptor *tfx_ge_desc_new_shared(tfx_arena *A, tfx_ge_shape_cache *c,
                                                     const char *name, int dtype,
                                                     const int64_t *dims, size_t n_dims,

@@ -417,10 +417,14 @@ static int build_const(lg *G, uint32_t id, Ge__Proto__OpDef *op, const tfx_mappe
    * output desc is made anew in the model's arena, as the tensor's desc was (attr.c: every
    * TensorDef desc is tfx_ge_desc_new(.., shape known, "ND")) */
   const Ge__Proto__TensorDescriptor *vd = t->desc;
+  /* (its layout is "ND"; a copy otherwise, as the descriptor may borrow it) */
+  const char *layout = vd->layout && strcmp(vd->layout, "ND") != 0
+                           ? tfx_arena_strdup(w->A, vd->layout) : "ND";
+  if (!layout) return tfx_lower_oom(w);
   return tfx_lower_push_desc(w, &op->output_desc, &op->n_output_desc,
                              tfx_ge_desc_new_shared(w->A, &w->shapes, yname, vd->dtype,
                                              vd->shape ? vd->shape->dim : NULL,
-                                             vd->shape ? vd->shape->n_dim : 0, 1, vd->layout));
+                                             vd->shape ? vd->shape->n_dim : 0, 1, layout));
 }
 
 static int dyn_attrs(lw *w, Ge__Proto__OpDef *op, const tfx_map_dyn *dyn, uint32_t n) {
