@@ -402,16 +402,22 @@ static int key_cmp(const char *a, const uint8_t *b, size_t nb) {
   return r ? r : na < nb ? -1 : na > nb ? 1 : 0;
 }
 
+/* One record of a tfx_ge_air_attrs, located (as_spans). */
+typedef struct aw_span {
+  const uint8_t *head, *tail, *key;
+  size_t n_head, n_tail, n_key;
+} aw_span;
+
 /* The attr map of an op: its entries (sorted) merged in key order with entries written before
  * (pre, sorted); an entry of op replaces a written one of the same key. */
-static void w_op_attrs(aw *c, const Ge__Proto__OpDef *op, const tfx_ge_air_attr *pre,
-                       size_t n_pre, int depth) {
+static void w_op_attrs(aw *c, const Ge__Proto__OpDef *op, const aw_span *pre, size_t n_pre,
+                       int depth) {
   size_t k = op->n_attr, j = n_pre;
   while ((k || j) && !c->err) {
     int cmp = 0;
     if (k && j) {
       const char *key = op->attr[k - 1] && op->attr[k - 1]->key ? op->attr[k - 1]->key : "";
-      cmp = key_cmp(key, pre[j - 1].head + pre[j - 1].key_off, pre[j - 1].key_len);
+      cmp = key_cmp(key, pre[j - 1].key, pre[j - 1].n_key);
     }
     if (j && (!k || cmp < 0)) {
       aw_raw(c, pre[j - 1].tail, pre[j - 1].n_tail);
@@ -425,11 +431,11 @@ static void w_op_attrs(aw *c, const Ge__Proto__OpDef *op, const tfx_ge_air_attr 
   }
 }
 
-static void w_op_pre(aw *c, const Ge__Proto__OpDef *op, const tfx_ge_air_attr *pre, size_t n_pre,
+static void w_op_pre(aw *c, const Ge__Proto__OpDef *op, const aw_span *pre, size_t n_pre,
                      int depth);
 static void w_op(aw *c, const Ge__Proto__OpDef *op, int depth) { w_op_pre(c, op, NULL, 0, depth); }
 
-static void w_op_pre(aw *c, const Ge__Proto__OpDef *op, const tfx_ge_air_attr *pre, size_t n_pre,
+static void w_op_pre(aw *c, const Ge__Proto__OpDef *op, const aw_span *pre, size_t n_pre,
                      int depth) {
   if (aw_deep(c, depth)) return;
   aw_unknown(c, &op->base);
@@ -563,6 +569,10 @@ struct tfx_ge_air_stream {
   as_seg *seg;
   size_t n_seg, cap_seg;
   size_t total; /* bytes of every op record */
+  aw_span *span; /* tfx_ge_air_attrs located (as_spans) */
+  size_t cap_span;
+  uint8_t *tmp; /* tfx_ge_air_stream_attrs: the records being gathered */
+  size_t cap_tmp;
 };
 
 tfx_ge_air_stream *tfx_ge_air_stream_new(void) {
@@ -580,6 +590,8 @@ void tfx_ge_air_stream_free(tfx_ge_air_stream *s) {
   }
   for (size_t i = 0; i < s->n_seg; i++) free(s->seg[i].own);
   free(s->seg);
+  free(s->span);
+  free(s->tmp);
   free(s);
 }
 
@@ -610,12 +622,52 @@ static void as_reset(aw *c) {
 /* Writes op's record (its attrs merged with pre) into the scratch writer. Returns its length,
  * or 0 with *err (-1 too deep, -3 out of memory). The record is the newest chunk's bytes from
  * c.p on, then older chunks. */
+/* Reads a varint at *at (< end); 0 when malformed. */
+static int as_varint(const uint8_t *p, size_t end, size_t *at, uint64_t *v) {
+  *v = 0;
+  for (unsigned sh = 0; *at < end && sh < 64; sh += 7) {
+    uint8_t b = p[(*at)++];
+    *v |= (uint64_t)(b & 0x7f) << sh;
+    if (!(b & 0x80)) return 1;
+  }
+  return 0;
+}
+
+/* Locates the records of pre in s->span. 0, -1 (malformed) or -3 (out of memory). */
+static int as_spans(tfx_ge_air_stream *s, const tfx_ge_air_attrs *pre) {
+  if (pre->n > s->cap_span) {
+    aw_span *v = tfx_realloc(s->span, pre->n * sizeof *v);
+    if (!v) return -3;
+    s->span = v;
+    s->cap_span = pre->n;
+  }
+  size_t at = 0;
+  for (uint32_t j = 0; j < pre->n; j++) {
+    size_t start = at;
+    uint64_t len, kl;
+    if (at >= pre->len || pre->p[at++] != (10 << 3 | 2) || !as_varint(pre->p, pre->len, &at, &len))
+      return -1;
+    size_t tail = j == pre->tail_at ? pre->n_tail : 0;
+    if (len < tail || len - tail > pre->len - at) return -1;
+    size_t end = at + (size_t)(len - tail), k = at;
+    if (k >= end || pre->p[k++] != (1 << 3 | 2) || !as_varint(pre->p, end, &k, &kl) ||
+        kl > end - k)
+      return -1;
+    s->span[j] = (aw_span){pre->p + start, tail ? pre->tail : NULL, pre->p + k, end - start, tail,
+                           (size_t)kl};
+    at = end;
+  }
+  return at == pre->len ? 0 : -1;
+}
+
 static size_t as_record(tfx_ge_air_stream *s, const Ge__Proto__OpDef *op,
-                        const tfx_ge_air_attr *pre, size_t n_pre, int *err) {
+                        const tfx_ge_air_attrs *pre, int *err) {
   aw *c = &s->c;
+  size_t n_pre = pre ? pre->n : 0;
+  if (n_pre && (*err = as_spans(s, pre)) != 0) return 0;
   as_reset(c);
   /* as in w_graph: the model is depth 0, a graph 1 */
-  AW_SUB(c, 6, 1, w_op_pre(c, op, pre, n_pre, 2));
+  AW_SUB(c, 6, 1, w_op_pre(c, op, s->span, n_pre, 2));
   if (c->err) {
     *err = c->err == 2 ? -3 : -1;
     return 0;
@@ -648,13 +700,13 @@ static int as_seg_new(tfx_ge_air_stream *s, size_t gi, const uint8_t *p, size_t 
 }
 
 int tfx_ge_air_stream_op(tfx_ge_air_stream *s, size_t gi, const Ge__Proto__OpDef *op) {
-  return tfx_ge_air_stream_op_pre(s, gi, op, NULL, 0);
+  return tfx_ge_air_stream_op_pre(s, gi, op, NULL);
 }
 
 int tfx_ge_air_stream_op_pre(tfx_ge_air_stream *s, size_t gi, const Ge__Proto__OpDef *op,
-                             const tfx_ge_air_attr *pre, size_t n_pre) {
+                             const tfx_ge_air_attrs *pre) {
   int err = 0;
-  size_t n = as_record(s, op, pre, n_pre, &err);
+  size_t n = as_record(s, op, pre, &err);
   if (err) return err;
   as_chunk *k = s->last;
   if (!k || k->cap - k->used < n) {
@@ -687,14 +739,14 @@ int tfx_ge_air_stream_hole(tfx_ge_air_stream *s, size_t gi, size_t *slot) {
 }
 
 int tfx_ge_air_stream_fill(tfx_ge_air_stream *s, size_t slot, const Ge__Proto__OpDef *op) {
-  return tfx_ge_air_stream_fill_pre(s, slot, op, NULL, 0);
+  return tfx_ge_air_stream_fill_pre(s, slot, op, NULL);
 }
 
 int tfx_ge_air_stream_fill_pre(tfx_ge_air_stream *s, size_t slot, const Ge__Proto__OpDef *op,
-                               const tfx_ge_air_attr *pre, size_t n_pre) {
+                               const tfx_ge_air_attrs *pre) {
   if (slot >= s->n_seg || s->seg[slot].p) return -1;
   int err = 0;
-  size_t n = as_record(s, op, pre, n_pre, &err);
+  size_t n = as_record(s, op, pre, &err);
   if (err) return err;
   uint8_t *buf = tfx_malloc(n);
   if (!buf) return -3;
@@ -707,47 +759,51 @@ int tfx_ge_air_stream_fill_pre(tfx_ge_air_stream *s, size_t slot, const Ge__Prot
 }
 
 int tfx_ge_air_stream_attrs(tfx_ge_air_stream *s, const Ge__Proto__OpDef *op, tfx_arena *A,
-                            const uint8_t *borrow, tfx_ge_air_attr **out, size_t *n_out) {
-  *out = NULL;
-  *n_out = 0;
+                            const uint8_t *borrow, tfx_ge_air_attrs *out) {
+  memset(out, 0, sizeof *out);
+  out->tail_at = UINT32_MAX;
   if (!op->n_attr) return 0;
-  tfx_ge_air_attr *v = tfx_arena_alloc(A, op->n_attr * sizeof *v);
-  if (!v) return -3;
+  if (op->n_attr >= UINT32_MAX) return -1;
   aw *c = &s->c;
+  size_t len = 0;
   for (size_t k = 0; k < op->n_attr; k++) {
     as_reset(c);
     const Ge__Proto__OpDef__AttrEntry *e = op->attr[k];
     const Ge__Proto__AttrDef *a = e ? e->value : NULL;
-    /* a tensor's data, the last bytes of its entry, is borrowed (a Const's weights) */
-    if (borrow && a && a->value_case == GE__PROTO__ATTR_DEF__VALUE_T && a->t &&
-        a->t->data.len && a->t->data.data == borrow)
+    /* a tensor's data, the last bytes of its entry, is borrowed (a Const's weights): once */
+    if (borrow && out->tail_at == UINT32_MAX && a &&
+        a->value_case == GE__PROTO__ATTR_DEF__VALUE_T && a->t && a->t->data.len &&
+        a->t->data.data == borrow)
       c->borrow = borrow;
     /* the depth an op's attrs have in as_record */
     w_entries(c, 10, (void *const *)&op->attr[k], 1, 2);
     if (c->err) return c->err == 2 ? -3 : -1;
-    size_t len = aw_pos(c), tail = c->virt, head = len - tail;
-    uint8_t *h = tfx_arena_alloc(A, head);
-    if (!h) return -3;
-    as_copy(c, h, head);
-    /* head: tag (one byte: field 10), length, then the entry: 0x0a, key length, key */
-    size_t at = 1;
-    while (at < head && (h[at] & 0x80)) at++;
-    at++;
-    uint64_t kl = 0;
-    unsigned sh = 0;
-    if (at >= head || h[at] != 0x0a) return -1;
-    for (at++; at < head && sh < 64; at++, sh += 7) {
-      kl |= (uint64_t)(h[at] & 0x7f) << sh;
-      if (!(h[at] & 0x80)) break;
+    size_t tail = c->virt, head = aw_pos(c) - tail;
+    if (tail) {
+      if (tail > UINT32_MAX) return -1;
+      out->tail = borrow;
+      out->n_tail = (uint32_t)tail;
+      out->tail_at = (uint32_t)k;
     }
-    at++;
-    if (at > head || kl > head - at) return -1;
-    v[k] = (tfx_ge_air_attr){h, tail ? a->t->data.data : NULL, (uint32_t)head, (uint32_t)tail,
-                             (uint32_t)at, (uint32_t)kl};
+    if (head > s->cap_tmp - len) {
+      size_t nc = s->cap_tmp ? s->cap_tmp : 256;
+      while (nc - len < head) nc *= 2;
+      uint8_t *t = tfx_realloc(s->tmp, nc);
+      if (!t) return -3;
+      s->tmp = t;
+      s->cap_tmp = nc;
+    }
+    as_copy(c, s->tmp + len, head);
+    len += head;
   }
   as_reset(c);
-  *out = v;
-  *n_out = op->n_attr;
+  if (len > UINT32_MAX) return -1;
+  uint8_t *p = tfx_arena_alloc(A, len);
+  if (!p) return -3;
+  memcpy(p, s->tmp, len);
+  out->p = p;
+  out->len = (uint32_t)len;
+  out->n = (uint32_t)op->n_attr;
   return 0;
 }
 

@@ -616,10 +616,9 @@ static int stream_one(lg *G, size_t i, const size_t *hole) {
     t.attr = a;
   }
   tfx_ge_sort_op_maps(&t);
-  const tfx_ge_air_attr *pre = i < G->cap_pre ? G->pre[i].v : NULL;
-  size_t n_pre = i < G->cap_pre ? G->pre[i].n : 0;
-  int r = hole ? tfx_ge_air_stream_fill_pre(w->S, *hole, &t, pre, n_pre)
-               : tfx_ge_air_stream_op_pre(w->S, G->gi, &t, pre, n_pre);
+  const tfx_ge_air_attrs *pre = i < G->cap_pre ? &G->pre[i] : NULL;
+  int r = hole ? tfx_ge_air_stream_fill_pre(w->S, *hole, &t, pre)
+               : tfx_ge_air_stream_op_pre(w->S, G->gi, &t, pre);
   if (r == -3) return tfx_lower_oom(w);
   if (r != 0)
     GERR(G, "internal error: op '%s' cannot be serialized (nested over 1000 levels deep)", t.name);
@@ -654,9 +653,9 @@ static int pre_encode(lg *G, size_t i) {
   if (i >= G->cap_pre) {
     size_t nc = G->cap_pre ? G->cap_pre : 64;
     while (nc <= i) nc *= 2;
-    struct tfx_lower_pre *v = tfx_realloc(G->pre, nc * sizeof *v);
+    tfx_ge_air_attrs *v = tfx_realloc(G->pre, nc * sizeof *v);
     if (!v) return tfx_lower_oom(w);
-    memset(v + G->cap_pre, 0, (nc - G->cap_pre) * sizeof *v);
+    memset(v + G->cap_pre, 0, (nc - G->cap_pre) * sizeof *v); /* n = 0: nothing written ahead */
     G->pre = v;
     G->cap_pre = nc;
   }
@@ -671,7 +670,7 @@ static int pre_encode(lg *G, size_t i) {
   memcpy(a, t.attr, t.n_attr * sizeof *t.attr);
   t.attr = a;
   tfx_ge_sort_op_maps(&t);
-  int r = tfx_ge_air_stream_attrs(w->S, &t, w->P, w->borrow, &G->pre[i].v, &G->pre[i].n);
+  int r = tfx_ge_air_stream_attrs(w->S, &t, w->P, w->borrow, &G->pre[i]);
   if (r == -3) return tfx_lower_oom(w);
   if (r != 0)
     GERR(G, "internal error: op '%s' cannot be serialized (nested over 1000 levels deep)", t.name);

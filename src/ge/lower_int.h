@@ -209,10 +209,7 @@ typedef struct tfx_lower_graph {
   uint8_t *consumed;
   /* streaming: per op of phase 1, its own attrs as wire bytes (written in phase 1, the
    * messages dropped; merged with the attrs phase 2 adds when the op is written). malloc */
-  struct tfx_lower_pre {
-    tfx_ge_air_attr *v;
-    size_t n;
-  } *pre;
+  tfx_ge_air_attrs *pre;
   size_t cap_pre;
 } tfx_lower_graph;
 
