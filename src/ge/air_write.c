@@ -765,32 +765,39 @@ int tfx_ge_air_stream_attrs(tfx_ge_air_stream *s, const Ge__Proto__OpDef *op, tf
   if (!op->n_attr) return 0;
   if (op->n_attr >= UINT32_MAX) return -1;
   aw *c = &s->c;
-  size_t len = 0;
-  for (size_t k = 0; k < op->n_attr; k++) {
-    as_reset(c);
-    const Ge__Proto__OpDef__AttrEntry *e = op->attr[k];
-    const Ge__Proto__AttrDef *a = e ? e->value : NULL;
-    /* a tensor's data, the last bytes of its entry, is borrowed (a Const's weights): once */
-    if (borrow && out->tail_at == UINT32_MAX && a &&
-        a->value_case == GE__PROTO__ATTR_DEF__VALUE_T && a->t && a->t->data.len &&
+  /* the entry whose tensor data is borrowed (the first such), written alone so that its data
+   * is the first thing written (back to front); the entries before it and after it each in
+   * one go */
+  size_t t = op->n_attr;
+  for (size_t k = 0; borrow && k < op->n_attr && t == op->n_attr; k++) {
+    const Ge__Proto__AttrDef *a = op->attr[k] ? op->attr[k]->value : NULL;
+    if (a && a->value_case == GE__PROTO__ATTR_DEF__VALUE_T && a->t && a->t->data.len &&
         a->t->data.data == borrow)
-      c->borrow = borrow;
+      t = k;
+  }
+  size_t len = 0;
+  size_t seg[3][2] = {{0, t}, {t, t < op->n_attr ? t + 1 : t}, {t + 1, op->n_attr}};
+  for (int g = 0; g < 3; g++) {
+    size_t from = seg[g][0], to = seg[g][1];
+    if (from >= to) continue;
+    as_reset(c);
+    if (g == 1) c->borrow = borrow;
     /* the depth an op's attrs have in as_record */
-    w_entries(c, 10, (void *const *)&op->attr[k], 1, 2);
+    w_entries(c, 10, (void *const *)&op->attr[from], to - from, 2);
     if (c->err) return c->err == 2 ? -3 : -1;
     size_t tail = c->virt, head = aw_pos(c) - tail;
     if (tail) {
       if (tail > UINT32_MAX) return -1;
       out->tail = borrow;
       out->n_tail = (uint32_t)tail;
-      out->tail_at = (uint32_t)k;
+      out->tail_at = (uint32_t)t;
     }
     if (head > s->cap_tmp - len) {
       size_t nc = s->cap_tmp ? s->cap_tmp : 256;
       while (nc - len < head) nc *= 2;
-      uint8_t *t = tfx_realloc(s->tmp, nc);
-      if (!t) return -3;
-      s->tmp = t;
+      uint8_t *tb = tfx_realloc(s->tmp, nc);
+      if (!tb) return -3;
+      s->tmp = tb;
       s->cap_tmp = nc;
     }
     as_copy(c, s->tmp + len, head);
