@@ -966,6 +966,7 @@ tfx_status tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *
   /* streaming: the tree is gone when lowering returns, so its strings may be borrowed from
    * the TF side and the op mapping, which outlive the call (names, types, port names) */
   w.shapes.borrow_strings = o->stream_air;
+  w.shapes.intern = o->stream_air;
   w.fn_busy = tfx_calloc(m->n_funcs ? m->n_funcs : 1, 1);
   Ge__Proto__ModelDef *model = tfx_arena_alloc(w.A, sizeof *model);
   if (o->stream_air && !(w.S = tfx_ge_air_stream_new())) model = NULL;

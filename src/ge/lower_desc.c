@@ -151,9 +151,13 @@ void tfx_ge_shape_cache_init(tfx_ge_shape_cache *c, tfx_arena *A) {
   memset(c, 0, sizeof *c);
   c->A = A;
   tfx_hmap_init(&c->map);
+  tfx_hmap_init(&c->descs);
 }
 
-void tfx_ge_shape_cache_free(tfx_ge_shape_cache *c) { tfx_hmap_free(&c->map); }
+void tfx_ge_shape_cache_free(tfx_ge_shape_cache *c) {
+  tfx_hmap_free(&c->map);
+  tfx_hmap_free(&c->descs);
+}
 
 static Ge__Proto__TensorDescriptor *desc_new(tfx_arena *A, tfx_ge_shape_cache *c,
                                              const char *name, int dtype, const int64_t *dims,
@@ -172,9 +176,49 @@ Ge__Proto__TensorDescriptor *tfx_ge_desc_new_shared(tfx_arena *A, tfx_ge_shape_c
   return desc_new(A, c, name, dtype, dims, n_dims, shape_known, layout);
 }
 
+static Ge__Proto__TensorDescriptor *desc_make(tfx_arena *A, tfx_ge_shape_cache *c,
+                                              const char *name, int dtype, const int64_t *dims,
+                                              size_t n_dims, int shape_known, const char *layout);
+
+/* c->intern: one descriptor per distinct (name, dtype, shape, layout), made in c->A. The key:
+ * dtype, shape_known, n_dims, dims, then name and layout with their NULs. */
 static Ge__Proto__TensorDescriptor *desc_new(tfx_arena *A, tfx_ge_shape_cache *c,
                                              const char *name, int dtype, const int64_t *dims,
                                              size_t n_dims, int shape_known, const char *layout) {
+  if (!c || !c->intern) return desc_make(A, c, name, dtype, dims, n_dims, shape_known, layout);
+  if (!name) name = "";
+  if (!layout || !*layout) layout = "ND";
+  size_t ln = strlen(name) + 1, ll = strlen(layout) + 1;
+  size_t klen = (3 + n_dims) * sizeof(int64_t) + ln + ll;
+  int64_t kbuf[32];
+  int64_t *key = klen <= sizeof kbuf ? kbuf : tfx_malloc(klen);
+  if (!key) return NULL;
+  key[0] = dtype;
+  key[1] = shape_known;
+  key[2] = (int64_t)n_dims;
+  if (n_dims) memcpy(key + 3, dims, n_dims * sizeof *dims);
+  char *kc = (char *)(key + 3 + n_dims);
+  memcpy(kc, name, ln);
+  memcpy(kc + ln, layout, ll);
+  Ge__Proto__TensorDescriptor *td = NULL;
+  uint32_t ix = tfx_hmap_get(&c->descs, (const char *)key, klen);
+  if (ix != TFX_HASH_NONE) {
+    td = c->dv[ix];
+  } else {
+    char *kept = tfx_arena_alloc(c->A, klen);
+    td = kept ? desc_make(c->A, c, name, dtype, dims, n_dims, shape_known, layout) : NULL;
+    if (td) memcpy(kept, key, klen);
+    if (td && (TFX_GE_PUSH(c->A, c->dv, c->n_dv, td) ||
+               tfx_hmap_put(&c->descs, kept, klen, (uint32_t)(c->n_dv - 1), NULL) < 0))
+      td = NULL;
+  }
+  if (key != kbuf) free(key);
+  return td;
+}
+
+static Ge__Proto__TensorDescriptor *desc_make(tfx_arena *A, tfx_ge_shape_cache *c,
+                                              const char *name, int dtype, const int64_t *dims,
+                                              size_t n_dims, int shape_known, const char *layout) {
   Ge__Proto__TensorDescriptor *td;
   if (c && c->borrow_strings) { /* name (and layout below) kept as given */
     if ((td = tfx_arena_alloc(A, sizeof *td))) {

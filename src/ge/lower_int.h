@@ -114,11 +114,19 @@ typedef struct tfx_ge_shape_cache {
   /* the descriptors' name and layout are borrowed, not copied (streaming lowering: they
    * outlive the descriptors, which are gone when lowering returns) */
   int borrow_strings;
+  /* one descriptor per distinct (name, dtype, shape, layout), shared by every op that makes
+   * such an output descriptor (streaming lowering: nothing modifies an output descriptor
+   * once made; input descriptors are copies) */
+  int intern;
+  tfx_hmap descs;
+  Ge__Proto__TensorDescriptor **dv;
+  size_t n_dv;
 } tfx_ge_shape_cache;
 void tfx_ge_shape_cache_init(tfx_ge_shape_cache *c, tfx_arena *A);
 void tfx_ge_shape_cache_free(tfx_ge_shape_cache *c);
 /* tfx_ge_desc_new with its origin_shape entry from c (the same bytes); name and layout
- * borrowed when c->borrow_strings. */
+ * borrowed when c->borrow_strings; with c->intern, a descriptor made before with the same
+ * values (never modify it). */
 Ge__Proto__TensorDescriptor *tfx_ge_desc_new_shared(tfx_arena *A, tfx_ge_shape_cache *c,
                                                     const char *name, int dtype,
                                                     const int64_t *dims, size_t n_dims,

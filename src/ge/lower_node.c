@@ -243,7 +243,7 @@ static Ge__Proto__TensorDescriptor *out_desc(lg *G, const tfx_node *nd, int32_t 
   }
   Ge__Proto__TensorDescriptor *td =
       r ? tfx_ge_desc_new_shared(w->A, &w->shapes, name, ge, dims, n, 1, layout)
-        : tfx_ge_desc_new(w->A, name, ge, &unk, 1, 0, layout);
+        : tfx_ge_desc_new_shared(w->A, &w->shapes, name, ge, &unk, 1, 0, layout);
   if (!td) tfx_lower_oom(w);
   return td;
 }
