@@ -69,6 +69,14 @@
  *    The NetOutput is written last. Every check of the whole-model path runs, on the same
  *    data, before anything reaches a file (the emit pass writes the bytes afterwards). The
  *    graphs' own fields are written at the end; the ModelDef is then freed.
+ *    What phase 1 keeps per op is what later ops and checks read: the OpDef (name, type), its
+ *    output descs, a Data op's attrs. The node's own attrs are built in the scratch arena and
+ *    written ahead as wire bytes (pre_encode: air_write.c's tfx_ge_air_stream_attrs, a Const's
+ *    data borrowed from the TF tensor, not copied), merged in key order with phase 2's when
+ *    the op is written. Not for Data ops (their index is checked at the end) and nodes with
+ *    subgraphs (written whole in phase 3). Output descs are shared by value (one per distinct
+ *    name, dtype, shape and layout), and the tree's strings are borrowed from the TF side and
+ *    the op mapping, which outlive the call.
  * Files: this one drives (graphs, subgraphs, outputs, checks); lower_node.c lowers each node
  * (attributes, Data layout, ops, edges); lower_desc.c makes descriptors; attr.c converts
  * values. */
