@@ -44,10 +44,14 @@ typedef struct aw {
   size_t done;      /* bytes in the chunks after head */
   size_t next_cap, max;
   int err; /* 1 too deep, 2 out of memory, 3 over the size limit */
+  /* tfx_ge_air_stream_attrs: the data of this tensor, when it is the first thing written, is
+   * counted (virt) but not copied: the caller keeps a pointer to it instead */
+  const uint8_t *borrow;
+  size_t virt;
 } aw;
 
 static inline size_t aw_pos(const aw *c) {
-  return c->head ? c->done + (size_t)(c->head->data + c->head->cap - c->p) : 0;
+  return c->virt + (c->head ? c->done + (size_t)(c->head->data + c->head->cap - c->p) : 0);
 }
 
 static int aw_room_slow(aw *c, size_t n) {
@@ -257,7 +261,13 @@ static void w_attr_groups(aw *c, const Ge__Proto__AttrGroups *g) {
 static void w_tensor(aw *c, const Ge__Proto__TensorDef *t, int depth) {
   if (aw_deep(c, depth)) return;
   aw_unknown(c, &t->base);
-  if (t->data.len) aw_ld(c, 2, t->data.data, t->data.len);
+  if (t->data.len && c->borrow && t->data.data == c->borrow && aw_pos(c) == 0) {
+    c->virt = t->data.len; /* the bytes stay where they are (tfx_ge_air_stream_attrs) */
+    aw_varint(c, t->data.len);
+    aw_tag(c, 2, 2);
+  } else if (t->data.len) {
+    aw_ld(c, 2, t->data.data, t->data.len);
+  }
   if (t->desc) AW_SUB(c, 1, depth, w_desc(c, t->desc, depth + 1));
 }
 
@@ -385,7 +395,48 @@ static void w_desc(aw *c, const Ge__Proto__TensorDescriptor *td, int depth) {
   aw_str(c, 1, td->name);
 }
 
-static void w_op(aw *c, const Ge__Proto__OpDef *op, int depth) {
+/* Key order of a (NUL-terminated) entry key and a written one (bytes, len): strcmp's. */
+static int key_cmp(const char *a, const uint8_t *b, size_t nb) {
+  size_t na = strlen(a), n = na < nb ? na : nb;
+  int r = memcmp(a, b, n);
+  return r ? r : na < nb ? -1 : na > nb ? 1 : 0;
+}
+
+/* One record of a tfx_ge_air_attrs, located (as_spans). */
+typedef struct aw_span {
+  const uint8_t *head, *tail, *key;
+  size_t n_head, n_tail, n_key;
+} aw_span;
+
+/* The attr map of an op: its entries (sorted) merged in key order with entries written before
+ * (pre, sorted); an entry of op replaces a written one of the same key. */
+static void w_op_attrs(aw *c, const Ge__Proto__OpDef *op, const aw_span *pre, size_t n_pre,
+                       int depth) {
+  size_t k = op->n_attr, j = n_pre;
+  while ((k || j) && !c->err) {
+    int cmp = 0;
+    if (k && j) {
+      const char *key = op->attr[k - 1] && op->attr[k - 1]->key ? op->attr[k - 1]->key : "";
+      cmp = key_cmp(key, pre[j - 1].key, pre[j - 1].n_key);
+    }
+    if (j && (!k || cmp < 0)) {
+      aw_raw(c, pre[j - 1].tail, pre[j - 1].n_tail);
+      aw_raw(c, pre[j - 1].head, pre[j - 1].n_head);
+      j--;
+      continue;
+    }
+    if (j && cmp == 0) j--;
+    w_entries(c, 10, (void *const *)&op->attr[k - 1], 1, depth);
+    k--;
+  }
+}
+
+static void w_op_pre(aw *c, const Ge__Proto__OpDef *op, const aw_span *pre, size_t n_pre,
+                     int depth);
+static void w_op(aw *c, const Ge__Proto__OpDef *op, int depth) { w_op_pre(c, op, NULL, 0, depth); }
+
+static void w_op_pre(aw *c, const Ge__Proto__OpDef *op, const aw_span *pre, size_t n_pre,
+                     int depth) {
   if (aw_deep(c, depth)) return;
   aw_unknown(c, &op->base);
   aw_strs(c, 35, op->subgraph_name, op->n_subgraph_name);
@@ -407,7 +458,10 @@ static void w_op(aw *c, const Ge__Proto__OpDef *op, int depth) {
   aw_i64(c, 21, op->id);
   aw_bool(c, 20, op->has_out_attr);
   if (op->attr_groups) AW_SUB(c, 11, depth, w_attr_groups(c, op->attr_groups));
-  w_entries(c, 10, (void *const *)op->attr, op->n_attr, depth);
+  if (n_pre)
+    w_op_attrs(c, op, pre, n_pre, depth);
+  else
+    w_entries(c, 10, (void *const *)op->attr, op->n_attr, depth);
   aw_strs(c, 5, op->input, op->n_input);
   aw_str(c, 2, op->type);
   aw_str(c, 1, op->name);
@@ -515,6 +569,10 @@ struct tfx_ge_air_stream {
   as_seg *seg;
   size_t n_seg, cap_seg;
   size_t total; /* bytes of every op record */
+  aw_span *span; /* tfx_ge_air_attrs located (as_spans) */
+  size_t cap_span;
+  uint8_t *tmp; /* tfx_ge_air_stream_attrs: the records being gathered */
+  size_t cap_tmp;
 };
 
 tfx_ge_air_stream *tfx_ge_air_stream_new(void) {
@@ -532,15 +590,15 @@ void tfx_ge_air_stream_free(tfx_ge_air_stream *s) {
   }
   for (size_t i = 0; i < s->n_seg; i++) free(s->seg[i].own);
   free(s->seg);
+  free(s->span);
+  free(s->tmp);
   free(s);
 }
 
 size_t tfx_ge_air_stream_size(const tfx_ge_air_stream *s) { return s ? s->total : 0; }
 
-/* Writes op's record into the scratch writer. Returns its length, or 0 with *err (-1 too deep,
- * -3 out of memory). The record is the newest chunk's bytes from c.p on, then older chunks. */
-static size_t as_record(tfx_ge_air_stream *s, const Ge__Proto__OpDef *op, int *err) {
-  aw *c = &s->c;
+/* Empties the scratch writer for the next record. */
+static void as_reset(aw *c) {
   /* keep the newest chunk (the largest so far), drop the rest */
   if (c->head) {
     aw_chunk *keep = c->head;
@@ -556,8 +614,60 @@ static size_t as_record(tfx_ge_air_stream *s, const Ge__Proto__OpDef *op, int *e
   }
   c->err = 0;
   c->max = SIZE_MAX;
+  c->borrow = NULL;
+  c->virt = 0;
   if (!c->next_cap) c->next_cap = TFX_AIR_CHUNK_MIN;
-  AW_SUB(c, 6, 1, w_op(c, op, 2)); /* as in w_graph: the model is depth 0, a graph 1 */
+}
+
+/* Writes op's record (its attrs merged with pre) into the scratch writer. Returns its length,
+ * or 0 with *err (-1 too deep, -3 out of memory). The record is the newest chunk's bytes from
+ * c.p on, then older chunks. */
+/* Reads a varint at *at (< end); 0 when malformed. */
+static int as_varint(const uint8_t *p, size_t end, size_t *at, uint64_t *v) {
+  *v = 0;
+  for (unsigned sh = 0; *at < end && sh < 64; sh += 7) {
+    uint8_t b = p[(*at)++];
+    *v |= (uint64_t)(b & 0x7f) << sh;
+    if (!(b & 0x80)) return 1;
+  }
+  return 0;
+}
+
+/* Locates the records of pre in s->span. 0, -1 (malformed) or -3 (out of memory). */
+static int as_spans(tfx_ge_air_stream *s, const tfx_ge_air_attrs *pre) {
+  if (pre->n > s->cap_span) {
+    aw_span *v = tfx_realloc(s->span, pre->n * sizeof *v);
+    if (!v) return -3;
+    s->span = v;
+    s->cap_span = pre->n;
+  }
+  size_t at = 0;
+  for (uint32_t j = 0; j < pre->n; j++) {
+    size_t start = at;
+    uint64_t len, kl;
+    if (at >= pre->len || pre->p[at++] != (10 << 3 | 2) || !as_varint(pre->p, pre->len, &at, &len))
+      return -1;
+    size_t tail = j == pre->tail_at ? pre->n_tail : 0;
+    if (len < tail || len - tail > pre->len - at) return -1;
+    size_t end = at + (size_t)(len - tail), k = at;
+    if (k >= end || pre->p[k++] != (1 << 3 | 2) || !as_varint(pre->p, end, &k, &kl) ||
+        kl > end - k)
+      return -1;
+    s->span[j] = (aw_span){pre->p + start, tail ? pre->tail : NULL, pre->p + k, end - start, tail,
+                           (size_t)kl};
+    at = end;
+  }
+  return at == pre->len ? 0 : -1;
+}
+
+static size_t as_record(tfx_ge_air_stream *s, const Ge__Proto__OpDef *op,
+                        const tfx_ge_air_attrs *pre, int *err) {
+  aw *c = &s->c;
+  size_t n_pre = pre ? pre->n : 0;
+  if (n_pre && (*err = as_spans(s, pre)) != 0) return 0;
+  as_reset(c);
+  /* as in w_graph: the model is depth 0, a graph 1 */
+  AW_SUB(c, 6, 1, w_op_pre(c, op, s->span, n_pre, 2));
   if (c->err) {
     *err = c->err == 2 ? -3 : -1;
     return 0;
@@ -590,8 +700,13 @@ static int as_seg_new(tfx_ge_air_stream *s, size_t gi, const uint8_t *p, size_t 
 }
 
 int tfx_ge_air_stream_op(tfx_ge_air_stream *s, size_t gi, const Ge__Proto__OpDef *op) {
+  return tfx_ge_air_stream_op_pre(s, gi, op, NULL);
+}
+
+int tfx_ge_air_stream_op_pre(tfx_ge_air_stream *s, size_t gi, const Ge__Proto__OpDef *op,
+                             const tfx_ge_air_attrs *pre) {
   int err = 0;
-  size_t n = as_record(s, op, &err);
+  size_t n = as_record(s, op, pre, &err);
   if (err) return err;
   as_chunk *k = s->last;
   if (!k || k->cap - k->used < n) {
@@ -624,9 +739,14 @@ int tfx_ge_air_stream_hole(tfx_ge_air_stream *s, size_t gi, size_t *slot) {
 }
 
 int tfx_ge_air_stream_fill(tfx_ge_air_stream *s, size_t slot, const Ge__Proto__OpDef *op) {
+  return tfx_ge_air_stream_fill_pre(s, slot, op, NULL);
+}
+
+int tfx_ge_air_stream_fill_pre(tfx_ge_air_stream *s, size_t slot, const Ge__Proto__OpDef *op,
+                               const tfx_ge_air_attrs *pre) {
   if (slot >= s->n_seg || s->seg[slot].p) return -1;
   int err = 0;
-  size_t n = as_record(s, op, &err);
+  size_t n = as_record(s, op, pre, &err);
   if (err) return err;
   uint8_t *buf = tfx_malloc(n);
   if (!buf) return -3;
@@ -635,6 +755,62 @@ int tfx_ge_air_stream_fill(tfx_ge_air_stream *s, size_t slot, const Ge__Proto__O
   s->seg[slot].len = n;
   s->seg[slot].own = buf;
   s->total += n;
+  return 0;
+}
+
+int tfx_ge_air_stream_attrs(tfx_ge_air_stream *s, const Ge__Proto__OpDef *op, tfx_arena *A,
+                            const uint8_t *borrow, tfx_ge_air_attrs *out) {
+  memset(out, 0, sizeof *out);
+  out->tail_at = UINT32_MAX;
+  if (!op->n_attr) return 0;
+  if (op->n_attr >= UINT32_MAX) return -1;
+  aw *c = &s->c;
+  /* the entry whose tensor data is borrowed (the first such), written alone so that its data
+   * is the first thing written (back to front); the entries before it and after it each in
+   * one go */
+  size_t t = op->n_attr;
+  for (size_t k = 0; borrow && k < op->n_attr && t == op->n_attr; k++) {
+    const Ge__Proto__AttrDef *a = op->attr[k] ? op->attr[k]->value : NULL;
+    if (a && a->value_case == GE__PROTO__ATTR_DEF__VALUE_T && a->t && a->t->data.len &&
+        a->t->data.data == borrow)
+      t = k;
+  }
+  size_t len = 0;
+  size_t seg[3][2] = {{0, t}, {t, t < op->n_attr ? t + 1 : t}, {t + 1, op->n_attr}};
+  for (int g = 0; g < 3; g++) {
+    size_t from = seg[g][0], to = seg[g][1];
+    if (from >= to) continue;
+    as_reset(c);
+    if (g == 1) c->borrow = borrow;
+    /* the depth an op's attrs have in as_record */
+    w_entries(c, 10, (void *const *)&op->attr[from], to - from, 2);
+    if (c->err) return c->err == 2 ? -3 : -1;
+    size_t tail = c->virt, head = aw_pos(c) - tail;
+    if (tail) {
+      if (tail > UINT32_MAX) return -1;
+      out->tail = borrow;
+      out->n_tail = (uint32_t)tail;
+      out->tail_at = (uint32_t)t;
+    }
+    if (head > s->cap_tmp - len) {
+      size_t nc = s->cap_tmp ? s->cap_tmp : 256;
+      while (nc - len < head) nc *= 2;
+      uint8_t *tb = tfx_realloc(s->tmp, nc);
+      if (!tb) return -3;
+      s->tmp = tb;
+      s->cap_tmp = nc;
+    }
+    as_copy(c, s->tmp + len, head);
+    len += head;
+  }
+  as_reset(c);
+  if (len > UINT32_MAX) return -1;
+  uint8_t *p = tfx_arena_alloc(A, len);
+  if (!p) return -3;
+  memcpy(p, s->tmp, len);
+  out->p = p;
+  out->len = (uint32_t)len;
+  out->n = (uint32_t)op->n_attr;
   return 0;
 }
 

@@ -7,6 +7,7 @@
 
 #include "ge/ge_ir.pb-c.h"
 #include "io/io.h"
+#include "util/arena.h"
 
 /* The encoding of m as chunks, first bytes first (what tfx_io_pack_pieces gives for m, with the
  * same return codes): 0 (out filled; free with tfx_io_pieces_free), -1 (nested deeper than
@@ -30,6 +31,27 @@ int tfx_ge_air_stream_op(tfx_ge_air_stream *s, size_t gi, const Ge__Proto__OpDef
  * ops after it are already written. 0 or -3. */
 int tfx_ge_air_stream_hole(tfx_ge_air_stream *s, size_t gi, size_t *slot);
 int tfx_ge_air_stream_fill(tfx_ge_air_stream *s, size_t slot, const Ge__Proto__OpDef *op);
+/* An op's attr map entries written ahead (tfx_ge_air_stream_attrs): n records (tag, length,
+ * entry), in key order, back to back in p[0, len), except that the last n_tail bytes of record
+ * tail_at (UINT32_MAX: none), the data of a tensor value, are not copied there: they are read
+ * from tail (borrowed) when the op is written. */
+typedef struct tfx_ge_air_attrs {
+  const uint8_t *p, *tail;
+  uint32_t len, n, n_tail, tail_at;
+} tfx_ge_air_attrs;
+/* op's attr entries, in op's order (sort them first), written ahead into *out (bytes in A). A
+ * tensor value (AttrDef.t) whose data is borrow (when non-NULL) is not copied: those bytes must
+ * outlive the stream's use of out. Lowering writes an op's own attrs this way in phase 1 and
+ * drops their messages. 0, -1 (nested over 1000 levels) or -3 (out of memory). */
+int tfx_ge_air_stream_attrs(tfx_ge_air_stream *s, const Ge__Proto__OpDef *op, tfx_arena *A,
+                            const uint8_t *borrow, tfx_ge_air_attrs *out);
+/* tfx_ge_air_stream_op / _fill for an op whose attr map is op's entries (sorted) merged in key
+ * order with pre's (NULL: none); an entry of op replaces an entry of pre with the same key, as
+ * setting it on the op would have. */
+int tfx_ge_air_stream_op_pre(tfx_ge_air_stream *s, size_t gi, const Ge__Proto__OpDef *op,
+                             const tfx_ge_air_attrs *pre);
+int tfx_ge_air_stream_fill_pre(tfx_ge_air_stream *s, size_t slot, const Ge__Proto__OpDef *op,
+                               const tfx_ge_air_attrs *pre);
 /* Bytes of the op records written so far. */
 size_t tfx_ge_air_stream_size(const tfx_ge_air_stream *s);
 /* The whole encoding of m (its graphs' ops being the streamed ones) as chunks, which move to

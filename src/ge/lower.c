@@ -69,6 +69,14 @@
  *    The NetOutput is written last. Every check of the whole-model path runs, on the same
  *    data, before anything reaches a file (the emit pass writes the bytes afterwards). The
  *    graphs' own fields are written at the end; the ModelDef is then freed.
+ *    What phase 1 keeps per op is what later ops and checks read: the OpDef (name, type), its
+ *    output descs, a Data op's attrs. The node's own attrs are built in the scratch arena and
+ *    written ahead as wire bytes (pre_encode: air_write.c's tfx_ge_air_stream_attrs, a Const's
+ *    data borrowed from the TF tensor, not copied), merged in key order with phase 2's when
+ *    the op is written. Not for Data ops (their index is checked at the end) and nodes with
+ *    subgraphs (written whole in phase 3). Output descs are shared by value (one per distinct
+ *    name, dtype, shape and layout), and the tree's strings are borrowed from the TF side and
+ *    the op mapping, which outlive the call.
  * Files: this one drives (graphs, subgraphs, outputs, checks); lower_node.c lowers each node
  * (attributes, Data layout, ops, edges); lower_desc.c makes descriptors; attr.c converts
  * values. */
@@ -124,22 +132,32 @@ char *tfx_lower_cat(lw *w, const char *a, const char *b) {
   return s;
 }
 
-char *tfx_lower_fmt(lw *w, const char *f, ...) {
-  va_list ap;
-  va_start(ap, f);
-  int n = vsnprintf(NULL, 0, f, ap);
-  va_end(ap);
-  if (n < 0) {
-    tfx_lower_oom(w);
-    return NULL;
-  }
-  char *s = tfx_arena_alloc(w->A, (size_t)n + 1);
+static char *lower_vfmt(lw *w, tfx_arena *A, const char *f, va_list ap) {
+  va_list aq;
+  va_copy(aq, ap);
+  int n = vsnprintf(NULL, 0, f, aq);
+  va_end(aq);
+  char *s = n < 0 ? NULL : tfx_arena_alloc(A, (size_t)n + 1);
   if (!s) {
     tfx_lower_oom(w);
     return NULL;
   }
-  va_start(ap, f);
   vsnprintf(s, (size_t)n + 1, f, ap);
+  return s;
+}
+
+char *tfx_lower_fmt(lw *w, const char *f, ...) {
+  va_list ap;
+  va_start(ap, f);
+  char *s = lower_vfmt(w, w->A, f, ap);
+  va_end(ap);
+  return s;
+}
+
+char *tfx_lower_fmt_in(lw *w, tfx_arena *A, const char *f, ...) {
+  va_list ap;
+  va_start(ap, f);
+  char *s = lower_vfmt(w, A, f, ap);
   va_end(ap);
   return s;
 }
@@ -164,7 +182,7 @@ char *tfx_lower_edge(lw *w, const char *name, int64_t port) {
 
 /* key: static or in the model's arena (borrowed) */
 int tfx_lower_set_attr(lw *w, Ge__Proto__OpDef *op, const char *key, Ge__Proto__AttrDef *v) {
-  if (!v || tfx_ge_op_attr_put(w->A, op, key, v)) return tfx_lower_oom(w);
+  if (!v || tfx_ge_op_attr_put(w->AT, op, key, v)) return tfx_lower_oom(w);
   return 0;
 }
 
@@ -241,7 +259,9 @@ Ge__Proto__OpDef *tfx_lower_op_new(lg *G, const char *name, const char *type, in
     }
   }
   op->name = (char *) final;
-  if (!(op->type = tfx_arena_strdup(w->A, type ? type : ""))) {
+  if (w->S) /* borrowed: see tfx_ge_lower */
+    op->type = (char *)(type ? type : "");
+  else if (!(op->type = tfx_arena_strdup(w->A, type ? type : ""))) {
     tfx_lower_oom(w);
     return NULL;
   }
@@ -399,7 +419,8 @@ static int build_args(lg *G) {
       n = pd->shape->n_dim;
       known = tfx_ge_td_attr_get(pd, "origin_shape") != NULL;
     }
-    Ge__Proto__TensorDescriptor *x = tfx_ge_desc_new(w->A, "x", ge, dims, n, known, "ND");
+    Ge__Proto__TensorDescriptor *x =
+        tfx_ge_desc_new_shared(w->A, &w->shapes, "x", ge, dims, n, known, "ND");
     Ge__Proto__TensorDescriptor *y = x ? tfx_ge_desc_copy(w->A, x, "y", NULL) : NULL;
     if (tfx_lower_push_desc(w, &op->input_desc, &op->n_input_desc, x) ||
         tfx_lower_push_desc(w, &op->output_desc, &op->n_output_desc, y) ||
@@ -603,7 +624,61 @@ static int stream_one(lg *G, size_t i, const size_t *hole) {
     t.attr = a;
   }
   tfx_ge_sort_op_maps(&t);
-  int r = hole ? tfx_ge_air_stream_fill(w->S, *hole, &t) : tfx_ge_air_stream_op(w->S, G->gi, &t);
+  const tfx_ge_air_attrs *pre = i < G->cap_pre ? &G->pre[i] : NULL;
+  int r = hole ? tfx_ge_air_stream_fill_pre(w->S, *hole, &t, pre)
+               : tfx_ge_air_stream_op_pre(w->S, G->gi, &t, pre);
+  if (r == -3) return tfx_lower_oom(w);
+  if (r != 0)
+    GERR(G, "internal error: op '%s' cannot be serialized (nested over 1000 levels deep)", t.name);
+  return 0;
+}
+
+/* Whether phase 1 of node id writes its ops' own attrs ahead (streaming): not a Data op
+ * (its index is checked at the end) nor a node with subgraphs (wired and written whole, in
+ * phase 3), nor a graph map with an inner Data op. */
+static int pre_node(const lg *G, uint32_t id) {
+  const tfx_mapped_op *mop = &G->mg->ops[id];
+  const tfx_node *nd = &G->g->nodes[id];
+  const char *names[8];
+  switch (mop->how) {
+  case TFX_MAP_RULE:
+  case TFX_MAP_AUTO:
+  case TFX_MAP_PASSTHROUGH:
+    return !tfx_lower_is_type(mop->type, "Data") && tfx_lower_subgraph_attrs(mop, nd, names, 8) == 0;
+  case TFX_MAP_GRAPH:
+    for (uint32_t i = 0; i < mop->n_inner; i++)
+      if (tfx_lower_is_type(mop->inner[i].type, "Data")) return 0;
+    return 1;
+  default: return 0;
+  }
+}
+
+/* Streaming, phase 1: op i's own attrs (built in the scratch arena) become their wire bytes
+ * in the model's arena (G->pre[i]) and leave the op; the caller resets the scratch. 0 or -1
+ * (out of memory). */
+static int pre_encode(lg *G, size_t i) {
+  lw *w = G->w;
+  if (i >= G->cap_pre) {
+    size_t nc = G->cap_pre ? G->cap_pre : 64;
+    while (nc <= i) nc *= 2;
+    tfx_ge_air_attrs *v = tfx_realloc(G->pre, nc * sizeof *v);
+    if (!v) return tfx_lower_oom(w);
+    memset(v + G->cap_pre, 0, (nc - G->cap_pre) * sizeof *v); /* n = 0: nothing written ahead */
+    G->pre = v;
+    G->cap_pre = nc;
+  }
+  Ge__Proto__OpDef *op = G->gd->op[i];
+  if (!op->n_attr) return 0;
+  Ge__Proto__OpDef t = *op;
+  t.n_input_desc = t.n_output_desc = 0; /* only the attrs are sorted and written here */
+  op->attr = NULL;
+  op->n_attr = 0;
+  void *a = tfx_arena_alloc(&w->scratch, t.n_attr * sizeof *t.attr);
+  if (!a) return tfx_lower_oom(w);
+  memcpy(a, t.attr, t.n_attr * sizeof *t.attr);
+  t.attr = a;
+  tfx_ge_sort_op_maps(&t);
+  int r = tfx_ge_air_stream_attrs(w->S, &t, w->P, w->borrow, &G->pre[i]);
   if (r == -3) return tfx_lower_oom(w);
   if (r != 0)
     GERR(G, "internal error: op '%s' cannot be serialized (nested over 1000 levels deep)", t.name);
@@ -657,12 +732,12 @@ static int wire_stream(lg *G, uint32_t id, ctl *c) {
     if (a) memcpy(a, op->attr, op->n_attr * sizeof *op->attr);
     op->attr = (Ge__Proto__OpDef__AttrEntry **)a;
   }
-  w->A = &w->scratch;
+  w->A = w->AT = &w->scratch;
   rc = r->op ? tfx_lower_wire_op(G, id, c) : tfx_lower_wire_graph_node(G, id, c);
   if (rc == 0) check_edges(G, from, to, G->consumed, G->n_phase1);
   for (size_t i = from; i < to && rc == 0; i++) rc = stream_one(G, i, NULL);
   for (size_t i = from; i < to; i++) *G->gd->op[i] = snap[i - from];
-  w->A = w->P;
+  w->A = w->AT = w->P;
   tfx_arena_reset(&w->scratch);
   G->n_streamed = to;
   return rc;
@@ -721,7 +796,9 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
   for (uint32_t id = 0; id < g->n_nodes && rc == 0; id++) {
     uint8_t how = mg->ops[id].how;
     if (how == TFX_MAP_RULE || how == TFX_MAP_AUTO || how == TFX_MAP_PASSTHROUGH) {
-      char *name = tfx_lower_cat(w, G.prefix, g->nodes[id].name);
+      /* streaming, main graph: the TF name itself (borrowed: see tfx_ge_lower) */
+      char *name = w->S && !*G.prefix ? (char *)g->nodes[id].name
+                                      : tfx_lower_cat(w, G.prefix, g->nodes[id].name);
       rc = name ? reserve_name(&G, name) : -1;
       G.nr[id].gname = name;
     }
@@ -733,6 +810,10 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
     tfx_progress_nodes(id, g->n_nodes);
     const tfx_node *nd = &g->nodes[id];
     const tfx_mapped_op *mop = &mg->ops[id];
+    size_t first = gd->n_op;
+    int pre = w->S && pre_node(&G, id);
+    if (pre) w->AT = &w->scratch; /* its attrs: written ahead below, then dropped */
+    w->borrow = NULL;
     switch (mop->how) {
     case TFX_MAP_RULE:
     case TFX_MAP_AUTO:
@@ -745,6 +826,13 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
       break;
     }
     G.nr[id].op_end = (uint32_t)gd->n_op;
+    if (pre) {
+      for (size_t i = first; i < gd->n_op && rc == 0; i++) rc = pre_encode(&G, i);
+      if (rc) /* the ops keep no attr in the scratch being reset */
+        for (size_t i = first; i < gd->n_op; i++) gd->op[i]->attr = NULL, gd->op[i]->n_attr = 0;
+      w->AT = w->A;
+      tfx_arena_reset(&w->scratch);
+    }
   }
   /* the ops phase 1 made; streaming: the flags check_edges sets as ops are written, the ids
    * (this graph's ops and its NetOutput come before its subgraphs'), the subgraph's Data ops
@@ -839,6 +927,7 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
   }
 out:
   free(G.consumed);
+  free(G.pre);
   free(consumed);
   free(G.nr);
   free(G.args);
@@ -865,7 +954,7 @@ tfx_status tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *
   }
   lw w;
   memset(&w, 0, sizeof w);
-  w.A = w.P = &gm->arena;
+  w.A = w.P = w.AT = &gm->arena;
   tfx_arena_init(&w.scratch);
   w.m = m;
   w.om = om;
@@ -881,6 +970,11 @@ tfx_status tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *
   tfx_hmap_init(&w.graph_names);
   tfx_hmap_init(&w.fn_index);
   tfx_hmap_init(&w.port_lists);
+  tfx_ge_shape_cache_init(&w.shapes, w.P);
+  /* streaming: the tree is gone when lowering returns, so its strings may be borrowed from
+   * the TF side and the op mapping, which outlive the call (names, types, port names) */
+  w.shapes.borrow_strings = o->stream_air;
+  w.shapes.intern = o->stream_air;
   w.fn_busy = tfx_calloc(m->n_funcs ? m->n_funcs : 1, 1);
   Ge__Proto__ModelDef *model = tfx_arena_alloc(w.A, sizeof *model);
   if (o->stream_air && !(w.S = tfx_ge_air_stream_new())) model = NULL;
@@ -931,6 +1025,7 @@ done:
   tfx_hmap_free(&w.graph_names);
   tfx_hmap_free(&w.fn_index);
   tfx_hmap_free(&w.port_lists);
+  tfx_ge_shape_cache_free(&w.shapes);
   tfx_arena_free(&w.scratch);
   tfx_ge_air_stream_free(w.S);
   if (w.failed || w.oom) {

@@ -120,10 +120,114 @@ static Ge__Proto__AttrDef *origin_format(tfx_arena *A, char *layout) {
   return a;
 }
 
+/* The origin_shape entry of dims from cache c (made in c->A on first use). NULL on OOM. */
+static Ge__Proto__TensorDescriptor__AttrEntry *shape_entry(tfx_ge_shape_cache *c,
+                                                           const int64_t *dims, size_t n) {
+  int64_t kbuf[9];
+  size_t klen = (n + 1) * sizeof *dims;
+  int64_t *key = n < 9 ? kbuf : tfx_arena_alloc(c->A, klen);
+  if (!key) return NULL;
+  key[0] = (int64_t)n; /* [n, dims...]: never an empty key */
+  if (n) memcpy(key + 1, dims, n * sizeof *dims);
+  uint32_t ix = tfx_hmap_get(&c->map, (const char *)key, klen);
+  if (ix != TFX_HASH_NONE) return c->v[ix];
+  if (key == kbuf) {
+    if (!(key = tfx_arena_alloc(c->A, klen))) return NULL;
+    memcpy(key, kbuf, klen);
+  }
+  Ge__Proto__TensorDescriptor__AttrEntry *e = tfx_arena_alloc(c->A, sizeof *e);
+  Ge__Proto__AttrDef *os = tfx_ge_attr_list_int(c->A, dims, n);
+  if (!e || !os) return NULL;
+  ge__proto__tensor_descriptor__attr_entry__init(e);
+  e->key = (char *)(uintptr_t)"origin_shape";
+  e->value = os;
+  if (TFX_GE_PUSH(c->A, c->v, c->n, e) ||
+      tfx_hmap_put(&c->map, (const char *)key, klen, (uint32_t)(c->n - 1), NULL) < 0)
+    return NULL;
+  return e;
+}
+
+void tfx_ge_shape_cache_init(tfx_ge_shape_cache *c, tfx_arena *A) {
+  memset(c, 0, sizeof *c);
+  c->A = A;
+  tfx_hmap_init(&c->map);
+  tfx_hmap_init(&c->descs);
+}
+
+void tfx_ge_shape_cache_free(tfx_ge_shape_cache *c) {
+  tfx_hmap_free(&c->map);
+  tfx_hmap_free(&c->descs);
+}
+
+static Ge__Proto__TensorDescriptor *desc_new(tfx_arena *A, tfx_ge_shape_cache *c,
+                                             const char *name, int dtype, const int64_t *dims,
+                                             size_t n_dims, int shape_known, const char *layout);
+
 Ge__Proto__TensorDescriptor *tfx_ge_desc_new(tfx_arena *A, const char *name, int dtype,
                                              const int64_t *dims, size_t n_dims, int shape_known,
                                              const char *layout) {
-  Ge__Proto__TensorDescriptor *td = desc_alloc(A, name);
+  return desc_new(A, NULL, name, dtype, dims, n_dims, shape_known, layout);
+}
+
+Ge__Proto__TensorDescriptor *tfx_ge_desc_new_shared(tfx_arena *A, tfx_ge_shape_cache *c,
+                                                    const char *name, int dtype,
+                                                    const int64_t *dims, size_t n_dims,
+                                                    int shape_known, const char *layout) {
+  return desc_new(A, c, name, dtype, dims, n_dims, shape_known, layout);
+}
+
+static Ge__Proto__TensorDescriptor *desc_make(tfx_arena *A, tfx_ge_shape_cache *c,
+                                              const char *name, int dtype, const int64_t *dims,
+                                              size_t n_dims, int shape_known, const char *layout);
+
+/* c->intern: one descriptor per distinct (name, dtype, shape, layout), made in c->A. The key:
+ * dtype, shape_known, n_dims, dims, then name and layout with their NULs. */
+static Ge__Proto__TensorDescriptor *desc_new(tfx_arena *A, tfx_ge_shape_cache *c,
+                                             const char *name, int dtype, const int64_t *dims,
+                                             size_t n_dims, int shape_known, const char *layout) {
+  if (!c || !c->intern) return desc_make(A, c, name, dtype, dims, n_dims, shape_known, layout);
+  if (!name) name = "";
+  if (!layout || !*layout) layout = "ND";
+  size_t ln = strlen(name) + 1, ll = strlen(layout) + 1;
+  size_t klen = (3 + n_dims) * sizeof(int64_t) + ln + ll;
+  int64_t kbuf[32];
+  int64_t *key = klen <= sizeof kbuf ? kbuf : tfx_malloc(klen);
+  if (!key) return NULL;
+  key[0] = dtype;
+  key[1] = shape_known;
+  key[2] = (int64_t)n_dims;
+  if (n_dims) memcpy(key + 3, dims, n_dims * sizeof *dims);
+  char *kc = (char *)(key + 3 + n_dims);
+  memcpy(kc, name, ln);
+  memcpy(kc + ln, layout, ll);
+  Ge__Proto__TensorDescriptor *td = NULL;
+  uint32_t ix = tfx_hmap_get(&c->descs, (const char *)key, klen);
+  if (ix != TFX_HASH_NONE) {
+    td = c->dv[ix];
+  } else {
+    char *kept = tfx_arena_alloc(c->A, klen);
+    td = kept ? desc_make(c->A, c, name, dtype, dims, n_dims, shape_known, layout) : NULL;
+    if (td) memcpy(kept, key, klen);
+    if (td && (TFX_GE_PUSH(c->A, c->dv, c->n_dv, td) ||
+               tfx_hmap_put(&c->descs, kept, klen, (uint32_t)(c->n_dv - 1), NULL) < 0))
+      td = NULL;
+  }
+  if (key != kbuf) free(key);
+  return td;
+}
+
+static Ge__Proto__TensorDescriptor *desc_make(tfx_arena *A, tfx_ge_shape_cache *c,
+                                              const char *name, int dtype, const int64_t *dims,
+                                              size_t n_dims, int shape_known, const char *layout) {
+  Ge__Proto__TensorDescriptor *td;
+  if (c && c->borrow_strings) { /* name (and layout below) kept as given */
+    if ((td = tfx_arena_alloc(A, sizeof *td))) {
+      ge__proto__tensor_descriptor__init(td);
+      td->name = (char *)(name ? name : "");
+    }
+  } else {
+    td = desc_alloc(A, name);
+  }
   Ge__Proto__ShapeDef *sh = tfx_arena_alloc(A, sizeof *sh);
   if (!td || !sh) return NULL;
   ge__proto__shape_def__init(sh);
@@ -135,10 +239,18 @@ Ge__Proto__TensorDescriptor *tfx_ge_desc_new(tfx_arena *A, const char *name, int
   td->shape = sh;
   td->dtype = (Ge__Proto__DataType)dtype;
   if (!layout || !*layout) layout = "ND";
-  if (!(td->layout = tfx_arena_strdup(A, layout))) return NULL;
+  if (c && c->borrow_strings)
+    td->layout = (char *)layout;
+  else if (!(td->layout = tfx_arena_strdup(A, layout)))
+    return NULL;
   if (put_origin_format(A, td)) return NULL;
   int unknown_rank = n_dims == 1 && dims[0] == -2;
-  if (shape_known && !unknown_rank) {
+  if (shape_known && !unknown_rank && c) {
+    Ge__Proto__TensorDescriptor__AttrEntry *e = shape_entry(c, dims, n_dims);
+    shared_attrs_init();
+    if (!e || tfx_ge_td_entry_put(A, td, e) || tfx_ge_td_entry_put(A, td, &shape_known_entry))
+      return NULL;
+  } else if (shape_known && !unknown_rank) {
     Ge__Proto__AttrDef *os = tfx_ge_attr_list_int(A, dims, n_dims);
     shared_attrs_init();
     if (!os || tfx_ge_td_attr_put(A, td, "origin_shape", os) ||

@@ -104,6 +104,33 @@ Ge__Proto__TensorDef *tfx_ge_tensor_from_tf_ex(tfx_arena *A, const Tensorflow__T
 Ge__Proto__TensorDescriptor *tfx_ge_desc_new(tfx_arena *A, const char *name, int dtype,
                                              const int64_t *dims, size_t n_dims, int shape_known,
                                              const char *layout);
+/* Shared origin_shape entries, one per distinct shape (entries are never modified once made):
+ * an origin_shape list per output descriptor was a quarter of phase 1's memory. */
+typedef struct tfx_ge_shape_cache {
+  tfx_arena *A; /* where the shared entries live (the model's arena) */
+  tfx_hmap map; /* [n, dims...] as bytes -> index into v */
+  Ge__Proto__TensorDescriptor__AttrEntry **v;
+  size_t n;
+  /* the descriptors' name and layout are borrowed, not copied (streaming lowering: they
+   * outlive the descriptors, which are gone when lowering returns) */
+  int borrow_strings;
+  /* one descriptor per distinct (name, dtype, shape, layout), shared by every op that makes
+   * such an output descriptor (streaming lowering: nothing modifies an output descriptor
+   * once made; input descriptors are copies) */
+  int intern;
+  tfx_hmap descs;
+  Ge__Proto__TensorDescriptor **dv;
+  size_t n_dv;
+} tfx_ge_shape_cache;
+void tfx_ge_shape_cache_init(tfx_ge_shape_cache *c, tfx_arena *A);
+void tfx_ge_shape_cache_free(tfx_ge_shape_cache *c);
+/* tfx_ge_desc_new with its origin_shape entry from c (the same bytes); name and layout
+ * borrowed when c->borrow_strings; with c->intern, a descriptor made before with the same
+ * values (never modify it). */
+Ge__Proto__TensorDescriptor *tfx_ge_desc_new_shared(tfx_arena *A, tfx_ge_shape_cache *c,
+                                                    const char *name, int dtype,
+                                                    const int64_t *dims, size_t n_dims,
+                                                    int shape_known, const char *layout);
 /* The descriptor of an optional input left unfed, as GE's serializer writes it (docs/AIR.md
  * §7.2): dtype DT_UNDEFINED, layout "FORMAT_RESERVED", an empty shape, attr origin_format "ND",
  * and TorchAir's attr _is_unfed_optional = 1. */
@@ -188,11 +215,21 @@ typedef struct tfx_lower_graph {
   int64_t id_base;
   size_t n_phase1, n_streamed;
   uint8_t *consumed;
+  /* streaming: per op of phase 1, its own attrs as wire bytes (written in phase 1, the
+   * messages dropped; merged with the attrs phase 2 adds when the op is written). malloc */
+  tfx_ge_air_attrs *pre;
+  size_t cap_pre;
 } tfx_lower_graph;
 
 struct tfx_lower_ctx {
   tfx_arena *A; /* where lowering allocates now: P, or scratch while one op is wired */
   tfx_arena *P; /* the model's arena */
+  /* where an op's attrs (values, entries, their arrays) go: A, except while streaming phase 1
+   * builds a node whose attrs are written ahead (tfx_lower_graph.pre): the scratch arena */
+  tfx_arena *AT;
+  /* streaming phase 1: a Const value's data borrowed from the TF tensor (or the checkpoint
+   * mapping), which its written attrs may point at instead of copying; NULL: none */
+  const uint8_t *borrow;
   /* streaming (NULL: the whole ModelDef is built): each op's record goes to S once the op is
    * complete; what only that op needed (its input descs, edges, port-name attrs) lives in
    * scratch, reset per node */
@@ -206,6 +243,7 @@ struct tfx_lower_ctx {
   const tfx_ge_lower_opts *o;
   tfx_diag *d;
   const char *file;
+  tfx_ge_shape_cache shapes; /* origin_shape entries shared by the descriptors (in P) */
   Ge__Proto__ModelDef *model;
   tfx_hmap graph_names;
   tfx_hmap fn_index; /* function name -> module index */
@@ -236,6 +274,9 @@ int tfx_lower_oom(tfx_lower_ctx *w);
 /* Arena strings: a + b, printf. NULL after reporting out of memory. */
 char *tfx_lower_cat(tfx_lower_ctx *w, const char *a, const char *b);
 char *tfx_lower_fmt(tfx_lower_ctx *w, const char *f, ...) __attribute__((format(printf, 2, 3)));
+/* The same in arena A. */
+char *tfx_lower_fmt_in(tfx_lower_ctx *w, tfx_arena *A, const char *f, ...)
+    __attribute__((format(printf, 3, 4)));
 /* "name:port" (an edge; port -1 is a control edge), what tfx_lower_fmt(w, "%s:%d", ...) gives,
  * without printf: one per edge, it was 6% of a conversion's instructions. NULL after reporting
  * out of memory. */

@@ -18,7 +18,7 @@ typedef tfx_lower_sub subctx;
 typedef tfx_lower_ctl ctl;
 
 static Ge__Proto__AttrDef *attr_tensor(lw *w, Ge__Proto__TensorDef *t) {
-  Ge__Proto__AttrDef *a = tfx_arena_alloc(w->A, sizeof *a);
+  Ge__Proto__AttrDef *a = tfx_arena_alloc(w->AT, sizeof *a);
   if (!a) return NULL;
   ge__proto__attr_def__init(a);
   a->value_case = GE__PROTO__ATTR_DEF__VALUE_T;
@@ -27,7 +27,7 @@ static Ge__Proto__AttrDef *attr_tensor(lw *w, Ge__Proto__TensorDef *t) {
 }
 
 static Ge__Proto__AttrDef *attr_dt(lw *w, int64_t cpp_dtype) {
-  Ge__Proto__AttrDef *a = tfx_arena_alloc(w->A, sizeof *a);
+  Ge__Proto__AttrDef *a = tfx_arena_alloc(w->AT, sizeof *a);
   if (!a) return NULL;
   ge__proto__attr_def__init(a);
   a->value_case = GE__PROTO__ATTR_DEF__VALUE_DT;
@@ -98,14 +98,14 @@ static int map_attrs(lg *G, Ge__Proto__OpDef *op, const char *tfname, const char
     int ct = pa ? pa->type : -1, err = 0;
     Ge__Proto__AttrDef *v;
     if (a->tf) {
-      v = tfx_ge_attr_from_tf_ex(w->A, a->tf, ct, tfname, w->d, &err);
+      v = tfx_ge_attr_from_tf_ex(w->AT, a->tf, ct, tfname, w->d, &err);
       if (!v && err == TFX_GE_E_KIND) {
         GWARN(G, "node '%s' (op %s): attribute '%s' has a TF value GE cannot hold; dropped", tfname,
               type, a->name);
         continue;
       }
     } else {
-      v = tfx_ge_attr_from_value_ex(w->A, &a->v, ct, 0, &err);
+      v = tfx_ge_attr_from_value_ex(w->AT, &a->v, ct, 0, &err);
       if (!v && err == TFX_GE_E_KIND) {
         GERR(G, "node '%s' (op %s): attribute '%s': a %s value cannot be written as %s", tfname,
              type, a->name, tfx_v_tag_name(a->v.tag),
@@ -118,7 +118,7 @@ static int map_attrs(lg *G, Ge__Proto__OpDef *op, const char *tfname, const char
       w->failed = 1; /* reported */
       continue;
     }
-    if (tfx_ge_op_attr_set(w->A, op, a->name, v))
+    if (tfx_ge_op_attr_set(w->AT, op, a->name, v))
       return tfx_lower_oom(w); /* copies the opmap's name */
   }
   for (uint32_t k = 0; proto && k < proto->n_attrs; k++) {
@@ -130,12 +130,12 @@ static int map_attrs(lg *G, Ge__Proto__OpDef *op, const char *tfname, const char
     }
     if (pa->value.tag == TFX_V_NONE) continue; /* default not expressible (Tensor) */
     int err = 0;
-    Ge__Proto__AttrDef *v = tfx_ge_attr_from_value_ex(w->A, &pa->value, pa->type, 1, &err);
+    Ge__Proto__AttrDef *v = tfx_ge_attr_from_value_ex(w->AT, &pa->value, pa->type, 1, &err);
     if (!v) {
       if (err == TFX_GE_E_OOM) return tfx_lower_oom(w);
       continue; /* GE fills IR defaults itself (docs/AIR.md §6.2) */
     }
-    if (!v || tfx_ge_op_attr_set(w->A, op, pa->name, v))
+    if (!v || tfx_ge_op_attr_set(w->AT, op, pa->name, v))
       return tfx_lower_oom(w); /* table-owned name */
   }
   return 0;
@@ -178,7 +178,7 @@ static Ge__Proto__AttrDef *port_name_list(lw *w, Ge__Proto__TensorDescriptor **v
 static Ge__Proto__AttrDef *port_index_list(lw *w, size_t n) {
   size_t cached = sizeof w->port_index / sizeof w->port_index[0];
   if (n < cached && w->port_index[n]) return w->port_index[n];
-  tfx_arena *A = n < cached ? w->P : w->A; /* cached: kept for later ops */
+  tfx_arena *A = n < cached ? w->P : w->AT; /* cached: kept for later ops */
   int64_t *idx = tfx_arena_calloc(A, n, sizeof *idx);
   if (!idx) return NULL;
   for (size_t k = 0; k < n; k++) idx[k] = (int64_t)k;
@@ -206,23 +206,23 @@ static int provenance(lg *G, Ge__Proto__OpDef *op, const tfx_node *nd, int graph
   lw *w = G->w;
   const Tensorflow__AttrValue *fn = tfx_ge_tf_attr(nd->def, "_fusion_nodes");
   if (fn && fn->value_case == TENSORFLOW__ATTR_VALUE__VALUE_LIST && fn->list && fn->list->n_s) {
-    Ge__Proto__AttrDef *names = tfx_ge_attr_from_tf(w->A, fn);
+    Ge__Proto__AttrDef *names = tfx_ge_attr_from_tf(w->AT, fn);
     if (tfx_lower_set_attr(w, op, "_datadump_original_op_names", names) ||
         tfx_lower_set_attr(w, op, "_fusionop_original_type",
-                           tfx_ge_attr_str(w->A, tfx_lower_node_op(nd))))
+                           tfx_ge_attr_str(w->AT, tfx_lower_node_op(nd))))
       return -1;
     return 0;
   }
   const char *name = NULL;
   if (G->sub)
-    name = tfx_lower_fmt(w, "%s/%s/%s", G->sub->parent->name, G->sub->fn, nd->name);
+    name = tfx_lower_fmt_in(w, w->AT, "%s/%s/%s", G->sub->parent->name, G->sub->fn, nd->name);
   else if (graph_inner)
     name = nd->name;
   else
     return 0;
   if (!name) return -1;
   return tfx_lower_set_attr(w, op, "_datadump_original_op_names",
-                            tfx_ge_attr_list_str(w->A, &name, 1));
+                            tfx_ge_attr_list_str(w->AT, &name, 1));
 }
 
 /* ---------------------------------------------------------------- descriptors */
@@ -236,13 +236,14 @@ static Ge__Proto__TensorDescriptor *out_desc(lg *G, const tfx_node *nd, int32_t 
   if (ge == GE__PROTO__DATA_TYPE__DT_UNDEFINED) ge = GE__PROTO__DATA_TYPE__DT_FLOAT;
   int64_t *dims = NULL, unk = -2;
   size_t n = 0;
-  int r = tf_port >= 0 ? tfx_ge_tf_out_shape(w->A, nd->def, tf_port, &dims, &n) : 0;
+  int r = tf_port >= 0 ? tfx_ge_tf_out_shape(w->AT, nd->def, tf_port, &dims, &n) : 0;
   if (r < 0) {
     tfx_lower_oom(w);
     return NULL;
   }
-  Ge__Proto__TensorDescriptor *td = r ? tfx_ge_desc_new(w->A, name, ge, dims, n, 1, layout)
-                                      : tfx_ge_desc_new(w->A, name, ge, &unk, 1, 0, layout);
+  Ge__Proto__TensorDescriptor *td =
+      r ? tfx_ge_desc_new_shared(w->A, &w->shapes, name, ge, dims, n, 1, layout)
+        : tfx_ge_desc_new_shared(w->A, &w->shapes, name, ge, &unk, 1, 0, layout);
   if (!td) tfx_lower_oom(w);
   return td;
 }
@@ -327,7 +328,7 @@ static int build_data(lg *G, uint32_t id, Ge__Proto__OpDef *op) {
           nd->name, tfx_lower_node_op(nd));
     index += G->g->n_args;
   }
-  if (tfx_lower_set_attr(w, op, "index", tfx_ge_attr_int(w->A, index))) return -1;
+  if (tfx_lower_set_attr(w, op, "index", tfx_ge_attr_int(w->AT, index))) return -1;
   const Tensorflow__AttrValue *dt = tfx_ge_tf_attr(nd->def, "dtype");
   int ge = GE__PROTO__DATA_TYPE__DT_UNDEFINED;
   if (dt && dt->value_case == TENSORFLOW__ATTR_VALUE__VALUE_TYPE)
@@ -361,7 +362,8 @@ static int build_data(lg *G, uint32_t id, Ge__Proto__OpDef *op) {
   int unknown_rank = n == 1 && dims[0] == -2;
   const char *layout = data_layout(G, id, n, unknown_rank);
   if (w->oom) return -1;
-  Ge__Proto__TensorDescriptor *x = tfx_ge_desc_new(w->A, "x", ge, dims, n, !unknown_rank, layout);
+  Ge__Proto__TensorDescriptor *x =
+      tfx_ge_desc_new_shared(w->A, &w->shapes, "x", ge, dims, n, !unknown_rank, layout);
   Ge__Proto__TensorDescriptor *y = x ? tfx_ge_desc_copy(w->A, x, "y", NULL) : NULL;
   if (tfx_lower_push_desc(w, &op->input_desc, &op->n_input_desc, x) ||
       tfx_lower_push_desc(w, &op->output_desc, &op->n_output_desc, y))
@@ -373,15 +375,17 @@ static int build_const(lg *G, uint32_t id, Ge__Proto__OpDef *op, const tfx_mappe
   lw *w = G->w;
   const tfx_node *nd = &G->g->nodes[id];
   Ge__Proto__TensorDef *t = NULL;
+  const Tensorflow__TensorProto *tf = NULL;
   int err = 0, found = 0;
   for (uint32_t k = 0; k < mop->n_attrs && !found; k++) {
     const tfx_map_attr *a = &mop->attrs[k];
     if (!a->name || strcmp(a->name, "value") != 0) continue;
     found = 1;
     if (a->tf && a->tf->value_case == TENSORFLOW__ATTR_VALUE__VALUE_TENSOR)
-      t = tfx_ge_tensor_from_tf_ex(w->A, a->tf->tensor, nd->name, w->d, w->file, &err);
+      t = tfx_ge_tensor_from_tf_ex(w->AT, a->tf->tensor, nd->name, w->d, w->file, &err),
+      tf = a->tf->tensor;
     else if (!a->tf)
-      t = tfx_ge_tensor_from_value(w->A, &a->v, GE__PROTO__DATA_TYPE__DT_UNDEFINED, &err);
+      t = tfx_ge_tensor_from_value(w->AT, &a->v, GE__PROTO__DATA_TYPE__DT_UNDEFINED, &err);
     else
       err = TFX_GE_E_KIND;
   }
@@ -389,9 +393,13 @@ static int build_const(lg *G, uint32_t id, Ge__Proto__OpDef *op, const tfx_mappe
     const Tensorflow__AttrValue *v = tfx_ge_tf_attr(nd->def, "value");
     if (v && v->value_case == TENSORFLOW__ATTR_VALUE__VALUE_TENSOR) {
       found = 1;
-      t = tfx_ge_tensor_from_tf_ex(w->A, v->tensor, nd->name, w->d, w->file, &err);
+      t = tfx_ge_tensor_from_tf_ex(w->AT, v->tensor, nd->name, w->d, w->file, &err);
+      tf = v->tensor;
     }
   }
+  /* the data borrowed from the TF tensor (attr.c) may stay where it is when written ahead */
+  if (t && tf && tf->tensor_content.len && t->data.data == tf->tensor_content.data)
+    w->borrow = t->data.data;
   if (!t) {
     if (err == TFX_GE_E_OOM) return tfx_lower_oom(w);
     if (err != TFX_GE_E_REPORTED)
@@ -402,16 +410,30 @@ static int build_const(lg *G, uint32_t id, Ge__Proto__OpDef *op, const tfx_mappe
   }
   if (tfx_lower_set_attr(w, op, "value", attr_tensor(w, t))) return -1;
   const char *yname = mop->n_out && mop->out[0].name ? mop->out[0].name : "y";
+  if (w->AT == w->A)
+    return tfx_lower_push_desc(w, &op->output_desc, &op->n_output_desc,
+                               tfx_ge_desc_copy(w->A, t->desc, yname, NULL));
+  /* the value (and its desc) is in the scratch arena, written ahead with the op's attrs: the
+   * output desc is made anew in the model's arena, as the tensor's desc was (attr.c: every
+   * TensorDef desc is tfx_ge_desc_new(.., shape known, "ND")) */
+  const Ge__Proto__TensorDescriptor *vd = t->desc;
+  /* (its layout is "ND"; a copy otherwise, as the descriptor may borrow it) */
+  const char *layout = vd->layout && strcmp(vd->layout, "ND") != 0
+                           ? tfx_arena_strdup(w->A, vd->layout) : "ND";
+  if (!layout) return tfx_lower_oom(w);
   return tfx_lower_push_desc(w, &op->output_desc, &op->n_output_desc,
-                             tfx_ge_desc_copy(w->A, t->desc, yname, NULL));
+                             tfx_ge_desc_new_shared(w->A, &w->shapes, yname, vd->dtype,
+                                             vd->shape ? vd->shape->dim : NULL,
+                                             vd->shape ? vd->shape->n_dim : 0, 1, layout));
 }
 
 static int dyn_attrs(lw *w, Ge__Proto__OpDef *op, const tfx_map_dyn *dyn, uint32_t n) {
   for (uint32_t k = 0; k < n; k++) {
     if (!dyn[k].name) continue;
     char *key =
-        tfx_lower_fmt(w, "__dynamic_%s_%s_cnt", dyn[k].is_output ? "output" : "input", dyn[k].name);
-    if (!key || tfx_lower_set_attr(w, op, key, tfx_ge_attr_int(w->A, dyn[k].count))) return -1;
+        tfx_lower_fmt_in(w, w->AT, "__dynamic_%s_%s_cnt", dyn[k].is_output ? "output" : "input",
+                         dyn[k].name);
+    if (!key || tfx_lower_set_attr(w, op, key, tfx_ge_attr_int(w->AT, dyn[k].count))) return -1;
   }
   return 0;
 }
@@ -458,13 +480,13 @@ int tfx_lower_build_op(lg *G, uint32_t id) {
   uint32_t n_opt = 0;
   for (uint32_t k = 0; k < mop->n_in; k++) n_opt += mop->in[k].kind == TFX_CANN_OPT;
   if (n_opt) {
-    const char **v = tfx_arena_calloc(w->A, n_opt, sizeof *v);
+    const char **v = tfx_arena_calloc(w->AT, n_opt, sizeof *v);
     if (!v) return tfx_lower_oom(w);
     n_opt = 0;
     for (uint32_t k = 0; k < mop->n_in; k++)
       if (mop->in[k].kind == TFX_CANN_OPT)
         v[n_opt++] = mop->in[k].ir_name ? mop->in[k].ir_name : mop->in[k].name;
-    if (tfx_lower_set_attr(w, op, "_opt_input", tfx_ge_attr_list_str(w->A, v, n_opt))) return -1;
+    if (tfx_lower_set_attr(w, op, "_opt_input", tfx_ge_attr_list_str(w->AT, v, n_opt))) return -1;
   }
   return provenance(G, op, nd, 0);
 }
@@ -653,8 +675,9 @@ int tfx_lower_build_graph_node(lg *G, uint32_t id) {
       for (uint32_t k = 0; k <= np && rc == 0; k++) {
         const char *ir = k < np && pv[k].kind == TFX_CANN_DYN ? pv[k].ir : NULL;
         if (last && (!ir || strcmp(ir, last) != 0)) {
-          char *key = tfx_lower_fmt(w, "__dynamic_%s_%s_cnt", dir ? "output" : "input", last);
-          if (!key || tfx_lower_set_attr(w, op, key, tfx_ge_attr_int(w->A, cnt))) rc = -1;
+          char *key =
+              tfx_lower_fmt_in(w, w->AT, "__dynamic_%s_%s_cnt", dir ? "output" : "input", last);
+          if (!key || tfx_lower_set_attr(w, op, key, tfx_ge_attr_int(w->AT, cnt))) rc = -1;
           last = NULL;
         }
         if (ir && !last) {
@@ -952,9 +975,9 @@ int tfx_lower_wire_graph_node(lg *G, uint32_t id, ctl *c) {
         if (!cop) continue;
         int err = 0;
         Ge__Proto__TensorDef *t =
-            tfx_ge_tensor_from_value(w->A, x->cval, const_hint(x->cval, sib), &err);
+            tfx_ge_tensor_from_value(w->AT, x->cval, const_hint(x->cval, sib), &err);
         if (!t && err != TFX_GE_E_OOM)
-          t = tfx_ge_tensor_from_value(w->A, x->cval, GE__PROTO__DATA_TYPE__DT_UNDEFINED, &err);
+          t = tfx_ge_tensor_from_value(w->AT, x->cval, GE__PROTO__DATA_TYPE__DT_UNDEFINED, &err);
         if (!t) {
           if (err == TFX_GE_E_OOM) return tfx_lower_oom(w);
           GERR(G,

@@ -583,6 +583,109 @@ static void stream_same_bytes(void **state) {
   tfx_ge_air_stream_free(st);
 }
 
+/* An entry key = value, for the attrs-ahead case below. */
+static Ge__Proto__OpDef__AttrEntry *kv(const char *key, Ge__Proto__AttrDef *v) {
+  Ge__Proto__OpDef__AttrEntry *e = A(sizeof *e);
+  ge__proto__op_def__attr_entry__init(e);
+  e->key = S(key);
+  e->value = v;
+  return e;
+}
+
+static Ge__Proto__AttrDef *tensor_attr(uint8_t *data, size_t n) {
+  Ge__Proto__AttrDef *a = attr(GE__PROTO__ATTR_DEF__VALUE_T);
+  a->t = A(sizeof *a->t);
+  ge__proto__tensor_def__init(a->t);
+  a->t->desc = desc(0);
+  a->t->data.data = data;
+  a->t->data.len = n;
+  return a;
+}
+
+static Ge__Proto__OpDef *attr_op(const char *name, Ge__Proto__OpDef__AttrEntry **e, size_t n) {
+  Ge__Proto__OpDef *o = op(name, 0, 0);
+  o->n_attr = n;
+  o->attr = A(n * sizeof *o->attr);
+  memcpy(o->attr, e, n * sizeof *e);
+  return o;
+}
+
+/* Attrs written ahead (lowering's phase 1) and merged with the op's own when it is written:
+ * the same bytes as an op holding all of them in key order; an op's entry replaces a written
+ * one of the same key; the borrowed tensor data is read when the op is written (not copied),
+ * any other data is copied when the attrs are written. */
+static void stream_attrs_ahead(void **state) {
+  (void)state;
+  size_t nw = 5000, nc = 300;
+  uint8_t *wdata = A(nw), *cdata = A(nc), *late = A(7);
+  for (size_t k = 0; k < nw; k++) wdata[k] = (uint8_t)k;
+  for (size_t k = 0; k < nc; k++) cdata[k] = (uint8_t)(k * 3u);
+  memset(late, 0x5a, 7);
+  Ge__Proto__AttrDef *ia = attr(GE__PROTO__ATTR_DEF__VALUE_I), *ib = attr(GE__PROTO__ATTR_DEF__VALUE_I);
+  ia->i = 1;
+  ib->i = 300;
+  Ge__Proto__AttrDef *w = tensor_attr(wdata, nw), *c = tensor_attr(cdata, nc);
+  Ge__Proto__AttrDef *t_late = tensor_attr(late, 7);
+  /* op 1: ahead a, c (copied), t (borrowed), z; then b, zz. op 2: ahead a, t (borrowed);
+   * then t again (replaces). op 3: nothing ahead. */
+  Ge__Proto__OpDef__AttrEntry *ahead1[] = {kv("a", ia), kv("c", c), kv("t", w), kv("z", ib)};
+  Ge__Proto__OpDef__AttrEntry *late1[] = {kv("b", ib), kv("zz", ia)};
+  Ge__Proto__OpDef__AttrEntry *ahead2[] = {kv("a", ib), kv("t", w)};
+  Ge__Proto__OpDef__AttrEntry *late2[] = {kv("t", t_late)};
+  Ge__Proto__OpDef *p1 = attr_op("op1", ahead1, 4), *l1 = attr_op("op1", late1, 2);
+  Ge__Proto__OpDef *p2 = attr_op("op2", ahead2, 2), *l2 = attr_op("op2", late2, 1);
+  Ge__Proto__OpDef *l3 = attr_op("op3", late1, 2);
+  tfx_ge_air_stream *st = tfx_ge_air_stream_new();
+  assert_non_null(st);
+  tfx_ge_air_attrs pre1, pre2, none;
+  assert_int_equal(tfx_ge_air_stream_attrs(st, p1, &ar, wdata, &pre1), 0);
+  assert_int_equal(pre1.n, 4);
+  assert_int_equal(pre1.tail_at, 2);
+  assert_int_equal(pre1.n_tail, nw);
+  assert_true(pre1.len < nw); /* the borrowed bytes are not in the block */
+  assert_int_equal(tfx_ge_air_stream_attrs(st, p2, &ar, wdata, &pre2), 0);
+  assert_int_equal(tfx_ge_air_stream_attrs(st, l3, &ar, NULL, &none), 0);
+  assert_int_equal(none.tail_at, UINT32_MAX); /* nothing borrowed without borrow */
+  /* after writing ahead: the borrowed data changes (read late), the copied one too (not) */
+  wdata[0] = 0xee;
+  uint8_t c0 = cdata[0];
+  cdata[0] = 0xdd;
+  assert_int_equal(tfx_ge_air_stream_op_pre(st, 0, l1, &pre1), 0);
+  assert_int_equal(tfx_ge_air_stream_op_pre(st, 0, l2, &pre2), 0);
+  assert_int_equal(tfx_ge_air_stream_op_pre(st, 0, l3, NULL), 0);
+
+  /* the reference: the same ops holding every attr, written whole */
+  cdata[0] = c0;
+  Ge__Proto__OpDef__AttrEntry *all1[] = {kv("a", ia), kv("b", ib), kv("c", c),
+                                         kv("t", w),  kv("z", ib), kv("zz", ia)};
+  Ge__Proto__OpDef__AttrEntry *all2[] = {kv("a", ib), kv("t", t_late)};
+  Ge__Proto__ModelDef *m = A(sizeof *m);
+  ge__proto__model_def__init(m);
+  m->name = S("m");
+  m->n_graph = 1;
+  m->graph = A(sizeof *m->graph);
+  m->graph[0] = A(sizeof **m->graph);
+  ge__proto__graph_def__init(m->graph[0]);
+  m->graph[0]->name = S("g");
+  m->graph[0]->n_op = 3;
+  m->graph[0]->op = A(3 * sizeof(void *));
+  m->graph[0]->op[0] = attr_op("op1", all1, 6);
+  m->graph[0]->op[1] = attr_op("op2", all2, 2);
+  m->graph[0]->op[2] = l3;
+  tfx_io_pieces ref, pc;
+  size_t nref = 0, n = 0;
+  assert_int_equal(tfx_ge_air_write(m, SIZE_MAX, &ref, &nref), 0);
+  assert_int_equal(tfx_ge_air_stream_finish(st, m, SIZE_MAX, &pc, &n), 0);
+  assert_int_equal(n, nref);
+  uint8_t *want = joined(&ref), *got = joined(&pc);
+  assert_memory_equal(got, want, nref);
+  free(got);
+  free(want);
+  tfx_io_pieces_free(&pc);
+  tfx_io_pieces_free(&ref);
+  tfx_ge_air_stream_free(st);
+}
+
 int main(int argc, char **argv) {
   /* the fault-injection cases: their own ctest test (unit/NAME/fault-injection), skipped
    * (exit 77) when the hooks are compiled out (TFXC_FAULT_INJECTION=OFF) */
@@ -603,6 +706,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(text_models, setup, teardown),
       cmocka_unit_test_setup_teardown(limits, setup, teardown),
       cmocka_unit_test_setup_teardown(stream_same_bytes, setup, teardown),
+      cmocka_unit_test_setup_teardown(stream_attrs_ahead, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
