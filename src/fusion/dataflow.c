@@ -963,23 +963,34 @@ static int drop_dead(edit *e, taken *tk, uint32_t n_tk, uint8_t *removed, Tensor
       if (!ptr_set_has(defs, scap - 1, v[i])) v[m++] = v[i];
     free(defs);
     *k = m;
-    /* the report: per rewrite, in drop order */
+    /* the report: per rewrite, in drop order. One count pass and one fill pass over the
+     * dropped nodes (a pass per rewrite was n_tk x nd: 5 666 GELU rewrites dropping ~28 000
+     * Consts made round 2 at 10^6 nodes cost more than round 1) */
     tfx_flow_applied *base = &rep->v[rep->n - n_tk];
+    uint32_t *per = tfx_calloc((size_t)n_tk + 1, sizeof *per);
+    if (!per) {
+      free(dropped);
+      goto out;
+    }
+    for (uint32_t i = 0; i < nd; i++) /* owner: 1 + the rewrite (always in range) */
+      if (owner[dropped[i]] - 1 < n_tk) per[owner[dropped[i]] - 1]++;
     for (uint32_t t = 0; t < n_tk; t++) {
-      uint32_t c = 0;
-      for (uint32_t i = 0; i < nd; i++) c += owner[dropped[i]] == t + 1;
-      if (!c) continue;
-      base[t].dropped = tfx_arena_calloc(&rep->A, c, sizeof *base[t].dropped);
+      if (!per[t]) continue;
+      base[t].dropped = tfx_arena_calloc(&rep->A, per[t], sizeof *base[t].dropped);
       if (!base[t].dropped) {
+        free(per);
         free(dropped);
         goto out;
       }
-      for (uint32_t i = 0; i < nd; i++)
-        if (owner[dropped[i]] == t + 1 &&
-            !(base[t].dropped[base[t].n_dropped++] = tfx_arena_strdup(&rep->A, g->nodes[dropped[i]].name))) {
-          free(dropped);
-          goto out;
-        }
+    }
+    free(per);
+    for (uint32_t i = 0; i < nd; i++) {
+      if (owner[dropped[i]] - 1 >= n_tk) continue;
+      tfx_flow_applied *a = &base[owner[dropped[i]] - 1];
+      if (!(a->dropped[a->n_dropped++] = tfx_arena_strdup(&rep->A, g->nodes[dropped[i]].name))) {
+        free(dropped);
+        goto out;
+      }
     }
   }
   for (uint32_t i = 0; i < nd; i++) removed[dropped[i]] = 2; /* gone too (the change record) */
