@@ -89,7 +89,7 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_cli_diag *d) {
     case E_RULES:
       if (tfx_cli_rules_add_path(&rules, v, d) != 0) {
         tfx_cli_rules_free(&rules);
-        return TFX_EXIT_FAIL;
+        return TFXC_NOMEM;
       }
       break;
     case E_NO_STDLIB: rules.no_stdlib = 1; break;
@@ -99,7 +99,7 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_cli_diag *d) {
       case -1: usage = 1; break;
       default:
         tfx_cli_rules_free(&rules);
-        return TFX_EXIT_FAIL;
+        return TFXC_NOMEM;
       }
       break;
     case E_ENABLE_SCOPE:
