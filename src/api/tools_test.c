@@ -148,13 +148,14 @@ static void rep_error(tfx_strbuf *rep, const char *what, const tfx_diag *l) {
                 e ? e->msg : "?");
 }
 
-/* Appends the diff of a -> b, indented as the report, to rep. */
+/* Appends the diff of a -> b, indented as the report, to rep; *oom set when it ran out of
+ * memory. */
 static void diff_into(tfx_strbuf *rep, const char *a, size_t na, const char *b, size_t nb,
-                      const char *la, const char *lb) {
+                      const char *la, const char *lb, int *oom) {
   char *t = NULL;
   size_t n = 0;
   if (tfxc_diff(a, na, b, nb, la, lb, 4, &t, &n) == TFXC_OK) tfx_sb_add(rep, t, n);
-  else tfx_sb_printf(rep, "    %s and %s differ (out of memory for a diff)\n", la, lb);
+  else *oom = 1;
   free(t);
 }
 
@@ -242,7 +243,7 @@ static tfxc_test_result check(tfxc_session *s, const char *dir, const tfxc_test_
       }
     }
     if (e_err && (n_err != run->err_len || memcmp(e_err, run->err, run->err_len) != 0)) {
-      diff_into(rep, e_err, n_err, run->err, run->err_len, "expected.stderr", "stderr");
+      diff_into(rep, e_err, n_err, run->err, run->err_len, "expected.stderr", "stderr", oom);
       bad = 1;
     }
     if (e_tf) {
@@ -250,7 +251,7 @@ static tfxc_test_result check(tfxc_session *s, const char *dir, const tfxc_test_
         tfx_sb_puts(rep, "    no tf-pbtxt output was written (expected.tf.pbtxt exists)\n");
         bad = 1;
       } else if (n_tf != run->tf_len || memcmp(e_tf, run->tf, run->tf_len) != 0) {
-        diff_into(rep, e_tf, n_tf, run->tf, run->tf_len, "expected.tf.pbtxt", "output");
+        diff_into(rep, e_tf, n_tf, run->tf, run->tf_len, "expected.tf.pbtxt", "output", oom);
         bad = 1;
       }
     }
@@ -259,7 +260,8 @@ static tfxc_test_result check(tfxc_session *s, const char *dir, const tfxc_test_
         tfx_sb_puts(rep, "    no ge-pbtxt output was written (expected.ge.pbtxt exists)\n");
         bad = 1;
       } else if (n_ge != run->ge_len || memcmp(e_ge, run->ge, run->ge_len) != 0) {
-        diff_into(rep, e_ge ? e_ge : "", n_ge, run->ge, run->ge_len, "expected.ge.pbtxt", "output");
+        diff_into(rep, e_ge ? e_ge : "", n_ge, run->ge, run->ge_len, "expected.ge.pbtxt", "output",
+                  oom);
         bad = 1;
       }
     }
@@ -269,7 +271,7 @@ static tfxc_test_result check(tfxc_session *s, const char *dir, const tfxc_test_
                     "creates it)\n");
         bad = 1;
       } else if (n_x != run->explain_len || memcmp(e_x, run->explain, run->explain_len) != 0) {
-        diff_into(rep, e_x, n_x, run->explain, run->explain_len, "expected.explain", "explain");
+        diff_into(rep, e_x, n_x, run->explain, run->explain_len, "expected.explain", "explain", oom);
         bad = 1;
       }
     }
