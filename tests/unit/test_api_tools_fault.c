@@ -188,6 +188,50 @@ static void tools_out_of_memory_is_nomem(void **state) {
   tfx_alloc_fail_arena(0);
 }
 
+/* tfxc_inspect_checkpoint over the corpus's smallest checkpoint (TFXC_CORPUS; skipped
+ * without it), text and JSON with values: TFXC_OK with the same text, or TFXC_NOMEM. */
+static void checkpoint_out_of_memory_is_nomem(void **state) {
+  (void)state;
+  const char *corpus = getenv("TFXC_CORPUS");
+  char prefix[4096];
+  snprintf(prefix, sizeof prefix, "%s/checkpoints/half_plus_two/variables/variables",
+           corpus ? corpus : "");
+  if (!corpus || !tfxc_is_checkpoint(prefix)) {
+    printf("skipped: no corpus checkpoint (TFXC_CORPUS)\n");
+    skip();
+  }
+  tfx_alloc_fail_arena(1);
+  for (unsigned flags = 0; flags <= (TFXC_INSPECT_JSON | TFXC_INSPECT_VALUES); flags += 3) {
+    tfxc_session *s;
+    assert_int_equal(tfxc_open(&s), TFXC_OK);
+    char *ref, *out;
+    size_t ref_len, len;
+    tfx_alloc_fail_at(0);
+    assert_int_equal(tfxc_inspect_checkpoint(s, prefix, flags, &ref, &ref_len), TFXC_OK);
+    long total = tfx_alloc_calls();
+    int failures = 0;
+    for (long at = 1; at <= total; at++) {
+      tfx_alloc_fail_at(at);
+      tfxc_status st = tfxc_inspect_checkpoint(s, prefix, flags, &out, &len);
+      tfx_alloc_fail_at(0);
+      if (st == TFXC_OK) {
+        assert_int_equal(len, ref_len);
+        assert_memory_equal(out, ref, len);
+      } else {
+        failures++;
+        if (st != TFXC_NOMEM || !strstr(tfxc_errmsg(s), "out of memory"))
+          fail_msg("tfxc_inspect_checkpoint: allocation %ld of %ld failed: status %s (%s)", at,
+                   total, tfxc_status_name(st), tfxc_errmsg(s));
+      }
+      tfxc_free(out);
+    }
+    assert_true(failures > 0);
+    tfxc_free(ref);
+    tfxc_close(s);
+  }
+  tfx_alloc_fail_arena(0);
+}
+
 /* The first error a tfxc_check_option call hands to its handler. */
 static void first_error(void *user, const tfxc_diagnostic *dg) {
   char *first = user;
@@ -259,6 +303,7 @@ int main(int argc, char **argv) {
     const struct CMUnitTest fault_tests[] = {
         cmocka_unit_test(tools_out_of_memory_is_nomem),
         cmocka_unit_test(option_lists_out_of_memory_is_nomem),
+        cmocka_unit_test(checkpoint_out_of_memory_is_nomem),
     };
     return cmocka_run_group_tests(fault_tests, NULL, NULL);
   }
