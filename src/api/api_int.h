@@ -15,8 +15,9 @@
 #include "util/limits.h"
 #include "util/strbuf.h"
 
-/* The one place where an internal function's result becomes a tfxc_status: today the
- * process exit codes (tfx_exit) library code returns; OOM is not told apart yet. */
+/* The one place where an internal function's result becomes a tfxc_status: a tfx_status, or
+ * the process exit codes (tfx_exit, the same values 0..4) some library code still returns;
+ * TFX_E_NOMEM is TFXC_NOMEM (api/status.h). */
 tfxc_status tfx_api_status_from_rc(int rc);
 
 /* Emit kinds by name, and the default file suffix of each ("air" -> ".air"). */
