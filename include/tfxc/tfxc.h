@@ -344,7 +344,7 @@ TFXC_API tfxc_status tfxc_inspect_checkpoint(tfxc_session *s, const char *prefix
 /* Writes n files all or nothing (temporary files renamed into place; a failure leaves none of
  * them), each first checked against the "limit" option output-size. A path "-" is standard
  * output. Returns TFXC_OK, TFXC_MISUSE, TFXC_FAILED (over the output-size limit) or
- * TFXC_INPUT (cannot write). */
+ * TFXC_INPUT (cannot write) or TFXC_NOMEM. */
 TFXC_API tfxc_status tfxc_write_files(tfxc_session *s, size_t n, const char *const *paths,
                                       const void *const *data, const size_t *lens)
     TFXC_MUST_CHECK;

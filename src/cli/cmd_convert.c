@@ -188,8 +188,11 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca,
       else set(ca, "max-file-size", v);
       break;
     case O_LIMIT:
-      if (tfx_cli_parse_limit(v, "tfxc", NULL, d) != 0) usage = 1;
-      else set(ca, "limit", v);
+      switch (tfx_cli_parse_limit(v, "tfxc", NULL, d)) {
+      case 0: set(ca, "limit", v); break;
+      case -1: usage = 1; break;
+      default: return TFXC_NOMEM;
+      }
       break;
     case O_LIST_PASSES: ca->list_passes = 1; break;
     case O_HELP: ca->help = 1; break;

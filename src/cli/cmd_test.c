@@ -556,7 +556,11 @@ int tfx_cli_test(int argc, char **argv, int first, tfx_cli_diag *d) {
       break;
     case O_UPDATE: update = 1; break;
     case O_LIMIT:
-      if (tfx_cli_parse_limit(v, cmd, &lim, d) != 0) rc = TFX_EXIT_USAGE;
+      switch (tfx_cli_parse_limit(v, cmd, &lim, d)) {
+      case 0: break;
+      case -1: rc = TFX_EXIT_USAGE; break;
+      default: rc = TFXC_NOMEM; goto done;
+      }
       break;
     case O_VERBOSE: verbose = verbose < 0 ? 1 : verbose + 1; break;
     case O_QUIET: verbose = -1; break;
