@@ -271,7 +271,8 @@ static tfxc_test_result check(tfxc_session *s, const char *dir, const tfxc_test_
                     "creates it)\n");
         bad = 1;
       } else if (n_x != run->explain_len || memcmp(e_x, run->explain, run->explain_len) != 0) {
-        diff_into(rep, e_x, n_x, run->explain, run->explain_len, "expected.explain", "explain", oom);
+        diff_into(rep, e_x, n_x, run->explain, run->explain_len, "expected.explain", "explain",
+                  oom);
         bad = 1;
       }
     }

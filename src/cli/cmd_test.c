@@ -471,12 +471,14 @@ static case_status test_case(const char *exe, const char *dir, int update,
     rep_error(rep, "cannot read the case", &local);
     goto done;
   }
-  if (atext && (path_in(where, dir, "args") != 0 || split_args(atext, &args, where, &local, oom) != 0)) {
+  if (atext &&
+      (path_in(where, dir, "args") != 0 || split_args(atext, &args, where, &local, oom) != 0)) {
     rep_error(rep, "bad args file", &local);
     goto done;
   }
   if (xtext &&
-      (path_in(xwhere, dir, "explain") != 0 || split_args(xtext, &xargs, xwhere, &local, oom) != 0)) {
+      (path_in(xwhere, dir, "explain") != 0 ||
+       split_args(xtext, &xargs, xwhere, &local, oom) != 0)) {
     rep_error(rep, "bad explain file", &local);
     goto done;
   }
