@@ -307,7 +307,7 @@ typedef struct tfxc_pack_info {
 /* Compiles the session's rule sources into one verified pack, the bytes `tfxc compile` writes
  * (a .tfxb; a pack given as the source is loaded, verified and written again). info may be
  * NULL. Returns TFXC_OK, TFXC_MISUSE, TFXC_INPUT (a missing source, a corrupt pack),
- * TFXC_RULES (rule errors) or TFXC_NOMEM/TFXC_FAILED (out of memory). */
+ * TFXC_RULES (rule errors) or TFXC_NOMEM (out of memory). */
 TFXC_API tfxc_status tfxc_compile_rules(tfxc_session *s, void **pack, size_t *len,
                                         tfxc_pack_info *info) TFXC_MUST_CHECK;
 /* The session's rules (a pack, or rule sources compiled) in readable form, the text of
@@ -337,14 +337,14 @@ TFXC_API tfxc_status tfxc_inspect(tfxc_session *s, unsigned flags, unsigned dept
 TFXC_API int tfxc_is_checkpoint(const char *path);
 /* The tensors of the checkpoint prefix (every one read and verified first), as `tfxc inspect
  * PREFIX` lists them. Returns TFXC_OK, TFXC_MISUSE, TFXC_INPUT (a damaged checkpoint) or
- * TFXC_NOMEM/TFXC_FAILED. */
+ * TFXC_NOMEM. */
 TFXC_API tfxc_status tfxc_inspect_checkpoint(tfxc_session *s, const char *prefix, unsigned flags,
                                              char **text, size_t *len) TFXC_MUST_CHECK;
 
 /* Writes n files all or nothing (temporary files renamed into place; a failure leaves none of
  * them), each first checked against the "limit" option output-size. A path "-" is standard
  * output. Returns TFXC_OK, TFXC_MISUSE, TFXC_FAILED (over the output-size limit) or
- * TFXC_INPUT (cannot write). */
+ * TFXC_INPUT (cannot write) or TFXC_NOMEM. */
 TFXC_API tfxc_status tfxc_write_files(tfxc_session *s, size_t n, const char *const *paths,
                                       const void *const *data, const size_t *lens)
     TFXC_MUST_CHECK;

@@ -15,8 +15,9 @@
 #include "util/limits.h"
 #include "util/strbuf.h"
 
-/* The one place where an internal function's result becomes a tfxc_status: today the
- * process exit codes (tfx_exit) library code returns; OOM is not told apart yet. */
+/* The one place where an internal function's result becomes a tfxc_status: a tfx_status, or
+ * the process exit codes (tfx_exit, the same values 0..4) some library code still returns;
+ * TFX_E_NOMEM is TFXC_NOMEM (api/status.h). */
 tfxc_status tfx_api_status_from_rc(int rc);
 
 /* Emit kinds by name, and the default file suffix of each ("air" -> ".air"). */
@@ -24,7 +25,7 @@ int tfx_api_emit_kind(const char *name);            /* tfx_emit_kind, or -1 */
 const char *tfx_api_emit_name(int kind);
 const char *tfx_api_emit_suffix(int kind);
 /* Parses a comma list of kinds into a bit set. Returns 0, or -1 (reported, with the kinds
- * and a "did you mean"). */
+ * and a "did you mean"), or -2 (out of memory, reported). */
 int tfx_api_parse_emit(const char *s, unsigned *mask, tfx_diag *d);
 
 /* The output file of each kind in mask, named as the convert command names them: with no
@@ -77,7 +78,7 @@ int tfx_api_check_prune_options(const char *input_shape, const char *out_nodes, 
 int tfx_api_opt_list(const char *name, const char *value, const char *cmd, tfx_diag *d);
 /* --limit NAME=N[,NAME=N...] (docs/CLI.md "Limits"): lim->v[...] for the limits of
  * util/limits.h, *file_size / *vm_steps for the aliases file-size and vm-steps; a NULL pointer:
- * the value is checked and dropped (every command takes every name). */
+ * the value is checked and dropped (every command takes every name). -2: out of memory. */
 int tfx_api_parse_limit(const char *spec, const char *cmd, tfx_limits *lim, size_t *file_size,
                         uint64_t *vm_steps, tfx_diag *d);
 

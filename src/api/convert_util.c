@@ -36,7 +36,7 @@ int tfx_api_parse_emit(const char *s, unsigned *mask, tfx_diag *d) {
   tfx_api_list l;
   if (tfx_api_list_split(s, &l) != 0) {
     tfx_error(d, NULL, 0, 0, "out of memory");
-    return -1;
+    return -2;
   }
   for (size_t i = 0; i < l.n; i++) {
     int k = tfx_api_emit_kind(l.items[i]);

@@ -109,6 +109,10 @@ static void on_pattern(void *user, tfx_fusion_engine *e, const tfx_scope_tree *t
   int rc = tfx_vm_run_scope(e->vm, e->pack->patterns[pattern].prog, s, &res, &scratch);
   tfx_vm_set_flags(e->vm, 0);
   tfx_diag_free(&scratch);
+  if (rc == TFX_E_NOMEM) { /* reported as out of memory, not as the pattern's error */
+    x->oom = 1;
+    return;
+  }
   if (rc) {
     v->error = 1;
     return;
@@ -421,7 +425,7 @@ int tfx_api_explain(const tfx_options *opts, const tfx_api_explain_req *r, tfx_s
   memset(&only, 0, sizeof only);
   if (r->passes && tfx_api_list_split(r->passes, &only) != 0) {
     tfx_error(d, NULL, 0, 0, "out of memory");
-    return TFX_EXIT_FAIL;
+    return TFX_E_NOMEM;
   }
   x.only = r->passes ? &only : NULL;
   char *sname = NULL;
@@ -431,7 +435,7 @@ int tfx_api_explain(const tfx_options *opts, const tfx_api_explain_req *r, tfx_s
     if (!sname) {
       tfx_api_list_free(&only);
       tfx_error(d, NULL, 0, 0, "out of memory");
-      return TFX_EXIT_FAIL;
+      return TFX_E_NOMEM;
     }
     memcpy(sname, scope, n + 1);
     if (n && scope[n - 1] != '/' && strcmp(scope, "root") != 0) memcpy(sname + n, "/", 2);
@@ -454,7 +458,7 @@ int tfx_api_explain(const tfx_options *opts, const tfx_api_explain_req *r, tfx_s
   tfx_sb_init(&b);
   if (tfx_pass_register_builtin(&p) != 0) {
     tfx_error(d, NULL, 0, 0, "out of memory registering passes");
-    rc = TFX_EXIT_FAIL;
+    rc = TFX_E_NOMEM;
     goto done;
   }
   if (r->load) {
@@ -470,9 +474,9 @@ int tfx_api_explain(const tfx_options *opts, const tfx_api_explain_req *r, tfx_s
   }
   rc = tfx_pipeline_run(&p, &ctx, TFX_GROUP_SCOPE_FUSION);
   if (rc) goto done;
-  if (x.oom) {
+  if (x.oom || x.cond.oom) {
     tfx_error(d, NULL, 0, 0, "out of memory");
-    rc = TFX_EXIT_FAIL;
+    rc = TFX_E_NOMEM;
     goto done;
   }
   if (!ctx.have_pack) {
@@ -539,9 +543,8 @@ int tfx_api_explain(const tfx_options *opts, const tfx_api_explain_req *r, tfx_s
     else if (!exists) { /* no pattern ran: look in the function body's own tree */
       tfx_scope_tree t;
       memset(&t, 0, sizeof t);
-      if (tfx_scope_tree_build(&t, &ctx.module.funcs[fi], d) != 0) {
+      if ((rc = tfx_scope_tree_build(&t, &ctx.module.funcs[fi], d)) != 0) {
         tfx_scope_tree_free(&t);
-        rc = TFX_EXIT_FAIL;
         goto done;
       }
       exists = tfx_hmap_get(&t.by_name, x.scope, strlen(x.scope)) != TFX_HASH_NONE;
@@ -560,7 +563,7 @@ int tfx_api_explain(const tfx_options *opts, const tfx_api_explain_req *r, tfx_s
   }
   if (!rc && out->oom) {
     tfx_error(d, NULL, 0, 0, "out of memory");
-    rc = TFX_EXIT_FAIL;
+    rc = TFX_E_NOMEM;
   }
 done:
   tfx_sb_free(&b);

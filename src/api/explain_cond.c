@@ -201,29 +201,36 @@ void tfx_xcond_line(tfx_xcond *x, const char *line) {
     rs->where_cmp_pc = x->last_pc;
     free(rs->where_vals);
     rs->where_vals = x->last_vals ? strdup(x->last_vals) : NULL;
+    if (x->last_vals && !rs->where_vals) x->oom = 1;
     rs->have_where = 1;
   } else if (is_fail_exit(p, target)) {
     rs->req_pc = pc;
     rs->req_cmp_pc = x->last_pc;
     free(rs->req_vals);
     rs->req_vals = x->last_vals ? strdup(x->last_vals) : NULL;
+    if (x->last_vals && !rs->req_vals) x->oom = 1;
     rs->have_req = 1;
   }
 }
 
 /* ---------------------------------------------------------------- printing */
 
-/* The source text of file (a path, or "<stdlib>/..."), malloc'ed, or NULL. */
-static char *source_of(const char *file, size_t *len) {
+/* The source text of file (a path, or "<stdlib>/..."), malloc'ed, or NULL (*oom set when
+ * that is for want of memory; a file that cannot be read just goes without its text). */
+static char *source_of(const char *file, size_t *len, int *oom) {
   for (unsigned i = 0; i < tfx_stdlib_count; i++)
     if (!strcmp(tfx_stdlib_files[i].name, file)) {
       *len = (size_t)tfx_stdlib_files[i].len;
-      return dup_n(tfx_stdlib_files[i].data, *len);
+      char *t = dup_n(tfx_stdlib_files[i].data, *len);
+      if (!t) *oom = 1;
+      return t;
     }
   tfx_diag d;
   tfx_diag_init(&d);
-  char *t = tfx_read_file(file, 16u << 20, len, &d);
+  tfx_status st = TFX_OK;
+  char *t = tfx_read_file_st(file, 16u << 20, NULL, len, &st, &d);
   tfx_diag_free(&d);
+  if (!t && st == TFX_E_NOMEM) *oom = 1;
   return t;
 }
 
@@ -231,7 +238,9 @@ static char *source_of(const char *file, size_t *len) {
  * of the line. */
 static void leaf_text(tfx_strbuf *b, const char *file, unsigned line, unsigned col) {
   size_t len;
-  char *t = source_of(file, &len);
+  int oom = 0;
+  char *t = source_of(file, &len, &oom);
+  if (oom) b->oom = 1; /* the caller reports it */
   if (!t) return;
   const char *s = t, *end = t + len;
   for (unsigned l = 1; l < line && s < end; s++)

@@ -78,7 +78,7 @@ int tfx_api_explain_flow(tfx_strbuf *b, tfx_ctx *ctx, uint32_t rule, const char 
   uint8_t *on = calloc(p->n_rules ? p->n_rules : 1, 1);
   if (!on) {
     tfx_error(d, NULL, 0, 0, "out of memory");
-    return TFX_EXIT_FAIL;
+    return TFX_E_NOMEM;
   }
   on[rule] = 1;
   int any = 0;

@@ -169,7 +169,7 @@ int tfx_api_parse_limit(const char *spec, const char *cmd, tfx_limits *lim, size
   tfx_api_list l;
   if (tfx_api_list_split(spec, &l) != 0) {
     tfx_error(d, NULL, 0, 0, "out of memory");
-    return -1;
+    return -2;
   }
   int rc = 0;
   for (size_t li = 0; li < l.n && rc == 0; li++) {

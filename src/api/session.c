@@ -312,7 +312,8 @@ tfxc_status tfxc_set_option(tfxc_session *s, const char *name, const char *value
     oom = set_str(&s->input_format, value);
   } else if (strcmp(name, "emit") == 0) {
     unsigned mask;
-    if (tfx_api_parse_emit(value, &mask, d) != 0) return finish(s, TFXC_MISUSE);
+    int r = tfx_api_parse_emit(value, &mask, d);
+    if (r) return finish(s, r == -2 ? TFXC_NOMEM : TFXC_MISUSE);
     s->emit_mask = mask;
   } else if (strcmp(name, "disable-pass") == 0 ||
              strcmp(name, "enable-scope-fusion-passes") == 0) {
@@ -330,8 +331,8 @@ tfxc_status tfxc_set_option(tfxc_session *s, const char *name, const char *value
     if (tfx_api_opt_max_file_size(value, NULL, &s->o.max_file_size, d) != 0)
       return finish(s, TFXC_MISUSE);
   } else if (strcmp(name, "limit") == 0) {
-    if (tfx_api_parse_limit(value, NULL, &s->o.limits, &s->o.max_file_size, &s->o.vm_budget, d) != 0)
-      return finish(s, TFXC_MISUSE);
+    int r = tfx_api_parse_limit(value, NULL, &s->o.limits, &s->o.max_file_size, &s->o.vm_budget, d);
+    if (r) return finish(s, r == -2 ? TFXC_NOMEM : TFXC_MISUSE);
   } else if (strcmp(name, "W") == 0) {
     char *opt;
     int r = tfx_api_opt_warn(value, NULL, &opt, d);

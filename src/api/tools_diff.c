@@ -2,8 +2,7 @@
  * Stage: api. Input: two texts and their labels. Output: a unified diff with 3 lines of
  * context (deletions before insertions in a change, as diff -u prints them), every line
  * indented; at most 200 diff lines, texts of more than 4000 lines only say from which line
- * on they differ. Deterministic; allocation failures inside the diff give a one-line
- * "differ (out of memory for a diff)" instead. */
+ * on they differ. Deterministic; a failed allocation makes the call TFXC_NOMEM. */
 #define TFXC_BUILDING_LIBRARY 1
 #include "tfxc/tfxc.h"
 
@@ -135,7 +134,7 @@ static void unified_diff(const char *ta, size_t na, const char *tb, size_t nb, c
   }
   goto done;
 oom:
-  tfx_sb_printf(out, "%*s%s and %s differ (out of memory for a diff)\n", ind, "", la, lb);
+  out->oom = 1; /* tfxc_diff: TFXC_NOMEM */
 done:
   free(a.s);
   free(a.n);

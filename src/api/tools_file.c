@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "api/status.h"
 #include "api/tools_int.h"
 #include "util/fileio.h"
 #include "util/limits.h"
@@ -43,6 +44,6 @@ tfxc_status tfxc_write_files(tfxc_session *s, size_t n, const char *const *paths
   size_t max = tfx_limit_size(&tfx_api_options(s)->limits, TFX_LIMIT_OUTPUT_SIZE);
   for (size_t i = 0; i < n; i++)
     if (tfx_check_output_size(paths[i], lens[i], max, d) != 0) return tfx_api_finish(s, TFXC_FAILED);
-  if (tfx_write_files_atomic(n, paths, data, lens, d) != 0) return tfx_api_finish(s, TFXC_INPUT);
-  return tfx_api_finish(s, TFXC_OK);
+  /* TFX_E_INPUT (cannot write) or TFX_E_NOMEM */
+  return tfx_api_finish(s, tfx_api_status_from_rc(tfx_write_files_atomic(n, paths, data, lens, d)));
 }

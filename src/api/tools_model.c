@@ -30,6 +30,7 @@
 #include "passes/passes.h"
 #include "passes/signature.h"
 #include "util/arena.h"
+#include "util/status.h"
 #include "util/strbuf.h"
 
 /* ---------------------------------------------------------------- fmt */
@@ -380,7 +381,7 @@ tfxc_status tfxc_inspect(tfxc_session *s, unsigned flags, unsigned depth, char *
   int rc;
   if (tfx_pass_register_builtin(&p) != 0) {
     tfx_error(d, NULL, 0, 0, "out of memory registering passes");
-    rc = TFX_EXIT_FAIL;
+    rc = TFX_E_NOMEM;
     goto done;
   }
   tfx_api_use_model(s, &p);
@@ -396,7 +397,7 @@ tfxc_status tfxc_inspect(tfxc_session *s, unsigned flags, unsigned depth, char *
   }
   if (((flags & TFXC_INSPECT_JSON) ? render_json(&ctx, &sb) : render_text(&ctx, depth, &sb)) != 0) {
     tfx_error(d, NULL, 0, 0, "out of memory rendering the summary");
-    rc = TFX_EXIT_FAIL;
+    rc = TFX_E_NOMEM;
     goto done;
   }
 done:
@@ -463,7 +464,7 @@ static int list_ckpt(const char *path, unsigned flags, size_t max_file_size, tfx
   char *prefix = strdup(path);
   if (!prefix) {
     tfx_error(d, NULL, 0, 0, "out of memory");
-    return TFX_EXIT_FAIL;
+    return TFX_E_NOMEM;
   }
   size_t pn = strlen(prefix);
   if (pn > 6 && strcmp(prefix + pn - 6, ".index") == 0) prefix[pn - 6] = 0;
@@ -530,7 +531,7 @@ static int list_ckpt(const char *path, unsigned flags, size_t max_file_size, tfx
   }
   if (sb->oom) {
     tfx_error(d, NULL, 0, 0, "out of memory rendering the listing");
-    rc = TFX_EXIT_FAIL;
+    rc = TFX_E_NOMEM;
   }
 done:
   tfx_ckpt_free(&c);

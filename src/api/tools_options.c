@@ -55,7 +55,8 @@ tfxc_status tfxc_check_option(const char *cmd, const char *name, const char *val
   } else if (strcmp(name, "input-format") == 0) {
     if (tfx_api_opt_input_format(value, cmd, &d) != 0) st = TFXC_MISUSE;
   } else if (strcmp(name, "limit") == 0) {
-    if (tfx_api_parse_limit(value, cmd, NULL, NULL, NULL, &d) != 0) st = TFXC_MISUSE;
+    r = tfx_api_parse_limit(value, cmd, NULL, NULL, NULL, &d);
+    st = r == -2 ? TFXC_NOMEM : r ? TFXC_MISUSE : TFXC_OK;
   } else if (strcmp(name, "input-shape") == 0 || strcmp(name, "out-nodes") == 0) {
     int shape = name[0] == 'i';
     r = tfx_api_check_prune_options(shape ? value : NULL, shape ? NULL : value, cmd, &d);
@@ -65,7 +66,8 @@ tfxc_status tfxc_check_option(const char *cmd, const char *name, const char *val
     if (tfx_api_opt_list(name, value, cmd, &d) != 0) st = TFXC_MISUSE;
   } else if (strcmp(name, "emit") == 0) {
     unsigned mask;
-    if (tfx_api_parse_emit(value, &mask, &d) != 0) st = TFXC_MISUSE;
+    r = tfx_api_parse_emit(value, &mask, &d);
+    st = r == -2 ? TFXC_NOMEM : r ? TFXC_MISUSE : TFXC_OK;
   } else {
     tfx_error(&d, NULL, 0, 0, "tfxc_check_option: '%s' is not an option it checks (W, vm-budget, "
               "max-file-size, input-format, limit, input-shape, out-nodes, disable-pass, "

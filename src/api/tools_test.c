@@ -38,14 +38,17 @@ static int exists_in(const char *dir, const char *name) {
 
 /* Reads dir/name into *data (*data = NULL, *len = 0 when there is no such regular file).
  * Returns 0, or -1 when it exists but cannot be read (reported into d): an unreadable file
- * must not count as an absent one. */
-static int read_opt(const char *dir, const char *name, char **data, size_t *len, tfx_diag *d) {
+ * must not count as an absent one; *oom set when that was for want of memory. */
+static int read_opt(const char *dir, const char *name, char **data, size_t *len, tfx_diag *d,
+                    int *oom) {
   *data = NULL;
   *len = 0;
   char p[PATH_BUF];
   struct stat st;
   if (path_in(p, dir, name) != 0 || stat(p, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
-  *data = tfx_read_file(p, 0, len, d);
+  tfx_status rs = TFX_OK;
+  *data = tfx_read_file_st(p, 0, NULL, len, &rs, d);
+  if (!*data && rs == TFX_E_NOMEM) *oom = 1;
   return *data ? 0 : -1;
 }
 
@@ -72,8 +75,8 @@ static void add_update(updates *u, const char *name, const char *data, size_t le
 
 /* Writes the files of u into dir, all or nothing, after checking every one against the
  * session's output-size limit: one over it and nothing is written. Returns 0 or -1 (reported
- * into the session's diagnostics). */
-static int write_updates(tfxc_session *s, const char *dir, const updates *u) {
+ * into the session's diagnostics); *oom set when it failed for want of memory. */
+static int write_updates(tfxc_session *s, const char *dir, const updates *u, int *oom) {
   tfx_diag *d = tfx_api_diag(s);
   size_t max_out = tfx_limit_size(&tfx_api_options(s)->limits, TFX_LIMIT_OUTPUT_SIZE);
   char *paths[MAX_UPDATES] = {0};
@@ -83,6 +86,7 @@ static int write_updates(tfxc_session *s, const char *dir, const updates *u) {
     int slash = a && dir[a - 1] != '/';
     if (!(paths[i] = tfx_malloc(a + (size_t)slash + b + 1))) {
       tfx_error(d, dir, 0, 0, "out of memory");
+      *oom = 1;
       rc = -1;
       break;
     }
@@ -92,9 +96,12 @@ static int write_updates(tfxc_session *s, const char *dir, const updates *u) {
   }
   for (size_t i = 0; i < u->n && rc == 0; i++)
     if (tfx_check_output_size(paths[i], u->len[i], max_out, d) != 0) rc = -1;
-  if (rc == 0 && u->n)
-    rc = tfx_write_files_atomic(u->n, (const char *const *)paths, (const void *const *)u->data,
-                                u->len, d);
+  if (rc == 0 && u->n) {
+    tfx_status ws = tfx_write_files_atomic(u->n, (const char *const *)paths,
+                                           (const void *const *)u->data, u->len, d);
+    if (ws == TFX_E_NOMEM) *oom = 1;
+    rc = ws == TFX_OK ? 0 : -1;
+  }
   for (size_t i = 0; i < u->n; i++) free(paths[i]);
   return rc;
 }
@@ -141,29 +148,32 @@ static void rep_error(tfx_strbuf *rep, const char *what, const tfx_diag *l) {
                 e ? e->msg : "?");
 }
 
-/* Appends the diff of a -> b, indented as the report, to rep. */
+/* Appends the diff of a -> b, indented as the report, to rep; *oom set when it ran out of
+ * memory. */
 static void diff_into(tfx_strbuf *rep, const char *a, size_t na, const char *b, size_t nb,
-                      const char *la, const char *lb) {
+                      const char *la, const char *lb, int *oom) {
   char *t = NULL;
   size_t n = 0;
   if (tfxc_diff(a, na, b, nb, la, lb, 4, &t, &n) == TFXC_OK) tfx_sb_add(rep, t, n);
-  else tfx_sb_printf(rep, "    %s and %s differ (out of memory for a diff)\n", la, lb);
+  else *oom = 1;
   free(t);
 }
 
+/* The comparison (or update) of one case; *oom set when an allocation failed on the way (the
+ * result then says nothing: the caller returns TFXC_NOMEM). */
 static tfxc_test_result check(tfxc_session *s, const char *dir, const tfxc_test_run *run,
-                              int update, tfx_strbuf *rep) {
+                              int update, tfx_strbuf *rep, int *oom) {
   char *e_exit = NULL, *e_err = NULL, *e_tf = NULL, *e_x = NULL, *e_ge = NULL;
   size_t n_exit, n_err, n_tf, n_x, n_ge = 0;
   tfxc_test_result status = TFXC_TEST_FAIL;
   tfx_diag local;
   tfx_diag_init(&local);
   int ge = exists_in(dir, "expected.ge.pbtxt");
-  if (read_opt(dir, "expected.exit", &e_exit, &n_exit, &local) != 0 ||
-      read_opt(dir, "expected.stderr", &e_err, &n_err, &local) != 0 ||
-      read_opt(dir, "expected.tf.pbtxt", &e_tf, &n_tf, &local) != 0 ||
-      read_opt(dir, "expected.explain", &e_x, &n_x, &local) != 0 ||
-      (ge && read_opt(dir, "expected.ge.pbtxt", &e_ge, &n_ge, &local) != 0)) {
+  if (read_opt(dir, "expected.exit", &e_exit, &n_exit, &local, oom) != 0 ||
+      read_opt(dir, "expected.stderr", &e_err, &n_err, &local, oom) != 0 ||
+      read_opt(dir, "expected.tf.pbtxt", &e_tf, &n_tf, &local, oom) != 0 ||
+      read_opt(dir, "expected.explain", &e_x, &n_x, &local, oom) != 0 ||
+      (ge && read_opt(dir, "expected.ge.pbtxt", &e_ge, &n_ge, &local, oom) != 0)) {
     rep_error(rep, "cannot read the expectations", &local);
     goto done;
   }
@@ -183,6 +193,7 @@ static tfxc_test_result check(tfxc_session *s, const char *dir, const tfxc_test_
     size_t tl, el = run->explain_err_len;
     while (el && run->explain_err[el - 1] == '\n') el--;
     char *t = replace_all(run->explain_err, el, "\n", "\n      ", &tl);
+    if (!t) *oom = 1;
     tfx_sb_printf(rep, "    explain exited %d, expected 0 (tfxc explain MODEL [-r rules] ARGS "
                   "EXPLAIN-OPTIONS)\n    explain stderr:\n      %s\n", run->explain_exit, t ? t : "");
     free(t);
@@ -211,7 +222,7 @@ static tfxc_test_result check(tfxc_session *s, const char *dir, const tfxc_test_
     if (run->explained && run->explain_exit == 0 &&
         (!e_x || n_x != run->explain_len || memcmp(e_x, run->explain, run->explain_len) != 0))
       add_update(&u, "expected.explain", run->explain, run->explain_len);
-    if (write_updates(s, dir, &u) != 0) {
+    if (write_updates(s, dir, &u, oom) != 0) {
       tfx_sb_puts(rep, "    could not update the expectations (nothing was changed)\n");
       bad = 1;
     } else {
@@ -227,11 +238,12 @@ static tfxc_test_result check(tfxc_session *s, const char *dir, const tfxc_test_
         tfx_sb_puts(rep, "    stderr:\n");
         char *t = replace_all(run->err, run->err_len, "\n", "\n      ", &n_err);
         if (t) tfx_sb_printf(rep, "      %s\n", t);
+        else *oom = 1;
         free(t);
       }
     }
     if (e_err && (n_err != run->err_len || memcmp(e_err, run->err, run->err_len) != 0)) {
-      diff_into(rep, e_err, n_err, run->err, run->err_len, "expected.stderr", "stderr");
+      diff_into(rep, e_err, n_err, run->err, run->err_len, "expected.stderr", "stderr", oom);
       bad = 1;
     }
     if (e_tf) {
@@ -239,7 +251,7 @@ static tfxc_test_result check(tfxc_session *s, const char *dir, const tfxc_test_
         tfx_sb_puts(rep, "    no tf-pbtxt output was written (expected.tf.pbtxt exists)\n");
         bad = 1;
       } else if (n_tf != run->tf_len || memcmp(e_tf, run->tf, run->tf_len) != 0) {
-        diff_into(rep, e_tf, n_tf, run->tf, run->tf_len, "expected.tf.pbtxt", "output");
+        diff_into(rep, e_tf, n_tf, run->tf, run->tf_len, "expected.tf.pbtxt", "output", oom);
         bad = 1;
       }
     }
@@ -248,7 +260,8 @@ static tfxc_test_result check(tfxc_session *s, const char *dir, const tfxc_test_
         tfx_sb_puts(rep, "    no ge-pbtxt output was written (expected.ge.pbtxt exists)\n");
         bad = 1;
       } else if (n_ge != run->ge_len || memcmp(e_ge, run->ge, run->ge_len) != 0) {
-        diff_into(rep, e_ge ? e_ge : "", n_ge, run->ge, run->ge_len, "expected.ge.pbtxt", "output");
+        diff_into(rep, e_ge ? e_ge : "", n_ge, run->ge, run->ge_len, "expected.ge.pbtxt", "output",
+                  oom);
         bad = 1;
       }
     }
@@ -258,7 +271,8 @@ static tfxc_test_result check(tfxc_session *s, const char *dir, const tfxc_test_
                     "creates it)\n");
         bad = 1;
       } else if (n_x != run->explain_len || memcmp(e_x, run->explain, run->explain_len) != 0) {
-        diff_into(rep, e_x, n_x, run->explain, run->explain_len, "expected.explain", "explain");
+        diff_into(rep, e_x, n_x, run->explain, run->explain_len, "expected.explain", "explain",
+                  oom);
         bad = 1;
       }
     }
@@ -298,7 +312,13 @@ tfxc_status tfxc_test_check(tfxc_session *s, const char *dir, const tfxc_test_ru
     tfx_error(tfx_api_diag(s), NULL, 0, 0, "out of memory");
     return tfx_api_finish(s, TFXC_NOMEM);
   }
-  tfxc_test_result res = check(s, dir, &r, update, &rep);
+  int oom = 0;
+  tfxc_test_result res = check(s, dir, &r, update, &rep, &oom);
+  if (oom) { /* the allocation that failed was reported into the report or the diagnostics */
+    tfx_sb_free(&rep);
+    tfx_error(tfx_api_diag(s), dir, 0, 0, "out of memory");
+    return tfx_api_finish(s, TFXC_NOMEM);
+  }
   tfxc_status st = tfx_api_give(s, &rep, (void **)report, len);
   if (st == TFXC_OK) *result = res;
   return tfx_api_finish(s, st);

@@ -212,9 +212,10 @@ int tfx_cli_write_stdout(const char *data, size_t len, tfx_cli_diag *d) {
 }
 
 /* An option value checked by the library (tfxc_check_option): its message, as a usage error
- * of cmd. Returns 0 or -1 (reported). */
+ * of cmd. Returns 0, -1 or -2 (out of memory); reported. */
 static int check(const char *cmd, const char *name, const char *value, tfx_cli_diag *d) {
-  return tfxc_check_option(cmd, name, value, tfx_cli_diag_forward_fn, d) == TFXC_OK ? 0 : -1;
+  tfxc_status st = tfxc_check_option(cmd, name, value, tfx_cli_diag_forward_fn, d);
+  return st == TFXC_OK ? 0 : st == TFXC_NOMEM ? -2 : -1;
 }
 
 int tfx_cli_check_input_format(const char *s, tfx_cli_diag *d) {
@@ -262,8 +263,9 @@ nomem:
 }
 
 int tfx_cli_parse_limit(const char *spec, const char *cmd, tfx_cli_limits *lim, tfx_cli_diag *d) {
-  if (check(cmd, "limit", spec, d) != 0) return -1;
-  return lim ? tfx_cli_limits_add(lim, NULL, spec, d) : 0;
+  int r = check(cmd, "limit", spec, d);
+  if (r) return r;
+  return lim && tfx_cli_limits_add(lim, NULL, spec, d) != 0 ? -2 : 0;
 }
 
 const char *tfx_cli_closest(const char *word, const char *const *cands, size_t n) {

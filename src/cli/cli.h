@@ -97,8 +97,8 @@ int tfx_cli_parse_size(const char *s, size_t *out);
 int tfx_cli_parse_uint(const char *s, unsigned *out);
 /* --limit NAME=N[,NAME=N...] (repeatable; docs/CLI.md "Limits"): checked by the library
  * (tfxc_check_option) and appended to lim (NULL: checked only). Every command takes every
- * name, so one --limit value fits every command. Returns 0 or -1 (a usage error of cmd,
- * reported: unknown name, bad or out-of-range value; or out of memory). */
+ * name, so one --limit value fits every command. Returns 0, -1 (a usage error of cmd,
+ * reported: unknown name, bad or out-of-range value) or -2 (out of memory, reported). */
 int tfx_cli_parse_limit(const char *spec, const char *cmd, tfx_cli_limits *lim,
                         tfx_cli_diag *d);
 /* The candidate closest to word ("did you mean"), or NULL when none is close enough. */

@@ -15,7 +15,7 @@ int tfx_cli_session_open(tfx_cli_session *cs, tfx_cli_diag *d) {
   cs->d = d;
   if (tfxc_open(&cs->s) != TFXC_OK) {
     tfx_cli_error(d, NULL, 0, 0, "out of memory");
-    return TFX_EXIT_FAIL;
+    return TFXC_NOMEM;
   }
   tfxc_set_diagnostic_handler(cs->s, forward, cs);
   return 0;
@@ -30,7 +30,7 @@ int tfx_cli_session_rc(tfx_cli_session *cs, tfxc_status st) {
   int none = cs->errors == cs->mark; /* the call reported no error of its own */
   cs->mark = cs->errors;
   if (st != TFXC_OK && none) tfx_cli_error(cs->d, NULL, 0, 0, "out of memory");
-  return tfxc_status_exit_code(st);
+  return (int)st; /* the exit code is chosen once, by tfx_cli_main */
 }
 
 int tfx_cli_session_set(tfx_cli_session *cs, const char *name, const char *value) {

@@ -15,11 +15,13 @@ typedef struct tfx_cli_session {
   size_t mark;   /* errors at the end of the previous call */
 } tfx_cli_session;
 
-/* Opens a session forwarding into d. Returns 0, or TFX_EXIT_FAIL ("out of memory" reported). */
+/* Opens a session forwarding into d. Returns 0, or TFXC_NOMEM ("out of memory" reported). */
 int tfx_cli_session_open(tfx_cli_session *cs, tfx_cli_diag *d);
 void tfx_cli_session_close(tfx_cli_session *cs);
-/* The exit code for the status of a call on cs->s. A failure that reported no error of its
- * own (out of memory inside the session) gets "out of memory" reported here. */
+/* The status of a call on cs->s, as the commands return it (0, or a tfxc_status whose values
+ * 1..4 are the exit codes; tfx_cli_main maps TFXC_NOMEM to its exit code). A failure that
+ * reported no error of its own (out of memory inside the session) gets "out of memory"
+ * reported here. */
 int tfx_cli_session_rc(tfx_cli_session *cs, tfxc_status st);
 /* Hands option name=value to the session (the command has checked it already). Returns 0 or
  * an exit code (reported). */

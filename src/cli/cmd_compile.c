@@ -41,7 +41,7 @@ int tfx_cli_compile(int argc, char **argv, int first, tfx_cli_diag *d) {
     case TFX_CLI_ERROR: rc = TFX_EXIT_USAGE; goto done;
     case TFX_CLI_POSITIONAL: /* fall through: a bare PATH is a rule path too */
     case O_RULES:
-      if (tfx_cli_rules_add_path(&r, v, d) != 0) { rc = TFX_EXIT_FAIL; goto done; }
+      if (tfx_cli_rules_add_path(&r, v, d) != 0) { rc = TFXC_NOMEM; goto done; }
       break;
     case O_NO_STDLIB: r.no_stdlib = 1; break;
     case O_OUTPUT: output = v; break;
@@ -49,11 +49,15 @@ int tfx_cli_compile(int argc, char **argv, int first, tfx_cli_diag *d) {
       switch (tfx_cli_rules_add_warn(&r, v, cmd, d)) {
       case 0: break;
       case -1: rc = TFX_EXIT_USAGE; break;
-      default: rc = TFX_EXIT_FAIL; goto done;
+      default: rc = TFXC_NOMEM; goto done;
       }
       break;
     case O_LIMIT:
-      if (tfx_cli_parse_limit(v, cmd, &lim, d) != 0) rc = TFX_EXIT_USAGE;
+      switch (tfx_cli_parse_limit(v, cmd, &lim, d)) {
+      case 0: break;
+      case -1: rc = TFX_EXIT_USAGE; break;
+      default: rc = TFXC_NOMEM; goto done;
+      }
       break;
     case O_VERBOSE: verbose = verbose < 0 ? 1 : verbose + 1; break;
     case O_QUIET: verbose = -1; break;

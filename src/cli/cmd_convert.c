@@ -102,7 +102,7 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca,
   ca->set_value = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *ca->set_value);
   if (!ca->set_name || !ca->set_value) {
     tfx_cli_error(d, NULL, 0, 0, "out of memory");
-    return TFX_EXIT_FAIL;
+    return TFXC_NOMEM;
   }
   const char *v;
   int usage = 0, id;
@@ -127,14 +127,14 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca,
       ca->model = v;
       break;
     case O_RULES:
-      if (tfx_cli_rules_add_path(&ca->rules, v, d) != 0) return TFX_EXIT_FAIL;
+      if (tfx_cli_rules_add_path(&ca->rules, v, d) != 0) return TFXC_NOMEM;
       break;
     case O_NO_STDLIB: ca->rules.no_stdlib = 1; break;
     case O_WARN:
       switch (tfx_cli_rules_add_warn(&ca->rules, v, "tfxc", d)) {
       case 0: break;
       case -1: usage = 1; break;
-      default: return TFX_EXIT_FAIL;
+      default: return TFXC_NOMEM;
       }
       break;
     case O_ENABLE_SCOPE:
@@ -188,8 +188,11 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca,
       else set(ca, "max-file-size", v);
       break;
     case O_LIMIT:
-      if (tfx_cli_parse_limit(v, "tfxc", NULL, d) != 0) usage = 1;
-      else set(ca, "limit", v);
+      switch (tfx_cli_parse_limit(v, "tfxc", NULL, d)) {
+      case 0: set(ca, "limit", v); break;
+      case -1: usage = 1; break;
+      default: return TFXC_NOMEM;
+      }
       break;
     case O_LIST_PASSES: ca->list_passes = 1; break;
     case O_HELP: ca->help = 1; break;
@@ -338,7 +341,7 @@ static int convert(tfx_cli_session *cs, const convert_args *ca) {
   cs->mark = cs->errors;
   tfxc_status st = tfxc_run(cs->s, NULL);
   tfxc_set_progress_handler(cs->s, NULL, NULL);
-  rc = tfxc_status_exit_code(st);
+  rc = (int)st; /* a status: tfx_cli_main chooses the exit code */
   tfxc_run_info info;
   if (tfxc_last_run(cs->s, &info) != TFXC_OK) memset(&info, 0, sizeof info);
   d->errors += info.errors_not_reported; /* counted in the "N more not shown" note */

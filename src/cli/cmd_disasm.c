@@ -34,13 +34,13 @@ int tfx_cli_disasm(int argc, char **argv, int first, tfx_cli_diag *d) {
     switch (id) {
     case TFX_CLI_ERROR: rc = TFX_EXIT_USAGE; goto done;
     case TFX_CLI_POSITIONAL:
-      if (tfx_cli_rules_add_path(&r, v, d) != 0) { rc = TFX_EXIT_FAIL; goto done; }
+      if (tfx_cli_rules_add_path(&r, v, d) != 0) { rc = TFXC_NOMEM; goto done; }
       break;
     case O_WARN:
       switch (tfx_cli_rules_add_warn(&r, v, cmd, d)) {
       case 0: break;
       case -1: rc = TFX_EXIT_USAGE; break;
-      default: rc = TFX_EXIT_FAIL; goto done;
+      default: rc = TFXC_NOMEM; goto done;
       }
       break;
     case O_LIMIT:

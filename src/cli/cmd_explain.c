@@ -89,7 +89,7 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_cli_diag *d) {
     case E_RULES:
       if (tfx_cli_rules_add_path(&rules, v, d) != 0) {
         tfx_cli_rules_free(&rules);
-        return TFX_EXIT_FAIL;
+        return TFXC_NOMEM;
       }
       break;
     case E_NO_STDLIB: rules.no_stdlib = 1; break;
@@ -99,7 +99,7 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_cli_diag *d) {
       case -1: usage = 1; break;
       default:
         tfx_cli_rules_free(&rules);
-        return TFX_EXIT_FAIL;
+        return TFXC_NOMEM;
       }
       break;
     case E_ENABLE_SCOPE:
@@ -123,8 +123,11 @@ int tfx_cli_explain(int argc, char **argv, int first, tfx_cli_diag *d) {
       break;
     case E_LIMIT:
       /* with the rules' options: the session takes every --limit, in order */
-      if (tfx_cli_parse_limit(v, "tfxc explain", &rules.limits, d) != 0)
-        usage = 1;
+      switch (tfx_cli_parse_limit(v, "tfxc explain", &rules.limits, d)) {
+      case 0: break;
+      case -1: usage = 1; break;
+      default: tfx_cli_rules_free(&rules); return TFXC_NOMEM;
+      }
       break;
     case E_VERBOSE: o.verbose = o.verbose < 0 ? 1 : o.verbose + 1; break;
     case E_QUIET: o.verbose = -1; break;

@@ -85,7 +85,11 @@ static int fmt(int argc, char **argv, int first, tfx_cli_diag *d, tfx_cli_limits
       }
       break;
     case F_LIMIT:
-      if (tfx_cli_parse_limit(v, "tfxc fmt", lim, d) != 0) usage = 1;
+      switch (tfx_cli_parse_limit(v, "tfxc fmt", lim, d)) {
+      case 0: break;
+      case -1: usage = 1; break;
+      default: return TFXC_NOMEM;
+      }
       break;
     case F_VERBOSE: verbose = verbose < 0 ? 1 : verbose + 1; break;
     case F_QUIET: verbose = -1; break;

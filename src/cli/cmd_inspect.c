@@ -86,8 +86,11 @@ static int inspect(int argc, char **argv, int first, tfx_cli_diag *d, tfx_cli_li
       }
       break;
     case I_LIMIT:
-      if (tfx_cli_parse_limit(v, "tfxc inspect", lim, d) != 0)
-        usage = 1;
+      switch (tfx_cli_parse_limit(v, "tfxc inspect", lim, d)) {
+      case 0: break;
+      case -1: usage = 1; break;
+      default: return TFXC_NOMEM;
+      }
       break;
     case I_VERBOSE: verbose = verbose < 0 ? 1 : verbose + 1; break;
     case I_QUIET: verbose = -1; break;

@@ -177,12 +177,13 @@ static int cmp_str(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Collects the cases under dir (itself when it is one). Returns 0 or -1 (reported). */
+/* Collects the cases under dir (itself when it is one). Returns 0, -1 (a directory cannot be
+ * read) or -2 (out of memory); reported. */
 static int collect(const char *dir, int depth, strvec *out, tfx_cli_diag *d) {
   if (is_case(dir)) {
     if (sv_push(out, strdup(dir)) == 0) return 0;
     tfx_cli_error(d, dir, 0, 0, "out of memory");
-    return -1;
+    return -2;
   }
   if (depth > 32) return 0;
   DIR *dh = opendir(dir);
@@ -198,12 +199,12 @@ static int collect(const char *dir, int depth, strvec *out, tfx_cli_diag *d) {
     char *p = join(dir, e->d_name);
     struct stat st;
     if (!p) {
-      rc = -1;
+      rc = -2;
       break;
     }
     if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
       if (sv_push(&subs, p) != 0) {
-        rc = -1;
+        rc = -2;
         break;
       }
     } else {
@@ -214,7 +215,7 @@ static int collect(const char *dir, int depth, strvec *out, tfx_cli_diag *d) {
   if (subs.n) qsort(subs.v, subs.n, sizeof *subs.v, cmp_str);
   for (size_t i = 0; i < subs.n && rc == 0; i++) rc = collect(subs.v[i], depth + 1, out, d);
   sv_free(&subs);
-  if (rc != 0 && !tfx_cli_diag_has_errors(d)) tfx_cli_error(d, dir, 0, 0, "out of memory");
+  if (rc == -2 && !tfx_cli_diag_has_errors(d)) tfx_cli_error(d, dir, 0, 0, "out of memory");
   return rc;
 }
 
@@ -223,7 +224,8 @@ static int collect(const char *dir, int depth, strvec *out, tfx_cli_diag *d) {
 /* Reads dir/name into *data (*data = NULL, *len = 0 when there is no such regular file).
  * Returns 0, or -1 when it exists but cannot be read (out of memory, an I/O error; reported
  * into d): an unreadable file must not count as an absent one. */
-static int read_opt(const char *dir, const char *name, char **data, size_t *len, tfx_cli_diag *d) {
+static int read_opt(const char *dir, const char *name, char **data, size_t *len, tfx_cli_diag *d,
+                    int *oom) {
   *data = NULL;
   *len = 0;
   char p[PATH_BUF];
@@ -243,7 +245,10 @@ static int read_opt(const char *dir, const char *name, char **data, size_t *len,
   fclose(f);
   if (err || b.oom || (!b.data && (tb_add(&b, "", 0), b.oom))) {
     if (err) tfx_cli_error(d, p, 0, 0, "read error: %s", strerror(e));
-    else tfx_cli_error(d, p, 0, 0, "out of memory reading file");
+    else {
+      tfx_cli_error(d, p, 0, 0, "out of memory reading file");
+      *oom = 1;
+    }
     tb_free(&b);
     return -1;
   }
@@ -252,8 +257,10 @@ static int read_opt(const char *dir, const char *name, char **data, size_t *len,
   return 0;
 }
 
-/* Splits the args file into *out (strings owned by *out). Returns 0 or -1 (reported). */
-static int split_args(const char *text, strvec *out, const char *where, tfx_cli_diag *d) {
+/* Splits the args file into *out (strings owned by *out). Returns 0 or -1 (reported; *oom set
+ * when for want of memory). */
+static int split_args(const char *text, strvec *out, const char *where, tfx_cli_diag *d,
+                      int *oom) {
   const char *s = text;
   while (*s) {
     while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n') s++;
@@ -281,6 +288,7 @@ static int split_args(const char *text, strvec *out, const char *where, tfx_cli_
     }
     if (tok.oom || out->n >= MAX_ARGS || sv_push(out, strdup(tb_cstr(&tok))) != 0) {
       tfx_cli_error(d, where, 0, 0, out->n >= MAX_ARGS ? "too many arguments" : "out of memory");
+      if (out->n < MAX_ARGS) *oom = 1;
       tb_free(&tok);
       return -1;
     }
@@ -333,13 +341,14 @@ static void run_result_free(run_result *r) {
 
 /* Runs the conversion, or with explain != NULL `tfxc explain MODEL [-r rules] ARGS EXPLAIN`. */
 static int run_case(const char *exe, const char *dir, const strvec *args, const strvec *explain,
-                    int ge, run_result *res, tfx_cli_diag *d) {
+                    int ge, run_result *res, tfx_cli_diag *d, int *oom) {
   memset(res, 0, sizeof *res);
   const char *tmpbase = getenv("TMPDIR");
   if (!tmpbase || !*tmpbase) tmpbase = "/tmp";
   char *tmpl = join(tmpbase, "tfxc-test-XXXXXX");
   if (!tmpl) {
     tfx_cli_error(d, NULL, 0, 0, "out of memory");
+    *oom = 1;
     return -1;
   }
   if (!mkdtemp(tmpl)) {
@@ -372,6 +381,7 @@ static int run_case(const char *exe, const char *dir, const strvec *args, const 
   int rc = -1;
   if (!outp || !errp || !stdp || !stem || !gep) {
     tfx_cli_error(d, NULL, 0, 0, "out of memory");
+    *oom = 1;
     goto cleanup;
   }
   fflush(stdout);
@@ -400,20 +410,22 @@ static int run_case(const char *exe, const char *dir, const strvec *args, const 
   res->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 255;
   size_t len;
   char *raw;
-  if (read_opt(tmpl, "stderr", &raw, &len, d) != 0) goto cleanup;
+  if (read_opt(tmpl, "stderr", &raw, &len, d, oom) != 0) goto cleanup;
   res->err = replace_all(raw ? raw : "", raw ? len : 0, tmpl, "<tmp>", &res->err_len);
   free(raw);
   if (!res->err) {
     tfx_cli_error(d, NULL, 0, 0, "out of memory");
+    *oom = 1;
     goto cleanup;
   }
-  if (read_opt(tmpl, explain ? "stdout" : "out.tf.pbtxt", &res->out, &res->out_len, d) != 0)
+  if (read_opt(tmpl, explain ? "stdout" : "out.tf.pbtxt", &res->out, &res->out_len, d, oom) != 0)
     goto cleanup;
   if (explain && !res->out && !(res->out = strdup(""))) { /* empty stdout */
     tfx_cli_error(d, NULL, 0, 0, "out of memory");
+    *oom = 1;
     goto cleanup;
   }
-  if (ge && !explain && read_opt(tmpl, "out.ge.pbtxt", &res->ge, &res->ge_len, d) != 0)
+  if (ge && !explain && read_opt(tmpl, "out.ge.pbtxt", &res->ge, &res->ge_len, d, oom) != 0)
     goto cleanup;
   rc = 0;
 cleanup:
@@ -440,9 +452,10 @@ static void rep_error(tbuf *rep, const char *what, const tfx_cli_diag *l) {
                 e ? e->msg : "?");
 }
 
-/* Runs one case; appends its report (after the status line) to rep. */
+/* Runs one case; appends its report (after the status line) to rep. *oom set when an
+ * allocation failed (its error is then reported into d too, first): the command stops. */
 static case_status test_case(const char *exe, const char *dir, int update,
-                             tfx_cli_session *cs, tbuf *rep) {
+                             tfx_cli_session *cs, tbuf *rep, tfx_cli_diag *d, int *oom) {
   strvec args = {0}, xargs = {0};
   char *atext = NULL, *xtext = NULL;
   size_t alen, xlen;
@@ -453,17 +466,19 @@ static case_status test_case(const char *exe, const char *dir, int update,
   memset(&x, 0, sizeof x);
   tfx_cli_diag local;
   tfx_cli_diag_init(&local);
-  if (read_opt(dir, "args", &atext, &alen, &local) != 0 ||
-      read_opt(dir, "explain", &xtext, &xlen, &local) != 0) {
+  if (read_opt(dir, "args", &atext, &alen, &local, oom) != 0 ||
+      read_opt(dir, "explain", &xtext, &xlen, &local, oom) != 0) {
     rep_error(rep, "cannot read the case", &local);
     goto done;
   }
-  if (atext && (path_in(where, dir, "args") != 0 || split_args(atext, &args, where, &local) != 0)) {
+  if (atext &&
+      (path_in(where, dir, "args") != 0 || split_args(atext, &args, where, &local, oom) != 0)) {
     rep_error(rep, "bad args file", &local);
     goto done;
   }
   if (xtext &&
-      (path_in(xwhere, dir, "explain") != 0 || split_args(xtext, &xargs, xwhere, &local) != 0)) {
+      (path_in(xwhere, dir, "explain") != 0 ||
+       split_args(xtext, &xargs, xwhere, &local, oom) != 0)) {
     rep_error(rep, "bad explain file", &local);
     goto done;
   }
@@ -473,11 +488,11 @@ static case_status test_case(const char *exe, const char *dir, int update,
     goto done;
   }
   int ge = exists_in(dir, "expected.ge.pbtxt", 0);
-  if (run_case(exe, dir, &args, NULL, ge, &r, &local) != 0) {
+  if (run_case(exe, dir, &args, NULL, ge, &r, &local, oom) != 0) {
     rep_error(rep, "cannot run the case", &local);
     goto done;
   }
-  if (xtext && run_case(exe, dir, &args, &xargs, 0, &x, &local) != 0) {
+  if (xtext && run_case(exe, dir, &args, &xargs, 0, &x, &local, oom) != 0) {
     rep_error(rep, "cannot run explain", &local);
     goto done;
   }
@@ -499,12 +514,19 @@ static case_status test_case(const char *exe, const char *dir, int update,
   tfxc_test_result res = TFXC_TEST_FAIL;
   char *text = NULL;
   size_t len = 0;
-  if (tfx_cli_session_rc(cs, tfxc_test_check(cs->s, dir, &tr, update, &res, &text, &len)) == 0) {
+  int crc = tfx_cli_session_rc(cs, tfxc_test_check(cs->s, dir, &tr, update, &res, &text, &len));
+  if (crc == 0) {
     tb_add(rep, text, len);
     status = res == TFXC_TEST_PASS ? R_PASS : res == TFXC_TEST_UPDATED ? R_UPDATED : R_FAIL;
+  } else if (crc == TFXC_NOMEM) {
+    *oom = 1; /* reported into d by the session */
   }
   tfxc_free(text);
 done:
+  if (*oom && local.n) { /* the allocation's own error, as the command's */
+    const tfx_cli_diag_item *e = &local.items[0];
+    tfx_cli_error(d, e->file, e->line, e->col, "%s", e->msg ? e->msg : "out of memory");
+  }
   tfx_cli_diag_free(&local);
   run_result_free(&r);
   run_result_free(&x);
@@ -530,13 +552,17 @@ int tfx_cli_test(int argc, char **argv, int first, tfx_cli_diag *d) {
     case TFX_CLI_POSITIONAL:
       if (sv_push(&paths, strdup(v)) != 0) {
         tfx_cli_error(d, NULL, 0, 0, "out of memory");
-        rc = TFX_EXIT_FAIL;
+        rc = TFXC_NOMEM;
         goto done;
       }
       break;
     case O_UPDATE: update = 1; break;
     case O_LIMIT:
-      if (tfx_cli_parse_limit(v, cmd, &lim, d) != 0) rc = TFX_EXIT_USAGE;
+      switch (tfx_cli_parse_limit(v, cmd, &lim, d)) {
+      case 0: break;
+      case -1: rc = TFX_EXIT_USAGE; break;
+      default: rc = TFXC_NOMEM; goto done;
+      }
       break;
     case O_VERBOSE: verbose = verbose < 0 ? 1 : verbose + 1; break;
     case O_QUIET: verbose = -1; break;
@@ -564,7 +590,12 @@ int tfx_cli_test(int argc, char **argv, int first, tfx_cli_diag *d) {
       continue;
     }
     size_t before = cases.n;
-    if (collect(paths.v[i], 0, &cases, d) != 0) rc = TFX_EXIT_INPUT;
+    int cr = collect(paths.v[i], 0, &cases, d);
+    if (cr == -2) {
+      rc = TFXC_NOMEM;
+      break;
+    }
+    if (cr != 0) rc = TFX_EXIT_INPUT;
     else if (cases.n == before) {
       tfx_cli_error(d, paths.v[i], 0, 0, "no test case here (a case is a directory with model.pbtxt "
                 "or model.pb)");
@@ -587,10 +618,12 @@ int tfx_cli_test(int argc, char **argv, int first, tfx_cli_diag *d) {
     goto done;
   }
   size_t passed = 0, failed = 0;
+  int oom_stop = 0;
   for (size_t i = 0; i < cases.n; i++) {
     tbuf rep;
     memset(&rep, 0, sizeof rep);
-    case_status s = test_case(exe, cases.v[i], update, &cs, &rep);
+    int oom = 0;
+    case_status s = test_case(exe, cases.v[i], update, &cs, &rep, d, &oom);
     printf("%s %s\n", s == R_PASS ? "PASS" : s == R_UPDATED ? "UPDATED" : "FAIL", cases.v[i]);
     if (s == R_FAIL || verbose > 0 || (rep.len && strstr(tb_cstr(&rep), "note:")))
       fputs(tb_cstr(&rep), stdout);
@@ -598,11 +631,13 @@ int tfx_cli_test(int argc, char **argv, int first, tfx_cli_diag *d) {
     fflush(stdout);
     if (s == R_FAIL) failed++;
     else passed++;
+    if ((oom_stop = oom) != 0) break; /* the cases after it are not run: out of memory is the
+                                          command's status */
   }
   tfx_cli_session_close(&cs);
   printf("%zu passed, %zu failed\n", passed, failed);
   fflush(stdout);
-  rc = failed ? TFX_EXIT_FAIL : TFX_EXIT_OK;
+  rc = oom_stop ? TFXC_NOMEM : failed ? TFX_EXIT_FAIL : TFX_EXIT_OK;
 done:
   sv_free(&paths);
   sv_free(&cases);

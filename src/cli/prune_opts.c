@@ -2,10 +2,10 @@
  * shared option parser (tfxc_check_option). Stage: cli. */
 #include "cli/cli.h"
 
-/* The exit code of one check: 0, TFX_EXIT_USAGE, or the library's for its own failure. */
+/* The status of one check: 0, TFXC_MISUSE (TFX_EXIT_USAGE), or the library's for its own
+ * failure (TFXC_NOMEM); tfx_cli_main chooses the exit code. */
 static int check(const char *name, const char *value, tfx_cli_diag *d) {
-  tfxc_status st = tfxc_check_option("tfxc", name, value, tfx_cli_diag_forward_fn, d);
-  return st == TFXC_OK ? 0 : st == TFXC_MISUSE ? TFX_EXIT_USAGE : tfxc_status_exit_code(st);
+  return (int)tfxc_check_option("tfxc", name, value, tfx_cli_diag_forward_fn, d);
 }
 
 int tfx_cli_check_prune_options(const char *input_shape, const char *out_nodes, tfx_cli_diag *d) {

@@ -429,6 +429,24 @@ static int check_run(fx *f, const spec *s, int rc, int over, const char *what, l
       show_capture();
       fail_msg("%s: %s %ld failed: exit %d without an error printed", l, what, n, rc);
     }
+    /* a failed allocation in a command that succeeds without it is out of memory: exit 1
+     * (TFXC_NOMEM), with "out of memory" in the first error, never a usage (2), input (3) or
+     * rules (4) error (issue 15 item 4: the commands' drivers too) */
+    if (f->ref_rc == 0 && !strcmp(what, "allocation")) {
+      tfx_strbuf sb;
+      tfx_sb_init(&sb);
+      get_file("cap.err", &sb);
+      const char *e = strstr(tfx_sb_cstr(&sb), "error: "); /* the first error's line */
+      const char *eol = e ? strchr(e, '\n') : NULL;
+      const char *oom = e ? strstr(e, "out of memory") : NULL;
+      int first_oom = oom && (!eol || oom < eol);
+      tfx_sb_free(&sb);
+      if (rc != 1 || !first_oom) {
+        show_capture();
+        fail_msg("%s: %s %ld failed: exit %d (want 1) or the first error is not 'out of memory'",
+                 l, what, n, rc);
+      }
+    }
     for (int k = 0; k < MAX_OUTS && s->outs[k]; k++) {
       if (s->report && k == 0) {
         char want[32];
