@@ -133,4 +133,7 @@ typedef struct tfx_api_progress {
 void tfx_api_progress_install(tfx_api_progress *ap, tfx_pipeline *p, tfxc_progress_fn fn,
                               void *user);
 
+/* The public record of an internal diagnostic (strings borrowed from it; session.c). */
+tfxc_diagnostic tfx_api_diagnostic(const tfx_diag_item *it);
+
 #endif

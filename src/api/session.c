@@ -88,6 +88,21 @@ const char *tfxc_status_name(tfxc_status st) {
 
 int tfxc_status_exit_code(tfxc_status st) { return tfx_status_exit_code((tfx_status)st); }
 
+/* The public record of an internal diagnostic (its strings are borrowed from it). */
+tfxc_diagnostic tfx_api_diagnostic(const tfx_diag_item *it) {
+  tfxc_diagnostic dg;
+  dg.severity = it->sev == TFX_SEV_ERROR     ? TFXC_SEV_ERROR
+                : it->sev == TFX_SEV_WARNING ? TFXC_SEV_WARNING
+                                             : TFXC_SEV_NOTE;
+  dg.file = it->file;
+  dg.line = it->line;
+  dg.column = it->col;
+  dg.message = it->msg ? it->msg : "(out of memory)";
+  dg.rule = it->source_line;
+  dg.span = it->span;
+  return dg;
+}
+
 /* Hands the call's diagnostics to the handler, keeps the text of the error that explains st,
  * clears the list. That error is the last one, except when st is TFXC_NOMEM: the allocation
  * that failed reports first and whatever follows is its consequence (the VM naming the rule
@@ -99,16 +114,7 @@ static tfxc_status finish(tfxc_session *s, tfxc_status st) {
     const tfx_diag_item *it = &s->diag.items[i];
     if (it->sev == TFX_SEV_ERROR && (!last_err || st != TFXC_NOMEM)) last_err = it;
     if (!s->diag_fn) continue;
-    tfxc_diagnostic dg;
-    dg.severity = it->sev == TFX_SEV_ERROR     ? TFXC_SEV_ERROR
-                  : it->sev == TFX_SEV_WARNING ? TFXC_SEV_WARNING
-                                               : TFXC_SEV_NOTE;
-    dg.file = it->file;
-    dg.line = it->line;
-    dg.column = it->col;
-    dg.message = it->msg ? it->msg : "(out of memory)";
-    dg.rule = it->source_line;
-    dg.span = it->span;
+    tfxc_diagnostic dg = tfx_api_diagnostic(it);
     s->diag_fn(s->diag_user, &dg);
   }
   /* an error past the recorded ones (max_items) explains the status better than an earlier one */

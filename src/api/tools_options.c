@@ -18,16 +18,7 @@
 static void deliver(const tfx_diag *d, tfxc_diagnostic_fn fn, void *user) {
   for (size_t i = 0; fn && i < d->n; i++) {
     const tfx_diag_item *it = &d->items[i];
-    tfxc_diagnostic dg;
-    dg.severity = it->sev == TFX_SEV_ERROR     ? TFXC_SEV_ERROR
-                  : it->sev == TFX_SEV_WARNING ? TFXC_SEV_WARNING
-                                               : TFXC_SEV_NOTE;
-    dg.file = it->file;
-    dg.line = it->line;
-    dg.column = it->col;
-    dg.message = it->msg ? it->msg : "(out of memory)";
-    dg.rule = it->source_line;
-    dg.span = it->span;
+    tfxc_diagnostic dg = tfx_api_diagnostic(it);
     fn(user, &dg);
   }
 }
