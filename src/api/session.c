@@ -648,9 +648,8 @@ tfxc_status tfxc_run(tfxc_session *s, const char *last) {
 
 tfxc_status tfxc_list_passes(tfxc_session *s, char **text, size_t *len) {
   if (!s) return TFXC_MISUSE;
-  if (!text) return bad(s, "tfxc_list_passes: %s", "no result pointer");
-  *text = NULL;
-  if (len) *len = 0;
+  tfxc_status st0 = tfx_api_result_start(s, "tfxc_list_passes", (void **)text, len, 0);
+  if (st0 != TFXC_OK) return st0;
   tfx_pipeline p;
   tfx_pipeline_init(&p);
   char *dis_pipe = NULL, *dis_rules = NULL;
@@ -670,9 +669,8 @@ tfxc_status tfxc_list_passes(tfxc_session *s, char **text, size_t *len) {
 
 tfxc_status tfxc_pass_timing(tfxc_session *s, char **text, size_t *len) {
   if (!s) return TFXC_MISUSE;
-  if (!text) return bad(s, "tfxc_pass_timing: %s", "no result pointer");
-  *text = NULL;
-  if (len) *len = 0;
+  tfxc_status st0 = tfx_api_result_start(s, "tfxc_pass_timing", (void **)text, len, 0);
+  if (st0 != TFXC_OK) return st0;
   if (!s->ran) return bad(s, "tfxc_pass_timing: %s", "no run yet (tfxc_run)");
   tfx_strbuf sb;
   tfx_sb_init(&sb);
@@ -751,9 +749,8 @@ static int kind_of(tfxc_session *s, const char *kind) {
 
 tfxc_status tfxc_emit(tfxc_session *s, const char *kind, void **data, size_t *len) {
   if (!s) return TFXC_MISUSE;
-  if (!data || !len) return bad(s, "tfxc_emit: %s", "no result pointers");
-  *data = NULL;
-  *len = 0;
+  tfxc_status st0 = tfx_api_result_start(s, "tfxc_emit", data, len, 1);
+  if (st0 != TFXC_OK) return st0;
   int k = kind_of(s, kind);
   if (k < 0) return finish(s, TFXC_MISUSE);
   tfx_strbuf sb;
@@ -817,9 +814,8 @@ tfxc_status tfxc_output_name(tfxc_session *s, const char *kind, char **name) {
 
 tfxc_status tfxc_report_json(tfxc_session *s, char **json, size_t *len) {
   if (!s) return TFXC_MISUSE;
-  if (!json) return bad(s, "tfxc_report_json: %s", "no result pointer");
-  *json = NULL;
-  if (len) *len = 0;
+  tfxc_status st0 = tfx_api_result_start(s, "tfxc_report_json", (void **)json, len, 0);
+  if (st0 != TFXC_OK) return st0;
   if (!s->ran) return bad(s, "tfxc_report_json: %s", "no run yet (tfxc_run)");
   tfx_strbuf sb;
   tfx_sb_init(&sb);
@@ -887,6 +883,17 @@ tfx_diag *tfx_api_diag(tfxc_session *s) {
   return &s->diag;
 }
 
+tfxc_status tfx_api_result_start(tfxc_session *s, const char *fn, void **out, size_t *len,
+                                 int need_len) {
+  if (!out || (need_len && !len)) {
+    tfx_error(&s->diag, NULL, 0, 0, "%s: no result pointer%s", fn, need_len ? "s" : "");
+    return tfx_api_finish(s, TFXC_MISUSE);
+  }
+  *out = NULL;
+  if (len) *len = 0;
+  return TFXC_OK;
+}
+
 tfxc_status tfx_api_finish(tfxc_session *s, tfxc_status st) {
   st = finish(s, st);
   s->diag.max_items = 0; /* the default again for the other calls */
@@ -917,9 +924,9 @@ const char *tfx_api_model(const tfxc_session *s, const void **data, size_t *len)
 static tfxc_status explain_text(tfxc_session *s, tfx_api_explain_req *req, char **text,
                                 size_t *len) {
   if (!s) return TFXC_MISUSE;
-  if (!text) return bad(s, "tfxc_explain_%s: %s", req->scope ? "scope" : "rule", "no result pointer");
-  *text = NULL;
-  if (len) *len = 0;
+  tfxc_status st0 = tfx_api_result_start(s, req->scope ? "tfxc_explain_scope" : "tfxc_explain_rule",
+                                         (void **)text, len, 0);
+  if (st0 != TFXC_OK) return st0;
   if (!s->model_name)
     return bad(s, "no model given (tfxc_load_model_path / tfxc_load_model_buffer)");
   /* an empty scope or rule name is reported by the evaluator ("no scope ''", with the list) */

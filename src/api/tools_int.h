@@ -15,6 +15,11 @@
 tfx_diag *tfx_api_diag(tfxc_session *s);
 /* Ends a call: hands the diagnostics to the handler, keeps the last error. Returns st. */
 tfxc_status tfx_api_finish(tfxc_session *s, tfxc_status st);
+/* The start of a call that hands back text or bytes: *out = NULL, *len = 0 (len may be NULL
+ * unless need_len). A missing result pointer is TFXC_MISUSE, reported as "FN: no result
+ * pointer(s)" and finished; else TFXC_OK. */
+tfxc_status tfx_api_result_start(tfxc_session *s, const char *fn, void **out, size_t *len,
+                                 int need_len);
 /* The session's options filled as for a run (model, rule sources, warnings, limits...). */
 const tfx_options *tfx_api_options(tfxc_session *s);
 /* Makes p's "load" pass read the session's model from memory when it was given as a buffer. */

@@ -49,12 +49,8 @@ tfxc_status tfxc_format_model(tfxc_session *s, const char *to, void **data, size
                               size_t *nodes) {
   if (!s) return TFXC_MISUSE;
   tfx_diag *d = tfx_api_diag(s);
-  if (!data || !len) {
-    tfx_error(d, NULL, 0, 0, "tfxc_format_model: no result pointers");
-    return tfx_api_finish(s, TFXC_MISUSE);
-  }
-  *data = NULL;
-  *len = 0;
+  tfxc_status st0 = tfx_api_result_start(s, "tfxc_format_model", data, len, 1);
+  if (st0 != TFXC_OK) return st0;
   if (nodes) *nodes = 0;
   int text;
   if (to && strcmp(to, "pbtxt") == 0) text = 1;
@@ -347,12 +343,8 @@ static int render_text(const tfx_ctx *ctx, unsigned depth, tfx_strbuf *sb) {
 tfxc_status tfxc_inspect(tfxc_session *s, unsigned flags, unsigned depth, char **text, size_t *len) {
   if (!s) return TFXC_MISUSE;
   tfx_diag *d = tfx_api_diag(s);
-  if (!text) {
-    tfx_error(d, NULL, 0, 0, "tfxc_inspect: no result pointer");
-    return tfx_api_finish(s, TFXC_MISUSE);
-  }
-  *text = NULL;
-  if (len) *len = 0;
+  tfxc_status st0 = tfx_api_result_start(s, "tfxc_inspect", (void **)text, len, 0);
+  if (st0 != TFXC_OK) return st0;
   const void *bytes;
   size_t n_bytes;
   if (!tfx_api_model(s, &bytes, &n_bytes)) {

@@ -37,12 +37,8 @@ static int build(tfxc_session *s, tfx_pack *pack, tfx_cann_table **protos) {
 tfxc_status tfxc_compile_rules(tfxc_session *s, void **pack, size_t *len, tfxc_pack_info *info) {
   if (!s) return TFXC_MISUSE;
   if (info) memset(info, 0, sizeof *info);
-  if (!pack || !len) {
-    tfx_error(tfx_api_diag(s), NULL, 0, 0, "tfxc_compile_rules: no result pointers");
-    return tfx_api_finish(s, TFXC_MISUSE);
-  }
-  *pack = NULL;
-  *len = 0;
+  tfxc_status st0 = tfx_api_result_start(s, "tfxc_compile_rules", pack, len, 1);
+  if (st0 != TFXC_OK) return st0;
   tfx_pack p;
   tfx_cann_table *protos = NULL;
   int rc = build(s, &p, &protos);
@@ -69,12 +65,8 @@ tfxc_status tfxc_compile_rules(tfxc_session *s, void **pack, size_t *len, tfxc_p
 
 tfxc_status tfxc_disasm(tfxc_session *s, char **text, size_t *len) {
   if (!s) return TFXC_MISUSE;
-  if (!text) {
-    tfx_error(tfx_api_diag(s), NULL, 0, 0, "tfxc_disasm: no result pointer");
-    return tfx_api_finish(s, TFXC_MISUSE);
-  }
-  *text = NULL;
-  if (len) *len = 0;
+  tfxc_status st0 = tfx_api_result_start(s, "tfxc_disasm", (void **)text, len, 0);
+  if (st0 != TFXC_OK) return st0;
   tfx_pack p;
   int rc = build(s, &p, NULL);
   if (rc != 0) return tfx_api_finish(s, tfx_api_status_from_rc(rc));
@@ -329,12 +321,8 @@ static void render_text(const tfx_pack *p, const tfx_cann_table *t, uint32_t n_p
 
 tfxc_status tfxc_list_rules(tfxc_session *s, int json, char **text, size_t *len) {
   if (!s) return TFXC_MISUSE;
-  if (!text) {
-    tfx_error(tfx_api_diag(s), NULL, 0, 0, "tfxc_list_rules: no result pointer");
-    return tfx_api_finish(s, TFXC_MISUSE);
-  }
-  *text = NULL;
-  if (len) *len = 0;
+  tfxc_status st0 = tfx_api_result_start(s, "tfxc_list_rules", (void **)text, len, 0);
+  if (st0 != TFXC_OK) return st0;
   entry *e = malloc(sizeof *e);
   if (!e) {
     tfx_error(tfx_api_diag(s), NULL, 0, 0, "out of memory");

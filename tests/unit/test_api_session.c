@@ -563,6 +563,32 @@ static void explain_misuse(void **state) {
   tfxc_close(s);
 }
 
+/* Every call that hands back text or bytes refuses a missing result pointer the same way
+ * (TFXC_MISUSE, "FN: no result pointer(s)") and clears what it was given. */
+static void missing_result_pointers(void **state) {
+  (void)state;
+  tfxc_session *s;
+  assert_int_equal(tfxc_open(&s), TFXC_OK);
+  size_t len = 7;
+  void *data = (void *)"x";
+  assert_int_equal(tfxc_emit(s, "air", NULL, &len), TFXC_MISUSE);
+  assert_string_equal(tfxc_errmsg(s), "tfxc_emit: no result pointers");
+  assert_int_equal(tfxc_emit(s, "air", &data, NULL), TFXC_MISUSE);
+  assert_int_equal(tfxc_compile_rules(s, &data, NULL, NULL), TFXC_MISUSE);
+  assert_string_equal(tfxc_errmsg(s), "tfxc_compile_rules: no result pointers");
+  assert_int_equal(tfxc_list_passes(s, NULL, &len), TFXC_MISUSE);
+  assert_string_equal(tfxc_errmsg(s), "tfxc_list_passes: no result pointer");
+  assert_int_equal(tfxc_inspect(s, 0, 0, NULL, NULL), TFXC_MISUSE);
+  assert_string_equal(tfxc_errmsg(s), "tfxc_inspect: no result pointer");
+  char *text = (char *)"x";
+  len = 7;
+  assert_int_equal(tfxc_pass_timing(s, &text, &len), TFXC_MISUSE); /* no run yet */
+  assert_null(text);
+  assert_int_equal(len, 0);
+  assert_non_null(strstr(tfxc_errmsg(s), "no run yet"));
+  tfxc_close(s);
+}
+
 int main(int argc, char **argv) {
   const char *src = getenv("TFXC_SRC");
   snprintf(model_path, sizeof model_path, "%s/examples/dense_layernorm/model.pbtxt",
@@ -597,6 +623,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(explain_text_is_the_commands),
       cmocka_unit_test(explain_misuse),
       cmocka_unit_test(diagnostics_past_1000_are_counted),
+      cmocka_unit_test(missing_result_pointers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
