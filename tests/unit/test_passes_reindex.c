@@ -53,6 +53,69 @@ static void case_args(const char *dir, char *enable, char *disable, int *allow, 
   fclose(f);
 }
 
+/* One golden case set up for a run up to scope fusion: its model, its rules/ directory when it
+ * has one, its args (case_args); the dataflow pass disabled (hold_dataflow: in the pipeline
+ * too, for a caller that runs it by hand). Returns 0 when the case has no model.pbtxt. The
+ * context points into g, which must stay where it is until golden_close. */
+typedef struct golden_run {
+  char model[4096 + 300], rules[4096 + 300], enable[256], disable[256];
+  const char *paths[1];
+  tfx_options o;
+  tfx_pipeline p;
+  tfx_diag d;
+  tfx_ctx ctx;
+} golden_run;
+
+static int golden_open(golden_run *g, const char *root, const char *name, int hold_dataflow) {
+  char cdir[4096 + 256];
+  snprintf(cdir, sizeof cdir, "%s/%s", root, name);
+  snprintf(g->model, sizeof g->model, "%s/model.pbtxt", cdir);
+  snprintf(g->rules, sizeof g->rules, "%s/rules", cdir);
+  FILE *mf = fopen(g->model, "r");
+  if (!mf) return 0;
+  fclose(mf);
+  DIR *rd = opendir(g->rules);
+  if (rd) closedir(rd);
+  int allow;
+  case_args(cdir, g->enable, g->disable, &allow, sizeof g->enable);
+  memset(&g->o, 0, sizeof g->o);
+  g->o.model_path = g->model;
+  g->o.disable = "dataflow";
+  g->paths[0] = g->rules;
+  if (rd) {
+    g->o.rule_paths = g->paths;
+    g->o.n_rule_paths = 1;
+  }
+  if (g->enable[0]) g->o.enable_scope_passes = g->enable;
+  if (g->disable[0]) g->o.disable_rules = g->disable;
+  g->o.allow_dangling_inputs = allow;
+  tfx_pipeline_init(&g->p);
+  assert_int_equal(tfx_pass_register_builtin(&g->p), 0);
+  tfx_diag_init(&g->d);
+  if (hold_dataflow) assert_int_equal(tfx_pipeline_disable(&g->p, "dataflow", &g->d), 0);
+  tfx_ctx_init(&g->ctx, &g->o, &g->d);
+  return 1;
+}
+
+static void golden_close(golden_run *g) {
+  tfx_ctx_free(&g->ctx);
+  tfx_diag_free(&g->d);
+  tfx_pipeline_free(&g->p);
+}
+
+/* Fails unless ctx's index equals a full build of its graph ("after WHAT" in the message). */
+static void index_is_full_build(const tfx_ctx *ctx, const char *name, const char *what) {
+  tfx_module full;
+  tfx_diag d2;
+  tfx_diag_init(&d2);
+  assert_int_equal(tfx_module_build_ex(&full, ctx->model.graph, ctx->model.path, 0u, &d2), 0);
+  char why[300] = "";
+  if (tfx_module_diff(&ctx->module, &full, why, sizeof why))
+    fail_msg("%s: the index after %s differs from a full build: %s", name, what, why);
+  tfx_module_free(&full);
+  tfx_diag_free(&d2);
+}
+
 static void golden_cases(void **state) {
   (void)state;
   const char *src = getenv("TFXC_SRC");
@@ -64,60 +127,18 @@ static void golden_cases(void **state) {
   struct dirent *e;
   unsigned cases = 0, fused = 0, updated = 0;
   while ((e = readdir(dir)) != NULL) {
-    if (e->d_name[0] == '.') continue;
-    char cdir[4096 + 256], model[4096 + 300], rules[4096 + 300];
-    snprintf(cdir, sizeof cdir, "%s/%s", root, e->d_name);
-    snprintf(model, sizeof model, "%s/model.pbtxt", cdir);
-    snprintf(rules, sizeof rules, "%s/rules", cdir);
-    FILE *mf = fopen(model, "r");
-    if (!mf) continue;
-    fclose(mf);
-    DIR *rd = opendir(rules);
-    if (rd) closedir(rd);
-    char enable[256], disable[256];
-    int allow;
-    case_args(cdir, enable, disable, &allow, sizeof enable);
-    tfx_options o;
-    memset(&o, 0, sizeof o);
-    o.model_path = model;
-    o.disable = "dataflow";
-    const char *paths[1] = {rules};
-    if (rd) {
-      o.rule_paths = paths;
-      o.n_rule_paths = 1;
-    }
-    if (enable[0]) o.enable_scope_passes = enable;
-    if (disable[0]) o.disable_rules = disable;
-    o.allow_dangling_inputs = allow;
-    tfx_pipeline p;
-    tfx_pipeline_init(&p);
-    assert_int_equal(tfx_pass_register_builtin(&p), 0);
-    tfx_diag d;
-    tfx_diag_init(&d);
-    tfx_ctx ctx;
-    tfx_ctx_init(&ctx, &o, &d);
-    int rc = tfx_pipeline_run(&p, &ctx, TFX_GROUP_SCOPE_FUSION);
+    golden_run g;
+    if (e->d_name[0] == '.' || !golden_open(&g, root, e->d_name, 0)) continue;
+    int rc = tfx_pipeline_run(&g.p, &g.ctx, TFX_GROUP_SCOPE_FUSION);
     cases++;
     int applied = 0;
-    for (uint32_t i = 0; ctx.fusion_report && i < ctx.fusion_report->n_graphs; i++)
-      applied |= ctx.fusion_report->graphs[i].applied;
-    if (rc == 0 && ctx.have_module) {
-      tfx_module full;
-      tfx_diag d2;
-      tfx_diag_init(&d2);
-      assert_int_equal(tfx_module_build_ex(&full, ctx.model.graph, ctx.model.path, 0u, &d2), 0);
-      char why[300] = "";
-      if (tfx_module_diff(&ctx.module, &full, why, sizeof why))
-        fail_msg("%s: the index after scope fusion differs from a full build: %s", e->d_name, why);
-      tfx_module_free(&full);
-      tfx_diag_free(&d2);
-    }
+    for (uint32_t i = 0; g.ctx.fusion_report && i < g.ctx.fusion_report->n_graphs; i++)
+      applied |= g.ctx.fusion_report->graphs[i].applied;
+    if (rc == 0 && g.ctx.have_module) index_is_full_build(&g.ctx, e->d_name, "scope fusion");
     fused += applied;
-    if (applied && ctx.reindex_updates) updated++;
+    if (applied && g.ctx.reindex_updates) updated++;
     else if (applied) fprintf(stderr, "%s: fused, re-indexed in full\n", e->d_name);
-    tfx_ctx_free(&ctx);
-    tfx_diag_free(&d);
-    tfx_pipeline_free(&p);
+    golden_close(&g);
   }
   closedir(dir);
   fprintf(stderr, "%u cases, %u fused, %u re-indexed incrementally\n", cases, fused, updated);
@@ -144,69 +165,28 @@ static void golden_cases_dataflow(void **state) {
   struct dirent *e;
   unsigned rewritten = 0, in_funcs = 0, dropped = 0, rounds_changed = 0, cases = 0;
   while ((e = readdir(dir)) != NULL) {
-    if (e->d_name[0] == '.') continue;
-    char cdir[4096 + 256], model[4096 + 300], rules[4096 + 300];
-    snprintf(cdir, sizeof cdir, "%s/%s", root, e->d_name);
-    snprintf(model, sizeof model, "%s/model.pbtxt", cdir);
-    snprintf(rules, sizeof rules, "%s/rules", cdir);
-    FILE *mf = fopen(model, "r");
-    if (!mf) continue;
-    fclose(mf);
-    DIR *rd = opendir(rules);
-    if (rd) closedir(rd);
-    char enable[256], disable[256];
-    int allow;
-    case_args(cdir, enable, disable, &allow, sizeof enable);
-    tfx_options o;
-    memset(&o, 0, sizeof o);
-    o.model_path = model;
-    o.disable = "dataflow";
-    const char *paths[1] = {rules};
-    if (rd) {
-      o.rule_paths = paths;
-      o.n_rule_paths = 1;
-    }
-    if (enable[0]) o.enable_scope_passes = enable;
-    if (disable[0]) o.disable_rules = disable;
-    o.allow_dangling_inputs = allow;
-    tfx_pipeline p;
-    tfx_pipeline_init(&p);
-    assert_int_equal(tfx_pass_register_builtin(&p), 0);
-    tfx_diag d;
-    tfx_diag_init(&d);
-    assert_int_equal(tfx_pipeline_disable(&p, "dataflow", &d), 0); /* run below, by hand */
-    tfx_ctx ctx;
-    tfx_ctx_init(&ctx, &o, &d);
-    int rc = tfx_pipeline_run(&p, &ctx, TFX_GROUP_SCOPE_FUSION);
-    if (rc == 0 && ctx.have_module) {
+    golden_run g;
+    if (e->d_name[0] == '.' || !golden_open(&g, root, e->d_name, 1)) continue;
+    int rc = tfx_pipeline_run(&g.p, &g.ctx, TFX_GROUP_SCOPE_FUSION);
+    if (rc == 0 && g.ctx.have_module) {
       cases++;
-      unsigned before = ctx.reindex_updates;
-      rc = (int)tfx_pass_dataflow(&ctx, NULL);
-      for (size_t k = 0; rc && k < d.n; k++)
-        fprintf(stderr, "%s: %s\n", e->d_name, d.items[k].msg ? d.items[k].msg : "?");
+      unsigned before = g.ctx.reindex_updates;
+      rc = (int)tfx_pass_dataflow(&g.ctx, NULL);
+      for (size_t k = 0; rc && k < g.d.n; k++)
+        fprintf(stderr, "%s: %s\n", e->d_name, g.d.items[k].msg ? g.d.items[k].msg : "?");
       assert_int_equal(rc, 0);
-      const tfx_flow_report *fr = ctx.flow_report;
+      const tfx_flow_report *fr = g.ctx.flow_report;
       unsigned changed = fr && fr->rounds ? fr->rounds - (fr->capped ? 0u : 1u) : 0u;
-      assert_int_equal(ctx.reindex_updates - before, changed); /* every one incremental */
+      assert_int_equal(g.ctx.reindex_updates - before, changed); /* every one incremental */
       rounds_changed += changed;
       for (uint32_t i = 0; fr && i < fr->n; i++) {
         rewritten++;
         in_funcs += fr->v[i].graph[0] != 0;
         dropped += fr->v[i].n_dropped;
       }
-      tfx_module full;
-      tfx_diag d2;
-      tfx_diag_init(&d2);
-      assert_int_equal(tfx_module_build_ex(&full, ctx.model.graph, ctx.model.path, 0u, &d2), 0);
-      char why[300] = "";
-      if (tfx_module_diff(&ctx.module, &full, why, sizeof why))
-        fail_msg("%s: the index after the dataflow pass differs from a full build: %s", e->d_name, why);
-      tfx_module_free(&full);
-      tfx_diag_free(&d2);
+      index_is_full_build(&g.ctx, e->d_name, "the dataflow pass");
     }
-    tfx_ctx_free(&ctx);
-    tfx_diag_free(&d);
-    tfx_pipeline_free(&p);
+    golden_close(&g);
   }
   closedir(dir);
   fprintf(stderr, "%u cases: %u rewrites (%u in function bodies, %u dead producers dropped), %u rounds "
@@ -261,14 +241,7 @@ static void dataflow_commuted(void **state) {
   uint32_t y = tfx_graph_find(&ctx.module.main, "y");
   assert_int_not_equal(y, TFX_NO_ID);
   assert_int_equal(tfx_graph_find(&ctx.module.main, "s"), TFX_NO_ID); /* the Sigmoid is gone */
-  tfx_module full;
-  tfx_diag d2;
-  tfx_diag_init(&d2);
-  assert_int_equal(tfx_module_build_ex(&full, ctx.model.graph, ctx.model.path, 0u, &d2), 0);
-  char why[300] = "";
-  if (tfx_module_diff(&ctx.module, &full, why, sizeof why)) fail_msg("%s", why);
-  tfx_module_free(&full);
-  tfx_diag_free(&d2);
+  index_is_full_build(&ctx, "commuted", "the dataflow pass");
   tfx_ctx_free(&ctx);
   tfx_diag_free(&d);
   tfx_pipeline_free(&p);
