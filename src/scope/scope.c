@@ -243,6 +243,42 @@ static int cmp_u32(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* Most child lists and op-count lists are short: an insertion sort up to this length, qsort
+ * above (a qsort call was a quarter of the pass's instructions). Both orders are total (names
+ * of siblings differ, op ids in one list differ), so the result is the same either way. */
+#define SMALL_SORT 16u
+
+static void sort_name_ids(name_id *v, uint32_t n) {
+  if (n > SMALL_SORT) {
+    qsort(v, n, sizeof *v, cmp_name_id);
+    return;
+  }
+  for (uint32_t i = 1; i < n; i++) {
+    name_id x = v[i];
+    uint32_t j = i;
+    while (j > 0 && strcmp(v[j - 1].name, x.name) > 0) {
+      v[j] = v[j - 1];
+      j--;
+    }
+    v[j] = x;
+  }
+}
+
+static void sort_u32(uint32_t *v, uint32_t n) {
+  if (n > SMALL_SORT) {
+    qsort(v, n, sizeof *v, cmp_u32);
+    return;
+  }
+  for (uint32_t i = 1; i < n; i++) {
+    uint32_t x = v[i], j = i;
+    while (j > 0 && v[j - 1] > x) {
+      v[j] = v[j - 1];
+      j--;
+    }
+    v[j] = x;
+  }
+}
+
 static int finish(sbuild *b, const tfx_graph *g) {
   tfx_scope_tree *t = b->t;
   uint32_t ns = b->n;
@@ -292,7 +328,7 @@ static int finish(sbuild *b, const tfx_graph *g) {
   for (uint32_t i = 0; i < ns; i++) {
     tfx_scope *s = &t->scopes[i];
     name_id *seg = pairs + (s->children - child_all);
-    if (s->n_children > 1) qsort(seg, s->n_children, sizeof *seg, cmp_name_id);
+    if (s->n_children > 1) sort_name_ids(seg, s->n_children);
     for (uint32_t k = 0; k < s->n_children; k++) s->children[k] = seg[k].id;
     if (!s->n_children) s->children = NULL;
   }
@@ -357,7 +393,7 @@ static int finish(sbuild *b, const tfx_graph *g) {
     s->n_counts = nt;
     s->counts = NULL;
     if (nt) {
-      if (nt > 1) qsort(touched, nt, sizeof *touched, cmp_u32);
+      if (nt > 1) sort_u32(touched, nt);
       s->counts = tfx_arena_alloc(a, (size_t)nt * sizeof *s->counts);
       if (!s->counts) goto out;
       for (uint32_t q = 0; q < nt; q++) {
