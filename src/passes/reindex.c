@@ -110,6 +110,48 @@ static uint32_t n_gone(const uint32_t *new_id, uint32_t on) {
   return k;
 }
 
+/* Deletes slot i of m (linear probing, backward shift: the entries after it whose probe
+ * started at or before i move up, so every lookup still finds its key; no tombstones). */
+static void hmap_delete_at(tfx_hmap *m, size_t i) {
+  size_t mask = m->cap - 1, j = i;
+  for (;;) {
+    j = (j + 1) & mask;
+    if (!m->slots[j].key) break;
+    size_t home = m->slots[j].hash & mask;
+    /* j's entry may fill the hole at i unless its home lies cyclically in (i, j] */
+    if (((j - home) & mask) >= ((j - i) & mask)) {
+      m->slots[i] = m->slots[j];
+      i = j;
+    }
+  }
+  memset(&m->slots[i], 0, sizeof m->slots[i]);
+  m->n--;
+}
+
+/* The old name map of a graph renumbered by new_id (on old nodes), in place: kept names get
+ * their new ids, the names of gone nodes are deleted. Returns 1, or 0 when a slot holds a
+ * value that is no old node id (then the update gives up). */
+static int patch_names(tfx_hmap *m, const uint32_t *new_id, uint32_t on) {
+  if (!m->cap) return 1;
+  /* first renumber, marking the gone entries (TFX_NO_ID is no node id: n < TFX_NO_ID) */
+  for (size_t k = 0; k < m->cap; k++) {
+    tfx_hmap_slot *s = &m->slots[k];
+    if (!s->key) continue;
+    if (s->value >= on) return 0;
+    s->value = new_id[s->value];
+  }
+  /* then delete them; a deletion may pull a later entry (or, past the end, an earlier one
+   * already looked at and kept) into slot k, so k is looked at again */
+  for (size_t k = 0; k < m->cap;) {
+    if (m->slots[k].key && m->slots[k].value == TFX_NO_ID) {
+      hmap_delete_at(m, k);
+    } else {
+      k++;
+    }
+  }
+  return 1;
+}
+
 /* Builds g (new) from og (old) over defs[0..n): new_id / rewired as tfx_fusion_apply left
  * them, or NULL when the graph did not change (then defs must be og's node list). */
 static int update_graph(upd *u, tfx_graph *g, tfx_graph *og, Tensorflow__NodeDef **defs, size_t n,
@@ -149,29 +191,15 @@ static int update_graph(upd *u, tfx_graph *g, tfx_graph *og, Tensorflow__NodeDef
     old_of[j] = i;
   }
 
-  /* names: an unchanged graph keeps its map; otherwise the kept names move from the old map
-   * with their stored hashes (unique already: no string is read), then the new nodes' names
-   * are added with the duplicate check (same capacity as a full build; same lookups) */
-  if (!new_id) {
-    g->by_name = og->by_name;
-    tfx_hmap_init(&og->by_name);
-  } else {
-    if (tfx_hmap_reserve(&g->by_name, n) < 0) {
-      rc = UPD_OOM;
-      goto out;
-    }
-    tfx_hmap *m = &g->by_name;
-    size_t mask = m->cap - 1;
-    for (size_t k = 0; k < og->by_name.cap; k++) {
-      const tfx_hmap_slot *os = &og->by_name.slots[k];
-      if (!os->key || os->value >= on || new_id[os->value] == TFX_NO_ID) continue;
-      size_t j = os->hash & mask;
-      while (m->slots[j].key) j = (j + 1) & mask;
-      m->slots[j] = *os;
-      m->slots[j].value = new_id[os->value];
-      m->n++;
-    }
-    if (m->n != (size_t)(on - n_gone(new_id, on))) goto out; /* a name the old map lacked */
+  /* names: the old map is taken over; a changed graph's map is patched in place (values
+   * renumbered, the names of gone nodes deleted: no string is read, nothing reallocated),
+   * then the new nodes' names are added below with the duplicate check (the map grows as a
+   * full build's would; the same names give the same lookups) */
+  g->by_name = og->by_name;
+  tfx_hmap_init(&og->by_name);
+  if (new_id) {
+    if (!patch_names(&g->by_name, new_id, on) || g->by_name.n != (size_t)(on - n_gone(new_id, on)))
+      goto out; /* a name the old map lacked, or a value it should not hold */
   }
   size_t total_in = 0;
   for (uint32_t j = 0; j < n; j++) {
