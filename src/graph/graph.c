@@ -234,14 +234,13 @@ static int topo_sort(build_ctx *c, tfx_graph *g) {
     free(indeg);
     return oom(c);
   }
+  /* in-degrees counted from the producer side: every resolved node input is one entry of
+   * its producer's consumer list, so this is the count over the inputs whose producer is no
+   * back edge, read sequentially (node records in order, their lists) */
   for (uint32_t i = 0; i < n; i++) {
     const tfx_node *nd = &g->nodes[i];
-    for (uint32_t k = 0; k < nd->n_in; k++) {
-      const tfx_input *in = &nd->in[k];
-      if (in->kind == TFX_IN_NODE && in->src != TFX_NO_ID &&
-          !is_back_edge_op(c, g->nodes[in->src].op_id))
-        indeg[i]++;
-    }
+    if (is_back_edge_op(c, nd->op_id)) continue;
+    for (uint32_t k = 0; k < nd->n_uses; k++) indeg[nd->uses[k].node]++;
   }
   uint32_t head = 0, tail = 0;
   for (uint32_t i = 0; i < n; i++)
@@ -373,23 +372,26 @@ int tfx_graph_link_uses(tfx_graph *g, tfx_arena *a, uint32_t *use_start) {
   tfx_use *uses = tfx_arena_alloc(a, (total_uses ? total_uses : 1) * sizeof *uses);
   if (!uses) return -1;
   for (uint32_t i = 0; i < n; i++) use_start[i + 1] += use_start[i];
-  for (uint32_t i = 0; i < n; i++) {
-    g->nodes[i].uses = uses + use_start[i];
-    g->nodes[i].n_uses = 0;
-  }
+  /* use_start[p] is producer p's fill cursor: the random accesses of the fill go to this
+   * 4-byte array, not to the (much larger) node records; afterwards use_start[p] is the end
+   * of p's list, the start of p + 1's */
   for (uint32_t i = 0; i < n; i++) {
     const tfx_node *nd = &g->nodes[i];
     for (uint32_t k = 0; k < nd->n_in; k++) {
       const tfx_input *in = &nd->in[k];
       if (in->kind != TFX_IN_NODE || in->src == TFX_NO_ID) continue;
-      tfx_node *p = &g->nodes[in->src];
-      p->uses[p->n_uses].node = i;
-      p->uses[p->n_uses].slot = k;
-      p->n_uses++;
+      tfx_use *u = &uses[use_start[in->src]++];
+      u->node = i;
+      u->slot = k;
     }
   }
-  for (uint32_t i = 0; i < n; i++)
-    if (g->nodes[i].n_uses == 0) g->nodes[i].uses = NULL;
+  uint32_t start = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    tfx_node *nd = &g->nodes[i];
+    nd->n_uses = use_start[i] - start;
+    nd->uses = nd->n_uses ? uses + start : NULL;
+    start = use_start[i];
+  }
   return 0;
 }
 

@@ -111,7 +111,7 @@ void tfx_module_free(tfx_module *m);
 uint32_t tfx_graph_find(const tfx_graph *g, const char *name);
 /* Fills the consumer list of every node of g (g->n_nodes nodes, inputs resolved) in
  * (consumer id, slot) order, allocated from a. use_start has n_nodes + 1 entries: entry i + 1
- * holds the number of uses of node i, entry 0 is 0; it is turned into prefix sums. A node
+ * holds the number of uses of node i, entry 0 is 0; its contents are scratch afterwards. A node
  * nobody reads gets uses = NULL. Returns 0, or -1 when out of memory (nothing reported). */
 int tfx_graph_link_uses(tfx_graph *g, tfx_arena *a, uint32_t *use_start);
 

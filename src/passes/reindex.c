@@ -309,13 +309,10 @@ static int update_graph(upd *u, tfx_graph *g, tfx_graph *og, Tensorflow__NodeDef
     rc = UPD_OOM;
     goto out;
   }
-  for (uint32_t i = 0; i < n; i++) {
+  for (uint32_t i = 0; i < n; i++) { /* from the producer side, as graph.c counts */
     const tfx_node *nd = &g->nodes[i];
-    for (uint32_t k = 0; k < nd->n_in; k++) {
-      const tfx_input *in = &nd->in[k];
-      if (in->kind == TFX_IN_NODE && in->src != TFX_NO_ID && !is_back_edge(u, g->nodes[in->src].op_id))
-        indeg[i]++;
-    }
+    if (is_back_edge(u, nd->op_id)) continue;
+    for (uint32_t k = 0; k < nd->n_uses; k++) indeg[nd->uses[k].node]++;
   }
   uint32_t head = 0, tail = 0;
   for (uint32_t i = 0; i < n; i++)
