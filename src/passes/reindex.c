@@ -132,19 +132,20 @@ static void hmap_delete_at(tfx_hmap *m, size_t i) {
  * their new ids, the names of gone nodes are deleted. Returns 1, or 0 when a slot holds a
  * value that is no old node id (then the update gives up). */
 static int patch_names(tfx_hmap *m, const uint32_t *new_id, uint32_t on) {
-  if (!m->cap) return 1;
   /* first renumber, marking the gone entries (TFX_NO_ID is no node id: n < TFX_NO_ID) */
+  size_t first = m->cap, marked = 0;
   for (size_t k = 0; k < m->cap; k++) {
     tfx_hmap_slot *s = &m->slots[k];
     if (!s->key) continue;
     if (s->value >= on) return 0;
-    s->value = new_id[s->value];
+    if ((s->value = new_id[s->value]) == TFX_NO_ID && marked++ == 0) first = k;
   }
-  /* then delete them; a deletion may pull a later entry (or, past the end, an earlier one
-   * already looked at and kept) into slot k, so k is looked at again */
-  for (size_t k = 0; k < m->cap;) {
+  /* then delete them, from the first one on; a deletion may pull a later entry (or, past the
+   * end, an earlier one already looked at and kept) into slot k, so k is looked at again */
+  for (size_t k = first; k < m->cap && marked;) {
     if (m->slots[k].key && m->slots[k].value == TFX_NO_ID) {
       hmap_delete_at(m, k);
+      marked--;
     } else {
       k++;
     }

@@ -8,7 +8,8 @@
  * full build). On hand-made rewrites: a renumbered graph with a new node and a rewired consumer is
  * indexed the same both ways; a rewrite that makes a cycle, a duplicate name or an input to a
  * missing node is left to the full build (which reports it). tfx_module_diff finds a changed
- * input, consumer, topological position and op type. */
+ * input, consumer, topological position and op type. Many names removed at once (the old
+ * name map patched in place) index the same both ways. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -365,6 +366,77 @@ static void left_to_full_build(void **state) {
   }
 }
 
+/* Many names gone at once: the old name map is patched in place (gone names deleted by
+ * backward shift, kept ones renumbered), including a removed name given to a new node. Over
+ * several sizes and removal patterns the updated index must equal a full build: every kept
+ * and new name found at its new id, no removed name found, the same number of names. */
+static void many_names_removed(void **state) {
+  (void)state;
+  static const uint32_t sizes[] = {5, 100, 1000, 3000, 20000};
+  static const uint32_t every[] = {2, 3, 7, 1}; /* node i goes when i % every == 1 (1: none) */
+  for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+    for (size_t ei = 0; ei < sizeof every / sizeof every[0]; ei++) {
+      uint32_t n = sizes[si], ev = every[ei], n_new = 50;
+      char (*names)[24] = calloc(n + n_new, sizeof *names);
+      Tensorflow__NodeDef *nd = calloc(n + n_new, sizeof *nd);
+      Tensorflow__NodeDef **ptr = calloc(n + n_new, sizeof *ptr);
+      uint32_t *new_id = calloc(n, sizeof *new_id);
+      uint8_t *rewired = calloc(n, 1);
+      assert_non_null(names);
+      assert_non_null(nd);
+      assert_non_null(ptr);
+      assert_non_null(new_id);
+      assert_non_null(rewired);
+      for (uint32_t i = 0; i < n + n_new; i++) {
+        tensorflow__node_def__init(&nd[i]);
+        if (i < n) snprintf(names[i], sizeof names[i], "s%u/n%u", i % 17, i);
+        else if (i == n) snprintf(names[i], sizeof names[i], "s1/n1"); /* a removed name again */
+        else snprintf(names[i], sizeof names[i], "new/x%u", i - n);
+        nd[i].name = names[i];
+        nd[i].op = i < n ? "Const" : "Fused";
+        ptr[i] = &nd[i];
+      }
+      Tensorflow__GraphDef gd;
+      tensorflow__graph_def__init(&gd);
+      gd.node = ptr;
+      gd.n_node = n;
+      tfx_module old, nm, full;
+      tfx_diag d;
+      tfx_diag_init(&d);
+      assert_int_equal(tfx_module_build_ex(&old, &gd, "t", 0u, &d), 0);
+      uint32_t k = 0;
+      for (uint32_t i = 0; i < n; i++) {
+        int gone = ev > 1 && i % ev == 1;
+        new_id[i] = gone ? TFX_NO_ID : k;
+        if (!gone) ptr[k++] = &nd[i];
+      }
+      int reuse = n > 1 && ev > 1; /* "s1/n1" (node 1) is gone: a new node takes its name */
+      for (uint32_t i = reuse ? 0 : 1; i < n_new; i++) ptr[k++] = &nd[n + i];
+      gd.n_node = k;
+      tfx_graph_change ch[1] = {{new_id, rewired}};
+      assert_int_equal(tfx_module_update(&nm, &old, &gd, ch), 0);
+      assert_int_equal(tfx_module_build_ex(&full, &gd, "t", 0u, &d), 0);
+      char why[300] = "";
+      if (tfx_module_diff(&nm, &full, why, sizeof why)) fail_msg("n=%u every=%u: %s", n, ev, why);
+      assert_int_equal(nm.main.by_name.n, k);
+      for (uint32_t i = 0; i < n; i++) {
+        uint32_t want = new_id[i];
+        if (want == TFX_NO_ID && reuse && i == 1) continue; /* the name came back */
+        assert_int_equal(tfx_graph_find(&nm.main, names[i]), want);
+      }
+      if (reuse) assert_int_equal(tfx_graph_find(&nm.main, "s1/n1"), k - n_new);
+      tfx_module_free(&nm);
+      tfx_module_free(&full);
+      tfx_module_free(&old);
+      tfx_diag_free(&d);
+      free(names);
+      free(nd);
+      free(ptr);
+      free(new_id);
+      free(rewired);
+    }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(golden_cases),
@@ -372,6 +444,7 @@ int main(void) {
       cmocka_unit_test(dataflow_commuted),
       cmocka_unit_test(renumbered_graph),
       cmocka_unit_test(left_to_full_build),
+      cmocka_unit_test(many_names_removed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
