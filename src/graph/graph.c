@@ -411,7 +411,10 @@ static int build_graph(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, s
     return 1;
   }
   g->n_nodes = (uint32_t)n;
-  g->nodes = tfx_arena_calloc(a, n ? n : 1, sizeof *g->nodes);
+  /* not zeroed: pass 1 writes name, op, op_id, def and n_in of every node, pass 2 in and
+   * n_data_in, tfx_graph_link_uses uses and n_uses (a build that stops early fails and is
+   * freed unread) */
+  g->nodes = tfx_arena_alloc(a, (size_t)(n ? n : 1) * sizeof *g->nodes);
   if (!g->nodes || tfx_hmap_reserve(&g->by_name, n) < 0) return oom(c);
 
   /* Signature input args (functions only). */
