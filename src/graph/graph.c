@@ -282,6 +282,7 @@ static int resolve_inputs(build_ctx *c, tfx_graph *g, uint32_t i, const tfx_hmap
     in->out_arg = NULL;
     in->kind = TFX_IN_NODE;
     in->src = TFX_NO_ID;
+    in->port = 0; /* kept by a string that does not parse (lenient builds read it) */
     const char *name = NULL, *oa = NULL;
     size_t nl = 0, oal = 0;
     int32_t port = 0;
@@ -499,7 +500,8 @@ static int build_graph(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, s
   }
 
   /* Pass 2: parse and resolve inputs; count uses per producer. */
-  tfx_input *inputs = tfx_arena_calloc(a, total_in ? total_in : 1, sizeof *inputs);
+  /* not zeroed: resolve_inputs writes every field of every input first */
+  tfx_input *inputs = tfx_arena_alloc(a, (total_in ? total_in : 1) * sizeof *inputs);
   uint32_t *use_start = tfx_calloc((size_t)n + 1, sizeof *use_start);
   if (!inputs || !use_start) {
     free(use_start);
