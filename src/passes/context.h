@@ -170,8 +170,8 @@ int tfx_ctx_reindex_changed(tfx_ctx *ctx, const tfx_graph_change *changes);
 
 /* passes/reindex.c. Builds nm (no prior init; free it whatever the result) from the old index
  * om of gd before the rewrite and changes (as above; om's name maps are taken over, those of
- * changed graphs patched in place). Returns 0, 1 when only a full build can index gd (it reports why) or -1 (out of
- * memory). */
+ * changed graphs patched in place). Returns 0, 1 when only a full build can index gd (it
+ * reports why) or -1 (out of memory). */
 int tfx_module_update(tfx_module *nm, tfx_module *om, Tensorflow__GraphDef *gd,
                       const tfx_graph_change *changes);
 /* 0 when a and b are the same index (what every field says, node names resolving to the same
