@@ -219,7 +219,7 @@ int tfx_spill_open(const char *path) {
 #endif
   if (fd < 0) { /* no O_TMPFILE here: a named temp file, unlinked at once */
     memcpy(tmp + dl, ".tfxc-spill.XXXXXX", 19);
-    fd = mkstemp(tmp);
+    fd = mkostemp(tmp, O_CLOEXEC);
     if (fd >= 0 && unlink(tmp) != 0) {
       close(fd);
       fd = -1;
