@@ -77,7 +77,9 @@ int tfx_is_dir(const char *path);
 
 /* Test hook (fault injection), like tfx_alloc_fail_at for allocations: when n > 0, the nth
  * file-system step of tfx_write_file_atomic from now on fails. The steps of one atomic write
- * are: create the temp file (mkstemp), each write() call, fchmod, close, rename; of a write
+ * are: create the temp file (mkstemp), each write() call (also tfx_write_all's) and each
+ * copy_file_range() call (a piece read from a file, failing like a write()), fchmod, close,
+ * rename; of a write
  * through a device or FIFO: open, each write() call, close. A failing write() is a short write
  * (half of what was asked, when that is at least one byte), and the next write() then fails
  * with ENOSPC, as when a disk fills up; the other steps fail with a plausible errno. 0
