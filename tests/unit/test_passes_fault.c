@@ -372,8 +372,27 @@ static void check_same_outputs(fx *f, run_kind kind, long n) {
   tfx_sb_free(&got);
 }
 
+/* Open file descriptors of the process (/proc/self/fd), -1 when that cannot be read: a sweep
+ * ends with as many as it started with (the spill file of a streamed .air, ge/air_sink.c, and
+ * every temp file are closed on every path). */
+static int open_fds(void) {
+  DIR *d = opendir("/proc/self/fd");
+  if (!d) return -1;
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL;) n += e->d_name[0] != '.';
+  closedir(d);
+  return n;
+}
+
+static void same_fds(int before, const char *label) {
+  int after = open_fds();
+  if (before >= 0 && after != before)
+    fail_msg("%s: %d file descriptors open before the sweep, %d after", label, before, after);
+}
+
 /* The allocation sweep of one run kind. */
 static void alloc_sweep(fx *f, run_kind kind, const char *label) {
+  int fds = open_fds();
   reference(f, kind); /* warm-up: process-wide caches (the CANN prototype table) get built */
   /* the measured run: N allocations, the first n of every site */
   sites s = {0};
@@ -478,6 +497,7 @@ static void alloc_sweep(fx *f, run_kind kind, const char *label) {
   free(ns);
   free(s.addr);
   free(s.first);
+  same_fds(fds, label);
 }
 
 static void alloc_failures_full(void **state) { alloc_sweep(*state, RUN_FULL, "pipeline"); }
@@ -508,6 +528,7 @@ static void stream_same_air(void **state) {
 /* ---- write failures ---- */
 
 static void write_sweep(fx *f, run_kind kind, const char *what) {
+  int fds = open_fds();
   reference(f, kind);
   clear_dir(f->outdir);
   tfx_diag d;
@@ -561,6 +582,7 @@ static void write_sweep(fx *f, run_kind kind, const char *what) {
   }
   fprintf(stderr, "fault(writes, %s): %ld file-system steps per run; %ld runs, each failing one "
           "step, all failed cleanly\n", what, steps, runs);
+  same_fds(fds, what);
 }
 
 static void write_failures(void **state) { write_sweep(*state, RUN_FULL, "every kind"); }
