@@ -563,6 +563,7 @@ typedef struct as_seg {
   void *own;        /* a hole's buffer */
   uint64_t off;     /* in_file: the offset of the bytes in the spill file */
   int in_file;
+  int dropped;      /* past the stream's max: counted (len), not kept */
 } as_seg;
 
 struct tfx_ge_air_stream {
@@ -578,11 +579,16 @@ struct tfx_ge_air_stream {
   size_t cap_tmp;
   tfx_ge_air_spill *spill; /* tfx_ge_air_stream_spill: op records go there (air_sink.c) */
   int io_err;              /* finish: errno of a failed spill write */
+  size_t max;              /* tfx_ge_air_stream_max: records past it are dropped (over) */
+  int over;
 };
 
 tfx_ge_air_stream *tfx_ge_air_stream_new(void) {
   tfx_ge_air_stream *s = tfx_calloc(1, sizeof *s);
-  if (s) s->next_cap = TFX_AIR_CHUNK_MIN;
+  if (s) {
+    s->next_cap = TFX_AIR_CHUNK_MIN;
+    s->max = SIZE_MAX;
+  }
   return s;
 }
 
@@ -610,6 +616,8 @@ int tfx_ge_air_stream_spill(tfx_ge_air_stream *s, const char *target) {
 }
 
 int tfx_ge_air_stream_errno(const tfx_ge_air_stream *s) { return s ? s->io_err : 0; }
+
+void tfx_ge_air_stream_max(tfx_ge_air_stream *s, size_t max) { s->max = max; }
 
 /* Empties the scratch writer for the next record. */
 static void as_reset(aw *c) {
@@ -709,7 +717,7 @@ static int as_seg_new(tfx_ge_air_stream *s, size_t gi, const uint8_t *p, size_t 
     s->seg = v;
     s->cap_seg = nc;
   }
-  s->seg[s->n_seg++] = (as_seg){gi, p, len, own, 0, 0};
+  s->seg[s->n_seg++] = (as_seg){gi, p, len, own, 0, 0, 0};
   return 0;
 }
 
@@ -745,11 +753,26 @@ static int as_store_spill(tfx_ge_air_stream *s, size_t gi, size_t n) {
   return 0;
 }
 
+/* A record past the stream's max: only its length is kept (the size finish reports). */
+static int as_store_drop(tfx_ge_air_stream *s, size_t gi, size_t n) {
+  s->over = 1;
+  s->total += n;
+  as_seg *last = s->n_seg ? &s->seg[s->n_seg - 1] : NULL;
+  if (last && last->gi == gi && last->dropped) {
+    last->len += n;
+    return 0;
+  }
+  if (as_seg_new(s, gi, NULL, n, NULL)) return -3;
+  s->seg[s->n_seg - 1].dropped = 1;
+  return 0;
+}
+
 int tfx_ge_air_stream_op_pre(tfx_ge_air_stream *s, size_t gi, const Ge__Proto__OpDef *op,
                              const tfx_ge_air_attrs *pre) {
   int err = 0;
   size_t n = as_record(s, op, pre, &err);
   if (err) return err;
+  if (s->over || n > s->max - s->total) return as_store_drop(s, gi, n);
   if (s->spill) return as_store_spill(s, gi, n);
   as_chunk *k = s->last;
   if (!k || k->cap - k->used < n) {
@@ -787,10 +810,18 @@ int tfx_ge_air_stream_fill(tfx_ge_air_stream *s, size_t slot, const Ge__Proto__O
 
 int tfx_ge_air_stream_fill_pre(tfx_ge_air_stream *s, size_t slot, const Ge__Proto__OpDef *op,
                                const tfx_ge_air_attrs *pre) {
-  if (slot >= s->n_seg || s->seg[slot].p || s->seg[slot].in_file) return -1;
+  if (slot >= s->n_seg || s->seg[slot].p || s->seg[slot].in_file || s->seg[slot].dropped)
+    return -1;
   int err = 0;
   size_t n = as_record(s, op, pre, &err);
   if (err) return err;
+  if (s->over || n > s->max - s->total) { /* past max: counted only */
+    s->over = 1;
+    s->seg[slot].len = n;
+    s->seg[slot].dropped = 1;
+    s->total += n;
+    return 0;
+  }
   uint8_t *buf = tfx_malloc(n);
   if (!buf) return -3;
   as_copy(&s->c, buf, n);
@@ -911,7 +942,8 @@ int tfx_ge_air_stream_finish(tfx_ge_air_stream *s, const Ge__Proto__ModelDef *m,
     if (!gd || gd->n_attr || gd->attr_groups || gd->base.n_unknown_fields) return -1;
   }
   for (size_t i = 0; i < s->n_seg; i++)
-    if ((!s->seg[i].p && !s->seg[i].in_file) || s->seg[i].gi >= m->n_graph)
+    if ((!s->seg[i].p && !s->seg[i].in_file && !s->seg[i].dropped) ||
+        s->seg[i].gi >= m->n_graph)
       return -1; /* a hole left unfilled */
   size_t *glen = tfx_calloc(m->n_graph ? m->n_graph : 1, sizeof *glen);
   if (!glen) return -3;
@@ -926,7 +958,7 @@ int tfx_ge_air_stream_finish(tfx_ge_air_stream *s, const Ge__Proto__ModelDef *m,
     total += 1 + fw_varint_len(glen[g]) + glen[g];
   }
   if (size) *size = total;
-  if (total > max) {
+  if (total > max || s->over) { /* over: records were dropped (past the stream's max) */
     free(glen);
     return -2;
   }

@@ -981,6 +981,7 @@ tfx_status tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *
   Ge__Proto__ModelDef *model = tfx_arena_alloc(w.A, sizeof *model);
   if (o->stream_air && !(w.S = tfx_ge_air_stream_new())) model = NULL;
   if (w.S && o->air_path) tfx_ge_air_stream_spill(w.S, o->air_path); /* else in memory */
+  if (w.S) tfx_ge_air_stream_max(w.S, o->air_max); /* past it: lowered again, whole */
   int io_err = 0; /* the spill file could not be written */
   if (!w.fn_busy || !model) {
     tfx_lower_oom(&w);
