@@ -3,11 +3,12 @@
 # streams it, and when -o is a file the op records go to a file with no name in the output's
 # directory while lowering runs, then are copied into the .air's temp file by emit-ge. Checks:
 # the bytes equal the whole-model path's (--emit air,ge-pbtxt) and those written to standard
-# output and through a FIFO (no spill file for those), for a plain model and models with subgraphs (records kept in
-# memory for their holes); a run that fails after the spill (--limit output-size) leaves
+# output and through a FIFO (no spill file for those), for a plain model and models with
+# subgraphs (records kept in memory for their holes); a run that fails after the spill (--limit output-size) leaves
 # nothing in the directory and an earlier output untouched; an output in the working
 # directory (no '/') works; with strace, the records are really copied from the spill file
-# (O_TMPFILE + copy_file_range) and no temp name other than the output's is created.
+# (O_TMPFILE + copy_file_range), and the named fallback (TFXC_SPILL_NAMED=1) is unlinked
+# before its first write and leaves nothing.
 # Env: TFXC, TFXC_SRC.
 set -u
 : "${TFXC:?set TFXC to the tfxc binary}"
@@ -67,6 +68,16 @@ if command -v strace >/dev/null && strace -f -o /dev/null true 2>/dev/null; then
   grep -qE 'O_TMPFILE|tfxc-spill' "$T/trace" || bad "no spill file opened"
   grep -q 'copy_file_range(' "$T/trace" || bad "no copy_file_range from the spill file"
   cmp -s "$T/s/x.air" "$T/m1/whole.air" || bad "strace run: .air differs"
+  # the named fallback (no O_TMPFILE): created and unlinked at once, before any write to it
+  TFXC_SPILL_NAMED=1 ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=openat,open,unlink,write \
+    -o "$T/trace2" "$TFXC" "$TFXC_SRC/examples/dense_layernorm/model.pbtxt" -o "$T/s/y.air" \
+    >/dev/null 2>&1 || bad "named spill run failed"
+  grep -q 'O_TMPFILE' "$T/trace2" && bad "TFXC_SPILL_NAMED=1 still opened O_TMPFILE"
+  awk '/tfxc-spill/ && /open/ {o = 1; next} o && /unlink\(.*tfxc-spill/ {u = 1; exit}
+       o && /write\(/ {exit} END {exit !(o && u)}' "$T/trace2" ||
+    bad "the named spill file was not unlinked before its first write"
+  cmp -s "$T/s/y.air" "$T/m1/whole.air" || bad "named spill run: .air differs"
+  only "$T/s" x.air y.air
 else
   echo "note: strace unavailable: the spill file's system calls are not checked"
 fi
