@@ -4,9 +4,9 @@
 # directory while lowering runs, then are copied into the .air's temp file by emit-ge. Checks:
 # the bytes equal the whole-model path's (--emit air,ge-pbtxt) and those written to standard
 # output and through a FIFO (no spill file for those), for a plain model and models with
-# subgraphs (records kept in memory for their holes); a run that fails after the spill (--limit output-size) leaves
-# nothing in the directory and an earlier output untouched; an output in the working
-# directory (no '/') works; with strace, the records are really copied from the spill file
+# subgraphs (records kept in memory for their holes); a run that fails after the spill
+# (--limit output-size) leaves nothing in the directory and an earlier output untouched; an
+# output in the working directory (no '/') works; with strace, the records are really copied from the spill file
 # (O_TMPFILE + copy_file_range), and the named fallback (TFXC_SPILL_NAMED=1) is unlinked
 # before its first write and leaves nothing.
 # Env: TFXC, TFXC_SRC.
