@@ -6,9 +6,9 @@
 # output and through a FIFO (no spill file for those), for a plain model and models with
 # subgraphs (records kept in memory for their holes); a run that fails after the spill
 # (--limit output-size) leaves nothing in the directory and an earlier output untouched; an
-# output in the working directory (no '/') works; with strace, the records are really copied from the spill file
-# (O_TMPFILE + copy_file_range), and the named fallback (TFXC_SPILL_NAMED=1) is unlinked
-# before its first write and leaves nothing.
+# output in the working directory (no '/') works; with strace, the records are really copied
+# from the spill file (O_TMPFILE + copy_file_range), and the named fallback
+# (TFXC_SPILL_NAMED=1) is unlinked before its first write and leaves nothing.
 # Env: TFXC, TFXC_SRC.
 set -u
 : "${TFXC:?set TFXC to the tfxc binary}"
@@ -33,9 +33,10 @@ for m in "$TFXC_SRC/examples/dense_layernorm/model.pbtxt" \
   n=$((n + 1))
   D=$T/m$n
   mkdir -p "$D/out"
-  "$TFXC" "$m" -o "$D/out/stream.air" >/dev/null 2>"$D/err" || { cat "$D/err"; bad "$m: stream"; continue; }
+  "$TFXC" "$m" -o "$D/out/stream.air" >/dev/null 2>"$D/err" ||
+    { cat "$D/err"; bad "$m: stream"; continue; }
   "$TFXC" "$m" --emit air,ge-pbtxt -o "$D/whole" >/dev/null 2>&1 || bad "$m: whole"
-  cmp -s "$D/out/stream.air" "$D/whole.air" || bad "$m: streamed .air differs from the whole model's"
+  cmp -s "$D/out/stream.air" "$D/whole.air" || bad "$m: streamed .air differs from the whole's"
   "$TFXC" "$m" -o - >"$D/std.air" 2>/dev/null || bad "$m: -o -"
   cmp -s "$D/std.air" "$D/whole.air" || bad "$m: -o - differs"
   mkfifo "$D/pipe.air" && { cat "$D/pipe.air" >"$D/fifo.air" & }
