@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ge/air_sink.h"
 #include "util/arena.h"
 
 #define TFX_AIR_DEPTH 1000
@@ -557,9 +558,12 @@ typedef struct as_chunk {
 
 typedef struct as_seg {
   size_t gi;        /* graph index in the model */
-  const uint8_t *p; /* bytes (NULL: a hole not filled yet) */
+  const uint8_t *p; /* bytes (NULL: a hole not filled yet, or in the spill file) */
   size_t len;
   void *own;        /* a hole's buffer */
+  uint64_t off;     /* in_file: the offset of the bytes in the spill file */
+  int in_file;
+  int dropped;      /* past the stream's max: counted (len), not kept */
 } as_seg;
 
 struct tfx_ge_air_stream {
@@ -573,11 +577,18 @@ struct tfx_ge_air_stream {
   size_t cap_span;
   uint8_t *tmp; /* tfx_ge_air_stream_attrs: the records being gathered */
   size_t cap_tmp;
+  tfx_ge_air_spill *spill; /* tfx_ge_air_stream_spill: op records go there (air_sink.c) */
+  int io_err;              /* finish: errno of a failed spill write */
+  size_t max;              /* tfx_ge_air_stream_max: records past it are dropped (over) */
+  int over;
 };
 
 tfx_ge_air_stream *tfx_ge_air_stream_new(void) {
   tfx_ge_air_stream *s = tfx_calloc(1, sizeof *s);
-  if (s) s->next_cap = TFX_AIR_CHUNK_MIN;
+  if (s) {
+    s->next_cap = TFX_AIR_CHUNK_MIN;
+    s->max = SIZE_MAX;
+  }
   return s;
 }
 
@@ -589,6 +600,7 @@ void tfx_ge_air_stream_free(tfx_ge_air_stream *s) {
     free(k);
   }
   for (size_t i = 0; i < s->n_seg; i++) free(s->seg[i].own);
+  tfx_ge_air_spill_free(s->spill);
   free(s->seg);
   free(s->span);
   free(s->tmp);
@@ -596,6 +608,16 @@ void tfx_ge_air_stream_free(tfx_ge_air_stream *s) {
 }
 
 size_t tfx_ge_air_stream_size(const tfx_ge_air_stream *s) { return s ? s->total : 0; }
+
+int tfx_ge_air_stream_spill(tfx_ge_air_stream *s, const char *target) {
+  if (s->spill || s->n_seg) return s->spill != NULL;
+  s->spill = tfx_ge_air_spill_open(target);
+  return s->spill != NULL;
+}
+
+int tfx_ge_air_stream_errno(const tfx_ge_air_stream *s) { return s ? s->io_err : 0; }
+
+void tfx_ge_air_stream_max(tfx_ge_air_stream *s, size_t max) { s->max = max; }
 
 /* Empties the scratch writer for the next record. */
 static void as_reset(aw *c) {
@@ -695,7 +717,7 @@ static int as_seg_new(tfx_ge_air_stream *s, size_t gi, const uint8_t *p, size_t 
     s->seg = v;
     s->cap_seg = nc;
   }
-  s->seg[s->n_seg++] = (as_seg){gi, p, len, own};
+  s->seg[s->n_seg++] = (as_seg){gi, p, len, own, 0, 0, 0};
   return 0;
 }
 
@@ -703,11 +725,55 @@ int tfx_ge_air_stream_op(tfx_ge_air_stream *s, size_t gi, const Ge__Proto__OpDef
   return tfx_ge_air_stream_op_pre(s, gi, op, NULL);
 }
 
+/* Appends the scratch writer's n bytes (first bytes first) to the spill file. */
+static void as_spill(const aw *c, size_t n, tfx_ge_air_spill *sp) {
+  size_t at = 0;
+  for (const aw_chunk *k = c->head; k && at < n; k = k->next) {
+    const uint8_t *from = k == c->head ? c->p : k->data + k->cap - k->used;
+    size_t len = k == c->head ? (size_t)(k->data + k->cap - c->p) : k->used;
+    tfx_ge_air_spill_put(sp, from, len);
+    at += len;
+  }
+}
+
+/* The store of a record in the spill file: a segment of the file (the last one grown when the
+ * record follows it in the same graph). */
+static int as_store_spill(tfx_ge_air_stream *s, size_t gi, size_t n) {
+  uint64_t off = tfx_ge_air_spill_pos(s->spill);
+  as_spill(&s->c, n, s->spill);
+  s->total += n;
+  as_seg *last = s->n_seg ? &s->seg[s->n_seg - 1] : NULL;
+  if (last && last->gi == gi && last->in_file && last->off + last->len == off) {
+    last->len += n;
+    return 0;
+  }
+  if (as_seg_new(s, gi, NULL, n, NULL)) return -3;
+  s->seg[s->n_seg - 1].off = off;
+  s->seg[s->n_seg - 1].in_file = 1;
+  return 0;
+}
+
+/* A record past the stream's max: only its length is kept (the size finish reports). */
+static int as_store_drop(tfx_ge_air_stream *s, size_t gi, size_t n) {
+  s->over = 1;
+  s->total += n;
+  as_seg *last = s->n_seg ? &s->seg[s->n_seg - 1] : NULL;
+  if (last && last->gi == gi && last->dropped) {
+    last->len += n;
+    return 0;
+  }
+  if (as_seg_new(s, gi, NULL, n, NULL)) return -3;
+  s->seg[s->n_seg - 1].dropped = 1;
+  return 0;
+}
+
 int tfx_ge_air_stream_op_pre(tfx_ge_air_stream *s, size_t gi, const Ge__Proto__OpDef *op,
                              const tfx_ge_air_attrs *pre) {
   int err = 0;
   size_t n = as_record(s, op, pre, &err);
   if (err) return err;
+  if (s->over || n > s->max - s->total) return as_store_drop(s, gi, n);
+  if (s->spill) return as_store_spill(s, gi, n);
   as_chunk *k = s->last;
   if (!k || k->cap - k->used < n) {
     size_t cap = s->next_cap < n ? n : s->next_cap;
@@ -744,10 +810,18 @@ int tfx_ge_air_stream_fill(tfx_ge_air_stream *s, size_t slot, const Ge__Proto__O
 
 int tfx_ge_air_stream_fill_pre(tfx_ge_air_stream *s, size_t slot, const Ge__Proto__OpDef *op,
                                const tfx_ge_air_attrs *pre) {
-  if (slot >= s->n_seg || s->seg[slot].p) return -1;
+  if (slot >= s->n_seg || s->seg[slot].p || s->seg[slot].in_file || s->seg[slot].dropped)
+    return -1;
   int err = 0;
   size_t n = as_record(s, op, pre, &err);
   if (err) return err;
+  if (s->over || n > s->max - s->total) { /* past max: counted only */
+    s->over = 1;
+    s->seg[slot].len = n;
+    s->seg[slot].dropped = 1;
+    s->total += n;
+    return 0;
+  }
   uint8_t *buf = tfx_malloc(n);
   if (!buf) return -3;
   as_copy(&s->c, buf, n);
@@ -868,7 +942,9 @@ int tfx_ge_air_stream_finish(tfx_ge_air_stream *s, const Ge__Proto__ModelDef *m,
     if (!gd || gd->n_attr || gd->attr_groups || gd->base.n_unknown_fields) return -1;
   }
   for (size_t i = 0; i < s->n_seg; i++)
-    if (!s->seg[i].p || s->seg[i].gi >= m->n_graph) return -1; /* a hole left unfilled */
+    if ((!s->seg[i].p && !s->seg[i].in_file && !s->seg[i].dropped) ||
+        s->seg[i].gi >= m->n_graph)
+      return -1; /* a hole left unfilled */
   size_t *glen = tfx_calloc(m->n_graph ? m->n_graph : 1, sizeof *glen);
   if (!glen) return -3;
   for (size_t i = 0; i < s->n_seg; i++) glen[s->seg[i].gi] += s->seg[i].len;
@@ -882,7 +958,7 @@ int tfx_ge_air_stream_finish(tfx_ge_air_stream *s, const Ge__Proto__ModelDef *m,
     total += 1 + fw_varint_len(glen[g]) + glen[g];
   }
   if (size) *size = total;
-  if (total > max) {
+  if (total > max || s->over) { /* over: records were dropped (past the stream's max) */
     free(glen);
     return -2;
   }
@@ -920,7 +996,13 @@ int tfx_ge_air_stream_finish(tfx_ge_air_stream *s, const Ge__Proto__ModelDef *m,
     for (size_t i = 0; i < s->n_seg; i++)
       if (s->seg[i].gi == g) {
         out->p[np].data = s->seg[i].p;
-        out->p[np++].len = s->seg[i].len;
+        out->p[np].len = s->seg[i].len;
+        if (s->seg[i].in_file) { /* fd1 set below */
+          out->p[np].data = NULL;
+          out->p[np].off = s->seg[i].off;
+          out->p[np].fd1 = -1;
+        }
+        np++;
       }
   }
   if (m->n_graph == 0) {
@@ -943,5 +1025,17 @@ int tfx_ge_air_stream_finish(tfx_ge_air_stream *s, const Ge__Proto__ModelDef *m,
   out->n = np;
   out->total = total;
   free(glen);
+  if (s->spill) { /* the spill file's records: its descriptor moves to out too */
+    int err = 0, fd = tfx_ge_air_spill_end(s->spill, &err);
+    s->spill = NULL;
+    if (fd < 0) {
+      tfx_io_pieces_free(out);
+      s->io_err = err;
+      return -4;
+    }
+    out->fd1 = fd + 1;
+    for (size_t i = 0; i < np; i++)
+      if (out->p[i].fd1 == -1) out->p[i].fd1 = fd + 1;
+  }
   return 0;
 }

@@ -52,12 +52,26 @@ int tfx_ge_air_stream_op_pre(tfx_ge_air_stream *s, size_t gi, const Ge__Proto__O
                              const tfx_ge_air_attrs *pre);
 int tfx_ge_air_stream_fill_pre(tfx_ge_air_stream *s, size_t slot, const Ge__Proto__OpDef *op,
                                const tfx_ge_air_attrs *pre);
+/* Sends the op records (not the holes', which stay in memory) to a spill file in the
+ * directory of target, the .air's output path, instead of memory (air_sink.c); call it before
+ * the first op. 1 when they go there, 0 when they stay in memory (no spill file possible:
+ * standard output, a device, a directory that cannot take it). finish then hands back pieces
+ * read from that file (tfx_wpiece.fd1), and the file itself (tfx_io_pieces.fd1). */
+int tfx_ge_air_stream_spill(tfx_ge_air_stream *s, const char *target);
+/* Keeps (in memory or the spill file) no op record past max bytes of them: later records are
+ * only counted, and finish returns -2 with the exact size. Lowering sets the .air's limit
+ * (air_max), so a model that is lowered again whole (external weights) never spills or holds
+ * more than that. Default: no limit. */
+void tfx_ge_air_stream_max(tfx_ge_air_stream *s, size_t max);
+/* After finish returned -4: the errno of the spill file's failed write. */
+int tfx_ge_air_stream_errno(const tfx_ge_air_stream *s);
 /* Bytes of the op records written so far. */
 size_t tfx_ge_air_stream_size(const tfx_ge_air_stream *s);
 /* The whole encoding of m (its graphs' ops being the streamed ones) as chunks, which move to
  * out (free with tfx_io_pieces_free; s is then empty of them, free it as usual). Returns 0,
- * -1 (m has fields the stream cannot write, or a hole is left), -2 (longer than max: *size set)
- * or -3 (out of memory). */
+ * -1 (m has fields the stream cannot write, or a hole is left), -2 (longer than max, or
+ * records were dropped past tfx_ge_air_stream_max: *size set),
+ * -3 (out of memory) or -4 (a write to the spill file failed: tfx_ge_air_stream_errno). */
 int tfx_ge_air_stream_finish(tfx_ge_air_stream *s, const Ge__Proto__ModelDef *m, size_t max,
                              tfx_io_pieces *out, size_t *size);
 

@@ -76,6 +76,11 @@ typedef struct tfx_ge_lower_opts {
    * caller lowers again without streaming (external weights, the 2 GiB error). */
   int stream_air;
   size_t air_max;
+  /* Streaming: the .air's output path (NULL: none). When set, the op records go to a spill
+   * file in its directory as they are made (ge/air_sink.c) instead of memory, and
+   * tfx_ge_model.air reads them from there (tfx_wpiece.fd1); a failed write of it is
+   * reported ("cannot write output", TFX_E_INPUT). */
+  const char *air_path;
 } tfx_ge_lower_opts;
 
 typedef struct tfx_ge_model {

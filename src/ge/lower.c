@@ -68,7 +68,9 @@
  *    A node with subgraphs is written after them (phase 3) into a hole kept in the stream.
  *    The NetOutput is written last. Every check of the whole-model path runs, on the same
  *    data, before anything reaches a file (the emit pass writes the bytes afterwards). The
- *    graphs' own fields are written at the end; the ModelDef is then freed.
+ *    graphs' own fields are written at the end; the ModelDef is then freed. With the .air's
+ *    path (tfx_ge_lower_opts.air_path) the records go to a spill file with no name beside it
+ *    (air_sink.c), not memory; the emit pass copies them from there into the output.
  *    What phase 1 keeps per op is what later ops and checks read: the OpDef (name, type), its
  *    output descs, a Data op's attrs. The node's own attrs are built in the scratch arena and
  *    written ahead as wire bytes (pre_encode: air_write.c's tfx_ge_air_stream_attrs, a Const's
@@ -978,6 +980,9 @@ tfx_status tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *
   w.fn_busy = tfx_calloc(m->n_funcs ? m->n_funcs : 1, 1);
   Ge__Proto__ModelDef *model = tfx_arena_alloc(w.A, sizeof *model);
   if (o->stream_air && !(w.S = tfx_ge_air_stream_new())) model = NULL;
+  if (w.S && o->air_path) tfx_ge_air_stream_spill(w.S, o->air_path); /* else in memory */
+  if (w.S) tfx_ge_air_stream_max(w.S, o->air_max); /* past it: lowered again, whole */
+  int io_err = 0; /* the spill file could not be written */
   if (!w.fn_busy || !model) {
     tfx_lower_oom(&w);
     goto done;
@@ -1009,6 +1014,10 @@ tfx_status tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *
       gm->streamed = 1;
     } else if (r == -3) {
       tfx_lower_oom(&w);
+    } else if (r == -4) {
+      tfx_error(d, o->air_path, 0, 0, "cannot write output: %s",
+                strerror(tfx_ge_air_stream_errno(w.S)));
+      w.failed = io_err = 1;
     } else if (r != -2) { /* -2: over air_max; the caller lowers again, whole */
       tfx_error(d, w.file, 0, 0, "internal error: the GE model cannot be written op by op");
       w.failed = 1;
@@ -1031,7 +1040,8 @@ done:
   if (w.failed || w.oom) {
     tfx_io_pieces_free(&gm->air);
     gm->streamed = 0;
-    return w.oom ? TFX_E_NOMEM : TFX_E_FAIL; /* the boundary: no TFX_GE_E_* goes further */
+    /* the boundary: no TFX_GE_E_* goes further */
+    return w.oom ? TFX_E_NOMEM : io_err ? TFX_E_INPUT : TFX_E_FAIL;
   }
   if (w.S) { /* the tree is not needed any more: only the bytes are kept */
     tfx_arena_free(&gm->arena);

@@ -111,6 +111,8 @@ typedef struct tfx_io_pieces {
   tfx_wpiece *p;   /* n pieces, in output order */
   void **blocks;   /* what to free */
   size_t n, total;
+  int fd1;         /* 0, or the spill file (descriptor + 1) pieces read from: closed by
+                      tfx_io_pieces_free (the streamed .air, ge/air_sink.c) */
 } tfx_io_pieces;
 int tfx_io_pack_pieces(const ProtobufCMessage *msg, size_t max, tfx_io_pieces *out, size_t *size);
 void tfx_io_pieces_free(tfx_io_pieces *p);

@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "io/pbfield.h"
 
@@ -571,6 +572,7 @@ void tfx_io_pieces_free(tfx_io_pieces *p) {
   for (size_t i = 0; i < p->n; i++) free(p->blocks[i]);
   free(p->blocks);
   free(p->p);
+  if (p->fd1) close(p->fd1 - 1);
   memset(p, 0, sizeof *p);
 }
 

@@ -61,6 +61,8 @@ tfx_status tfx_pass_lower(tfx_ctx *ctx, void *user) {
   lo.stream_air = !check && (o->emit & (1u << TFX_EMIT_AIR)) && o->out_path[TFX_EMIT_AIR] &&
                   !(o->emit & text_kinds);
   lo.air_max = ext < (size_t)INT_MAX ? ext : (size_t)INT_MAX;
+  /* streaming: the records go to a spill file beside the .air, not memory (ge/air_sink.c) */
+  if (lo.stream_air) lo.air_path = o->out_path[TFX_EMIT_AIR];
   int rc = tfx_ge_lower(ctx->ge, &ctx->module, ctx->opmap, protos, &lo, ctx->diag);
   if (rc == 0 && lo.stream_air && !ctx->ge->streamed) {
     tfx_ge_model_free(ctx->ge);

@@ -1,5 +1,5 @@
 /* File reading and atomic writing (see fileio.h). */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* O_TMPFILE, copy_file_range (Linux); else POSIX 2008 */
 #include "util/fileio.h"
 
 #include <errno.h>
@@ -201,9 +201,144 @@ oom:
   return NULL;
 }
 
+/* ---- spill files (tfx_spill_open) and pieces read from a file ---- */
+
+int tfx_spill_open(const char *path) {
+  if (!path || strcmp(path, "-") == 0) return -1;
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) return -1;
+  const char *slash = strrchr(path, '/');
+  size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
+  char *tmp = tfx_malloc(dl + 24);
+  if (!tmp) return -1;
+  memcpy(tmp, path, dl);
+  memcpy(tmp + dl, dl ? "" : ".", dl ? 1 : 2); /* the directory (with its '/'), or "." */
+  int fd = -1;
+#ifdef O_TMPFILE
+  /* TFXC_SPILL_NAMED=1: the named fallback below even where O_TMPFILE works (tests) */
+  const char *named = getenv("TFXC_SPILL_NAMED");
+  if (!named || strcmp(named, "1") != 0)
+    fd = open(tmp, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+#endif
+  if (fd < 0) { /* no O_TMPFILE here: a named temp file, unlinked at once */
+    memcpy(tmp + dl, ".tfxc-spill.XXXXXX", 19);
+    fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd >= 0 && unlink(tmp) != 0) {
+      close(fd);
+      fd = -1;
+    }
+  }
+  free(tmp);
+  return fd;
+}
+
+int tfx_write_all(int fd, const void *data, size_t n) {
+  const char *p = data;
+  while (n) {
+    ssize_t w = fi_write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+/* Reads len bytes of file descriptor in at offset off into buf (len <= its size). 0 or -1. */
+static int read_at(int in, uint64_t off, char *buf, size_t len) {
+  while (len) {
+    ssize_t r = pread(in, buf, len, (off_t)off);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      if (r == 0) errno = EIO; /* the spill file is shorter than its pieces say */
+      return -1;
+    }
+    buf += r;
+    off += (uint64_t)r;
+    len -= (size_t)r;
+  }
+  return 0;
+}
+
+#define COPY_BUF ((size_t)1 << 20)
+
+/* Copies len bytes of in at off to out's position through a buffer (out not a file that
+ * copy_file_range can write, or no copy_file_range). fn writes (fi_write or stdout). */
+static int copy_buffered(int in, uint64_t off, size_t len, int (*fn)(void *, const char *, size_t),
+                         void *ctx) {
+  char *buf = tfx_malloc(len < COPY_BUF ? (len ? len : 1) : COPY_BUF);
+  if (!buf) {
+    errno = ENOMEM;
+    return -1;
+  }
+  int rc = 0;
+  while (len && rc == 0) {
+    size_t n = len < COPY_BUF ? len : COPY_BUF;
+    rc = read_at(in, off, buf, n) != 0 || fn(ctx, buf, n) != 0 ? -1 : 0;
+    off += n;
+    len -= n;
+  }
+  int err = errno;
+  free(buf);
+  errno = err;
+  return rc;
+}
+
+static int to_fd(void *ctx, const char *p, size_t n) { return tfx_write_all(*(int *)ctx, p, n); }
+
+/* Copies len bytes of in at off to out's position: in the kernel (copy_file_range) when it
+ * can, else through a buffer. Each copy_file_range() is a step of the fault-injection hook,
+ * failing like a write(): a short copy, then ENOSPC. 0 or -1 (errno set). */
+static int copy_piece(int out, int in, uint64_t off, size_t len) {
+#if defined(__linux__)
+  int kernel = 1;
+  while (len && kernel) {
+    size_t ask = len;
+#ifdef TFXC_FAULT_INJECTION
+    if (wf_enospc) {
+      wf_enospc = 0;
+      errno = ENOSPC;
+      return -1;
+    }
+    if (wf_step()) {
+      if (len < 2) {
+        errno = ENOSPC;
+        return -1;
+      }
+      ask = len / 2;
+      wf_enospc = 1;
+    }
+#endif
+    loff_t o = (loff_t)off;
+    ssize_t c = copy_file_range(in, &o, out, NULL, ask, 0);
+    if (c < 0 && errno == EINTR) continue;
+    if (c < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP ||
+                  errno == EBADF || errno == ETXTBSY)) {
+      kernel = 0; /* not between these two: the buffered copy below */
+      break;
+    }
+    if (c < 0) return -1;
+    if (c == 0) { /* the source ended early */
+      errno = EIO;
+      return -1;
+    }
+    off += (uint64_t)c;
+    len -= (size_t)c;
+  }
+#endif
+  if (!len) return 0;
+  return copy_buffered(in, off, len, to_fd, &out);
+}
+
 /* Writes every piece to fd, in order. Returns 0 or -1 (errno set). */
 static int write_pieces(int fd, const tfx_wpiece *pc, size_t np) {
   for (size_t i = 0; i < np; i++) {
+    if (pc[i].fd1) {
+      if (copy_piece(fd, pc[i].fd1 - 1, pc[i].off, pc[i].len) != 0) return -1;
+      continue;
+    }
     const char *p = pc[i].data;
     size_t left = pc[i].len;
     while (left) {
@@ -273,6 +408,11 @@ fail: {
 }
 }
 
+static int to_stdout(void *ctx, const char *p, size_t n) {
+  (void)ctx;
+  return fwrite(p, 1, n, stdout) == n ? 0 : -1;
+}
+
 static int write_stdout(const tfx_wpiece *pc, size_t np, tfx_diag *d) {
   if (wf_step()) {
     tfx_error(d, "<stdout>", 0, 0, "write error: %s", strerror(EIO));
@@ -280,7 +420,8 @@ static int write_stdout(const tfx_wpiece *pc, size_t np, tfx_diag *d) {
   }
   int bad = 0;
   for (size_t i = 0; i < np && !bad; i++)
-    bad = pc[i].len && fwrite(pc[i].data, 1, pc[i].len, stdout) != pc[i].len;
+    bad = pc[i].fd1 ? copy_buffered(pc[i].fd1 - 1, pc[i].off, pc[i].len, to_stdout, NULL) != 0
+                    : pc[i].len && fwrite(pc[i].data, 1, pc[i].len, stdout) != pc[i].len;
   if (bad || fflush(stdout) != 0) {
     tfx_error(d, "<stdout>", 0, 0, "write error: %s", strerror(errno));
     return -1;

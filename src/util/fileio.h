@@ -46,21 +46,40 @@ tfx_status tfx_write_files_atomic(size_t n, const char *const *paths, const void
 
 /* One piece of an output held in several buffers (written in order, never joined). */
 typedef struct tfx_wpiece {
-  const void *data; /* may be NULL when len is 0 */
+  const void *data; /* may be NULL when len is 0 or fd1 is set */
   size_t len;
+  /* 0: the bytes are data[0, len); else they are len bytes of the file open as descriptor
+   * fd1 - 1 (readable) at offset off (a spill file: tfx_spill_open), copied in the kernel
+   * (copy_file_range) when the output is a file */
+  int fd1;
+  uint64_t off;
 } tfx_wpiece;
 /* tfx_write_files_atomic with file i made of pieces[i][0 .. n_pieces[i]-1]: the same
- * guarantees; each write() of each piece is a step of the fault-injection hook. */
+ * guarantees; each write() of each piece, and each copy_file_range() of a piece read from a
+ * file (fd1), is a step of the fault-injection hook. */
 tfx_status tfx_write_files_atomic_pieces(size_t n, const char *const *paths,
                                          const tfx_wpiece *const *pieces, const size_t *n_pieces,
                                          tfx_diag *d);
+
+/* A spill file for bytes of an output made before it can be written (the streamed .air,
+ * ge/air_sink.c): a file with no name (O_TMPFILE, else a temp file unlinked at once) in the
+ * directory of path, so that nothing of it can be left behind and it is on the output's file
+ * system (tfx_write_files_atomic_pieces then copies from it in the kernel). Returns a
+ * read-write descriptor, or -1 (path is "-", an existing non-regular file, or the directory
+ * cannot take it: the caller keeps the bytes in memory instead; nothing reported). */
+int tfx_spill_open(const char *path);
+/* Writes n bytes to fd (each write() a step of the fault-injection hook). 0, or -1 with errno
+ * set. */
+int tfx_write_all(int fd, const void *p, size_t n);
 
 /* 1 if path is a directory, 0 if not (or missing). */
 int tfx_is_dir(const char *path);
 
 /* Test hook (fault injection), like tfx_alloc_fail_at for allocations: when n > 0, the nth
  * file-system step of tfx_write_file_atomic from now on fails. The steps of one atomic write
- * are: create the temp file (mkstemp), each write() call, fchmod, close, rename; of a write
+ * are: create the temp file (mkstemp), each write() call (also tfx_write_all's) and each
+ * copy_file_range() call (a piece read from a file, failing like a write()), fchmod, close,
+ * rename; of a write
  * through a device or FIFO: open, each write() call, close. A failing write() is a short write
  * (half of what was asked, when that is at least one byte), and the next write() then fails
  * with ENOSPC, as when a disk fills up; the other steps fail with a plausible errno. 0

@@ -17,12 +17,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ge/air_write.h"
 #include "ge/ge.h"
 #include "io/io.h"
 #include "io/pbtxt.h"
 #include "util/arena.h"
+#include "util/fileio.h"
 
 static tfx_arena ar;
 
@@ -50,7 +54,11 @@ static uint8_t *joined(const tfx_io_pieces *pc) {
   assert_non_null(b);
   size_t o = 0;
   for (size_t i = 0; i < pc->n; i++) {
-    memcpy(b + o, pc->p[i].data, pc->p[i].len);
+    if (pc->p[i].fd1) /* read from the spill file (streaming to a file) */
+      assert_int_equal(pread(pc->p[i].fd1 - 1, b + o, pc->p[i].len, (off_t)pc->p[i].off),
+                       (ssize_t)pc->p[i].len);
+    else
+      memcpy(b + o, pc->p[i].data, pc->p[i].len);
     o += pc->p[i].len;
   }
   assert_int_equal(o, pc->total);
@@ -518,8 +526,20 @@ static void limits(void **state) {
 /* The op stream (lowering's streaming mode): ops given one at a time, graphs interleaved, one
  * op given late through a hole, records larger than a chunk; the bytes equal the whole-model
  * writer's. Then its refusals: a model field it cannot write, a hole left, over the limit. */
-static void stream_same_bytes(void **state) {
-  (void)state;
+/* Entries of dir, but . and .. */
+static int n_entries(const char *dir) {
+  DIR *d = opendir(dir);
+  assert_non_null(d);
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL;)
+    n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+  closedir(d);
+  return n;
+}
+
+/* The model of the stream tests: graph 0 with a 3 MiB record (op 8), an empty graph 1, graph
+ * 2; no field the stream cannot write. */
+static Ge__Proto__ModelDef *stream_model(void) {
   Ge__Proto__ModelDef *m = model(3000, 2);
   Ge__Proto__AttrDef *big = attr(GE__PROTO__ATTR_DEF__VALUE_BT);
   size_t nb = (size_t)3 << 20;
@@ -540,6 +560,14 @@ static void stream_same_bytes(void **state) {
     gd->base.n_unknown_fields = 0;
     if (gd->n_op && !gd->op[gd->n_op - 1]) gd->n_op--;
   }
+  return m;
+}
+
+/* spill_dir: NULL, or a directory the op records are spilled to (air_sink.c) */
+static void stream_check(const char *spill_dir) {
+  char target[512] = "";
+  if (spill_dir) snprintf(target, sizeof target, "%s/out.air", spill_dir);
+  Ge__Proto__ModelDef *m = stream_model();
   tfx_io_pieces ref;
   size_t nref = 0;
   assert_int_equal(tfx_ge_air_write(m, SIZE_MAX, &ref, &nref), 0);
@@ -547,6 +575,7 @@ static void stream_same_bytes(void **state) {
 
   tfx_ge_air_stream *st = tfx_ge_air_stream_new();
   assert_non_null(st);
+  if (spill_dir) assert_int_equal(tfx_ge_air_stream_spill(st, target), 1);
   Ge__Proto__GraphDef *g0 = m->graph[0], *g2 = m->graph[2];
   size_t hole = 0, k2 = 0;
   for (size_t k = 0; k < g0->n_op; k++) {
@@ -571,16 +600,140 @@ static void stream_same_bytes(void **state) {
   assert_int_equal(tfx_ge_air_stream_finish(st, m, SIZE_MAX, &none, &n), -1);
   m->n_attr = 0;
   tfx_io_pieces pc;
+  if (spill_dir) /* the spill file has no name: nothing of it shows in the directory */
+    assert_int_equal(n_entries(spill_dir), 0);
   assert_int_equal(tfx_ge_air_stream_finish(st, m, SIZE_MAX, &pc, &n), 0);
   assert_int_equal(n, nref);
   assert_int_equal(pc.total, nref);
   uint8_t *got = joined(&pc);
   assert_memory_equal(got, want, nref);
   free(got);
+  size_t from_file = 0;
+  for (size_t i = 0; i < pc.n; i++)
+    if (pc.p[i].fd1) from_file += pc.p[i].len;
+  if (spill_dir) {
+    /* every op record but the hole's is read from the spill file */
+    assert_int_not_equal(pc.fd1, 0);
+    assert_true(from_file > nref / 2);
+    /* written (copy_file_range from the spill file) to the output: the same bytes */
+    const char *paths[1] = {target};
+    const tfx_wpiece *pcs[1] = {pc.p};
+    size_t nps[1] = {pc.n};
+    tfx_diag d;
+    tfx_diag_init(&d);
+    assert_int_equal(tfx_write_files_atomic_pieces(1, paths, pcs, nps, &d), TFX_OK);
+    tfx_diag_free(&d);
+    FILE *f = fopen(target, "rb");
+    assert_non_null(f);
+    uint8_t *back = malloc(nref + 1);
+    assert_non_null(back);
+    assert_int_equal(fread(back, 1, nref + 1, f), nref);
+    fclose(f);
+    assert_memory_equal(back, want, nref);
+    free(back);
+    assert_int_equal(n_entries(spill_dir), 1); /* the output alone */
+    unlink(target);
+  } else {
+    assert_int_equal(pc.fd1, 0);
+    assert_int_equal(from_file, 0);
+  }
   free(want);
   tfx_io_pieces_free(&pc);
   tfx_io_pieces_free(&ref);
   tfx_ge_air_stream_free(st);
+}
+
+static void stream_same_bytes(void **state) {
+  (void)state;
+  stream_check(NULL);
+}
+
+/* The size of this process's open spill file in dir (its /proc/self/fd link names dir), or -1
+ * when there is none. */
+static long spill_size(const char *dir) {
+  DIR *d = opendir("/proc/self/fd");
+  if (!d) return -1;
+  long size = -1;
+  size_t dl = strlen(dir);
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    char p[300], link[600];
+    snprintf(p, sizeof p, "/proc/self/fd/%s", e->d_name);
+    ssize_t n = readlink(p, link, sizeof link - 1);
+    if (n <= 0) continue;
+    link[n] = 0;
+    struct stat st;
+    if (strncmp(link, dir, dl) == 0 && link[dl] == '/' && fstat(atoi(e->d_name), &st) == 0)
+      size = (long)st.st_size;
+  }
+  closedir(d);
+  return size;
+}
+
+/* With a max (tfx_ge_air_stream_max, lowering's .air limit), the records past it are counted,
+ * not kept: finish gives -2 and the exact size, and the spill file stops growing at the max
+ * (a model lowered again whole never spills all of its too-large .air). */
+static void stream_over_max(void **state) {
+  (void)state;
+  Ge__Proto__ModelDef *m = stream_model();
+  size_t nref = 0;
+  tfx_io_pieces ref;
+  assert_int_equal(tfx_ge_air_write(m, SIZE_MAX, &ref, &nref), 0);
+  tfx_io_pieces_free(&ref);
+  size_t max = (size_t)1 << 20; /* op 8's 3 MiB record is past it */
+  assert_true(nref > 4 * max);
+  char dir[] = "/tmp/tfxc_air_spill_XXXXXX", target[600];
+  assert_non_null(mkdtemp(dir));
+  snprintf(target, sizeof target, "%s/out.air", dir);
+  for (int spill = 0; spill < 2; spill++) {
+    tfx_ge_air_stream *st = tfx_ge_air_stream_new();
+    assert_non_null(st);
+    if (spill) assert_int_equal(tfx_ge_air_stream_spill(st, target), 1);
+    tfx_ge_air_stream_max(st, max);
+    Ge__Proto__GraphDef *g0 = m->graph[0], *g2 = m->graph[2];
+    size_t hole = 0;
+    for (size_t k = 0; k < g0->n_op; k++) {
+      if (k == 5)
+        assert_int_equal(tfx_ge_air_stream_hole(st, 0, &hole), 0);
+      else
+        assert_int_equal(tfx_ge_air_stream_op(st, 0, g0->op[k]), 0);
+    }
+    assert_int_equal(tfx_ge_air_stream_fill(st, hole, g0->op[5]), 0);
+    assert_int_equal(tfx_ge_air_stream_fill(st, hole, g0->op[5]), -1); /* filled (dropped) */
+    for (size_t k = 0; k < g2->n_op; k++) assert_int_equal(tfx_ge_air_stream_op(st, 2, g2->op[k]), 0);
+    if (spill) {
+      long sz = spill_size(dir);
+      assert_true(sz >= 0 && (size_t)sz <= max); /* it stopped growing at the max */
+    }
+    tfx_io_pieces pc;
+    size_t n = 0;
+    assert_int_equal(tfx_ge_air_stream_finish(st, m, SIZE_MAX, &pc, &n), -2);
+    assert_int_equal(n, nref); /* the exact size all the same */
+    assert_int_equal(pc.n, 0);
+    assert_int_equal(pc.fd1, 0);
+    tfx_ge_air_stream_free(st);
+  }
+  assert_int_equal(n_entries(dir), 0);
+  assert_int_equal(rmdir(dir), 0);
+}
+
+/* The same with the op records in a spill file beside the output (air_sink.c): the pieces read
+ * from it, and the output written from them, are the same bytes. Standard output and devices
+ * get no spill file. */
+static void stream_spill_same_bytes(void **state) {
+  (void)state;
+  char dir[] = "/tmp/tfxc_air_spill_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  stream_check(dir);
+  tfx_ge_air_stream *st = tfx_ge_air_stream_new();
+  assert_non_null(st);
+  assert_int_equal(tfx_ge_air_stream_spill(st, "-"), 0);
+  assert_int_equal(tfx_ge_air_stream_spill(st, "/dev/null"), 0);
+  char missing[600];
+  snprintf(missing, sizeof missing, "%s/no/such/dir/x.air", dir);
+  assert_int_equal(tfx_ge_air_stream_spill(st, missing), 0);
+  tfx_ge_air_stream_free(st);
+  assert_int_equal(n_entries(dir), 0);
+  assert_int_equal(rmdir(dir), 0);
 }
 
 /* An entry key = value, for the attrs-ahead case below. */
@@ -706,6 +859,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(text_models, setup, teardown),
       cmocka_unit_test_setup_teardown(limits, setup, teardown),
       cmocka_unit_test_setup_teardown(stream_same_bytes, setup, teardown),
+      cmocka_unit_test_setup_teardown(stream_spill_same_bytes, setup, teardown),
+      cmocka_unit_test_setup_teardown(stream_over_max, setup, teardown),
       cmocka_unit_test_setup_teardown(stream_attrs_ahead, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

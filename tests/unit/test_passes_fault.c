@@ -25,7 +25,9 @@
  *
  * The model run and the subgraph run are swept again asking for the .air (and tf-pbtxt) only,
  * which makes lowering stream the .air op by op (src/ge/lower.c, "Streaming"); their .air must
- * equal the whole-model runs' byte for byte (stream_same_air).
+ * equal the whole-model runs' byte for byte (stream_same_air). Both get the write sweep too:
+ * the op records then go to a spill file beside the .air (src/ge/air_sink.c), whose writes
+ * during lowering and the copy from it at emit-ge are steps that must fail as cleanly.
  *
  * The rules pass itself (loading and compiling rule sources) gets the same allocation sweep
  * with a small -r rule pair and --no-stdlib (compiling the whole stdlib in every run would
@@ -370,8 +372,27 @@ static void check_same_outputs(fx *f, run_kind kind, long n) {
   tfx_sb_free(&got);
 }
 
+/* Open file descriptors of the process (/proc/self/fd), -1 when that cannot be read: a sweep
+ * ends with as many as it started with (the spill file of a streamed .air, ge/air_sink.c, and
+ * every temp file are closed on every path). */
+static int open_fds(void) {
+  DIR *d = opendir("/proc/self/fd");
+  if (!d) return -1;
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL;) n += e->d_name[0] != '.';
+  closedir(d);
+  return n;
+}
+
+static void same_fds(int before, const char *label) {
+  int after = open_fds();
+  if (before >= 0 && after != before)
+    fail_msg("%s: %d file descriptors open before the sweep, %d after", label, before, after);
+}
+
 /* The allocation sweep of one run kind. */
 static void alloc_sweep(fx *f, run_kind kind, const char *label) {
+  int fds = open_fds();
   reference(f, kind); /* warm-up: process-wide caches (the CANN prototype table) get built */
   /* the measured run: N allocations, the first n of every site */
   sites s = {0};
@@ -476,6 +497,7 @@ static void alloc_sweep(fx *f, run_kind kind, const char *label) {
   free(ns);
   free(s.addr);
   free(s.first);
+  same_fds(fds, label);
 }
 
 static void alloc_failures_full(void **state) { alloc_sweep(*state, RUN_FULL, "pipeline"); }
@@ -505,17 +527,21 @@ static void stream_same_air(void **state) {
 
 /* ---- write failures ---- */
 
-static void write_failures(void **state) {
-  fx *f = *state;
-  reference(f, RUN_FULL);
+static void write_sweep(fx *f, run_kind kind, const char *what) {
+  int fds = open_fds();
+  reference(f, kind);
   clear_dir(f->outdir);
   tfx_diag d;
   tfx_diag_init(&d);
   tfx_write_fail_at(0);
-  assert_int_equal(run(f, RUN_FULL, &d), 0);
+  assert_int_equal(run(f, kind, &d), 0);
   long steps = tfx_write_calls();
   tfx_diag_free(&d);
-  assert_true(steps >= 5 * 5); /* five outputs, at least five steps each (+ the dump) */
+  if (kind == RUN_FULL)
+    assert_true(steps >= 5 * 5); /* five outputs, at least five steps each (+ the dump) */
+  else /* the .air (and tf-pbtxt); the .air's records go to the spill file (a write) and are
+        * copied from it into the .air's temp file (a copy_file_range), ge/air_sink.c */
+    assert_true(steps >= 5 + 2);
   static const char old[] = "old output\n";
   long runs = 0;
   for (int over = 0; over < 2; over++) {
@@ -525,7 +551,7 @@ static void write_failures(void **state) {
         for (int k = 0; k < TFX_EMIT__COUNT; k++) put_file(f->out_path[k], old, sizeof old - 1);
       tfx_diag_init(&d);
       tfx_write_fail_at(n);
-      int rc = run(f, RUN_FULL, &d);
+      int rc = run(f, kind, &d);
       long hit = tfx_write_failures();
       tfx_write_fail_at(0);
       runs++;
@@ -554,8 +580,17 @@ static void write_failures(void **state) {
       tfx_diag_free(&d);
     }
   }
-  fprintf(stderr, "fault(writes): %ld file-system steps per run; %ld runs, each failing one step, "
-          "all failed cleanly\n", steps, runs);
+  fprintf(stderr, "fault(writes, %s): %ld file-system steps per run; %ld runs, each failing one "
+          "step, all failed cleanly\n", what, steps, runs);
+  same_fds(fds, what);
+}
+
+static void write_failures(void **state) { write_sweep(*state, RUN_FULL, "every kind"); }
+/* Streaming to a file: a failed write of the spill file during lowering, or of the copy from it
+ * at emit-ge, leaves nothing either (the spill file has no name; the .air's temp file goes). */
+static void write_failures_stream(void **state) { write_sweep(*state, RUN_STREAM, "streaming"); }
+static void write_failures_stream_sub(void **state) {
+  write_sweep(*state, RUN_STREAM_SUB, "streaming subgraphs");
 }
 
 int main(void) {
@@ -565,6 +600,8 @@ int main(void) {
   }
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(write_failures, setup, teardown),
+      cmocka_unit_test_setup_teardown(write_failures_stream, setup, teardown),
+      cmocka_unit_test_setup_teardown(write_failures_stream_sub, setup, teardown),
       cmocka_unit_test_setup_teardown(alloc_failures_rules, setup, teardown),
       cmocka_unit_test_setup_teardown(alloc_failures_full, setup, teardown),
       cmocka_unit_test_setup_teardown(alloc_failures_subgraph, setup, teardown),

@@ -1,0 +1,93 @@
+/* The streamed .air's spill file (air_sink.h).
+ *
+ * Why: streaming lowering (lower.c) writes each op's record once, but the records cannot go to
+ * the output as they come: the model's and the main graph's fields come first in the file, and
+ * the graph's length and its output names are known only when the last node is lowered. The
+ * records used to stay in memory until then (0.45 GB at 10^6 nodes). They now go to a file
+ * with no name (O_TMPFILE) in the output's directory, through a 1 MiB buffer; when every check
+ * has passed, emit-ge writes the output's temp file as the fields, then the records copied in
+ * the kernel from the spill file (copy_file_range: no user-space copy and no anonymous pages),
+ * and renames it. A file with no name disappears when it is closed or tfxc dies, so a failed
+ * or killed run leaves nothing of it; the output's own temp file exists only while emit-ge
+ * writes it, as for every other output (util/fileio.c; docs/CLI.md "Output files").
+ *
+ * Why not write the records at a predicted offset of the output's temp file and the fields in
+ * front at the end: the main graph's fields include its output names (GraphDef.output, one per
+ * NetOutput input, known only after the last node) and the varint of its length; a wrong guess
+ * costs the same copy as here, and the guess would be wrong for every main graph with outputs
+ * unless lowering computed them first. bench/RESULTS.md (issue 16, branch airfile) has the
+ * figures. */
+#include "ge/air_sink.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/arena.h"
+#include "util/fileio.h"
+
+#define SPILL_BUF ((size_t)1 << 20)
+
+struct tfx_ge_air_spill {
+  int fd;
+  uint8_t *buf;
+  size_t used;
+  uint64_t pos; /* bytes appended */
+  int err;      /* errno of the first failed write; 0 none */
+};
+
+tfx_ge_air_spill *tfx_ge_air_spill_open(const char *target) {
+  int fd = tfx_spill_open(target);
+  if (fd < 0) return NULL;
+  tfx_ge_air_spill *sp = tfx_calloc(1, sizeof *sp);
+  uint8_t *buf = tfx_malloc(SPILL_BUF);
+  if (!sp || !buf) {
+    free(sp);
+    free(buf);
+    close(fd);
+    return NULL;
+  }
+  sp->fd = fd;
+  sp->buf = buf;
+  return sp;
+}
+
+static void spill_write(tfx_ge_air_spill *sp, const void *p, size_t n) {
+  if (!sp->err && n && tfx_write_all(sp->fd, p, n) != 0) sp->err = errno ? errno : EIO;
+}
+
+void tfx_ge_air_spill_put(tfx_ge_air_spill *sp, const void *p, size_t n) {
+  sp->pos += n;
+  if (sp->err) return;
+  if (n > SPILL_BUF - sp->used) {
+    spill_write(sp, sp->buf, sp->used);
+    sp->used = 0;
+    if (n >= SPILL_BUF) { /* a large record (a Const's weights): straight to the file */
+      spill_write(sp, p, n);
+      return;
+    }
+  }
+  memcpy(sp->buf + sp->used, p, n);
+  sp->used += n;
+}
+
+uint64_t tfx_ge_air_spill_pos(const tfx_ge_air_spill *sp) { return sp->pos; }
+
+int tfx_ge_air_spill_end(tfx_ge_air_spill *sp, int *err) {
+  spill_write(sp, sp->buf, sp->used);
+  sp->used = 0;
+  int fd = sp->fd;
+  *err = sp->err;
+  if (sp->err) close(fd);
+  free(sp->buf);
+  free(sp);
+  return *err ? -1 : fd;
+}
+
+void tfx_ge_air_spill_free(tfx_ge_air_spill *sp) {
+  if (!sp) return;
+  close(sp->fd);
+  free(sp->buf);
+  free(sp);
+}

@@ -1,0 +1,28 @@
+/* The spill file of the streamed .air (air_sink.c): op records written to a file with no name in
+ * the output's directory as lowering makes them, instead of being kept in memory until the
+ * end. Stage: ge (output side; used by air_write.c's stream store only). */
+#ifndef TFX_GE_AIR_SINK_H
+#define TFX_GE_AIR_SINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tfx_ge_air_spill tfx_ge_air_spill;
+
+/* A spill file for the .air going to target (tfx_spill_open: its directory), or NULL when
+ * there can be none (standard output, a device, a directory that cannot take it, out of
+ * memory): the stream then keeps its records in memory, as before. */
+tfx_ge_air_spill *tfx_ge_air_spill_open(const char *target);
+/* Appends n bytes (buffered). A failed write is remembered (tfx_ge_air_spill_end reports it)
+ * and later bytes are dropped: nothing of the file is used then. */
+void tfx_ge_air_spill_put(tfx_ge_air_spill *sp, const void *p, size_t n);
+/* Bytes appended so far: the file offset of the next byte. */
+uint64_t tfx_ge_air_spill_pos(const tfx_ge_air_spill *sp);
+/* Writes what is buffered and frees the buffer. Returns the descriptor (the caller owns it
+ * from then on: sp is freed) or -1 with *err the errno of the first failed write (sp freed,
+ * the file closed: it vanishes). */
+int tfx_ge_air_spill_end(tfx_ge_air_spill *sp, int *err);
+/* Closes and frees (the file vanishes). NULL is fine. */
+void tfx_ge_air_spill_free(tfx_ge_air_spill *sp);
+
+#endif
