@@ -1162,6 +1162,8 @@ void tfx_ge_sort_op_maps(Ge__Proto__OpDef *op) {
   for (size_t k = 0; k < op->n_output_desc; k++) sort_td(op->output_desc[k], 1);
 }
 
+void tfx_ge_sort_desc_maps(Ge__Proto__TensorDescriptor *td) { sort_td(td, 1); }
+
 void tfx_ge_sort_maps(Ge__Proto__ModelDef *m) {
   if (!m) return;
   SORT_ENTRIES(m, 0);

@@ -441,6 +441,10 @@ static int netoutput_input(lg *G, Ge__Proto__OpDef *no, Ge__Proto__OpDef *src, u
   char *name = tfx_lower_fmt(w, "input%zu", no->n_input_desc);
   if (!name || tfx_lower_add_input(w, no, src, port, name, NULL)) return -1; /* producer's layout */
   Ge__Proto__TensorDescriptor *td = no->input_desc[no->n_input_desc - 1];
+  if (parent_index >= 0 && tfx_ge_air_memo_has(w->memo, td)) { /* shared: an own copy to modify */
+    if (!(td = tfx_ge_desc_copy(w->A, td, td->name, NULL))) return tfx_lower_oom(w);
+    no->input_desc[no->n_input_desc - 1] = td;
+  }
   Ge__Proto__AttrDef *pi = parent_index >= 0 ? tfx_ge_attr_int(w->A, parent_index) : NULL;
   if (parent_index >= 0 && (!pi || tfx_ge_td_attr_put(w->A, td, "_parent_node_index", pi)))
     return tfx_lower_oom(w);
@@ -977,7 +981,11 @@ tfx_status tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *
   w.shapes.intern = o->stream_air;
   w.fn_busy = tfx_calloc(m->n_funcs ? m->n_funcs : 1, 1);
   Ge__Proto__ModelDef *model = tfx_arena_alloc(w.A, sizeof *model);
-  if (o->stream_air && !(w.S = tfx_ge_air_stream_new())) model = NULL;
+  if (o->stream_air && (!(w.S = tfx_ge_air_stream_new()) || !(w.memo = tfx_ge_air_memo_new())))
+    model = NULL;
+  /* streaming: shared descriptors and port lists are written once (air_write.h's memo) */
+  w.shapes.memo = w.memo;
+  tfx_ge_air_stream_set_memo(w.S, w.memo);
   if (!w.fn_busy || !model) {
     tfx_lower_oom(&w);
     goto done;
@@ -1028,6 +1036,7 @@ done:
   tfx_ge_shape_cache_free(&w.shapes);
   tfx_arena_free(&w.scratch);
   tfx_ge_air_stream_free(w.S);
+  tfx_ge_air_memo_free(w.memo);
   if (w.failed || w.oom) {
     tfx_io_pieces_free(&gm->air);
     gm->streamed = 0;

@@ -179,13 +179,26 @@ Ge__Proto__TensorDescriptor *tfx_ge_desc_new_shared(tfx_arena *A, tfx_ge_shape_c
 static Ge__Proto__TensorDescriptor *desc_make(tfx_arena *A, tfx_ge_shape_cache *c,
                                               const char *name, int dtype, const int64_t *dims,
                                               size_t n_dims, int shape_known, const char *layout);
+static Ge__Proto__TensorDescriptor *desc_intern(tfx_ge_shape_cache *c, const char *name,
+                                                int dtype, const int64_t *dims, size_t n_dims,
+                                                int shape_known, const char *layout,
+                                                int copy_strings);
 
-/* c->intern: one descriptor per distinct (name, dtype, shape, layout), made in c->A. The key:
- * dtype, shape_known, n_dims, dims, then name and layout with their NULs. */
 static Ge__Proto__TensorDescriptor *desc_new(tfx_arena *A, tfx_ge_shape_cache *c,
                                              const char *name, int dtype, const int64_t *dims,
                                              size_t n_dims, int shape_known, const char *layout) {
   if (!c || !c->intern) return desc_make(A, c, name, dtype, dims, n_dims, shape_known, layout);
+  return desc_intern(c, name, dtype, dims, n_dims, shape_known, layout, 0);
+}
+
+/* c->intern: one descriptor per distinct (name, dtype, shape, layout), made in c->A (its name
+ * and layout copied there when copy_strings, else borrowed as c->borrow_strings says), sorted
+ * and frozen in c->memo when there is one. The key: dtype, shape_known, n_dims, dims, then name
+ * and layout with their NULs. */
+static Ge__Proto__TensorDescriptor *desc_intern(tfx_ge_shape_cache *c, const char *name,
+                                                int dtype, const int64_t *dims, size_t n_dims,
+                                                int shape_known, const char *layout,
+                                                int copy_strings) {
   if (!name) name = "";
   if (!layout || !*layout) layout = "ND";
   size_t ln = strlen(name) + 1, ll = strlen(layout) + 1;
@@ -206,10 +219,16 @@ static Ge__Proto__TensorDescriptor *desc_new(tfx_arena *A, tfx_ge_shape_cache *c
     td = c->dv[ix];
   } else {
     char *kept = tfx_arena_alloc(c->A, klen);
+    if (kept) memcpy(kept, key, klen);
+    if (kept && copy_strings) { /* the copies in the key (see above) */
+      name = kc - (char *)key + kept;
+      layout = name + ln;
+    }
     td = kept ? desc_make(c->A, c, name, dtype, dims, n_dims, shape_known, layout) : NULL;
-    if (td) memcpy(kept, key, klen);
+    if (td) tfx_ge_sort_desc_maps(td);
     if (td && (TFX_GE_PUSH(c->A, c->dv, c->n_dv, td) ||
-               tfx_hmap_put(&c->descs, kept, klen, (uint32_t)(c->n_dv - 1), NULL) < 0))
+               tfx_hmap_put(&c->descs, kept, klen, (uint32_t)(c->n_dv - 1), NULL) < 0 ||
+               (c->memo && tfx_ge_air_memo_desc(c->memo, td))))
       td = NULL;
   }
   if (key != kbuf) free(key);
@@ -289,6 +308,20 @@ Ge__Proto__TensorDescriptor *tfx_ge_desc_copy(tfx_arena *A, const Ge__Proto__Ten
     if (!(td->layout = tfx_arena_strdup(A, layout)) || put_origin_format(A, td)) return NULL;
   }
   return td;
+}
+
+Ge__Proto__TensorDescriptor *tfx_ge_desc_copy_shared(tfx_arena *A, tfx_ge_shape_cache *c,
+                                                     const Ge__Proto__TensorDescriptor *src,
+                                                     const char *name, const char *layout) {
+  if (!c || !c->intern || !c->memo || !tfx_ge_air_memo_has(c->memo, src) || !src->shape)
+    return tfx_ge_desc_copy(A, src, name, layout);
+  /* src is an interned descriptor (only those are frozen here): its entries are origin_format
+   * (= its layout) and, when its shape was known, origin_shape and origin_shape_initialized;
+   * tfx_ge_desc_copy would give it the new name and, for another layout, the new
+   * origin_format in place: what a descriptor made with these values has */
+  if (!layout || !strcmp(layout, src->layout ? src->layout : "")) layout = src->layout;
+  int known = tfx_ge_td_attr_get(src, "origin_shape") != NULL;
+  return desc_intern(c, name, src->dtype, src->shape->dim, src->shape->n_dim, known, layout, 1);
 }
 
 /* ---------------------------------------------------------------- TF node facts */

@@ -74,6 +74,8 @@ int tfx_ge_td_entries_copy(tfx_arena *A, Ge__Proto__TensorDescriptor *td,
                            const Ge__Proto__TensorDescriptor *src);
 /* tfx_ge_sort_maps for one op: its attrs and its descriptors' (nested values too). */
 void tfx_ge_sort_op_maps(Ge__Proto__OpDef *op);
+/* The same for one descriptor. */
+void tfx_ge_sort_desc_maps(Ge__Proto__TensorDescriptor *td);
 Ge__Proto__AttrDef *tfx_ge_op_attr_get(const Ge__Proto__OpDef *op, const char *key);
 Ge__Proto__AttrDef *tfx_ge_td_attr_get(const Ge__Proto__TensorDescriptor *td, const char *key);
 
@@ -121,6 +123,8 @@ typedef struct tfx_ge_shape_cache {
   tfx_hmap descs;
   Ge__Proto__TensorDescriptor **dv;
   size_t n_dv;
+  /* with intern: where the interned descriptors are frozen (their bytes written once) */
+  tfx_ge_air_memo *memo;
 } tfx_ge_shape_cache;
 void tfx_ge_shape_cache_init(tfx_ge_shape_cache *c, tfx_arena *A);
 void tfx_ge_shape_cache_free(tfx_ge_shape_cache *c);
@@ -131,6 +135,12 @@ Ge__Proto__TensorDescriptor *tfx_ge_desc_new_shared(tfx_arena *A, tfx_ge_shape_c
                                                     const char *name, int dtype,
                                                     const int64_t *dims, size_t n_dims,
                                                     int shape_known, const char *layout);
+/* tfx_ge_desc_copy; when src is an interned descriptor frozen in c->memo, the interned
+ * descriptor with the same bytes instead (name and layout copied into c->A when it is new):
+ * never modify it. */
+Ge__Proto__TensorDescriptor *tfx_ge_desc_copy_shared(tfx_arena *A, tfx_ge_shape_cache *c,
+                                                     const Ge__Proto__TensorDescriptor *src,
+                                                     const char *name, const char *layout);
 /* The descriptor of an optional input left unfed, as GE's serializer writes it (docs/AIR.md
  * §7.2): dtype DT_UNDEFINED, layout "FORMAT_RESERVED", an empty shape, attr origin_format "ND",
  * and TorchAir's attr _is_unfed_optional = 1. */
@@ -234,6 +244,7 @@ struct tfx_lower_ctx {
    * complete; what only that op needed (its input descs, edges, port-name attrs) lives in
    * scratch, reset per node */
   tfx_ge_air_stream *S;
+  tfx_ge_air_memo *memo; /* streaming: frozen descriptors and port lists (air_write.h) */
   tfx_arena scratch;
   int64_t next_id; /* streaming: id of the first op of the next graph */
   const tfx_module *m;

@@ -169,7 +169,8 @@ static Ge__Proto__AttrDef *port_name_list(lw *w, Ge__Proto__TensorDescriptor **v
   Ge__Proto__AttrDef *a = tfx_ge_attr_list_str(w->P, names, n);
   if (key == buf && (key = tfx_arena_alloc(w->P, len))) memcpy(key, buf, len);
   if (!a || !key || TFX_GE_PUSH(w->P, w->port_list, w->n_port_list, a) ||
-      tfx_hmap_put(&w->port_lists, key, len, (uint32_t)(w->n_port_list - 1), NULL) < 0)
+      tfx_hmap_put(&w->port_lists, key, len, (uint32_t)(w->n_port_list - 1), NULL) < 0 ||
+      (w->memo && tfx_ge_air_memo_attr(w->memo, a)))
     return NULL;
   return a;
 }
@@ -183,6 +184,7 @@ static Ge__Proto__AttrDef *port_index_list(lw *w, size_t n) {
   if (!idx) return NULL;
   for (size_t k = 0; k < n; k++) idx[k] = (int64_t)k;
   Ge__Proto__AttrDef *a = tfx_ge_attr_list_int(A, idx, n);
+  if (a && n < cached && w->memo && tfx_ge_air_memo_attr(w->memo, a)) return NULL;
   if (a && n < cached) w->port_index[n] = a;
   return a;
 }
@@ -823,7 +825,8 @@ int tfx_lower_add_input(lw *w, Ge__Proto__OpDef *op, Ge__Proto__OpDef *src, uint
   char *s = tfx_lower_edge(w, src->name, port);
   if (!s || tfx_ge_push_ptr(w->A, (void ***)&op->input, &op->n_input, s)) return tfx_lower_oom(w);
   return tfx_lower_push_desc(w, &op->input_desc, &op->n_input_desc,
-                             tfx_ge_desc_copy(w->A, src->output_desc[port], name, layout));
+                             tfx_ge_desc_copy_shared(w->A, &w->shapes, src->output_desc[port],
+                                                     name, layout));
 }
 
 int tfx_lower_add_unfed(lw *w, Ge__Proto__OpDef *op, const char *name) {
