@@ -213,20 +213,24 @@ static int slot_new(lg *G, uint32_t op_index, uint32_t *slot) {
   return 0;
 }
 
-/* Reserves name for a TF node's op (pass 0). */
-static int reserve_name(lg *G, const char *name) {
+/* Reserves name for a TF node's op (pass 0), in slot *out. */
+static int reserve_name(lg *G, const char *name, uint32_t *out) {
   uint32_t slot, existing;
   if (slot_new(G, TFX_LOWER_NAME_RESERVED, &slot)) return -1;
   int r = tfx_hmap_put(&G->names, name, strlen(name), slot, &existing);
   if (r < 0) return tfx_lower_oom(G->w);
-  if (r == 0) G->n_slots--; /* duplicate TF names cannot happen (the index rejects them) */
+  if (r == 0) { /* duplicate TF names cannot happen (the index rejects them) */
+    G->n_slots--;
+    slot = existing;
+  }
+  *out = slot;
   return 0;
 }
 
 /* Appends a new op called name (arena or static string; reserved: the TF node's name reserved
- * in pass 0) of type to the graph. A generated name that is taken gets a `_<n>` suffix
- * (warned). */
-Ge__Proto__OpDef *tfx_lower_op_new(lg *G, const char *name, const char *type, int reserved) {
+ * in pass 0: its slot, no look-up) of type to the graph. A generated name that is taken gets a
+ * `_<n>` suffix (warned). */
+Ge__Proto__OpDef *tfx_lower_op_new(lg *G, const char *name, const char *type, uint32_t reserved) {
   lw *w = G->w;
   Ge__Proto__OpDef *op = tfx_arena_alloc(w->A, sizeof *op);
   if (!op) {
@@ -235,9 +239,10 @@ Ge__Proto__OpDef *tfx_lower_op_new(lg *G, const char *name, const char *type, in
   }
   ge__proto__op_def__init(op);
   uint32_t index = (uint32_t)G->gd->n_op;
-  uint32_t slot = tfx_hmap_get(&G->names, name, strlen(name));
+  uint32_t slot =
+      reserved != TFX_LOWER_NO_SLOT ? reserved : tfx_hmap_get(&G->names, name, strlen(name));
   const char *final = name;
-  if (reserved && slot != TFX_HASH_NONE && G->slot_op[slot] == TFX_LOWER_NAME_RESERVED) {
+  if (reserved != TFX_LOWER_NO_SLOT && G->slot_op[slot] == TFX_LOWER_NAME_RESERVED) {
     G->slot_op[slot] = index;
   } else {
     if (slot != TFX_HASH_NONE) {
@@ -393,7 +398,7 @@ static int build_args(lg *G) {
   for (uint32_t i = 0; i < G->g->n_args; i++) {
     const char *aname = G->g->args[i] ? G->g->args[i] : "arg";
     char *name = tfx_lower_cat(w, G->prefix, aname);
-    Ge__Proto__OpDef *op = name ? tfx_lower_op_new(G, name, "Data", 0) : NULL;
+    Ge__Proto__OpDef *op = name ? tfx_lower_op_new(G, name, "Data", TFX_LOWER_NO_SLOT) : NULL;
     if (!op) return -1;
     G->args[i] = op;
     int32_t tf_in = sc->is_for ? (i == 0 ? 0 : (int32_t)i + 2) : sc->offset + (int32_t)i;
@@ -803,7 +808,7 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
       /* streaming, main graph: the TF name itself (borrowed: see tfx_ge_lower) */
       char *name = w->S && !*G.prefix ? (char *)g->nodes[id].name
                                       : tfx_lower_cat(w, G.prefix, g->nodes[id].name);
-      rc = name ? reserve_name(&G, name) : -1;
+      rc = name ? reserve_name(&G, name, &G.nr[id].slot) : -1;
       G.nr[id].gname = name;
     }
   }
@@ -881,7 +886,7 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
     check_edges(&G, 0, n_ops, consumed, n_ops);
   }
   const char *no_name = sub ? tfx_lower_cat(w, G.prefix, "NetOutput") : "NetOutput";
-  Ge__Proto__OpDef *no = no_name ? tfx_lower_op_new(&G, no_name, "NetOutput", 0) : NULL;
+  Ge__Proto__OpDef *no = no_name ? tfx_lower_op_new(&G, no_name, "NetOutput", TFX_LOWER_NO_SLOT) : NULL;
   if (!no) {
     rc = -1;
     goto out;
@@ -974,6 +979,7 @@ tfx_status tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *
   tfx_hmap_init(&w.graph_names);
   tfx_hmap_init(&w.fn_index);
   tfx_hmap_init(&w.port_lists);
+  tfx_hmap_init(&w.unfed);
   tfx_ge_shape_cache_init(&w.shapes, w.P);
   /* streaming: the tree is gone when lowering returns, so its strings may be borrowed from
    * the TF side and the op mapping, which outlive the call (names, types, port names) */
@@ -1033,6 +1039,7 @@ done:
   tfx_hmap_free(&w.graph_names);
   tfx_hmap_free(&w.fn_index);
   tfx_hmap_free(&w.port_lists);
+  tfx_hmap_free(&w.unfed);
   tfx_ge_shape_cache_free(&w.shapes);
   tfx_arena_free(&w.scratch);
   tfx_ge_air_stream_free(w.S);

@@ -66,6 +66,10 @@ int tfx_ge_td_attr_set(tfx_arena *A, Ge__Proto__TensorDescriptor *td, const char
 int tfx_ge_op_attr_put(tfx_arena *A, Ge__Proto__OpDef *op, const char *key, Ge__Proto__AttrDef *v);
 int tfx_ge_td_attr_put(tfx_arena *A, Ge__Proto__TensorDescriptor *td, const char *key,
                        Ge__Proto__AttrDef *v);
+/* Appends key = v to op's map, whose keys must not include key (no look-up); key copied when
+ * copy, else borrowed. 0 or -1 (OOM). */
+int tfx_ge_op_attr_add(tfx_arena *A, Ge__Proto__OpDef *op, const char *key, Ge__Proto__AttrDef *v,
+                       int copy);
 /* Puts an existing (shared, never modified) entry into td's map, replacing one of the same key. */
 int tfx_ge_td_entry_put(tfx_arena *A, Ge__Proto__TensorDescriptor *td,
                         Ge__Proto__TensorDescriptor__AttrEntry *e);
@@ -100,6 +104,13 @@ Ge__Proto__TensorDef *tfx_ge_tensor_from_tf_ex(tfx_arena *A, const Tensorflow__T
                                                const char *node, tfx_diag *d, const char *file,
                                                int *err);
 
+/* tfx_ge_tensor_from_tf_ex whose desc is tfx_ge_desc_new_shared's from shapes (with interning:
+ * shared, never modify it). */
+struct tfx_ge_shape_cache;
+Ge__Proto__TensorDef *tfx_ge_tensor_from_tf_shared(tfx_arena *A, struct tfx_ge_shape_cache *shapes,
+                                                   const Tensorflow__TensorProto *t,
+                                                   const char *node, tfx_diag *d, const char *file,
+                                                   int *err);
 /* A TensorDescriptor: name, dtype (GE proto), shape (dims; n_dims == 1 && dims[0] == -2 means
  * unknown rank; shape_known = 0 leaves origin_shape out), layout, and the attrs origin_format
  * (= layout) and, when shape_known, origin_shape + origin_shape_initialized. dims copied. */
@@ -183,6 +194,7 @@ typedef struct tfx_lower_node {
   Ge__Proto__OpDef **inner;   /* GRAPH: one per inner node */
   Ge__Proto__OpDef ***consts; /* GRAPH: per inner node, per input: the Const or NULL */
   const char *gname;          /* its GE name (reserved in pass 0) */
+  uint32_t slot;              /* the name's slot in tfx_lower_graph.names */
   uint32_t op_end;            /* its ops end here in the graph's op array (phase 1) */
   uint8_t special;            /* TFX_LOWER_SP_* */
   uint8_t deferred;           /* streaming: written after its subgraphs (phase 3) */
@@ -245,6 +257,9 @@ struct tfx_lower_ctx {
    * scratch, reset per node */
   tfx_ge_air_stream *S;
   tfx_ge_air_memo *memo; /* streaming: frozen descriptors and port lists (air_write.h) */
+  tfx_hmap unfed;        /* streaming: port name -> index into unfed_v (frozen unfed descs) */
+  Ge__Proto__TensorDescriptor **unfed_v; /* tfx_ge_grow'n array in P */
+  size_t n_unfed;
   tfx_arena scratch;
   int64_t next_id; /* streaming: id of the first op of the next graph */
   const tfx_module *m;
@@ -298,9 +313,11 @@ int tfx_lower_set_attr(tfx_lower_ctx *w, Ge__Proto__OpDef *op, const char *key,
 int tfx_lower_push_str(tfx_lower_ctx *w, char ***arr, size_t *n, const char *s);
 int tfx_lower_push_desc(tfx_lower_ctx *w, Ge__Proto__TensorDescriptor ***arr, size_t *n,
                         Ge__Proto__TensorDescriptor *td);
-/* A new op appended to the graph (see lower.c for the naming rule). NULL on out of memory. */
+/* A new op appended to the graph (see lower.c for the naming rule); reserved: the slot pass 0
+ * reserved name in (tfx_lower_node.slot), else TFX_LOWER_NO_SLOT. NULL on out of memory. */
+#define TFX_LOWER_NO_SLOT UINT32_MAX
 Ge__Proto__OpDef *tfx_lower_op_new(tfx_lower_graph *G, const char *name, const char *type,
-                                   int reserved);
+                                   uint32_t reserved);
 /* Names of the subgraph attrs of a mapped op, in IR order; returns how many (<= max). */
 uint32_t tfx_lower_subgraph_attrs(const tfx_mapped_op *mop, const tfx_node *nd, const char **out,
                                   uint32_t max);

@@ -118,8 +118,10 @@ static int map_attrs(lg *G, Ge__Proto__OpDef *op, const char *tfname, const char
       w->failed = 1; /* reported */
       continue;
     }
-    if (tfx_ge_op_attr_set(w->AT, op, a->name, v))
-      return tfx_lower_oom(w); /* copies the opmap's name */
+    /* the opmap's name: copied, except when streaming (the op is written before lowering
+     * returns; the mapping outlives it) */
+    if (w->S ? tfx_ge_op_attr_put(w->AT, op, a->name, v) : tfx_ge_op_attr_set(w->AT, op, a->name, v))
+      return tfx_lower_oom(w);
   }
   for (uint32_t k = 0; proto && k < proto->n_attrs; k++) {
     const tfx_cann_attr *pa = &proto->attrs[k];
@@ -135,8 +137,8 @@ static int map_attrs(lg *G, Ge__Proto__OpDef *op, const char *tfname, const char
       if (err == TFX_GE_E_OOM) return tfx_lower_oom(w);
       continue; /* GE fills IR defaults itself (docs/AIR.md §6.2) */
     }
-    if (!v || tfx_ge_op_attr_set(w->AT, op, pa->name, v))
-      return tfx_lower_oom(w); /* table-owned name */
+    /* absent (looked up above); the table's name: copied unless streaming, as above */
+    if (tfx_ge_op_attr_add(w->AT, op, pa->name, v, !w->S)) return tfx_lower_oom(w);
   }
   return 0;
 }
@@ -373,6 +375,13 @@ static int build_data(lg *G, uint32_t id, Ge__Proto__OpDef *op) {
   return 0;
 }
 
+/* A Const's value; streaming: its desc is an interned one (frozen: written once). */
+static Ge__Proto__TensorDef *tensor_from_tf(lw *w, const Tensorflow__TensorProto *t,
+                                            const char *node, int *err) {
+  if (w->memo) return tfx_ge_tensor_from_tf_shared(w->AT, &w->shapes, t, node, w->d, w->file, err);
+  return tfx_ge_tensor_from_tf_ex(w->AT, t, node, w->d, w->file, err);
+}
+
 static int build_const(lg *G, uint32_t id, Ge__Proto__OpDef *op, const tfx_mapped_op *mop) {
   lw *w = G->w;
   const tfx_node *nd = &G->g->nodes[id];
@@ -384,8 +393,7 @@ static int build_const(lg *G, uint32_t id, Ge__Proto__OpDef *op, const tfx_mappe
     if (!a->name || strcmp(a->name, "value") != 0) continue;
     found = 1;
     if (a->tf && a->tf->value_case == TENSORFLOW__ATTR_VALUE__VALUE_TENSOR)
-      t = tfx_ge_tensor_from_tf_ex(w->AT, a->tf->tensor, nd->name, w->d, w->file, &err),
-      tf = a->tf->tensor;
+      t = tensor_from_tf(w, a->tf->tensor, nd->name, &err), tf = a->tf->tensor;
     else if (!a->tf)
       t = tfx_ge_tensor_from_value(w->AT, &a->v, GE__PROTO__DATA_TYPE__DT_UNDEFINED, &err);
     else
@@ -395,7 +403,7 @@ static int build_const(lg *G, uint32_t id, Ge__Proto__OpDef *op, const tfx_mappe
     const Tensorflow__AttrValue *v = tfx_ge_tf_attr(nd->def, "value");
     if (v && v->value_case == TENSORFLOW__ATTR_VALUE__VALUE_TENSOR) {
       found = 1;
-      t = tfx_ge_tensor_from_tf_ex(w->AT, v->tensor, nd->name, w->d, w->file, &err);
+      t = tensor_from_tf(w, v->tensor, nd->name, &err);
       tf = v->tensor;
     }
   }
@@ -451,7 +459,7 @@ int tfx_lower_build_op(lg *G, uint32_t id) {
     GERR(G, "node '%s' (op %s): the mapping gives no GE type", nd->name, tfx_lower_node_op(nd));
     return 0;
   }
-  Ge__Proto__OpDef *op = r->gname ? tfx_lower_op_new(G, r->gname, type, 1) : NULL;
+  Ge__Proto__OpDef *op = r->gname ? tfx_lower_op_new(G, r->gname, type, r->slot) : NULL;
   if (!op) return -1;
   r->op = op;
   if (tfx_lower_is_type(type, "Data")) {
@@ -613,12 +621,12 @@ int tfx_lower_build_graph_node(lg *G, uint32_t id) {
     for (uint32_t k = 0; k < in->n_in && rc == 0; k++) {
       if (!in->in[k].cval) continue;
       char *cname = tfx_lower_fmt(w, "%s/const_%u", iname, k);
-      Ge__Proto__OpDef *c = cname ? tfx_lower_op_new(G, cname, "Const", 0) : NULL;
+      Ge__Proto__OpDef *c = cname ? tfx_lower_op_new(G, cname, "Const", TFX_LOWER_NO_SLOT) : NULL;
       if (!c) rc = -1;
       r->consts[i][k] = c;
     }
     if (rc) break;
-    Ge__Proto__OpDef *op = tfx_lower_op_new(G, iname, type, 0);
+    Ge__Proto__OpDef *op = tfx_lower_op_new(G, iname, type, TFX_LOWER_NO_SLOT);
     if (!op) {
       rc = -1;
       break;
@@ -829,9 +837,27 @@ int tfx_lower_add_input(lw *w, Ge__Proto__OpDef *op, Ge__Proto__OpDef *src, uint
                                                      name, layout));
 }
 
+/* The unfed desc called name; streaming: one per name, made in the model's arena, sorted and
+ * frozen (written once), shared by every op (never modify it). NULL on out of memory. */
+static Ge__Proto__TensorDescriptor *unfed_desc(lw *w, const char *name) {
+  if (!w->memo) return tfx_ge_desc_unfed(w->A, name);
+  if (!name) name = "";
+  size_t len = strlen(name);
+  uint32_t ix = tfx_hmap_get(&w->unfed, name, len);
+  if (ix != TFX_HASH_NONE) return w->unfed_v[ix];
+  Ge__Proto__TensorDescriptor *td = tfx_ge_desc_unfed(w->P, name); /* copies name */
+  if (!td) return NULL;
+  tfx_ge_sort_desc_maps(td);
+  if (TFX_GE_PUSH(w->P, w->unfed_v, w->n_unfed, td) ||
+      tfx_hmap_put(&w->unfed, td->name, len, (uint32_t)(w->n_unfed - 1), NULL) < 0 ||
+      tfx_ge_air_memo_desc(w->memo, td))
+    return NULL;
+  return td;
+}
+
 int tfx_lower_add_unfed(lw *w, Ge__Proto__OpDef *op, const char *name) {
   if (tfx_lower_push_str(w, &op->input, &op->n_input, "")) return -1;
-  return tfx_lower_push_desc(w, &op->input_desc, &op->n_input_desc, tfx_ge_desc_unfed(w->A, name));
+  return tfx_lower_push_desc(w, &op->input_desc, &op->n_input_desc, unfed_desc(w, name));
 }
 
 int tfx_lower_wire_op(lg *G, uint32_t id, ctl *c) {
