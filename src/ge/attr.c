@@ -66,6 +66,14 @@ int tfx_ge_op_attr_add(tfx_arena *A, Ge__Proto__OpDef *op, const char *key, Ge__
   e->value = v;
   return TFX_GE_PUSH(A, op->attr, op->n_attr, e);
 }
+int tfx_ge_op_entry_put(tfx_arena *A, Ge__Proto__OpDef *op, Ge__Proto__OpDef__AttrEntry *e) {
+  for (size_t k = 0; k < op->n_attr; k++)
+    if (strcmp(op->attr[k]->key, e->key) == 0) {
+      op->attr[k] = e;
+      return 0;
+    }
+  return TFX_GE_PUSH(A, op->attr, op->n_attr, e);
+}
 static int na_attr_set(tfx_arena *A, Ge__Proto__NamedAttrs *na, const char *key,
                        Ge__Proto__AttrDef *v) {
   return na_attr_set_(A, na, key, v, 1);

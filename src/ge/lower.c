@@ -314,7 +314,7 @@ static int lower_subgraphs(lg *G, uint32_t id) {
   const tfx_node *nd = &G->g->nodes[id];
   const tfx_mapped_op *mop = &G->mg->ops[id];
   Ge__Proto__OpDef *op = G->nr[id].op;
-  if (!op || G->nr[id].special) return 0;
+  if (!op || G->nr[id].special || !G->nr[id].n_sub) return 0;
   const char *names[8];
   uint32_t n = tfx_lower_subgraph_attrs(mop, nd, names, 8);
   for (uint32_t a = 0; a < n; a++) {
@@ -647,13 +647,11 @@ static int stream_one(lg *G, size_t i, const size_t *hole) {
  * phase 3), nor a graph map with an inner Data op. */
 static int pre_node(const lg *G, uint32_t id) {
   const tfx_mapped_op *mop = &G->mg->ops[id];
-  const tfx_node *nd = &G->g->nodes[id];
-  const char *names[8];
   switch (mop->how) {
   case TFX_MAP_RULE:
   case TFX_MAP_AUTO:
   case TFX_MAP_PASSTHROUGH:
-    return !tfx_lower_is_type(mop->type, "Data") && tfx_lower_subgraph_attrs(mop, nd, names, 8) == 0;
+    return !tfx_lower_is_type(mop->type, "Data") && G->nr[id].n_sub == 0; /* (pass 0) */
   case TFX_MAP_GRAPH:
     for (uint32_t i = 0; i < mop->n_inner; i++)
       if (tfx_lower_is_type(mop->inner[i].type, "Data")) return 0;
@@ -710,9 +708,7 @@ static int wire_stream(lg *G, uint32_t id, ctl *c) {
     G->n_streamed = to;
     return rc;
   }
-  const char *names[8];
-  if (r->op && !r->special &&
-      tfx_lower_subgraph_attrs(&G->mg->ops[id], &G->g->nodes[id], names, 8) > 0) {
+  if (r->op && !r->special && r->n_sub > 0) {
     rc = tfx_lower_wire_op(G, id, c);
     r->deferred = 1;
     for (size_t i = from; i < to && rc == 0; i++) {
@@ -810,6 +806,8 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
                                       : tfx_lower_cat(w, G.prefix, g->nodes[id].name);
       rc = name ? reserve_name(&G, name, &G.nr[id].slot) : -1;
       G.nr[id].gname = name;
+      const char *names[8];
+      G.nr[id].n_sub = (uint8_t)tfx_lower_subgraph_attrs(&mg->ops[id], &g->nodes[id], names, 8);
     }
   }
   if (rc == 0 && sub) rc = build_args(&G);

@@ -70,6 +70,9 @@ int tfx_ge_td_attr_put(tfx_arena *A, Ge__Proto__TensorDescriptor *td, const char
  * copy, else borrowed. 0 or -1 (OOM). */
 int tfx_ge_op_attr_add(tfx_arena *A, Ge__Proto__OpDef *op, const char *key, Ge__Proto__AttrDef *v,
                        int copy);
+/* Puts an existing (shared, never modified) entry into op's map, replacing one of the same key.
+ * 0 or -1 (OOM). */
+int tfx_ge_op_entry_put(tfx_arena *A, Ge__Proto__OpDef *op, Ge__Proto__OpDef__AttrEntry *e);
 /* Puts an existing (shared, never modified) entry into td's map, replacing one of the same key. */
 int tfx_ge_td_entry_put(tfx_arena *A, Ge__Proto__TensorDescriptor *td,
                         Ge__Proto__TensorDescriptor__AttrEntry *e);
@@ -198,6 +201,7 @@ typedef struct tfx_lower_node {
   uint32_t op_end;            /* its ops end here in the graph's op array (phase 1) */
   uint8_t special;            /* TFX_LOWER_SP_* */
   uint8_t deferred;           /* streaming: written after its subgraphs (phase 3) */
+  uint8_t n_sub;              /* RULE / AUTO / PASSTHROUGH: its subgraph attrs (pass 0; <= 8) */
   size_t hole;                /* streaming, deferred: its place in the stream */
 } tfx_lower_node;
 
@@ -281,6 +285,12 @@ struct tfx_lower_ctx {
   Ge__Proto__AttrDef **port_list;      /* tfx_ge_grow'n array in A */
   size_t n_port_list;
   Ge__Proto__AttrDef *port_index[32];  /* [0, 1, .., n-1] by n */
+  /* their map entries, made once and shared (entries are never modified once made): per
+   * port_list, [2 k] _input_name_key and [2 k + 1] _output_name_key (NULL until needed; a
+   * tfx_ge_grow'n array in A of 2 n_port_list); per n, _input_name_value / _output_name_value */
+  Ge__Proto__OpDef__AttrEntry **port_entry;
+  size_t n_port_entry;
+  Ge__Proto__OpDef__AttrEntry *index_entry[2][32];
 };
 
 /* Control inputs being collected for one op (deduplicated by op; malloc'ed). */

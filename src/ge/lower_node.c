@@ -151,7 +151,8 @@ static int map_attrs(lg *G, Ge__Proto__OpDef *op, const char *tfname, const char
 /* The list of port names n descriptors have. Ops with the same ports (every Mul: x1, x2) share
  * one AttrDef, as attrs are never mutated once built (tfx_ge_desc_copy shares them too): a
  * ListValue per op was a third of the GE model's memory. NULL on out of memory. */
-static Ge__Proto__AttrDef *port_name_list(lw *w, Ge__Proto__TensorDescriptor **v, size_t n) {
+static Ge__Proto__AttrDef *port_name_list(lw *w, Ge__Proto__TensorDescriptor **v, size_t n,
+                                          size_t *index) {
   /* shared by later ops: in the model's arena (w->P), never the per-op scratch */
   size_t len = 0;
   for (size_t k = 0; k < n; k++) len += strlen(v[k]->name) + 1;
@@ -164,7 +165,10 @@ static Ge__Proto__AttrDef *port_name_list(lw *w, Ge__Proto__TensorDescriptor **v
     at += l;
   }
   uint32_t ix = tfx_hmap_get(&w->port_lists, key, len);
-  if (ix != TFX_HASH_NONE) return w->port_list[ix];
+  if (ix != TFX_HASH_NONE) {
+    *index = ix;
+    return w->port_list[ix];
+  }
   const char **names = tfx_arena_calloc(w->P, n, sizeof *names);
   if (!names) return NULL;
   for (size_t k = 0; k < n; k++) names[k] = v[k]->name;
@@ -172,8 +176,11 @@ static Ge__Proto__AttrDef *port_name_list(lw *w, Ge__Proto__TensorDescriptor **v
   if (key == buf && (key = tfx_arena_alloc(w->P, len))) memcpy(key, buf, len);
   if (!a || !key || TFX_GE_PUSH(w->P, w->port_list, w->n_port_list, a) ||
       tfx_hmap_put(&w->port_lists, key, len, (uint32_t)(w->n_port_list - 1), NULL) < 0 ||
-      (w->memo && tfx_ge_air_memo_attr(w->memo, a)))
+      (w->memo && tfx_ge_air_memo_attr(w->memo, a)) ||
+      TFX_GE_PUSH(w->P, w->port_entry, w->n_port_entry, NULL) ||
+      TFX_GE_PUSH(w->P, w->port_entry, w->n_port_entry, NULL))
     return NULL;
+  *index = w->n_port_list - 1;
   return a;
 }
 
@@ -191,16 +198,38 @@ static Ge__Proto__AttrDef *port_index_list(lw *w, size_t n) {
   return a;
 }
 
+/* The shared entry key = v kept in *slot (made in the model's arena on first use). */
+static Ge__Proto__OpDef__AttrEntry *shared_entry(lw *w, Ge__Proto__OpDef__AttrEntry **slot,
+                                                const char *key, Ge__Proto__AttrDef *v) {
+  if (!*slot && (*slot = tfx_arena_alloc(w->P, sizeof **slot))) {
+    ge__proto__op_def__attr_entry__init(*slot);
+    (*slot)->key = (char *)key;
+    (*slot)->value = v;
+  }
+  return *slot;
+}
+
 int tfx_lower_port_names(lw *w, Ge__Proto__OpDef *op) {
+  size_t cached = sizeof w->port_index / sizeof w->port_index[0];
   for (int dir = 0; dir < 2; dir++) {
     size_t n = dir ? op->n_output_desc : op->n_input_desc;
     if (!n) continue;
     Ge__Proto__TensorDescriptor **v = dir ? op->output_desc : op->input_desc;
-    if (tfx_lower_set_attr(w, op, dir ? "_output_name_key" : "_input_name_key",
-                           port_name_list(w, v, n)) ||
-        tfx_lower_set_attr(w, op, dir ? "_output_name_value" : "_input_name_value",
-                           port_index_list(w, n)))
+    const char *nk = dir ? "_output_name_key" : "_input_name_key";
+    const char *vk = dir ? "_output_name_value" : "_input_name_value";
+    size_t ix = 0;
+    Ge__Proto__AttrDef *names = port_name_list(w, v, n, &ix);
+    Ge__Proto__AttrDef *index = names ? port_index_list(w, n) : NULL;
+    if (!names || !index) return tfx_lower_oom(w);
+    /* both shared: so are their entries (an op keeps the entries, not copies) */
+    Ge__Proto__OpDef__AttrEntry *ne = shared_entry(w, &w->port_entry[2 * ix + (size_t)dir], nk, names);
+    if (!ne || tfx_ge_op_entry_put(w->AT, op, ne)) return tfx_lower_oom(w);
+    if (n < cached) {
+      Ge__Proto__OpDef__AttrEntry *ve = shared_entry(w, &w->index_entry[dir][n], vk, index);
+      if (!ve || tfx_ge_op_entry_put(w->AT, op, ve)) return tfx_lower_oom(w);
+    } else if (tfx_lower_set_attr(w, op, vk, index)) {
       return -1;
+    }
   }
   return 0;
 }
