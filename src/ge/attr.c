@@ -1194,6 +1194,15 @@ void tfx_ge_sort_op_maps(Ge__Proto__OpDef *op) {
 
 void tfx_ge_sort_desc_maps(Ge__Proto__TensorDescriptor *td) { sort_td(td, 1); }
 
+void tfx_ge_sort_op_maps_memo(Ge__Proto__OpDef *op, const tfx_ge_air_memo *memo) {
+  if (!op) return;
+  SORT_ENTRIES(op, 0);
+  for (size_t k = 0; k < op->n_input_desc; k++)
+    if (!tfx_ge_air_memo_has(memo, op->input_desc[k])) sort_td(op->input_desc[k], 1);
+  for (size_t k = 0; k < op->n_output_desc; k++)
+    if (!tfx_ge_air_memo_has(memo, op->output_desc[k])) sort_td(op->output_desc[k], 1);
+}
+
 void tfx_ge_sort_maps(Ge__Proto__ModelDef *m) {
   if (!m) return;
   SORT_ENTRIES(m, 0);

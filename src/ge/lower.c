@@ -535,6 +535,17 @@ static int sub_outputs(lg *G, Ge__Proto__OpDef *no) {
 static int split_input(const char *s, size_t *name_len, long long *idx) {
   const char *colon = strrchr(s, ':');
   if (!colon || colon == s) return -1;
+  /* what tfx_lower_edge writes ("-1", or up to 18 digits), without strtoll; anything else
+   * (never written, but checked all the same) as strtoll reads it */
+  const char *q = colon + 1 + (colon[1] == '-');
+  size_t nd = strspn(q, "0123456789");
+  if (nd && nd <= 18 && !q[nd]) {
+    long long v = 0;
+    for (size_t k = 0; k < nd; k++) v = v * 10 + (q[k] - '0');
+    *idx = colon[1] == '-' ? -v : v;
+    *name_len = (size_t)(colon - s);
+    return 0;
+  }
   char *end;
   *idx = strtoll(colon + 1, &end, 10);
   if (end == colon + 1 || *end) return -1;
@@ -632,7 +643,7 @@ static int stream_one(lg *G, size_t i, const size_t *hole) {
     memcpy(a, t.attr, t.n_attr * sizeof *t.attr);
     t.attr = a;
   }
-  tfx_ge_sort_op_maps(&t);
+  tfx_ge_sort_op_maps_memo(&t, w->memo);
   const tfx_ge_air_attrs *pre = i < G->cap_pre ? &G->pre[i] : NULL;
   int r = hole ? tfx_ge_air_stream_fill_pre(w->S, *hole, &t, pre)
                : tfx_ge_air_stream_op_pre(w->S, G->gi, &t, pre);

@@ -83,6 +83,8 @@ int tfx_ge_td_entries_copy(tfx_arena *A, Ge__Proto__TensorDescriptor *td,
 void tfx_ge_sort_op_maps(Ge__Proto__OpDef *op);
 /* The same for one descriptor. */
 void tfx_ge_sort_desc_maps(Ge__Proto__TensorDescriptor *td);
+/* tfx_ge_sort_op_maps, except the descriptors frozen in memo (sorted when they were frozen). */
+void tfx_ge_sort_op_maps_memo(Ge__Proto__OpDef *op, const tfx_ge_air_memo *memo);
 Ge__Proto__AttrDef *tfx_ge_op_attr_get(const Ge__Proto__OpDef *op, const char *key);
 Ge__Proto__AttrDef *tfx_ge_td_attr_get(const Ge__Proto__TensorDescriptor *td, const char *key);
 
