@@ -279,6 +279,10 @@ typedef struct aw_entry {
 static void w_entries(aw *c, unsigned field, void *const *v, size_t n, int depth) {
   for (size_t k = n; k-- > 0;) {
     const aw_entry *e = v[k];
+    if (field == 10 && e && aw_memo(c, e)) { /* a frozen OpDef entry: its whole record */
+      if (c->err) return;
+      continue;
+    }
     size_t end = aw_pos(c);
     if (e) { /* a NULL entry is written empty, as the packer does */
       aw_unknown(c, &e->base);
@@ -621,8 +625,9 @@ static int memo_grow(tfx_ge_air_memo *m) {
   return 0;
 }
 
-/* Freezes p: writes it (kind 0 a descriptor, 1 an AttrDef) at the depth it has in an op
- * record and keeps its content bytes. */
+/* Freezes p: writes it (kind 0 a descriptor, 1 an AttrDef: its content; 2 an OpDef attr
+ * entry: its whole record, tag and length included) at the depth it has in an op record and
+ * keeps those bytes. */
 static int memo_put(tfx_ge_air_memo *m, const void *p, int kind) {
   if (!m || !p) return -1;
   if (memo_find(m, p)) return 0;
@@ -631,10 +636,14 @@ static int memo_put(tfx_ge_air_memo *m, const void *p, int kind) {
   memset(&c, 0, sizeof c);
   c.max = SIZE_MAX;
   c.next_cap = 256; /* grows by doubling when a message is larger */
-  if (kind == 0)
+  if (kind == 0) {
     w_desc(&c, p, 3);
-  else
+  } else if (kind == 1) {
     w_attr(&c, p, 4);
+  } else {
+    void *const v[1] = {(void *)(uintptr_t)p};
+    w_entries(&c, 10, v, 1, 2);
+  }
   size_t n = aw_pos(&c);
   int err = c.err == 2 ? -3 : c.err ? -1 : 0;
   if (!err && n > m->cap_bytes - m->n_bytes) {
@@ -668,6 +677,10 @@ int tfx_ge_air_memo_desc(tfx_ge_air_memo *m, const Ge__Proto__TensorDescriptor *
 
 int tfx_ge_air_memo_attr(tfx_ge_air_memo *m, const Ge__Proto__AttrDef *a) {
   return memo_put(m, a, 1);
+}
+
+int tfx_ge_air_memo_op_entry(tfx_ge_air_memo *m, const Ge__Proto__OpDef__AttrEntry *e) {
+  return memo_put(m, e, 2);
 }
 
 /* ---------------------------------------------------------------- the op stream */

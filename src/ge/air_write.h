@@ -73,6 +73,8 @@ void tfx_ge_air_memo_free(tfx_ge_air_memo *m);
  * which changes no byte). */
 int tfx_ge_air_memo_desc(tfx_ge_air_memo *m, const Ge__Proto__TensorDescriptor *td);
 int tfx_ge_air_memo_attr(tfx_ge_air_memo *m, const Ge__Proto__AttrDef *a);
+/* The same for an entry of an OpDef's attr map (written whole: tag, length, key, value). */
+int tfx_ge_air_memo_op_entry(tfx_ge_air_memo *m, const Ge__Proto__OpDef__AttrEntry *e);
 /* Whether p is frozen in m (m may be NULL). */
 int tfx_ge_air_memo_has(const tfx_ge_air_memo *m, const void *p);
 /* The records s writes from now on copy m's frozen objects (m outlives that use; NULL: none). */

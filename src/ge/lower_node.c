@@ -198,13 +198,18 @@ static Ge__Proto__AttrDef *port_index_list(lw *w, size_t n) {
   return a;
 }
 
-/* The shared entry key = v kept in *slot (made in the model's arena on first use). */
+/* The shared entry key = v kept in *slot (made in the model's arena on first use; streaming:
+ * frozen). */
 static Ge__Proto__OpDef__AttrEntry *shared_entry(lw *w, Ge__Proto__OpDef__AttrEntry **slot,
                                                 const char *key, Ge__Proto__AttrDef *v) {
-  if (!*slot && (*slot = tfx_arena_alloc(w->P, sizeof **slot))) {
-    ge__proto__op_def__attr_entry__init(*slot);
-    (*slot)->key = (char *)key;
-    (*slot)->value = v;
+  if (!*slot) {
+    Ge__Proto__OpDef__AttrEntry *e = tfx_arena_alloc(w->P, sizeof *e);
+    if (!e) return NULL;
+    ge__proto__op_def__attr_entry__init(e);
+    e->key = (char *)key;
+    e->value = v;
+    if (w->memo && tfx_ge_air_memo_op_entry(w->memo, e)) return NULL; /* written once */
+    *slot = e;
   }
   return *slot;
 }

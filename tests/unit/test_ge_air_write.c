@@ -686,10 +686,11 @@ static void stream_attrs_ahead(void **state) {
   tfx_ge_air_stream_free(st);
 }
 
-/* Frozen messages (air_write.h's memo): records that meet a frozen descriptor or AttrDef copy
- * the bytes written when it was frozen; the output is the whole-model writer's, byte for byte,
- * for every op's descriptors and attr values frozen (one of them larger than a chunk), and when
- * only some are. An object not frozen is written as usual; freezing twice keeps one copy. */
+/* Frozen messages (air_write.h's memo): records that meet a frozen descriptor, AttrDef or op
+ * attr entry copy the bytes written when it was frozen; the output is the whole-model writer's,
+ * byte for byte, for every op's descriptors and attr values (one of them larger than a chunk)
+ * and some whole entries frozen, and when only some ops' are. An object not frozen is written
+ * as usual; freezing twice keeps one copy. */
 static void stream_memo_same_bytes(void **state) {
   (void)state;
   Ge__Proto__ModelDef *m = model(1500, 1);
@@ -728,6 +729,8 @@ static void stream_memo_same_bytes(void **state) {
       for (size_t k = 0; k < o->n_attr; k++)
         if (o->attr[k] && o->attr[k]->value)
           frozen += tfx_ge_air_memo_attr(memo, o->attr[k]->value) == 0;
+      for (size_t k = 0; k < o->n_attr && i % 4 == 0; k++) /* whole entries too */
+        if (o->attr[k]) frozen += tfx_ge_air_memo_op_entry(memo, o->attr[k]) == 0;
     }
     assert_true(frozen > 100);
     assert_int_equal(tfx_ge_air_memo_has(memo, big), every == 1); /* ops 2 and 8 */
