@@ -77,6 +77,12 @@
  *    subgraphs (written whole in phase 3). Output descs are shared by value (one per distinct
  *    name, dtype, shape and layout), and the tree's strings are borrowed from the TF side and
  *    the op mapping, which outlive the call.
+ *    What many ops share is written once (air_write.h's memo: frozen objects' bytes copied by
+ *    address): the interned descs, which input descs (copies of an interned output desc with
+ *    their own name and layout), Const value descs and unfed-input descs (one per port name)
+ *    are too when streaming, and the port-name lists with their map entries. A frozen object is
+ *    never modified (a subgraph NetOutput's input desc, which gets _parent_node_index, is an
+ *    own copy). TF node ops take the name slot pass 0 reserved (no look-up).
  * Files: this one drives (graphs, subgraphs, outputs, checks); lower_node.c lowers each node
  * (attributes, Data layout, ops, edges); lower_desc.c makes descriptors; attr.c converts
  * values. */

@@ -320,8 +320,21 @@ Ge__Proto__TensorDescriptor *tfx_ge_desc_copy_shared(tfx_arena *A, tfx_ge_shape_
    * tfx_ge_desc_copy would give it the new name and, for another layout, the new
    * origin_format in place: what a descriptor made with these values has */
   if (!layout || !strcmp(layout, src->layout ? src->layout : "")) layout = src->layout;
+  if (!layout || !*layout) layout = "ND";
+  if (!name) name = "";
+  /* the same src, name and layout: the same interned descriptor as last time */
+  uint64_t h = ((uint64_t)(uintptr_t)src ^ ((uint64_t)(uintptr_t)name << 7)) * 0x9e3779b97f4a7c15ull;
+  size_t slot = (size_t)(h >> 55) % (sizeof c->recent / sizeof c->recent[0]);
+  Ge__Proto__TensorDescriptor *r = c->recent[slot].td;
+  if (r && c->recent[slot].src == src && !strcmp(r->name, name) && !strcmp(r->layout, layout))
+    return r;
   int known = tfx_ge_td_attr_get(src, "origin_shape") != NULL;
-  return desc_intern(c, name, src->dtype, src->shape->dim, src->shape->n_dim, known, layout, 1);
+  r = desc_intern(c, name, src->dtype, src->shape->dim, src->shape->n_dim, known, layout, 1);
+  if (r) {
+    c->recent[slot].src = src;
+    c->recent[slot].td = r;
+  }
+  return r;
 }
 
 /* ---------------------------------------------------------------- TF node facts */

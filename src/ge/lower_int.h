@@ -141,6 +141,12 @@ typedef struct tfx_ge_shape_cache {
   size_t n_dv;
   /* with intern: where the interned descriptors are frozen (their bytes written once) */
   tfx_ge_air_memo *memo;
+  /* tfx_ge_desc_copy_shared's last results by (src, name pointer), checked by content before
+   * use (a name pointer may be reused by another string) */
+  struct {
+    const Ge__Proto__TensorDescriptor *src;
+    Ge__Proto__TensorDescriptor *td;
+  } recent[512];
 } tfx_ge_shape_cache;
 void tfx_ge_shape_cache_init(tfx_ge_shape_cache *c, tfx_arena *A);
 void tfx_ge_shape_cache_free(tfx_ge_shape_cache *c);
