@@ -901,7 +901,8 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
     check_edges(&G, 0, n_ops, consumed, n_ops);
   }
   const char *no_name = sub ? tfx_lower_cat(w, G.prefix, "NetOutput") : "NetOutput";
-  Ge__Proto__OpDef *no = no_name ? tfx_lower_op_new(&G, no_name, "NetOutput", TFX_LOWER_NO_SLOT) : NULL;
+  Ge__Proto__OpDef *no =
+      no_name ? tfx_lower_op_new(&G, no_name, "NetOutput", TFX_LOWER_NO_SLOT) : NULL;
   if (!no) {
     rc = -1;
     goto out;

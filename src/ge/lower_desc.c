@@ -323,7 +323,8 @@ Ge__Proto__TensorDescriptor *tfx_ge_desc_copy_shared(tfx_arena *A, tfx_ge_shape_
   if (!layout || !*layout) layout = "ND";
   if (!name) name = "";
   /* the same src, name and layout: the same interned descriptor as last time */
-  uint64_t h = ((uint64_t)(uintptr_t)src ^ ((uint64_t)(uintptr_t)name << 7)) * 0x9e3779b97f4a7c15ull;
+  uint64_t h = (uint64_t)(uintptr_t)src ^ ((uint64_t)(uintptr_t)name << 7);
+  h *= 0x9e3779b97f4a7c15ull;
   size_t slot = (size_t)(h >> 55) % (sizeof c->recent / sizeof c->recent[0]);
   Ge__Proto__TensorDescriptor *r = c->recent[slot].td;
   if (r && c->recent[slot].src == src && !strcmp(r->name, name) && !strcmp(r->layout, layout))

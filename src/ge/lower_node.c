@@ -120,7 +120,8 @@ static int map_attrs(lg *G, Ge__Proto__OpDef *op, const char *tfname, const char
     }
     /* the opmap's name: copied, except when streaming (the op is written before lowering
      * returns; the mapping outlives it) */
-    if (w->S ? tfx_ge_op_attr_put(w->AT, op, a->name, v) : tfx_ge_op_attr_set(w->AT, op, a->name, v))
+    if (w->S ? tfx_ge_op_attr_put(w->AT, op, a->name, v)
+             : tfx_ge_op_attr_set(w->AT, op, a->name, v))
       return tfx_lower_oom(w);
   }
   for (uint32_t k = 0; proto && k < proto->n_attrs; k++) {
@@ -227,7 +228,8 @@ int tfx_lower_port_names(lw *w, Ge__Proto__OpDef *op) {
     Ge__Proto__AttrDef *index = names ? port_index_list(w, n) : NULL;
     if (!names || !index) return tfx_lower_oom(w);
     /* both shared: so are their entries (an op keeps the entries, not copies) */
-    Ge__Proto__OpDef__AttrEntry *ne = shared_entry(w, &w->port_entry[2 * ix + (size_t)dir], nk, names);
+    Ge__Proto__OpDef__AttrEntry *ne =
+        shared_entry(w, &w->port_entry[2 * ix + (size_t)dir], nk, names);
     if (!ne || tfx_ge_op_entry_put(w->AT, op, ne)) return tfx_lower_oom(w);
     if (n < cached) {
       Ge__Proto__OpDef__AttrEntry *ve = shared_entry(w, &w->index_entry[dir][n], vk, index);
