@@ -68,7 +68,7 @@ int tfx_ge_op_attr_add(tfx_arena *A, Ge__Proto__OpDef *op, const char *key, Ge__
 }
 int tfx_ge_op_entry_put(tfx_arena *A, Ge__Proto__OpDef *op, Ge__Proto__OpDef__AttrEntry *e) {
   for (size_t k = 0; k < op->n_attr; k++)
-    if (strcmp(op->attr[k]->key, e->key) == 0) {
+    if (op->attr[k]->key[0] == e->key[0] && strcmp(op->attr[k]->key, e->key) == 0) {
       op->attr[k] = e;
       return 0;
     }
@@ -81,7 +81,8 @@ static int na_attr_set(tfx_arena *A, Ge__Proto__NamedAttrs *na, const char *key,
 
 Ge__Proto__AttrDef *tfx_ge_op_attr_get(const Ge__Proto__OpDef *op, const char *key) {
   for (size_t k = 0; k < op->n_attr; k++)
-    if (strcmp(op->attr[k]->key, key) == 0) return op->attr[k]->value;
+    if (op->attr[k]->key[0] == key[0] && strcmp(op->attr[k]->key, key) == 0)
+      return op->attr[k]->value;
   return NULL;
 }
 

@@ -33,7 +33,7 @@ int tfx_ge_td_attr_put(tfx_arena *A, Ge__Proto__TensorDescriptor *td, const char
 int tfx_ge_td_entry_put(tfx_arena *A, Ge__Proto__TensorDescriptor *td,
                         Ge__Proto__TensorDescriptor__AttrEntry *e) {
   for (size_t k = 0; k < td->n_attr; k++)
-    if (strcmp(td->attr[k]->key, e->key) == 0) {
+    if (td->attr[k]->key[0] == e->key[0] && strcmp(td->attr[k]->key, e->key) == 0) {
       td->attr[k] = e;
       return 0;
     }
@@ -55,7 +55,8 @@ int tfx_ge_td_entries_copy(tfx_arena *A, Ge__Proto__TensorDescriptor *td,
 }
 Ge__Proto__AttrDef *tfx_ge_td_attr_get(const Ge__Proto__TensorDescriptor *td, const char *key) {
   for (size_t k = 0; k < td->n_attr; k++)
-    if (strcmp(td->attr[k]->key, key) == 0) return td->attr[k]->value;
+    if (td->attr[k]->key[0] == key[0] && strcmp(td->attr[k]->key, key) == 0)
+      return td->attr[k]->value;
   return NULL;
 }
 
@@ -342,7 +343,8 @@ Ge__Proto__TensorDescriptor *tfx_ge_desc_copy_shared(tfx_arena *A, tfx_ge_shape_
 
 const Tensorflow__AttrValue *tfx_ge_tf_attr(const Tensorflow__NodeDef *nd, const char *key) {
   for (size_t k = 0; nd && k < nd->n_attr; k++)
-    if (nd->attr[k] && nd->attr[k]->key && strcmp(nd->attr[k]->key, key) == 0)
+    if (nd->attr[k] && nd->attr[k]->key && nd->attr[k]->key[0] == key[0] &&
+        strcmp(nd->attr[k]->key, key) == 0)
       return nd->attr[k]->value;
   return NULL;
 }

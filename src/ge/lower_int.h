@@ -43,7 +43,8 @@ int tfx_ge_push_ptr(tfx_arena *A, void ***arr, size_t *n, void *p);
 #define TFX_GE_MAP_SET(fn, Owner, Entry, init)                                                     \
   static int fn(tfx_arena *A, Owner *o, const char *key, Ge__Proto__AttrDef *v, int copy) {        \
     size_t k = 0;                                                                                  \
-    while (k < o->n_attr && strcmp(o->attr[k]->key, key) != 0) k++;                                \
+    while (k < o->n_attr && (o->attr[k]->key[0] != key[0] || strcmp(o->attr[k]->key, key) != 0))  \
+      k++;                                                                                         \
     Entry *e = tfx_arena_alloc(A, sizeof *e);                                                      \
     char *kc = k < o->n_attr ? o->attr[k]->key : copy ? tfx_arena_strdup(A, key) : (char *)key;    \
     if (!e || !kc) return -1;                                                                      \
