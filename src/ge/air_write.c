@@ -49,6 +49,9 @@ typedef struct aw {
    * counted (virt) but not copied: the caller keeps a pointer to it instead */
   const uint8_t *borrow;
   size_t virt;
+  /* frozen messages whose content bytes are written once and copied (tfx_ge_air_memo); NULL:
+   * none */
+  const struct tfx_ge_air_memo *memo;
 } aw;
 
 static inline size_t aw_pos(const aw *c) {
@@ -200,6 +203,50 @@ static void aw_unknown(aw *c, const ProtobufCMessage *m) {
   }
 }
 
+/* ---------------------------------------------------------------- frozen messages
+
+ * The memo: descriptors and AttrDefs the caller declares frozen (never modified nor freed while
+ * the memo is in use) are written once, when frozen, and their content bytes copied wherever
+ * they are met again. Streaming lowering shares one descriptor by many ops (interned output and
+ * input descs) and one AttrDef by many ops (port-name lists): writing each of them anew was a
+ * sixth of lowering's instructions. The bytes are exactly what w_desc / w_attr write for the
+ * object (its maps must be sorted before it is frozen, as the writers expect of everything).
+ * An open-addressing table keyed by the object's address. */
+typedef struct aw_memo_slot {
+  const void *key;  /* NULL: free */
+  size_t off, len;  /* content bytes in memo.bytes */
+} aw_memo_slot;
+
+struct tfx_ge_air_memo {
+  aw_memo_slot *slot;
+  size_t cap, n; /* cap: a power of two (0: empty table) */
+  uint8_t *bytes;
+  size_t n_bytes, cap_bytes;
+};
+
+static inline size_t memo_hash(const void *p, size_t cap) {
+  uint64_t x = (uint64_t)(uintptr_t)p;
+  x ^= x >> 29;
+  x *= 0x9e3779b97f4a7c15ull;
+  return (size_t)(x >> 32) & (cap - 1);
+}
+
+static inline const aw_memo_slot *memo_find(const struct tfx_ge_air_memo *m, const void *p) {
+  if (!m || !m->n) return NULL;
+  for (size_t i = memo_hash(p, m->cap);; i = (i + 1) & (m->cap - 1)) {
+    if (m->slot[i].key == p) return &m->slot[i];
+    if (!m->slot[i].key) return NULL;
+  }
+}
+
+/* Writes p's memo bytes (1) or nothing (0: not frozen). */
+static inline int aw_memo(aw *c, const void *p) {
+  const aw_memo_slot *e = memo_find(c->memo, p);
+  if (!e) return 0;
+  aw_raw(c, c->memo->bytes + e->off, e->len);
+  return 1;
+}
+
 /* Message writers: the content only (no tag, no length). */
 static void w_attr(aw *c, const Ge__Proto__AttrDef *a, int depth);
 static void w_desc(aw *c, const Ge__Proto__TensorDescriptor *td, int depth);
@@ -233,6 +280,10 @@ typedef struct aw_entry {
 static void w_entries(aw *c, unsigned field, void *const *v, size_t n, int depth) {
   for (size_t k = n; k-- > 0;) {
     const aw_entry *e = v[k];
+    if (field == 10 && e && aw_memo(c, e)) { /* a frozen OpDef entry: its whole record */
+      if (c->err) return;
+      continue;
+    }
     size_t end = aw_pos(c);
     if (e) { /* a NULL entry is written empty, as the packer does */
       aw_unknown(c, &e->base);
@@ -324,7 +375,7 @@ static void w_list_list_float(aw *c, const Ge__Proto__AttrDef__ListListFloat *l,
 }
 
 static void w_attr(aw *c, const Ge__Proto__AttrDef *a, int depth) {
-  if (aw_deep(c, depth)) return;
+  if (aw_deep(c, depth) || aw_memo(c, a)) return;
   aw_unknown(c, &a->base);
   switch (a->value_case) { /* a oneof member is written when set, whatever its value */
   case GE__PROTO__ATTR_DEF__VALUE_LIST:
@@ -373,7 +424,7 @@ static void w_attr(aw *c, const Ge__Proto__AttrDef *a, int depth) {
 }
 
 static void w_desc(aw *c, const Ge__Proto__TensorDescriptor *td, int depth) {
-  if (aw_deep(c, depth)) return;
+  if (aw_deep(c, depth) || aw_memo(c, td)) return;
   aw_unknown(c, &td->base);
   aw_i64(c, 21, td->cmps_tab_offset);
   aw_str(c, 20, td->cmps_tab);
@@ -540,6 +591,97 @@ int tfx_ge_air_write(const Ge__Proto__ModelDef *m, size_t max, tfx_io_pieces *ou
   out->total = n;
   if (size) *size = n;
   return 0;
+}
+
+/* ---------------------------------------------------------------- the memo */
+
+tfx_ge_air_memo *tfx_ge_air_memo_new(void) { return tfx_calloc(1, sizeof(tfx_ge_air_memo)); }
+
+void tfx_ge_air_memo_free(tfx_ge_air_memo *m) {
+  if (!m) return;
+  free(m->slot);
+  free(m->bytes);
+  free(m);
+}
+
+int tfx_ge_air_memo_has(const tfx_ge_air_memo *m, const void *p) {
+  return memo_find(m, p) != NULL;
+}
+
+/* Room for one more key (load under 1/2). 0 or -3. */
+static int memo_grow(tfx_ge_air_memo *m) {
+  if (2 * (m->n + 1) <= m->cap) return 0;
+  size_t nc = m->cap ? 2 * m->cap : 256;
+  aw_memo_slot *v = tfx_calloc(nc, sizeof *v);
+  if (!v) return -3;
+  for (size_t i = 0; i < m->cap; i++) {
+    if (!m->slot[i].key) continue;
+    size_t j = memo_hash(m->slot[i].key, nc);
+    while (v[j].key) j = (j + 1) & (nc - 1);
+    v[j] = m->slot[i];
+  }
+  free(m->slot);
+  m->slot = v;
+  m->cap = nc;
+  return 0;
+}
+
+/* Freezes p: writes it (kind 0 a descriptor, 1 an AttrDef: its content; 2 an OpDef attr
+ * entry: its whole record, tag and length included) at the depth it has in an op record and
+ * keeps those bytes. */
+static int memo_put(tfx_ge_air_memo *m, const void *p, int kind) {
+  if (!m || !p) return -1;
+  if (memo_find(m, p)) return 0;
+  if (memo_grow(m)) return -3;
+  aw c;
+  memset(&c, 0, sizeof c);
+  c.max = SIZE_MAX;
+  c.next_cap = 256; /* grows by doubling when a message is larger */
+  if (kind == 0) {
+    w_desc(&c, p, 3);
+  } else if (kind == 1) {
+    w_attr(&c, p, 4);
+  } else {
+    void *const v[1] = {(void *)(uintptr_t)p};
+    w_entries(&c, 10, v, 1, 2);
+  }
+  size_t n = aw_pos(&c);
+  int err = c.err == 2 ? -3 : c.err ? -1 : 0;
+  if (!err && n > m->cap_bytes - m->n_bytes) {
+    size_t nc = m->cap_bytes ? m->cap_bytes : 4096;
+    while (nc - m->n_bytes < n) nc *= 2;
+    uint8_t *b = tfx_realloc(m->bytes, nc);
+    if (!b) err = -3;
+    else m->bytes = b, m->cap_bytes = nc;
+  }
+  if (!err) {
+    /* chunks from the newest (first bytes) to the oldest */
+    if (c.head) c.head->used = (size_t)(c.head->data + c.head->cap - c.p);
+    size_t at = m->n_bytes;
+    for (const aw_chunk *k = c.head; k; k = k->next) {
+      memcpy(m->bytes + at, k->data + k->cap - k->used, k->used);
+      at += k->used;
+    }
+    size_t j = memo_hash(p, m->cap);
+    while (m->slot[j].key) j = (j + 1) & (m->cap - 1);
+    m->slot[j] = (aw_memo_slot){p, m->n_bytes, n};
+    m->n++;
+    m->n_bytes += n;
+  }
+  aw_free_chunks(&c);
+  return err;
+}
+
+int tfx_ge_air_memo_desc(tfx_ge_air_memo *m, const Ge__Proto__TensorDescriptor *td) {
+  return memo_put(m, td, 0);
+}
+
+int tfx_ge_air_memo_attr(tfx_ge_air_memo *m, const Ge__Proto__AttrDef *a) {
+  return memo_put(m, a, 1);
+}
+
+int tfx_ge_air_memo_op_entry(tfx_ge_air_memo *m, const Ge__Proto__OpDef__AttrEntry *e) {
+  return memo_put(m, e, 2);
 }
 
 /* ---------------------------------------------------------------- the op stream */
@@ -1038,4 +1180,8 @@ int tfx_ge_air_stream_finish(tfx_ge_air_stream *s, const Ge__Proto__ModelDef *m,
       if (out->p[i].fd1 == -1) out->p[i].fd1 = fd + 1;
   }
   return 0;
+}
+
+void tfx_ge_air_stream_set_memo(tfx_ge_air_stream *s, const tfx_ge_air_memo *m) {
+  if (s) s->c.memo = m;
 }

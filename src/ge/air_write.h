@@ -75,4 +75,23 @@ size_t tfx_ge_air_stream_size(const tfx_ge_air_stream *s);
 int tfx_ge_air_stream_finish(tfx_ge_air_stream *s, const Ge__Proto__ModelDef *m, size_t max,
                              tfx_io_pieces *out, size_t *size);
 
+/* Frozen messages (streaming lowering): a descriptor or AttrDef frozen here is written once,
+ * then its bytes are copied wherever a record meets it (by address) instead of writing it
+ * again: the same bytes. A frozen object must not be modified nor freed while the memo is in
+ * use, and its maps must be sorted before it is frozen. Its interior is not depth-checked
+ * again when copied (lowering freezes objects three levels deep at most). */
+typedef struct tfx_ge_air_memo tfx_ge_air_memo;
+tfx_ge_air_memo *tfx_ge_air_memo_new(void); /* NULL on out of memory */
+void tfx_ge_air_memo_free(tfx_ge_air_memo *m);
+/* Freezes td / a. 0, -1 (nested over 1000 levels, or NULL) or -3 (out of memory: not frozen,
+ * which changes no byte). */
+int tfx_ge_air_memo_desc(tfx_ge_air_memo *m, const Ge__Proto__TensorDescriptor *td);
+int tfx_ge_air_memo_attr(tfx_ge_air_memo *m, const Ge__Proto__AttrDef *a);
+/* The same for an entry of an OpDef's attr map (written whole: tag, length, key, value). */
+int tfx_ge_air_memo_op_entry(tfx_ge_air_memo *m, const Ge__Proto__OpDef__AttrEntry *e);
+/* Whether p is frozen in m (m may be NULL). */
+int tfx_ge_air_memo_has(const tfx_ge_air_memo *m, const void *p);
+/* The records s writes from now on copy m's frozen objects (m outlives that use; NULL: none). */
+void tfx_ge_air_stream_set_memo(tfx_ge_air_stream *s, const tfx_ge_air_memo *m);
+
 #endif

@@ -56,6 +56,24 @@ int tfx_ge_op_attr_set(tfx_arena *A, Ge__Proto__OpDef *op, const char *key, Ge__
 int tfx_ge_op_attr_put(tfx_arena *A, Ge__Proto__OpDef *op, const char *key, Ge__Proto__AttrDef *v) {
   return op_attr_set(A, op, key, v, 0);
 }
+int tfx_ge_op_attr_add(tfx_arena *A, Ge__Proto__OpDef *op, const char *key, Ge__Proto__AttrDef *v,
+                       int copy) {
+  Ge__Proto__OpDef__AttrEntry *e = tfx_arena_alloc(A, sizeof *e);
+  char *kc = copy ? tfx_arena_strdup(A, key) : (char *)key;
+  if (!e || !kc) return -1;
+  ge__proto__op_def__attr_entry__init(e);
+  e->key = kc;
+  e->value = v;
+  return TFX_GE_PUSH(A, op->attr, op->n_attr, e);
+}
+int tfx_ge_op_entry_put(tfx_arena *A, Ge__Proto__OpDef *op, Ge__Proto__OpDef__AttrEntry *e) {
+  for (size_t k = 0; k < op->n_attr; k++)
+    if (op->attr[k]->key[0] == e->key[0] && strcmp(op->attr[k]->key, e->key) == 0) {
+      op->attr[k] = e;
+      return 0;
+    }
+  return TFX_GE_PUSH(A, op->attr, op->n_attr, e);
+}
 static int na_attr_set(tfx_arena *A, Ge__Proto__NamedAttrs *na, const char *key,
                        Ge__Proto__AttrDef *v) {
   return na_attr_set_(A, na, key, v, 1);
@@ -63,7 +81,8 @@ static int na_attr_set(tfx_arena *A, Ge__Proto__NamedAttrs *na, const char *key,
 
 Ge__Proto__AttrDef *tfx_ge_op_attr_get(const Ge__Proto__OpDef *op, const char *key) {
   for (size_t k = 0; k < op->n_attr; k++)
-    if (strcmp(op->attr[k]->key, key) == 0) return op->attr[k]->value;
+    if (op->attr[k]->key[0] == key[0] && strcmp(op->attr[k]->key, key) == 0)
+      return op->attr[k]->value;
   return NULL;
 }
 
@@ -154,6 +173,7 @@ typedef struct cvt {
   const char *file;
   tfx_diag *d; /* NULL: tensor problems are E_KIND, not reported */
   int err;
+  tfx_ge_shape_cache *shapes; /* non-NULL: tensor descs from it (tfx_ge_desc_new_shared) */
 } cvt;
 
 static void *fail(cvt *c, int err) {
@@ -427,7 +447,7 @@ static Ge__Proto__AttrDef *from_tf(cvt *c, const Tensorflow__AttrValue *v, int c
 
 Ge__Proto__AttrDef *tfx_ge_attr_from_tf_ex(tfx_arena *A, const Tensorflow__AttrValue *v,
                                            int cann_type, const char *node, tfx_diag *d, int *err) {
-  cvt c = {A, node, NULL, d, 0};
+  cvt c = {A, node, NULL, d, 0, NULL};
   Ge__Proto__AttrDef *a = from_tf(&c, v, cann_type, 0);
   if (err) *err = a ? TFX_GE_OK : (c.err ? c.err : TFX_GE_E_KIND);
   return a;
@@ -600,7 +620,8 @@ static Ge__Proto__TensorDef *tensor_tf(cvt *c, const Tensorflow__TensorProto *t)
   Ge__Proto__TensorDef *td = tfx_arena_alloc(A, sizeof *td);
   if (!td) return fail(c, TFX_GE_E_OOM);
   ge__proto__tensor_def__init(td);
-  td->desc = tfx_ge_desc_new(A, "", ge, dims, nd, 1, "ND");
+  td->desc = c->shapes ? tfx_ge_desc_new_shared(A, c->shapes, "", ge, dims, nd, 1, "ND")
+                      : tfx_ge_desc_new(A, "", ge, dims, nd, 1, "ND");
   if (!td->desc) return fail(c, TFX_GE_E_OOM);
 
   if (t->tensor_content.len) {
@@ -664,7 +685,17 @@ static Ge__Proto__TensorDef *tensor_tf(cvt *c, const Tensorflow__TensorProto *t)
 Ge__Proto__TensorDef *tfx_ge_tensor_from_tf_ex(tfx_arena *A, const Tensorflow__TensorProto *t,
                                                const char *node, tfx_diag *d, const char *file,
                                                int *err) {
-  cvt c = {A, node, file, d, 0};
+  cvt c = {A, node, file, d, 0, NULL};
+  Ge__Proto__TensorDef *td = tensor_tf(&c, t);
+  if (err) *err = td ? TFX_GE_OK : (c.err ? c.err : TFX_GE_E_KIND);
+  return td;
+}
+
+Ge__Proto__TensorDef *tfx_ge_tensor_from_tf_shared(tfx_arena *A, tfx_ge_shape_cache *shapes,
+                                                   const Tensorflow__TensorProto *t,
+                                                   const char *node, tfx_diag *d, const char *file,
+                                                   int *err) {
+  cvt c = {A, node, file, d, 0, shapes};
   Ge__Proto__TensorDef *td = tensor_tf(&c, t);
   if (err) *err = td ? TFX_GE_OK : (c.err ? c.err : TFX_GE_E_KIND);
   return td;
@@ -1160,6 +1191,17 @@ void tfx_ge_sort_op_maps(Ge__Proto__OpDef *op) {
   SORT_ENTRIES(op, 0);
   for (size_t k = 0; k < op->n_input_desc; k++) sort_td(op->input_desc[k], 1);
   for (size_t k = 0; k < op->n_output_desc; k++) sort_td(op->output_desc[k], 1);
+}
+
+void tfx_ge_sort_desc_maps(Ge__Proto__TensorDescriptor *td) { sort_td(td, 1); }
+
+void tfx_ge_sort_op_maps_memo(Ge__Proto__OpDef *op, const tfx_ge_air_memo *memo) {
+  if (!op) return;
+  SORT_ENTRIES(op, 0);
+  for (size_t k = 0; k < op->n_input_desc; k++)
+    if (!tfx_ge_air_memo_has(memo, op->input_desc[k])) sort_td(op->input_desc[k], 1);
+  for (size_t k = 0; k < op->n_output_desc; k++)
+    if (!tfx_ge_air_memo_has(memo, op->output_desc[k])) sort_td(op->output_desc[k], 1);
 }
 
 void tfx_ge_sort_maps(Ge__Proto__ModelDef *m) {

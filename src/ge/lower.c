@@ -79,6 +79,12 @@
  *    subgraphs (written whole in phase 3). Output descs are shared by value (one per distinct
  *    name, dtype, shape and layout), and the tree's strings are borrowed from the TF side and
  *    the op mapping, which outlive the call.
+ *    What many ops share is written once (air_write.h's memo: frozen objects' bytes copied by
+ *    address): the interned descs, which input descs (copies of an interned output desc with
+ *    their own name and layout), Const value descs and unfed-input descs (one per port name)
+ *    are too when streaming, and the port-name lists with their map entries. A frozen object is
+ *    never modified (a subgraph NetOutput's input desc, which gets _parent_node_index, is an
+ *    own copy). TF node ops take the name slot pass 0 reserved (no look-up).
  * Files: this one drives (graphs, subgraphs, outputs, checks); lower_node.c lowers each node
  * (attributes, Data layout, ops, edges); lower_desc.c makes descriptors; attr.c converts
  * values. */
@@ -215,20 +221,24 @@ static int slot_new(lg *G, uint32_t op_index, uint32_t *slot) {
   return 0;
 }
 
-/* Reserves name for a TF node's op (pass 0). */
-static int reserve_name(lg *G, const char *name) {
+/* Reserves name for a TF node's op (pass 0), in slot *out. */
+static int reserve_name(lg *G, const char *name, uint32_t *out) {
   uint32_t slot, existing;
   if (slot_new(G, TFX_LOWER_NAME_RESERVED, &slot)) return -1;
   int r = tfx_hmap_put(&G->names, name, strlen(name), slot, &existing);
   if (r < 0) return tfx_lower_oom(G->w);
-  if (r == 0) G->n_slots--; /* duplicate TF names cannot happen (the index rejects them) */
+  if (r == 0) { /* duplicate TF names cannot happen (the index rejects them) */
+    G->n_slots--;
+    slot = existing;
+  }
+  *out = slot;
   return 0;
 }
 
 /* Appends a new op called name (arena or static string; reserved: the TF node's name reserved
- * in pass 0) of type to the graph. A generated name that is taken gets a `_<n>` suffix
- * (warned). */
-Ge__Proto__OpDef *tfx_lower_op_new(lg *G, const char *name, const char *type, int reserved) {
+ * in pass 0: its slot, no look-up) of type to the graph. A generated name that is taken gets a
+ * `_<n>` suffix (warned). */
+Ge__Proto__OpDef *tfx_lower_op_new(lg *G, const char *name, const char *type, uint32_t reserved) {
   lw *w = G->w;
   Ge__Proto__OpDef *op = tfx_arena_alloc(w->A, sizeof *op);
   if (!op) {
@@ -237,9 +247,10 @@ Ge__Proto__OpDef *tfx_lower_op_new(lg *G, const char *name, const char *type, in
   }
   ge__proto__op_def__init(op);
   uint32_t index = (uint32_t)G->gd->n_op;
-  uint32_t slot = tfx_hmap_get(&G->names, name, strlen(name));
+  uint32_t slot =
+      reserved != TFX_LOWER_NO_SLOT ? reserved : tfx_hmap_get(&G->names, name, strlen(name));
   const char *final = name;
-  if (reserved && slot != TFX_HASH_NONE && G->slot_op[slot] == TFX_LOWER_NAME_RESERVED) {
+  if (reserved != TFX_LOWER_NO_SLOT && G->slot_op[slot] == TFX_LOWER_NAME_RESERVED) {
     G->slot_op[slot] = index;
   } else {
     if (slot != TFX_HASH_NONE) {
@@ -311,7 +322,7 @@ static int lower_subgraphs(lg *G, uint32_t id) {
   const tfx_node *nd = &G->g->nodes[id];
   const tfx_mapped_op *mop = &G->mg->ops[id];
   Ge__Proto__OpDef *op = G->nr[id].op;
-  if (!op || G->nr[id].special) return 0;
+  if (!op || G->nr[id].special || !G->nr[id].n_sub) return 0;
   const char *names[8];
   uint32_t n = tfx_lower_subgraph_attrs(mop, nd, names, 8);
   for (uint32_t a = 0; a < n; a++) {
@@ -395,7 +406,7 @@ static int build_args(lg *G) {
   for (uint32_t i = 0; i < G->g->n_args; i++) {
     const char *aname = G->g->args[i] ? G->g->args[i] : "arg";
     char *name = tfx_lower_cat(w, G->prefix, aname);
-    Ge__Proto__OpDef *op = name ? tfx_lower_op_new(G, name, "Data", 0) : NULL;
+    Ge__Proto__OpDef *op = name ? tfx_lower_op_new(G, name, "Data", TFX_LOWER_NO_SLOT) : NULL;
     if (!op) return -1;
     G->args[i] = op;
     int32_t tf_in = sc->is_for ? (i == 0 ? 0 : (int32_t)i + 2) : sc->offset + (int32_t)i;
@@ -443,6 +454,10 @@ static int netoutput_input(lg *G, Ge__Proto__OpDef *no, Ge__Proto__OpDef *src, u
   char *name = tfx_lower_fmt(w, "input%zu", no->n_input_desc);
   if (!name || tfx_lower_add_input(w, no, src, port, name, NULL)) return -1; /* producer's layout */
   Ge__Proto__TensorDescriptor *td = no->input_desc[no->n_input_desc - 1];
+  if (parent_index >= 0 && tfx_ge_air_memo_has(w->memo, td)) { /* shared: an own copy to modify */
+    if (!(td = tfx_ge_desc_copy(w->A, td, td->name, NULL))) return tfx_lower_oom(w);
+    no->input_desc[no->n_input_desc - 1] = td;
+  }
   Ge__Proto__AttrDef *pi = parent_index >= 0 ? tfx_ge_attr_int(w->A, parent_index) : NULL;
   if (parent_index >= 0 && (!pi || tfx_ge_td_attr_put(w->A, td, "_parent_node_index", pi)))
     return tfx_lower_oom(w);
@@ -528,6 +543,17 @@ static int sub_outputs(lg *G, Ge__Proto__OpDef *no) {
 static int split_input(const char *s, size_t *name_len, long long *idx) {
   const char *colon = strrchr(s, ':');
   if (!colon || colon == s) return -1;
+  /* what tfx_lower_edge writes ("-1", or up to 18 digits), without strtoll; anything else
+   * (never written, but checked all the same) as strtoll reads it */
+  const char *q = colon + 1 + (colon[1] == '-');
+  size_t nd = strspn(q, "0123456789");
+  if (nd && nd <= 18 && !q[nd]) {
+    long long v = 0;
+    for (size_t k = 0; k < nd; k++) v = v * 10 + (q[k] - '0');
+    *idx = colon[1] == '-' ? -v : v;
+    *name_len = (size_t)(colon - s);
+    return 0;
+  }
   char *end;
   *idx = strtoll(colon + 1, &end, 10);
   if (end == colon + 1 || *end) return -1;
@@ -625,7 +651,7 @@ static int stream_one(lg *G, size_t i, const size_t *hole) {
     memcpy(a, t.attr, t.n_attr * sizeof *t.attr);
     t.attr = a;
   }
-  tfx_ge_sort_op_maps(&t);
+  tfx_ge_sort_op_maps_memo(&t, w->memo);
   const tfx_ge_air_attrs *pre = i < G->cap_pre ? &G->pre[i] : NULL;
   int r = hole ? tfx_ge_air_stream_fill_pre(w->S, *hole, &t, pre)
                : tfx_ge_air_stream_op_pre(w->S, G->gi, &t, pre);
@@ -640,13 +666,11 @@ static int stream_one(lg *G, size_t i, const size_t *hole) {
  * phase 3), nor a graph map with an inner Data op. */
 static int pre_node(const lg *G, uint32_t id) {
   const tfx_mapped_op *mop = &G->mg->ops[id];
-  const tfx_node *nd = &G->g->nodes[id];
-  const char *names[8];
   switch (mop->how) {
   case TFX_MAP_RULE:
   case TFX_MAP_AUTO:
   case TFX_MAP_PASSTHROUGH:
-    return !tfx_lower_is_type(mop->type, "Data") && tfx_lower_subgraph_attrs(mop, nd, names, 8) == 0;
+    return !tfx_lower_is_type(mop->type, "Data") && G->nr[id].n_sub == 0; /* (pass 0) */
   case TFX_MAP_GRAPH:
     for (uint32_t i = 0; i < mop->n_inner; i++)
       if (tfx_lower_is_type(mop->inner[i].type, "Data")) return 0;
@@ -703,9 +727,7 @@ static int wire_stream(lg *G, uint32_t id, ctl *c) {
     G->n_streamed = to;
     return rc;
   }
-  const char *names[8];
-  if (r->op && !r->special &&
-      tfx_lower_subgraph_attrs(&G->mg->ops[id], &G->g->nodes[id], names, 8) > 0) {
+  if (r->op && !r->special && r->n_sub > 0) {
     rc = tfx_lower_wire_op(G, id, c);
     r->deferred = 1;
     for (size_t i = from; i < to && rc == 0; i++) {
@@ -801,8 +823,10 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
       /* streaming, main graph: the TF name itself (borrowed: see tfx_ge_lower) */
       char *name = w->S && !*G.prefix ? (char *)g->nodes[id].name
                                       : tfx_lower_cat(w, G.prefix, g->nodes[id].name);
-      rc = name ? reserve_name(&G, name) : -1;
+      rc = name ? reserve_name(&G, name, &G.nr[id].slot) : -1;
       G.nr[id].gname = name;
+      const char *names[8];
+      G.nr[id].n_sub = (uint8_t)tfx_lower_subgraph_attrs(&mg->ops[id], &g->nodes[id], names, 8);
     }
   }
   if (rc == 0 && sub) rc = build_args(&G);
@@ -879,7 +903,8 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
     check_edges(&G, 0, n_ops, consumed, n_ops);
   }
   const char *no_name = sub ? tfx_lower_cat(w, G.prefix, "NetOutput") : "NetOutput";
-  Ge__Proto__OpDef *no = no_name ? tfx_lower_op_new(&G, no_name, "NetOutput", 0) : NULL;
+  Ge__Proto__OpDef *no =
+      no_name ? tfx_lower_op_new(&G, no_name, "NetOutput", TFX_LOWER_NO_SLOT) : NULL;
   if (!no) {
     rc = -1;
     goto out;
@@ -972,6 +997,7 @@ tfx_status tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *
   tfx_hmap_init(&w.graph_names);
   tfx_hmap_init(&w.fn_index);
   tfx_hmap_init(&w.port_lists);
+  tfx_hmap_init(&w.unfed);
   tfx_ge_shape_cache_init(&w.shapes, w.P);
   /* streaming: the tree is gone when lowering returns, so its strings may be borrowed from
    * the TF side and the op mapping, which outlive the call (names, types, port names) */
@@ -979,10 +1005,14 @@ tfx_status tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *
   w.shapes.intern = o->stream_air;
   w.fn_busy = tfx_calloc(m->n_funcs ? m->n_funcs : 1, 1);
   Ge__Proto__ModelDef *model = tfx_arena_alloc(w.A, sizeof *model);
-  if (o->stream_air && !(w.S = tfx_ge_air_stream_new())) model = NULL;
+  if (o->stream_air && (!(w.S = tfx_ge_air_stream_new()) || !(w.memo = tfx_ge_air_memo_new())))
+    model = NULL;
   if (w.S && o->air_path) tfx_ge_air_stream_spill(w.S, o->air_path); /* else in memory */
   if (w.S) tfx_ge_air_stream_max(w.S, o->air_max); /* past it: lowered again, whole */
   int io_err = 0; /* the spill file could not be written */
+  /* streaming: shared descriptors and port lists are written once (air_write.h's memo) */
+  w.shapes.memo = w.memo;
+  tfx_ge_air_stream_set_memo(w.S, w.memo);
   if (!w.fn_busy || !model) {
     tfx_lower_oom(&w);
     goto done;
@@ -1034,9 +1064,11 @@ done:
   tfx_hmap_free(&w.graph_names);
   tfx_hmap_free(&w.fn_index);
   tfx_hmap_free(&w.port_lists);
+  tfx_hmap_free(&w.unfed);
   tfx_ge_shape_cache_free(&w.shapes);
   tfx_arena_free(&w.scratch);
   tfx_ge_air_stream_free(w.S);
+  tfx_ge_air_memo_free(w.memo);
   if (w.failed || w.oom) {
     tfx_io_pieces_free(&gm->air);
     gm->streamed = 0;

@@ -33,7 +33,7 @@ int tfx_ge_td_attr_put(tfx_arena *A, Ge__Proto__TensorDescriptor *td, const char
 int tfx_ge_td_entry_put(tfx_arena *A, Ge__Proto__TensorDescriptor *td,
                         Ge__Proto__TensorDescriptor__AttrEntry *e) {
   for (size_t k = 0; k < td->n_attr; k++)
-    if (strcmp(td->attr[k]->key, e->key) == 0) {
+    if (td->attr[k]->key[0] == e->key[0] && strcmp(td->attr[k]->key, e->key) == 0) {
       td->attr[k] = e;
       return 0;
     }
@@ -55,7 +55,8 @@ int tfx_ge_td_entries_copy(tfx_arena *A, Ge__Proto__TensorDescriptor *td,
 }
 Ge__Proto__AttrDef *tfx_ge_td_attr_get(const Ge__Proto__TensorDescriptor *td, const char *key) {
   for (size_t k = 0; k < td->n_attr; k++)
-    if (strcmp(td->attr[k]->key, key) == 0) return td->attr[k]->value;
+    if (td->attr[k]->key[0] == key[0] && strcmp(td->attr[k]->key, key) == 0)
+      return td->attr[k]->value;
   return NULL;
 }
 
@@ -179,13 +180,26 @@ Ge__Proto__TensorDescriptor *tfx_ge_desc_new_shared(tfx_arena *A, tfx_ge_shape_c
 static Ge__Proto__TensorDescriptor *desc_make(tfx_arena *A, tfx_ge_shape_cache *c,
                                               const char *name, int dtype, const int64_t *dims,
                                               size_t n_dims, int shape_known, const char *layout);
+static Ge__Proto__TensorDescriptor *desc_intern(tfx_ge_shape_cache *c, const char *name,
+                                                int dtype, const int64_t *dims, size_t n_dims,
+                                                int shape_known, const char *layout,
+                                                int copy_strings);
 
-/* c->intern: one descriptor per distinct (name, dtype, shape, layout), made in c->A. The key:
- * dtype, shape_known, n_dims, dims, then name and layout with their NULs. */
 static Ge__Proto__TensorDescriptor *desc_new(tfx_arena *A, tfx_ge_shape_cache *c,
                                              const char *name, int dtype, const int64_t *dims,
                                              size_t n_dims, int shape_known, const char *layout) {
   if (!c || !c->intern) return desc_make(A, c, name, dtype, dims, n_dims, shape_known, layout);
+  return desc_intern(c, name, dtype, dims, n_dims, shape_known, layout, 0);
+}
+
+/* c->intern: one descriptor per distinct (name, dtype, shape, layout), made in c->A (its name
+ * and layout copied there when copy_strings, else borrowed as c->borrow_strings says), sorted
+ * and frozen in c->memo when there is one. The key: dtype, shape_known, n_dims, dims, then name
+ * and layout with their NULs. */
+static Ge__Proto__TensorDescriptor *desc_intern(tfx_ge_shape_cache *c, const char *name,
+                                                int dtype, const int64_t *dims, size_t n_dims,
+                                                int shape_known, const char *layout,
+                                                int copy_strings) {
   if (!name) name = "";
   if (!layout || !*layout) layout = "ND";
   size_t ln = strlen(name) + 1, ll = strlen(layout) + 1;
@@ -206,10 +220,16 @@ static Ge__Proto__TensorDescriptor *desc_new(tfx_arena *A, tfx_ge_shape_cache *c
     td = c->dv[ix];
   } else {
     char *kept = tfx_arena_alloc(c->A, klen);
+    if (kept) memcpy(kept, key, klen);
+    if (kept && copy_strings) { /* the copies in the key (see above) */
+      name = kc - (char *)key + kept;
+      layout = name + ln;
+    }
     td = kept ? desc_make(c->A, c, name, dtype, dims, n_dims, shape_known, layout) : NULL;
-    if (td) memcpy(kept, key, klen);
+    if (td) tfx_ge_sort_desc_maps(td);
     if (td && (TFX_GE_PUSH(c->A, c->dv, c->n_dv, td) ||
-               tfx_hmap_put(&c->descs, kept, klen, (uint32_t)(c->n_dv - 1), NULL) < 0))
+               tfx_hmap_put(&c->descs, kept, klen, (uint32_t)(c->n_dv - 1), NULL) < 0 ||
+               (c->memo && tfx_ge_air_memo_desc(c->memo, td))))
       td = NULL;
   }
   if (key != kbuf) free(key);
@@ -291,11 +311,40 @@ Ge__Proto__TensorDescriptor *tfx_ge_desc_copy(tfx_arena *A, const Ge__Proto__Ten
   return td;
 }
 
+Ge__Proto__TensorDescriptor *tfx_ge_desc_copy_shared(tfx_arena *A, tfx_ge_shape_cache *c,
+                                                     const Ge__Proto__TensorDescriptor *src,
+                                                     const char *name, const char *layout) {
+  if (!c || !c->intern || !c->memo || !tfx_ge_air_memo_has(c->memo, src) || !src->shape)
+    return tfx_ge_desc_copy(A, src, name, layout);
+  /* src is an interned descriptor (only those are frozen here): its entries are origin_format
+   * (= its layout) and, when its shape was known, origin_shape and origin_shape_initialized;
+   * tfx_ge_desc_copy would give it the new name and, for another layout, the new
+   * origin_format in place: what a descriptor made with these values has */
+  if (!layout || !strcmp(layout, src->layout ? src->layout : "")) layout = src->layout;
+  if (!layout || !*layout) layout = "ND";
+  if (!name) name = "";
+  /* the same src, name and layout: the same interned descriptor as last time */
+  uint64_t h = (uint64_t)(uintptr_t)src ^ ((uint64_t)(uintptr_t)name << 7);
+  h *= 0x9e3779b97f4a7c15ull;
+  size_t slot = (size_t)(h >> 55) % (sizeof c->recent / sizeof c->recent[0]);
+  Ge__Proto__TensorDescriptor *r = c->recent[slot].td;
+  if (r && c->recent[slot].src == src && !strcmp(r->name, name) && !strcmp(r->layout, layout))
+    return r;
+  int known = tfx_ge_td_attr_get(src, "origin_shape") != NULL;
+  r = desc_intern(c, name, src->dtype, src->shape->dim, src->shape->n_dim, known, layout, 1);
+  if (r) {
+    c->recent[slot].src = src;
+    c->recent[slot].td = r;
+  }
+  return r;
+}
+
 /* ---------------------------------------------------------------- TF node facts */
 
 const Tensorflow__AttrValue *tfx_ge_tf_attr(const Tensorflow__NodeDef *nd, const char *key) {
   for (size_t k = 0; nd && k < nd->n_attr; k++)
-    if (nd->attr[k] && nd->attr[k]->key && strcmp(nd->attr[k]->key, key) == 0)
+    if (nd->attr[k] && nd->attr[k]->key && nd->attr[k]->key[0] == key[0] &&
+        strcmp(nd->attr[k]->key, key) == 0)
       return nd->attr[k]->value;
   return NULL;
 }

@@ -43,7 +43,8 @@ int tfx_ge_push_ptr(tfx_arena *A, void ***arr, size_t *n, void *p);
 #define TFX_GE_MAP_SET(fn, Owner, Entry, init)                                                     \
   static int fn(tfx_arena *A, Owner *o, const char *key, Ge__Proto__AttrDef *v, int copy) {        \
     size_t k = 0;                                                                                  \
-    while (k < o->n_attr && strcmp(o->attr[k]->key, key) != 0) k++;                                \
+    while (k < o->n_attr && (o->attr[k]->key[0] != key[0] || strcmp(o->attr[k]->key, key) != 0))  \
+      k++;                                                                                         \
     Entry *e = tfx_arena_alloc(A, sizeof *e);                                                      \
     char *kc = k < o->n_attr ? o->attr[k]->key : copy ? tfx_arena_strdup(A, key) : (char *)key;    \
     if (!e || !kc) return -1;                                                                      \
@@ -66,6 +67,13 @@ int tfx_ge_td_attr_set(tfx_arena *A, Ge__Proto__TensorDescriptor *td, const char
 int tfx_ge_op_attr_put(tfx_arena *A, Ge__Proto__OpDef *op, const char *key, Ge__Proto__AttrDef *v);
 int tfx_ge_td_attr_put(tfx_arena *A, Ge__Proto__TensorDescriptor *td, const char *key,
                        Ge__Proto__AttrDef *v);
+/* Appends key = v to op's map, whose keys must not include key (no look-up); key copied when
+ * copy, else borrowed. 0 or -1 (OOM). */
+int tfx_ge_op_attr_add(tfx_arena *A, Ge__Proto__OpDef *op, const char *key, Ge__Proto__AttrDef *v,
+                       int copy);
+/* Puts an existing (shared, never modified) entry into op's map, replacing one of the same key.
+ * 0 or -1 (OOM). */
+int tfx_ge_op_entry_put(tfx_arena *A, Ge__Proto__OpDef *op, Ge__Proto__OpDef__AttrEntry *e);
 /* Puts an existing (shared, never modified) entry into td's map, replacing one of the same key. */
 int tfx_ge_td_entry_put(tfx_arena *A, Ge__Proto__TensorDescriptor *td,
                         Ge__Proto__TensorDescriptor__AttrEntry *e);
@@ -74,6 +82,10 @@ int tfx_ge_td_entries_copy(tfx_arena *A, Ge__Proto__TensorDescriptor *td,
                            const Ge__Proto__TensorDescriptor *src);
 /* tfx_ge_sort_maps for one op: its attrs and its descriptors' (nested values too). */
 void tfx_ge_sort_op_maps(Ge__Proto__OpDef *op);
+/* The same for one descriptor. */
+void tfx_ge_sort_desc_maps(Ge__Proto__TensorDescriptor *td);
+/* tfx_ge_sort_op_maps, except the descriptors frozen in memo (sorted when they were frozen). */
+void tfx_ge_sort_op_maps_memo(Ge__Proto__OpDef *op, const tfx_ge_air_memo *memo);
 Ge__Proto__AttrDef *tfx_ge_op_attr_get(const Ge__Proto__OpDef *op, const char *key);
 Ge__Proto__AttrDef *tfx_ge_td_attr_get(const Ge__Proto__TensorDescriptor *td, const char *key);
 
@@ -98,6 +110,13 @@ Ge__Proto__TensorDef *tfx_ge_tensor_from_tf_ex(tfx_arena *A, const Tensorflow__T
                                                const char *node, tfx_diag *d, const char *file,
                                                int *err);
 
+/* tfx_ge_tensor_from_tf_ex whose desc is tfx_ge_desc_new_shared's from shapes (with interning:
+ * shared, never modify it). */
+struct tfx_ge_shape_cache;
+Ge__Proto__TensorDef *tfx_ge_tensor_from_tf_shared(tfx_arena *A, struct tfx_ge_shape_cache *shapes,
+                                                   const Tensorflow__TensorProto *t,
+                                                   const char *node, tfx_diag *d, const char *file,
+                                                   int *err);
 /* A TensorDescriptor: name, dtype (GE proto), shape (dims; n_dims == 1 && dims[0] == -2 means
  * unknown rank; shape_known = 0 leaves origin_shape out), layout, and the attrs origin_format
  * (= layout) and, when shape_known, origin_shape + origin_shape_initialized. dims copied. */
@@ -121,6 +140,14 @@ typedef struct tfx_ge_shape_cache {
   tfx_hmap descs;
   Ge__Proto__TensorDescriptor **dv;
   size_t n_dv;
+  /* with intern: where the interned descriptors are frozen (their bytes written once) */
+  tfx_ge_air_memo *memo;
+  /* tfx_ge_desc_copy_shared's last results by (src, name pointer), checked by content before
+   * use (a name pointer may be reused by another string) */
+  struct {
+    const Ge__Proto__TensorDescriptor *src;
+    Ge__Proto__TensorDescriptor *td;
+  } recent[512];
 } tfx_ge_shape_cache;
 void tfx_ge_shape_cache_init(tfx_ge_shape_cache *c, tfx_arena *A);
 void tfx_ge_shape_cache_free(tfx_ge_shape_cache *c);
@@ -131,6 +158,12 @@ Ge__Proto__TensorDescriptor *tfx_ge_desc_new_shared(tfx_arena *A, tfx_ge_shape_c
                                                     const char *name, int dtype,
                                                     const int64_t *dims, size_t n_dims,
                                                     int shape_known, const char *layout);
+/* tfx_ge_desc_copy; when src is an interned descriptor frozen in c->memo, the interned
+ * descriptor with the same bytes instead (name and layout copied into c->A when it is new):
+ * never modify it. */
+Ge__Proto__TensorDescriptor *tfx_ge_desc_copy_shared(tfx_arena *A, tfx_ge_shape_cache *c,
+                                                     const Ge__Proto__TensorDescriptor *src,
+                                                     const char *name, const char *layout);
 /* The descriptor of an optional input left unfed, as GE's serializer writes it (docs/AIR.md
  * §7.2): dtype DT_UNDEFINED, layout "FORMAT_RESERVED", an empty shape, attr origin_format "ND",
  * and TorchAir's attr _is_unfed_optional = 1. */
@@ -173,9 +206,11 @@ typedef struct tfx_lower_node {
   Ge__Proto__OpDef **inner;   /* GRAPH: one per inner node */
   Ge__Proto__OpDef ***consts; /* GRAPH: per inner node, per input: the Const or NULL */
   const char *gname;          /* its GE name (reserved in pass 0) */
+  uint32_t slot;              /* the name's slot in tfx_lower_graph.names */
   uint32_t op_end;            /* its ops end here in the graph's op array (phase 1) */
   uint8_t special;            /* TFX_LOWER_SP_* */
   uint8_t deferred;           /* streaming: written after its subgraphs (phase 3) */
+  uint8_t n_sub;              /* RULE / AUTO / PASSTHROUGH: its subgraph attrs (pass 0; <= 8) */
   size_t hole;                /* streaming, deferred: its place in the stream */
 } tfx_lower_node;
 
@@ -234,6 +269,10 @@ struct tfx_lower_ctx {
    * complete; what only that op needed (its input descs, edges, port-name attrs) lives in
    * scratch, reset per node */
   tfx_ge_air_stream *S;
+  tfx_ge_air_memo *memo; /* streaming: frozen descriptors and port lists (air_write.h) */
+  tfx_hmap unfed;        /* streaming: port name -> index into unfed_v (frozen unfed descs) */
+  Ge__Proto__TensorDescriptor **unfed_v; /* tfx_ge_grow'n array in P */
+  size_t n_unfed;
   tfx_arena scratch;
   int64_t next_id; /* streaming: id of the first op of the next graph */
   const tfx_module *m;
@@ -255,6 +294,12 @@ struct tfx_lower_ctx {
   Ge__Proto__AttrDef **port_list;      /* tfx_ge_grow'n array in A */
   size_t n_port_list;
   Ge__Proto__AttrDef *port_index[32];  /* [0, 1, .., n-1] by n */
+  /* their map entries, made once and shared (entries are never modified once made): per
+   * port_list, [2 k] _input_name_key and [2 k + 1] _output_name_key (NULL until needed; a
+   * tfx_ge_grow'n array in A of 2 n_port_list); per n, _input_name_value / _output_name_value */
+  Ge__Proto__OpDef__AttrEntry **port_entry;
+  size_t n_port_entry;
+  Ge__Proto__OpDef__AttrEntry *index_entry[2][32];
 };
 
 /* Control inputs being collected for one op (deduplicated by op; malloc'ed). */
@@ -287,9 +332,11 @@ int tfx_lower_set_attr(tfx_lower_ctx *w, Ge__Proto__OpDef *op, const char *key,
 int tfx_lower_push_str(tfx_lower_ctx *w, char ***arr, size_t *n, const char *s);
 int tfx_lower_push_desc(tfx_lower_ctx *w, Ge__Proto__TensorDescriptor ***arr, size_t *n,
                         Ge__Proto__TensorDescriptor *td);
-/* A new op appended to the graph (see lower.c for the naming rule). NULL on out of memory. */
+/* A new op appended to the graph (see lower.c for the naming rule); reserved: the slot pass 0
+ * reserved name in (tfx_lower_node.slot), else TFX_LOWER_NO_SLOT. NULL on out of memory. */
+#define TFX_LOWER_NO_SLOT UINT32_MAX
 Ge__Proto__OpDef *tfx_lower_op_new(tfx_lower_graph *G, const char *name, const char *type,
-                                   int reserved);
+                                   uint32_t reserved);
 /* Names of the subgraph attrs of a mapped op, in IR order; returns how many (<= max). */
 uint32_t tfx_lower_subgraph_attrs(const tfx_mapped_op *mop, const tfx_node *nd, const char **out,
                                   uint32_t max);

@@ -118,8 +118,11 @@ static int map_attrs(lg *G, Ge__Proto__OpDef *op, const char *tfname, const char
       w->failed = 1; /* reported */
       continue;
     }
-    if (tfx_ge_op_attr_set(w->AT, op, a->name, v))
-      return tfx_lower_oom(w); /* copies the opmap's name */
+    /* the opmap's name: copied, except when streaming (the op is written before lowering
+     * returns; the mapping outlives it) */
+    if (w->S ? tfx_ge_op_attr_put(w->AT, op, a->name, v)
+             : tfx_ge_op_attr_set(w->AT, op, a->name, v))
+      return tfx_lower_oom(w);
   }
   for (uint32_t k = 0; proto && k < proto->n_attrs; k++) {
     const tfx_cann_attr *pa = &proto->attrs[k];
@@ -135,8 +138,8 @@ static int map_attrs(lg *G, Ge__Proto__OpDef *op, const char *tfname, const char
       if (err == TFX_GE_E_OOM) return tfx_lower_oom(w);
       continue; /* GE fills IR defaults itself (docs/AIR.md §6.2) */
     }
-    if (!v || tfx_ge_op_attr_set(w->AT, op, pa->name, v))
-      return tfx_lower_oom(w); /* table-owned name */
+    /* absent (looked up above); the table's name: copied unless streaming, as above */
+    if (tfx_ge_op_attr_add(w->AT, op, pa->name, v, !w->S)) return tfx_lower_oom(w);
   }
   return 0;
 }
@@ -149,7 +152,8 @@ static int map_attrs(lg *G, Ge__Proto__OpDef *op, const char *tfname, const char
 /* The list of port names n descriptors have. Ops with the same ports (every Mul: x1, x2) share
  * one AttrDef, as attrs are never mutated once built (tfx_ge_desc_copy shares them too): a
  * ListValue per op was a third of the GE model's memory. NULL on out of memory. */
-static Ge__Proto__AttrDef *port_name_list(lw *w, Ge__Proto__TensorDescriptor **v, size_t n) {
+static Ge__Proto__AttrDef *port_name_list(lw *w, Ge__Proto__TensorDescriptor **v, size_t n,
+                                          size_t *index) {
   /* shared by later ops: in the model's arena (w->P), never the per-op scratch */
   size_t len = 0;
   for (size_t k = 0; k < n; k++) len += strlen(v[k]->name) + 1;
@@ -162,15 +166,22 @@ static Ge__Proto__AttrDef *port_name_list(lw *w, Ge__Proto__TensorDescriptor **v
     at += l;
   }
   uint32_t ix = tfx_hmap_get(&w->port_lists, key, len);
-  if (ix != TFX_HASH_NONE) return w->port_list[ix];
+  if (ix != TFX_HASH_NONE) {
+    *index = ix;
+    return w->port_list[ix];
+  }
   const char **names = tfx_arena_calloc(w->P, n, sizeof *names);
   if (!names) return NULL;
   for (size_t k = 0; k < n; k++) names[k] = v[k]->name;
   Ge__Proto__AttrDef *a = tfx_ge_attr_list_str(w->P, names, n);
   if (key == buf && (key = tfx_arena_alloc(w->P, len))) memcpy(key, buf, len);
   if (!a || !key || TFX_GE_PUSH(w->P, w->port_list, w->n_port_list, a) ||
-      tfx_hmap_put(&w->port_lists, key, len, (uint32_t)(w->n_port_list - 1), NULL) < 0)
+      tfx_hmap_put(&w->port_lists, key, len, (uint32_t)(w->n_port_list - 1), NULL) < 0 ||
+      (w->memo && tfx_ge_air_memo_attr(w->memo, a)) ||
+      TFX_GE_PUSH(w->P, w->port_entry, w->n_port_entry, NULL) ||
+      TFX_GE_PUSH(w->P, w->port_entry, w->n_port_entry, NULL))
     return NULL;
+  *index = w->n_port_list - 1;
   return a;
 }
 
@@ -183,20 +194,49 @@ static Ge__Proto__AttrDef *port_index_list(lw *w, size_t n) {
   if (!idx) return NULL;
   for (size_t k = 0; k < n; k++) idx[k] = (int64_t)k;
   Ge__Proto__AttrDef *a = tfx_ge_attr_list_int(A, idx, n);
+  if (a && n < cached && w->memo && tfx_ge_air_memo_attr(w->memo, a)) return NULL;
   if (a && n < cached) w->port_index[n] = a;
   return a;
 }
 
+/* The shared entry key = v kept in *slot (made in the model's arena on first use; streaming:
+ * frozen). */
+static Ge__Proto__OpDef__AttrEntry *shared_entry(lw *w, Ge__Proto__OpDef__AttrEntry **slot,
+                                                const char *key, Ge__Proto__AttrDef *v) {
+  if (!*slot) {
+    Ge__Proto__OpDef__AttrEntry *e = tfx_arena_alloc(w->P, sizeof *e);
+    if (!e) return NULL;
+    ge__proto__op_def__attr_entry__init(e);
+    e->key = (char *)key;
+    e->value = v;
+    if (w->memo && tfx_ge_air_memo_op_entry(w->memo, e)) return NULL; /* written once */
+    *slot = e;
+  }
+  return *slot;
+}
+
 int tfx_lower_port_names(lw *w, Ge__Proto__OpDef *op) {
+  size_t cached = sizeof w->port_index / sizeof w->port_index[0];
   for (int dir = 0; dir < 2; dir++) {
     size_t n = dir ? op->n_output_desc : op->n_input_desc;
     if (!n) continue;
     Ge__Proto__TensorDescriptor **v = dir ? op->output_desc : op->input_desc;
-    if (tfx_lower_set_attr(w, op, dir ? "_output_name_key" : "_input_name_key",
-                           port_name_list(w, v, n)) ||
-        tfx_lower_set_attr(w, op, dir ? "_output_name_value" : "_input_name_value",
-                           port_index_list(w, n)))
+    const char *nk = dir ? "_output_name_key" : "_input_name_key";
+    const char *vk = dir ? "_output_name_value" : "_input_name_value";
+    size_t ix = 0;
+    Ge__Proto__AttrDef *names = port_name_list(w, v, n, &ix);
+    Ge__Proto__AttrDef *index = names ? port_index_list(w, n) : NULL;
+    if (!names || !index) return tfx_lower_oom(w);
+    /* both shared: so are their entries (an op keeps the entries, not copies) */
+    Ge__Proto__OpDef__AttrEntry *ne =
+        shared_entry(w, &w->port_entry[2 * ix + (size_t)dir], nk, names);
+    if (!ne || tfx_ge_op_entry_put(w->AT, op, ne)) return tfx_lower_oom(w);
+    if (n < cached) {
+      Ge__Proto__OpDef__AttrEntry *ve = shared_entry(w, &w->index_entry[dir][n], vk, index);
+      if (!ve || tfx_ge_op_entry_put(w->AT, op, ve)) return tfx_lower_oom(w);
+    } else if (tfx_lower_set_attr(w, op, vk, index)) {
       return -1;
+    }
   }
   return 0;
 }
@@ -371,6 +411,13 @@ static int build_data(lg *G, uint32_t id, Ge__Proto__OpDef *op) {
   return 0;
 }
 
+/* A Const's value; streaming: its desc is an interned one (frozen: written once). */
+static Ge__Proto__TensorDef *tensor_from_tf(lw *w, const Tensorflow__TensorProto *t,
+                                            const char *node, int *err) {
+  if (w->memo) return tfx_ge_tensor_from_tf_shared(w->AT, &w->shapes, t, node, w->d, w->file, err);
+  return tfx_ge_tensor_from_tf_ex(w->AT, t, node, w->d, w->file, err);
+}
+
 static int build_const(lg *G, uint32_t id, Ge__Proto__OpDef *op, const tfx_mapped_op *mop) {
   lw *w = G->w;
   const tfx_node *nd = &G->g->nodes[id];
@@ -382,8 +429,7 @@ static int build_const(lg *G, uint32_t id, Ge__Proto__OpDef *op, const tfx_mappe
     if (!a->name || strcmp(a->name, "value") != 0) continue;
     found = 1;
     if (a->tf && a->tf->value_case == TENSORFLOW__ATTR_VALUE__VALUE_TENSOR)
-      t = tfx_ge_tensor_from_tf_ex(w->AT, a->tf->tensor, nd->name, w->d, w->file, &err),
-      tf = a->tf->tensor;
+      t = tensor_from_tf(w, a->tf->tensor, nd->name, &err), tf = a->tf->tensor;
     else if (!a->tf)
       t = tfx_ge_tensor_from_value(w->AT, &a->v, GE__PROTO__DATA_TYPE__DT_UNDEFINED, &err);
     else
@@ -393,7 +439,7 @@ static int build_const(lg *G, uint32_t id, Ge__Proto__OpDef *op, const tfx_mappe
     const Tensorflow__AttrValue *v = tfx_ge_tf_attr(nd->def, "value");
     if (v && v->value_case == TENSORFLOW__ATTR_VALUE__VALUE_TENSOR) {
       found = 1;
-      t = tfx_ge_tensor_from_tf_ex(w->AT, v->tensor, nd->name, w->d, w->file, &err);
+      t = tensor_from_tf(w, v->tensor, nd->name, &err);
       tf = v->tensor;
     }
   }
@@ -449,7 +495,7 @@ int tfx_lower_build_op(lg *G, uint32_t id) {
     GERR(G, "node '%s' (op %s): the mapping gives no GE type", nd->name, tfx_lower_node_op(nd));
     return 0;
   }
-  Ge__Proto__OpDef *op = r->gname ? tfx_lower_op_new(G, r->gname, type, 1) : NULL;
+  Ge__Proto__OpDef *op = r->gname ? tfx_lower_op_new(G, r->gname, type, r->slot) : NULL;
   if (!op) return -1;
   r->op = op;
   if (tfx_lower_is_type(type, "Data")) {
@@ -611,12 +657,12 @@ int tfx_lower_build_graph_node(lg *G, uint32_t id) {
     for (uint32_t k = 0; k < in->n_in && rc == 0; k++) {
       if (!in->in[k].cval) continue;
       char *cname = tfx_lower_fmt(w, "%s/const_%u", iname, k);
-      Ge__Proto__OpDef *c = cname ? tfx_lower_op_new(G, cname, "Const", 0) : NULL;
+      Ge__Proto__OpDef *c = cname ? tfx_lower_op_new(G, cname, "Const", TFX_LOWER_NO_SLOT) : NULL;
       if (!c) rc = -1;
       r->consts[i][k] = c;
     }
     if (rc) break;
-    Ge__Proto__OpDef *op = tfx_lower_op_new(G, iname, type, 0);
+    Ge__Proto__OpDef *op = tfx_lower_op_new(G, iname, type, TFX_LOWER_NO_SLOT);
     if (!op) {
       rc = -1;
       break;
@@ -823,12 +869,31 @@ int tfx_lower_add_input(lw *w, Ge__Proto__OpDef *op, Ge__Proto__OpDef *src, uint
   char *s = tfx_lower_edge(w, src->name, port);
   if (!s || tfx_ge_push_ptr(w->A, (void ***)&op->input, &op->n_input, s)) return tfx_lower_oom(w);
   return tfx_lower_push_desc(w, &op->input_desc, &op->n_input_desc,
-                             tfx_ge_desc_copy(w->A, src->output_desc[port], name, layout));
+                             tfx_ge_desc_copy_shared(w->A, &w->shapes, src->output_desc[port],
+                                                     name, layout));
+}
+
+/* The unfed desc called name; streaming: one per name, made in the model's arena, sorted and
+ * frozen (written once), shared by every op (never modify it). NULL on out of memory. */
+static Ge__Proto__TensorDescriptor *unfed_desc(lw *w, const char *name) {
+  if (!w->memo) return tfx_ge_desc_unfed(w->A, name);
+  if (!name) name = "";
+  size_t len = strlen(name);
+  uint32_t ix = tfx_hmap_get(&w->unfed, name, len);
+  if (ix != TFX_HASH_NONE) return w->unfed_v[ix];
+  Ge__Proto__TensorDescriptor *td = tfx_ge_desc_unfed(w->P, name); /* copies name */
+  if (!td) return NULL;
+  tfx_ge_sort_desc_maps(td);
+  if (TFX_GE_PUSH(w->P, w->unfed_v, w->n_unfed, td) ||
+      tfx_hmap_put(&w->unfed, td->name, len, (uint32_t)(w->n_unfed - 1), NULL) < 0 ||
+      tfx_ge_air_memo_desc(w->memo, td))
+    return NULL;
+  return td;
 }
 
 int tfx_lower_add_unfed(lw *w, Ge__Proto__OpDef *op, const char *name) {
   if (tfx_lower_push_str(w, &op->input, &op->n_input, "")) return -1;
-  return tfx_lower_push_desc(w, &op->input_desc, &op->n_input_desc, tfx_ge_desc_unfed(w->A, name));
+  return tfx_lower_push_desc(w, &op->input_desc, &op->n_input_desc, unfed_desc(w, name));
 }
 
 int tfx_lower_wire_op(lg *G, uint32_t id, ctl *c) {

@@ -839,6 +839,104 @@ static void stream_attrs_ahead(void **state) {
   tfx_ge_air_stream_free(st);
 }
 
+/* Frozen messages (air_write.h's memo): records that meet a frozen descriptor, AttrDef or op
+ * attr entry copy the bytes written when it was frozen; the output is the whole-model writer's,
+ * byte for byte, for every op's descriptors and attr values (one of them larger than a chunk)
+ * and some whole entries frozen, and when only some ops' are. An object not frozen is written
+ * as usual; freezing twice keeps one copy. */
+static void stream_memo_same_bytes(void **state) {
+  (void)state;
+  Ge__Proto__ModelDef *m = model(1500, 1);
+  m->n_graph = 1; /* one graph with ops (stream_same_bytes interleaves graphs) */
+  m->n_attr = 0;
+  m->attr_groups = NULL;
+  m->base.n_unknown_fields = 0;
+  Ge__Proto__GraphDef *g = m->graph[0];
+  g->n_attr = 0;
+  g->attr_groups = NULL;
+  g->base.n_unknown_fields = 0;
+  if (g->n_op && !g->op[g->n_op - 1]) g->n_op--;
+  Ge__Proto__AttrDef *big = attr(GE__PROTO__ATTR_DEF__VALUE_BT);
+  size_t nb = (size_t)1 << 20;
+  big->bt.len = nb;
+  big->bt.data = A(nb);
+  for (size_t k = 0; k < nb; k++) big->bt.data[k] = (uint8_t)(k * 5u);
+  assert_true(g->op[2]->n_attr >= 2 && g->op[8]->n_attr >= 2 && g->op[2]->attr[1]);
+  g->op[2]->attr[1]->value = big;
+  g->op[8]->attr[1] = g->op[2]->attr[1]; /* one object met twice */
+  tfx_io_pieces ref;
+  size_t nref = 0;
+  assert_int_equal(tfx_ge_air_write(m, SIZE_MAX, &ref, &nref), 0);
+  uint8_t *want = joined(&ref);
+  for (int every = 1; every <= 3; every += 2) { /* all frozen, then every third op's */
+    tfx_ge_air_memo *memo = tfx_ge_air_memo_new();
+    assert_non_null(memo);
+    size_t frozen = 0;
+    for (size_t i = 0; i < g->n_op; i++) {
+      const Ge__Proto__OpDef *o = g->op[i];
+      if (!o || i % (size_t)every) continue;
+      for (size_t k = 0; k < o->n_input_desc; k++)
+        if (o->input_desc[k]) frozen += tfx_ge_air_memo_desc(memo, o->input_desc[k]) == 0;
+      for (size_t k = 0; k < o->n_output_desc; k++)
+        if (o->output_desc[k]) frozen += tfx_ge_air_memo_desc(memo, o->output_desc[k]) == 0;
+      for (size_t k = 0; k < o->n_attr; k++)
+        if (o->attr[k] && o->attr[k]->value)
+          frozen += tfx_ge_air_memo_attr(memo, o->attr[k]->value) == 0;
+      for (size_t k = 0; k < o->n_attr && i % 4 == 0; k++) /* whole entries too */
+        if (o->attr[k]) frozen += tfx_ge_air_memo_op_entry(memo, o->attr[k]) == 0;
+    }
+    assert_true(frozen > 100);
+    assert_int_equal(tfx_ge_air_memo_has(memo, big), every == 1); /* ops 2 and 8 */
+    assert_int_equal(tfx_ge_air_memo_attr(memo, big), 0); /* frozen now, or again */
+    assert_false(tfx_ge_air_memo_has(memo, m));
+    assert_false(tfx_ge_air_memo_has(NULL, big));
+    assert_int_equal(tfx_ge_air_memo_desc(memo, NULL), -1);
+    tfx_ge_air_stream *st = tfx_ge_air_stream_new();
+    assert_non_null(st);
+    tfx_ge_air_stream_set_memo(st, memo);
+    for (size_t i = 0; i < g->n_op; i++) assert_int_equal(tfx_ge_air_stream_op(st, 0, g->op[i]), 0);
+    tfx_io_pieces pc;
+    size_t n = 0;
+    assert_int_equal(tfx_ge_air_stream_finish(st, m, SIZE_MAX, &pc, &n), 0);
+    assert_int_equal(n, nref);
+    uint8_t *got = joined(&pc);
+    assert_memory_equal(got, want, nref);
+    free(got);
+    tfx_io_pieces_free(&pc);
+    tfx_ge_air_stream_free(st);
+    tfx_ge_air_memo_free(memo);
+  }
+  free(want);
+  tfx_io_pieces_free(&ref);
+}
+
+/* Every allocation failing in turn while freezing: -3 (or NULL), and what is frozen is still
+ * written right (LeakSanitizer in the sanitizer build checks nothing is kept). */
+static void memo_oom_every_allocation(void **state) {
+  (void)state;
+  Ge__Proto__ModelDef *m = model(200, 0);
+  Ge__Proto__GraphDef *g = m->graph[0];
+  for (int n = 1;; n++) {
+    tfx_alloc_fail_at(n);
+    tfx_ge_air_memo *memo = tfx_ge_air_memo_new();
+    int rc = memo ? 0 : -3;
+    for (size_t i = 0; memo && i < g->n_op && rc == 0; i++) {
+      const Ge__Proto__OpDef *o = g->op[i];
+      for (size_t k = 0; o && k < o->n_output_desc && rc == 0; k++)
+        if (o->output_desc[k]) rc = tfx_ge_air_memo_desc(memo, o->output_desc[k]);
+      for (size_t k = 0; o && k < o->n_attr && rc == 0; k++)
+        if (o->attr[k] && o->attr[k]->value) rc = tfx_ge_air_memo_attr(memo, o->attr[k]->value);
+    }
+    tfx_alloc_fail_at(0);
+    tfx_ge_air_memo_free(memo);
+    if (rc == 0 && memo) {
+      assert_true(n > 3);
+      break;
+    }
+    assert_int_equal(rc, -3);
+  }
+}
+
 int main(int argc, char **argv) {
   /* the fault-injection cases: their own ctest test (unit/NAME/fault-injection), skipped
    * (exit 77) when the hooks are compiled out (TFXC_FAULT_INJECTION=OFF) */
@@ -849,6 +947,7 @@ int main(int argc, char **argv) {
     }
     const struct CMUnitTest fault_tests[] = {
         cmocka_unit_test_setup_teardown(oom_every_allocation, setup, teardown),
+        cmocka_unit_test_setup_teardown(memo_oom_every_allocation, setup, teardown),
     };
     return cmocka_run_group_tests(fault_tests, NULL, NULL);
   }
@@ -862,6 +961,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(stream_spill_same_bytes, setup, teardown),
       cmocka_unit_test_setup_teardown(stream_over_max, setup, teardown),
       cmocka_unit_test_setup_teardown(stream_attrs_ahead, setup, teardown),
+      cmocka_unit_test_setup_teardown(stream_memo_same_bytes, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -295,6 +295,7 @@ static void optional_unfed(void **state) {
       op, "pads",
       tfx_v_list((const tfx_value[]){tfx_v_int(0), tfx_v_int(0), tfx_v_int(0), tfx_v_int(0)}, 4));
   lt_lower_ok(f);
+  lt_same_streamed(f); /* the streamed .air: the same bytes */
   const Ge__Proto__OpDef *c = lt_op(f, "cv");
   assert_string_equal(lt_inputs(c), "a:0,b:0,,");
   assert_int_equal(c->n_input_desc, 4);

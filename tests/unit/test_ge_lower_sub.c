@@ -75,6 +75,7 @@ static void if_subgraphs(void **state) {
   lt_map(f, &f->om.main, "out", "Identity", "x:0", "y:0");
   map_branches(f);
   lt_lower_ok(f);
+  lt_same_streamed(f); /* the streamed .air: the same bytes */
   const Ge__Proto__ModelDef *m = f->gm.model;
   assert_int_equal(m->n_graph, 3);
   assert_string_equal(m->graph[1]->name, "cond_then_branch");
@@ -165,6 +166,7 @@ static void while_subgraphs(void **state) {
   lt_map(f, lt_fgraph(f, "f_cond"), "l", "Identity", "x:0", "y:0");
   lt_map(f, lt_fgraph(f, "f_body"), "s", "Neg", "x:0", "y:0");
   lt_lower_ok(f);
+  lt_same_streamed(f); /* the streamed .air: the same bytes */
   const Ge__Proto__OpDef *wo = lt_op(f, "w");
   /* IR order: cond, body (not library order) */
   assert_string_equal(lt_join(wo->subgraph_name, wo->n_subgraph_name), "w_cond,w_body");
@@ -192,6 +194,7 @@ static void case_branches(void **state) {
   lt_map(f, &f->om.main, "cs", "Case", "branch_index:0,input0:1*", "output0:0*");
   map_branches(f);
   lt_lower_ok(f);
+  lt_same_streamed(f); /* the streamed .air: the same bytes */
   const Ge__Proto__OpDef *cs = lt_op(f, "cs");
   assert_string_equal(lt_join(cs->subgraph_name, cs->n_subgraph_name),
                       "cs_branches0,cs_branches1,cs_branches2");
@@ -233,6 +236,7 @@ static void nested_calls(void **state) {
   lt_map(f, lt_fgraph(f, "f_outer"), "k", "NoOp", "", "");
   lt_map(f, lt_fgraph(f, "f_leaf"), "unused", "NoOp", "", "");
   lt_lower_ok(f);
+  lt_same_streamed(f); /* the streamed .air: the same bytes */
   const Ge__Proto__ModelDef *m = f->gm.model;
   assert_int_equal(m->n_graph, 3);
   assert_string_equal(m->graph[1]->name, "p_f");
@@ -336,6 +340,7 @@ static void graph_map(void **state) {
   sp->outs = outs;
   sp->n_outs = 1;
   lt_lower_ok(f);
+  lt_same_streamed(f); /* the streamed .air: the same bytes */
   const Ge__Proto__GraphDef *g = f->gm.model->graph[0];
   assert_string_equal(g->op[2]->name, "sp/e");
   assert_string_equal(g->op[3]->name, "sp/a/const_1");

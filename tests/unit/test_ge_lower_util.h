@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cann/cann.h"
+#include "ge/air_write.h"
 #include "ge/ge.h"
 #include "ge/lower_int.h"
 #include "test_graph_util.h"
@@ -361,6 +362,37 @@ static inline int lt_lower_ok(lt *f) {
   assert_int_equal(rc, 0);
   assert_non_null(f->gm.model);
   return rc;
+}
+
+/* Lowers f's module whole and streaming (tfx_ge_lower_opts.stream_air: shared descriptors and
+ * port lists written once, air_write.h's memo) and asserts the same .air bytes; f->gm holds the
+ * whole model again afterwards, for the queries. */
+static inline void lt_same_streamed(lt *f) {
+  assert_int_equal(lt_lower(f), 0);
+  tfx_io_pieces ref;
+  size_t nref = 0;
+  assert_int_equal(tfx_ge_air_write(f->gm.model, SIZE_MAX, &ref, &nref), 0);
+  f->o.stream_air = 1;
+  f->o.air_max = SIZE_MAX;
+  int rc = lt_lower(f);
+  f->o.stream_air = 0;
+  assert_int_equal(rc, 0);
+  assert_true(f->gm.streamed);
+  assert_null(f->gm.model);
+  assert_int_equal(f->gm.air.total, nref);
+  size_t at = 0, ri = 0, ro = 0; /* compared piece by piece (the chunkings differ) */
+  for (size_t i = 0; i < f->gm.air.n; i++)
+    for (size_t k = 0; k < f->gm.air.p[i].len; k++, at++) {
+      while (ro == ref.p[ri].len) ri++, ro = 0;
+      const uint8_t *a = f->gm.air.p[i].data, *b = ref.p[ri].data;
+      if (a[k] != b[ro++])
+        fail_msg("streamed .air differs from the whole model's at byte %zu", at);
+    }
+  assert_int_equal(at, nref);
+  tfx_io_pieces_free(&ref);
+  tfx_diag_free(&f->d); /* the diagnostics of one lowering, as lt_lower_ok left them */
+  tfx_diag_init(&f->d);
+  assert_int_equal(lt_lower(f), 0);
 }
 
 /* ---- queries ---- */
