@@ -90,19 +90,33 @@ static int push_port(om_run *r, uint32_t *n, const char *name, int32_t tf, uint8
   return 0;
 }
 
-/* "<base><k>" in the arena. */
+/* "<base><k>" in the arena (one copy per distinct name: tfx_om_name). */
 static const char *numbered(om_run *r, const char *base, uint64_t k) {
-  char buf[32];
-  int n = snprintf(buf, sizeof buf, "%llu", (unsigned long long)k);
+  char buf[128];
   size_t bl = strlen(base);
-  char *s = tfx_arena_alloc(r->A, bl + (size_t)n + 1);
-  if (!s) {
-    tfx_om_oom(r);
-    return NULL;
+  if (bl > sizeof buf - 24) { /* a port name that long is not a real prototype's */
+    char num[24];
+    int n = snprintf(num, sizeof num, "%llu", (unsigned long long)k);
+    char *s = tfx_arena_alloc(r->A, bl + (size_t)n + 1);
+    if (!s) {
+      tfx_om_oom(r);
+      return NULL;
+    }
+    memcpy(s, base, bl);
+    memcpy(s + bl, num, (size_t)n + 1);
+    return s;
   }
-  memcpy(s, base, bl);
-  memcpy(s + bl, buf, (size_t)n + 1);
-  return s;
+  memcpy(buf, base, bl);
+  size_t n = bl;
+  char rev[24];
+  size_t nr = 0;
+  do {
+    rev[nr++] = (char)('0' + k % 10);
+    k /= 10;
+  } while (k);
+  while (nr) buf[n++] = rev[--nr];
+  buf[n] = 0;
+  return tfx_om_name(r, buf, n);
 }
 
 static int push_dyn(om_run *r, uint32_t *n, const char *name, int is_output, uint32_t count) {
@@ -114,20 +128,19 @@ static int push_dyn(om_run *r, uint32_t *n, const char *name, int is_output, uin
   return 0;
 }
 
-/* Copies the first n scratch ports into an exact arena array and sets their formats. */
+/* Sets the formats of the first n scratch ports and hands out an arena array with them (shared
+ * with the earlier nodes whose ports are the same). */
 static int freeze_ports(om_run *r, uint32_t n, int dir, const char *auto_fmt, tfx_map_port **out,
                         uint32_t *nout) {
   *out = NULL;
   *nout = 0;
   if (!n) return 0;
-  tfx_map_port *v = tfx_arena_alloc(r->A, (size_t)n * sizeof *v);
-  if (!v) return tfx_om_oom(r);
-  memcpy(v, r->ports, (size_t)n * sizeof *v);
+  tfx_map_port *v = r->ports;
   for (uint32_t i = 0; i < n; i++) {
-    const char *f = forced_format(&r->b, dir, v[i].tf_port);
+    const char *f = r->b.n_fmts ? forced_format(&r->b, dir, v[i].tf_port) : NULL;
     v[i].format = f ? f : auto_fmt;
   }
-  *out = v;
+  if (!(*out = tfx_om_share_ports(r, v, n))) return -1;
   *nout = n;
   return 0;
 }

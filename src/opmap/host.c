@@ -176,7 +176,7 @@ static int h_map_attr(void *c, const char *name, const tfx_value *v) {
     if (OM_MGROW(r, b->attrs, b->n_attrs, b->cap_attrs)) return -1;
     a = &b->attrs[b->n_attrs++];
     memset(a, 0, sizeof *a);
-    if (!(a->name = tfx_om_dup(r, name, strlen(name)))) return -1;
+    if (!(a->name = tfx_om_name(r, name, strlen(name)))) return -1;
   }
   a->dropped = 0;
   return copy_value(r, v, &a->v, 0);
@@ -191,7 +191,7 @@ static int h_map_drop(void *c, const char *name) {
   for (uint32_t i = 0; i < b->n_drops; i++)
     if (strcmp(b->drops[i], name) == 0) return 0;
   if (OM_MGROW(r, b->drops, b->n_drops, b->cap_drops)) return -1;
-  const char *s = tfx_om_dup(r, name, strlen(name));
+  const char *s = tfx_om_name(r, name, strlen(name));
   if (!s) return -1;
   b->drops[b->n_drops++] = s;
   return 0;
@@ -211,7 +211,7 @@ static int h_map_format(void *c, int dir, int64_t port, const char *fmt, size_t 
   om_fmt_stmt *f = &b->fmts[b->n_fmts];
   f->dir = (uint8_t)(dir != 0);
   f->port = port;
-  if (!(f->fmt = tfx_om_dup(r, fmt, n))) return -1;
+  if (!(f->fmt = tfx_om_name(r, fmt, n))) return -1;
   b->n_fmts++;
   return 0;
 }
@@ -224,7 +224,7 @@ static int add_port(om_run *r, int dir, const char *name, int64_t index, int opt
   p->index = index;
   p->optional = (uint8_t)optional;
   p->connected = (uint8_t)(connected != 0);
-  if (!(p->name = tfx_om_dup(r, name, strlen(name)))) return -1;
+  if (!(p->name = tfx_om_name(r, name, strlen(name)))) return -1;
   b->n_ports++;
   return 0;
 }
@@ -260,7 +260,7 @@ static int h_map_dynamic(void *c, int dir, const char *name, int64_t count) {
   om_dyn_stmt *y = &b->dyns[b->n_dyns];
   y->dir = (uint8_t)(dir != 0);
   y->count = count;
-  if (!(y->name = tfx_om_dup(r, name, strlen(name)))) return -1;
+  if (!(y->name = tfx_om_name(r, name, strlen(name)))) return -1;
   b->n_dyns++;
   return 0;
 }

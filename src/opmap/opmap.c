@@ -30,6 +30,89 @@ const char *tfx_om_dup(om_run *r, const char *s, size_t n) {
   return c;
 }
 
+const char *tfx_om_name(om_run *r, const char *s, size_t n) {
+  if (!s) s = "", n = 0;
+  if (n >= UINT32_MAX) return tfx_om_dup(r, s, n);
+  uint32_t i = tfx_hmap_get(&r->names, s, n);
+  if (i != TFX_HASH_NONE) return r->name_v[i];
+  const char *c = tfx_om_dup(r, s, n);
+  if (!c || OM_MGROW(r, r->name_v, r->n_name_v, r->cap_name_v)) return NULL;
+  uint32_t ex;
+  if (tfx_hmap_put(&r->names, c, n, r->n_name_v, &ex) < 0) {
+    tfx_om_oom(r);
+    return NULL;
+  }
+  r->name_v[r->n_name_v++] = c;
+  return c;
+}
+
+/* ---------------------------------------------------------------- shared port arrays */
+
+static uint64_t mix64(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h;
+}
+
+static uint32_t ports_hash(const tfx_map_port *p, uint32_t n) {
+  uint64_t h = n;
+  for (uint32_t i = 0; i < n; i++) {
+    h = mix64(h, (uint64_t)(uintptr_t)p[i].name);
+    h = mix64(h, (uint64_t)(uint32_t)p[i].tf_port | (uint64_t)p[i].kind << 32);
+    h = mix64(h, (uint64_t)(uintptr_t)p[i].format);
+    h = mix64(h, (uint64_t)(uintptr_t)p[i].ir_name);
+  }
+  h ^= h >> 29;
+  h *= 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 32;
+  return (uint32_t)h;
+}
+
+/* Field by field (the structs have padding bytes): same pointers, same port numbers. */
+static int ports_equal(const tfx_map_port *a, const tfx_map_port *b, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    if (a[i].name != b[i].name || a[i].tf_port != b[i].tf_port || a[i].format != b[i].format ||
+        a[i].kind != b[i].kind || a[i].ir_name != b[i].ir_name)
+      return 0;
+  return 1;
+}
+
+static int port_set_grow(om_run *r, om_port_set *s) {
+  uint32_t nc = s->cap_slots ? s->cap_slots * 2 : 64;
+  if (nc <= s->cap_slots || nc > (UINT32_MAX >> 2)) return tfx_om_oom(r);
+  uint32_t *sl = tfx_calloc(nc, sizeof *sl);
+  if (!sl) return tfx_om_oom(r);
+  for (uint32_t i = 0; i < s->n; i++) {
+    uint32_t k = s->v[i].hash & (nc - 1);
+    while (sl[k]) k = (k + 1) & (nc - 1);
+    sl[k] = i + 1;
+  }
+  free(s->slots);
+  s->slots = sl;
+  s->cap_slots = nc;
+  return 0;
+}
+
+tfx_map_port *tfx_om_share_ports(om_run *r, const tfx_map_port *ports, uint32_t n) {
+  om_port_set *s = &r->port_set;
+  uint32_t h = ports_hash(ports, n);
+  if ((uint64_t)(s->n + 1) * 2 > s->cap_slots && port_set_grow(r, s)) return NULL;
+  uint32_t k = h & (s->cap_slots - 1);
+  for (; s->slots[k]; k = (k + 1) & (s->cap_slots - 1)) {
+    const om_port_arr *e = &s->v[s->slots[k] - 1];
+    if (e->hash == h && e->n == n && ports_equal(e->p, ports, n)) return (tfx_map_port *)e->p;
+  }
+  tfx_map_port *v = tfx_arena_alloc(r->A, (size_t)n * sizeof *v);
+  if (!v) {
+    tfx_om_oom(r);
+    return NULL;
+  }
+  memcpy(v, ports, (size_t)n * sizeof *v);
+  if (OM_MGROW(r, s->v, s->n, s->cap)) return NULL;
+  s->v[s->n] = (om_port_arr){v, n, h};
+  s->slots[k] = ++s->n;
+  return v;
+}
+
 int tfx_om_mgrow(om_run *r, void **v, uint32_t n, uint32_t *cap, size_t el) {
   if (n < *cap) return 0;
   if (*cap >= UINT32_MAX / 2) return tfx_om_oom(r);
@@ -368,6 +451,10 @@ out:
   free(r.ports);
   free(r.dyn);
   free(r.reserved);
+  free(r.port_set.v);
+  free(r.port_set.slots);
+  tfx_hmap_free(&r.names);
+  free(r.name_v);
   return rc;
 }
 

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "opmap/opmap.h"
+#include "util/hash.h"
 #include "vm/vm.h"
 
 /* Limits on what one map run may ask for (a rule bug or a hostile pack, never a real op). */
@@ -65,6 +66,20 @@ typedef struct om_builder {
   tfx_map_graph_out *outs; uint32_t n_outs, cap_outs;
 } om_builder;
 
+/* Port arrays already handed out (tfx_mapped_op.in / out), found by content: nodes of one type
+ * bound the same way share one array (lowering only reads them). Open addressing; slot =
+ * index + 1 into v, 0 empty. */
+typedef struct om_port_arr {
+  const tfx_map_port *p;
+  uint32_t n;
+  uint32_t hash;
+} om_port_arr;
+
+typedef struct om_port_set {
+  om_port_arr *v; uint32_t n, cap;
+  uint32_t *slots; uint32_t cap_slots;  /* power of two (or 0) */
+} om_port_set;
+
 typedef struct om_run {
   tfx_opmap *om;
   tfx_arena *A;               /* &om->arena */
@@ -93,11 +108,22 @@ typedef struct om_run {
   tfx_map_dyn *dyn; uint32_t cap_dyn;
   uint64_t *reserved; uint32_t cap_reserved;
   char msg[512];              /* cause message being built */
+  /* sharing (opmap.c): finished port arrays by content, and the names the builder and the
+   * binding make, by content; both malloc'ed tables of arena pointers, freed after the run */
+  om_port_set port_set;
+  tfx_hmap names;             /* string -> index in name_v */
+  const char **name_v; uint32_t n_name_v, cap_name_v;
 } om_run;
 
 /* ---- opmap.c ---- */
 int tfx_om_oom(om_run *r);
 const char *tfx_om_dup(om_run *r, const char *s, size_t n);
+/* As tfx_om_dup, but equal strings share one copy (for names repeated node after node: port,
+ * attribute, dynamic-port names, formats; never for text a caller writes into). */
+const char *tfx_om_name(om_run *r, const char *s, size_t n);
+/* The arena array holding ports[0..n) (formats set), shared with earlier nodes when they have
+ * the same content; NULL on out of memory (reported). n > 0. */
+tfx_map_port *tfx_om_share_ports(om_run *r, const tfx_map_port *ports, uint32_t n);
 /* Grows a malloc'ed vector by one slot (element size el). */
 int tfx_om_mgrow(om_run *r, void **v, uint32_t n, uint32_t *cap, size_t el);
 /* Grows an arena vector by one slot. */
