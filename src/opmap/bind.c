@@ -186,7 +186,9 @@ static int noop_like(const char *t) {
 /* ---------------------------------------------------------------- attributes */
 
 static int skip_auto_attr(const om_builder *b, const char *key) {
-  if (key[0] == '_' || !strcmp(key, "input_tensor_desc") || !strcmp(key, "output_tensor_desc")) return 1;
+  if (key[0] == '_' || (key[0] == 'i' && !strcmp(key, "input_tensor_desc")) ||
+      (key[0] == 'o' && !strcmp(key, "output_tensor_desc")))
+    return 1;
   for (uint32_t i = 0; i < b->n_drops; i++)
     if (strcmp(b->drops[i], key) == 0) return 1;
   return 0;
@@ -259,8 +261,8 @@ static int finish_deleted(om_run *r, const tfx_node *nd, tfx_mapped_op *op, uint
  * cannot be combined with that; the node fails instead of being bound by guess.
  * Returns 1 when the node has the attribute (bound or failed), 0 when not, -1 out of memory. */
 static int bind_fused_ports(om_run *r, const tfx_node *nd, const tfx_cann_op *pr, tfx_mapped_op *op,
-                            uint32_t n_del, uint32_t *n_ports, uint32_t *n_dyn) {
-  const Tensorflow__AttrValue *fp = tfx_om_node_attr(nd, "_fusion_input_ports");
+                            const Tensorflow__AttrValue *fp, uint32_t n_del, uint32_t *n_ports,
+                            uint32_t *n_dyn) {
   if (!fp) return 0;
   const om_builder *b = &r->b;
   uint32_t T = nd->n_data_in;
@@ -299,10 +301,11 @@ static int bind_fused_ports(om_run *r, const tfx_node *nd, const tfx_cann_op *pr
 }
 
 static int bind_inputs_proto(om_run *r, const tfx_node *nd, const tfx_cann_op *pr, tfx_mapped_op *op,
-                             uint32_t n_del, uint32_t *n_ports, uint32_t *n_dyn) {
+                             const Tensorflow__AttrValue *fp, uint32_t n_del, uint32_t *n_ports,
+                             uint32_t *n_dyn) {
   const om_builder *b = &r->b;
   uint32_t T = nd->n_data_in, N = T - n_del;
-  int fused = bind_fused_ports(r, nd, pr, op, n_del, n_ports, n_dyn);
+  int fused = bind_fused_ports(r, nd, pr, op, fp, n_del, n_ports, n_dyn);
   if (fused) return fused < 0 ? -1 : 0;
   int too_few = 0;
   /* statements: known ports, explicit claims */
@@ -602,10 +605,13 @@ int tfx_om_finish(om_run *r, tfx_mapped_op *op) {
   uint32_t T = nd->n_data_in, n_del = 0, n_in = 0, n_out = 0, n_dyn = 0;
   if (ensure_scratch(r, T) || finish_deleted(r, nd, op, &n_del)) return -1;
   const tfx_cann_op *pr = op->proto;
-  int rc = pr ? bind_inputs_proto(r, nd, pr, op, n_del, &n_in, &n_dyn) : bind_inputs_plain(r, nd, op, &n_in, &n_dyn);
-  if (rc) return -1;
+  /* one walk over the node's attrs: AutoMapping formats (auto only) and fused input ports */
   const char *fin = "ND", *fout = "ND";
-  if (r->b.auto_) tfx_om_auto_formats(nd, &fin, &fout);
+  const Tensorflow__AttrValue *fp = NULL;
+  if (r->b.auto_) tfx_om_scan_attrs(nd, &fin, &fout, pr ? &fp : NULL);
+  else if (pr) tfx_om_scan_attrs(nd, NULL, NULL, &fp);
+  int rc = pr ? bind_inputs_proto(r, nd, pr, op, fp, n_del, &n_in, &n_dyn) : bind_inputs_plain(r, nd, op, &n_in, &n_dyn);
+  if (rc) return -1;
   if (freeze_ports(r, n_in, 0, fin, &op->in, &op->n_in)) return -1;
   if (bind_outputs(r, nd, pr, op, &n_out, &n_dyn)) return -1;
   if (freeze_ports(r, n_out, 1, fout, &op->out, &op->n_out)) return -1;

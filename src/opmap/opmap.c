@@ -190,6 +190,9 @@ static int build_index(om_run *r) {
   r->hint_done = tfx_calloc((size_t)n_ops + 1, sizeof *r->hint_done);
   if (!r->cand_first || !r->cand_n || !r->hints || !r->hint_done) return tfx_om_oom(r);
   if (!p) return 0;
+  r->type_cache = tfx_calloc((size_t)p->n_rules + 1, sizeof *r->type_cache);
+  r->type_cache_len = tfx_calloc((size_t)p->n_rules + 1, sizeof *r->type_cache_len);
+  if (!r->type_cache || !r->type_cache_len) return tfx_om_oom(r);
   cand_pair *v = NULL;
   uint32_t n = 0, cap = 0;
   for (uint32_t i = 0; i < p->n_rules; i++) {
@@ -231,9 +234,8 @@ static int build_index(om_run *r) {
 
 /* ---------------------------------------------------------------- tracing */
 
-static void trace(om_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void trace(om_run *r, const char *fmt, ...) {
-  if (!r->o->trace_fn) return;
+static void trace_(om_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void trace_(om_run *r, const char *fmt, ...) {
   char buf[600];
   va_list ap;
   va_start(ap, fmt);
@@ -241,6 +243,12 @@ static void trace(om_run *r, const char *fmt, ...) {
   va_end(ap);
   r->o->trace_fn(r->o->trace_user, buf);
 }
+
+/* The arguments (rule names, file names) are evaluated only when tracing is on. */
+#define trace(r, ...) \
+  do {                                 \
+    if ((r)->o->trace_fn) trace_((r), __VA_ARGS__); \
+  } while (0)
 
 /* ---------------------------------------------------------------- one node */
 
@@ -332,7 +340,8 @@ static int map_node(om_run *r, tfx_mapped_op *op, uint32_t id, int *linked) {
         }
         if (!(op->type = tfx_om_dup(r, to, strlen(to)))) return -1;
       }
-      op->proto = tfx_cann_find(r->protos, op->type);
+      /* MAP_TYPE looked the prototype up already (h_map_type) */
+      op->proto = r->b.type && op->type == r->b.type ? r->b.proto : tfx_cann_find(r->protos, op->type);
       if (op->proto) op->type = op->proto->name;
     }
     trace(r, "opmap: node '%s' -> %s (%s)", nname, op->type, tfx_map_how_name(op->how));
@@ -376,14 +385,19 @@ static int map_node(om_run *r, tfx_mapped_op *op, uint32_t id, int *linked) {
 
 static int map_graph(om_run *r, const tfx_graph *g, tfx_mapped_graph *mg) {
   mg->g = g;
-  mg->ops = tfx_arena_calloc(r->A, g->n_nodes ? g->n_nodes : 1, sizeof *mg->ops);
+  /* not zeroed here: map_node clears each op as it maps it (one pass over the array, not two);
+   * after a failure the ops not reached are cleared so that a partial result stays defined */
+  mg->ops = tfx_arena_alloc(r->A, (size_t)(g->n_nodes ? g->n_nodes : 1) * sizeof *mg->ops);
   if (!mg->ops) return tfx_om_oom(r);
   r->g = g;
   int linked = 0;
   for (uint32_t i = 0; i < g->n_nodes; i++) {
     tfx_progress_nodes(i, g->n_nodes);
     tfx_mapped_op *op = &mg->ops[i];
-    if (map_node(r, op, i, &linked)) return -1;
+    if (map_node(r, op, i, &linked)) {
+      memset(op + 1, 0, (size_t)(g->n_nodes - i - 1) * sizeof *op);
+      return -1;
+    }
     if (op->cause || op->how == TFX_MAP_UNSUPPORTED) r->om->n_failed++;
     else r->om->n_ok++;
   }
@@ -446,6 +460,8 @@ out:
   free(r.cand_n);
   free(r.hints);
   free(r.hint_done);
+  free(r.type_cache);
+  free(r.type_cache_len);
   free(r.mark);
   free(r.pool);
   free(r.ports);

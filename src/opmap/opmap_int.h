@@ -53,6 +53,7 @@ typedef struct om_inner_b {    /* capacities of om_builder.inner[k]'s arena vect
 /* Effects of one map program run on one node. */
 typedef struct om_builder {
   const char *type;     /* MAP_TYPE (arena copy), NULL if none ran */
+  const tfx_cann_op *proto; /* MAP_TYPE: type's prototype, NULL if none */
   int auto_;            /* MAP_AUTO ran */
   om_attr_stmt *attrs;  uint32_t n_attrs, cap_attrs;
   const char **drops;   uint32_t n_drops, cap_drops;
@@ -94,6 +95,8 @@ typedef struct om_run {
   uint32_t *cand;             /* rule indexes, grouped by op id, each group ordered */
   uint32_t *cand_first, *cand_n;  /* per op id */
   const char **hints;         /* per op id: the unsupported hint, computed once (lazy) */
+  /* per pack rule: the prototype its MAP_TYPE found last (h_map_type checks the name) */
+  const tfx_cann_op **type_cache; uint32_t *type_cache_len;
   uint8_t *hint_done;         /* per op id */
   /* the node being mapped */
   const tfx_graph *g;
@@ -147,6 +150,10 @@ const char *tfx_om_auto_format(const tfx_node *nd, int dir);
 /* Both directions at once (one walk over the node's attrs): *in = tfx_om_auto_format(nd, 0),
  * *out = tfx_om_auto_format(nd, 1). */
 void tfx_om_auto_formats(const tfx_node *nd, const char **in, const char **out);
+/* Both at once, and the node's `_fusion_input_ports` attr (NULL if none) in the same walk;
+ * in, out or fused_ports may be NULL when not wanted. */
+void tfx_om_scan_attrs(const tfx_node *nd, const char **in, const char **out,
+                       const Tensorflow__AttrValue **fused_ports);
 /* The TF attr called name of nd, or NULL. */
 const Tensorflow__AttrValue *tfx_om_node_attr(const tfx_node *nd, const char *name);
 

@@ -801,8 +801,10 @@ static int run(fz *z) {
 
 /* 1 if the main graph holds a variable op. */
 static int has_variables(const Tensorflow__GraphDef *g) {
-  for (size_t i = 0; i < g->n_node; i++)
-    if (is_var_op(g->node[i]->op) || strcmp(g->node[i]->op, "VarHandleOp") == 0) return 1;
+  for (size_t i = 0; i < g->n_node; i++) {
+    const char *op = g->node[i]->op;
+    if (op[0] == 'V' && (is_var_op(op) || strcmp(op, "VarHandleOp") == 0)) return 1;
+  }
   return 0;
 }
 
@@ -847,6 +849,7 @@ tfx_status tfx_pass_freeze(tfx_ctx *ctx, void *user) {
  * is, and a model can have thousands of reads; in function bodies the handle is counted where
  * the main graph creates it. */
 static int is_variable_node(const tfx_graph *g, const tfx_node *nd) {
+  if (nd->op[0] != 'V' && nd->op[0] != 'R') return 0; /* every node passes here: no strcmp */
   if (is_var_op(nd->op) || strcmp(nd->op, "VarHandleOp") == 0) return 1;
   if (g->func || strcmp(nd->op, "ReadVariableOp") != 0 || !nd->def || nd->def->n_input < 1) return 0;
   char buf[1024];
@@ -905,6 +908,20 @@ tfx_status tfx_freeze_check_mapping(tfx_ctx *ctx) {
   const tfx_options *o = ctx->opts;
   tfx_opmap *om = ctx->opmap;
   if (!o || o->no_freeze || !om || !ctx->have_model) return 0;
+  /* the op types is_variable_node accepts, as ids of the module's op table (the mapped graphs
+   * are the module's): a model without them has nothing to check, and the other nodes are
+   * passed over without reading their op strings */
+  uint32_t var_ids[4];
+  int by_id = ctx->have_module;
+  if (by_id) {
+    static const char *const var_ops[4] = {"VariableV2", "Variable", "VarHandleOp", "ReadVariableOp"};
+    int any = 0;
+    for (int k = 0; k < 4; k++) {
+      var_ids[k] = tfx_intern_find(&ctx->module.ops, var_ops[k], strlen(var_ops[k]));
+      any |= var_ids[k] != TFX_HASH_NONE;
+    }
+    if (!any) return 0;
+  }
   const Tensorflow__GraphDef *g = ctx->model.graph;
   size_t nf = g->library ? g->library->n_function : 0;
   uint8_t *seen = tfx_calloc(nf ? nf : 1, 1);
@@ -942,6 +959,10 @@ tfx_status tfx_freeze_check_mapping(tfx_ctx *ctx) {
     if (!mg->g || !mg->ops || (gi && !reached(g, seen, mg->g->name))) continue;
     for (uint32_t i = 0; i < mg->g->n_nodes; i++) {
       const tfx_node *nd = &mg->g->nodes[i];
+      if (by_id && (nd->op_id == TFX_HASH_NONE ||
+                    (nd->op_id != var_ids[0] && nd->op_id != var_ids[1] &&
+                     nd->op_id != var_ids[2] && nd->op_id != var_ids[3])))
+        continue;
       if (!is_variable_node(mg->g, nd)) continue;
       if (!n++) first = nd->name;
       const char *msg = ck ? msg_unres : msg_none;
