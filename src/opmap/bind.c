@@ -140,7 +140,7 @@ static int freeze_ports(om_run *r, uint32_t n, int dir, const char *auto_fmt, tf
     const char *f = r->b.n_fmts ? forced_format(&r->b, dir, v[i].tf_port) : NULL;
     v[i].format = f ? f : auto_fmt;
   }
-  if (!(*out = tfx_om_share_ports(r, v, n))) return -1;
+  if (!(*out = tfx_om_node_ports(r, dir, v, n))) return -1;
   *nout = n;
   return 0;
 }

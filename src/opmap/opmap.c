@@ -113,6 +113,20 @@ tfx_map_port *tfx_om_share_ports(om_run *r, const tfx_map_port *ports, uint32_t 
   return v;
 }
 
+tfx_map_port *tfx_om_node_ports(om_run *r, int dir, const tfx_map_port *ports, uint32_t n) {
+  uint32_t id = r->g->nodes[r->node].op_id;
+  if (!r->last_ports || id >= r->m->ops.n) return tfx_om_share_ports(r, ports, n);
+  size_t k = (size_t)id * 2 + (dir != 0);
+  const tfx_map_port *last = r->last_ports[k];
+  if (last && r->last_n[k] == n && ports_equal(last, ports, n)) return (tfx_map_port *)last;
+  tfx_map_port *v = tfx_om_share_ports(r, ports, n);
+  if (v) {
+    r->last_ports[k] = v;
+    r->last_n[k] = n;
+  }
+  return v;
+}
+
 int tfx_om_mgrow(om_run *r, void **v, uint32_t n, uint32_t *cap, size_t el) {
   if (n < *cap) return 0;
   if (*cap >= UINT32_MAX / 2) return tfx_om_oom(r);
@@ -188,7 +202,10 @@ static int build_index(om_run *r) {
   r->cand_n = tfx_calloc((size_t)n_ops + 1, sizeof *r->cand_n);
   r->hints = tfx_calloc((size_t)n_ops + 1, sizeof *r->hints);
   r->hint_done = tfx_calloc((size_t)n_ops + 1, sizeof *r->hint_done);
-  if (!r->cand_first || !r->cand_n || !r->hints || !r->hint_done) return tfx_om_oom(r);
+  r->last_ports = tfx_calloc(((size_t)n_ops + 1) * 2, sizeof *r->last_ports);
+  r->last_n = tfx_calloc(((size_t)n_ops + 1) * 2, sizeof *r->last_n);
+  if (!r->cand_first || !r->cand_n || !r->hints || !r->hint_done || !r->last_ports || !r->last_n)
+    return tfx_om_oom(r);
   if (!p) return 0;
   r->type_cache = tfx_calloc((size_t)p->n_rules + 1, sizeof *r->type_cache);
   r->type_cache_len = tfx_calloc((size_t)p->n_rules + 1, sizeof *r->type_cache_len);
@@ -467,6 +484,8 @@ out:
   free(r.ports);
   free(r.dyn);
   free(r.reserved);
+  free(r.last_ports);
+  free(r.last_n);
   free(r.port_set.v);
   free(r.port_set.slots);
   tfx_hmap_free(&r.names);

@@ -114,6 +114,10 @@ typedef struct om_run {
   /* sharing (opmap.c): finished port arrays by content, and the names the builder and the
    * binding make, by content; both malloc'ed tables of arena pointers, freed after the run */
   om_port_set port_set;
+  /* per op id of m->ops: the input / output arrays its last node got (tried before the set:
+   * nodes of one type are usually bound alike) */
+  const tfx_map_port **last_ports;  /* 2 per op id: [2 * id] inputs, [2 * id + 1] outputs */
+  uint32_t *last_n;
   tfx_hmap names;             /* string -> index in name_v */
   const char **name_v; uint32_t n_name_v, cap_name_v;
 } om_run;
@@ -127,6 +131,9 @@ const char *tfx_om_name(om_run *r, const char *s, size_t n);
 /* The arena array holding ports[0..n) (formats set), shared with earlier nodes when they have
  * the same content; NULL on out of memory (reported). n > 0. */
 tfx_map_port *tfx_om_share_ports(om_run *r, const tfx_map_port *ports, uint32_t n);
+/* As tfx_om_share_ports for the inputs (dir 0) or outputs (dir 1) of r->node, trying first
+ * the array the last node of the same op type got. */
+tfx_map_port *tfx_om_node_ports(om_run *r, int dir, const tfx_map_port *ports, uint32_t n);
 /* Grows a malloc'ed vector by one slot (element size el). */
 int tfx_om_mgrow(om_run *r, void **v, uint32_t n, uint32_t *cap, size_t el);
 /* Grows an arena vector by one slot. */

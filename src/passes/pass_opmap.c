@@ -73,7 +73,7 @@ static void validate_graph(const tfx_module *m, tfx_opmap *om, tfx_mapped_graph 
         invalid(om, op, msg);
       }
     }
-    if (op->type && strcmp(op->type, "Const") == 0 && def) {
+    if (op->type && op->type[0] == 'C' && strcmp(op->type, "Const") == 0 && def) {
       for (size_t a = 0; a < def->n_attr; a++) {
         const Tensorflow__NodeDef__AttrEntry *e = def->attr[a];
         if (!e || !e->key || strcmp(e->key, "dtype") != 0 || !e->value ||
