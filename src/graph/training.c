@@ -88,6 +88,9 @@ int tfx_train_is_effect(const char *op) {
 static int classify_cached(tfx_hmap *cache, const char *op) {
   if (!op) op = "";
   size_t n = strlen(op);
+  /* tfx_train_classify's fast rejection, without the hash lookup: no kind, hence no effect */
+  if (n == 0 || (op[n - 1] != 'y' && op[n - 1] != '2' && !strchr("ACFIMPQRSVW", op[0])))
+    return 0;
   uint32_t v = tfx_hmap_get(cache, op, n);
   if (v != TFX_HASH_NONE) return (int)v;
   v = (uint32_t)tfx_train_classify(op) | (uint32_t)tfx_train_is_effect(op) << 4;
@@ -188,10 +191,14 @@ static int gradient_tuple(const char *name) {
 enum { T_EFFECT = 1, T_SERVES = 2, T_DONE = 4, T_OPEN = 8, T_CONSUMED = 16, T_KEEP = 32 };
 
 tfx_status tfx_train_prune(Tensorflow__GraphDef *gd, tfx_arena *a, const char *fname,
-                           tfx_diag *d, uint32_t *removed) {
+                           tfx_diag *d, uint32_t *removed, int *any_train) {
   if (removed) *removed = 0;
+  if (any_train) *any_train = 0;
   if (!gd || gd->n_node == 0) return 0;
-  if (gd->n_node >= UINT32_MAX) return 0;
+  if (gd->n_node >= UINT32_MAX) {
+    if (any_train) *any_train = 1; /* not looked at */
+    return 0;
+  }
   uint32_t n = (uint32_t)gd->n_node;
   tfx_hmap names, fn, cache;
   tfx_hmap_init(&names);
@@ -210,6 +217,7 @@ tfx_status tfx_train_prune(Tensorflow__GraphDef *gd, tfx_arena *a, const char *f
     edges += nd->n_input;
     int c = classify_cached(&cache, nd->op);
     if (c < 0) goto nomem;
+    if ((c & 15) != TFX_TRAIN_NONE && any_train) *any_train = 1;
     int eff = (c >> 4) & 1;
     if (!eff && fn.n)
       eff = node_effect(nd, &fn, fx); /* calls of functions with effects */

@@ -66,9 +66,12 @@ const char *tfx_train_kind_name(tfx_train_kind k);
 int tfx_train_is_effect(const char *op);
 
 /* Removes what only training needs (see above). *removed (may be NULL) gets the number of
- * removed nodes. Returns TFX_OK, or TFX_E_NOMEM (reported). */
+ * removed nodes; *any_train (may be NULL) 1 when the graph had a training-machinery node
+ * (a kind other than TFX_TRAIN_NONE) before the pruning, else 0: with 0, tfx_train_report
+ * on the result would report nothing. Returns TFX_OK, or TFX_E_NOMEM (reported). */
 TFX_MUST_CHECK tfx_status tfx_train_prune(Tensorflow__GraphDef *gd, tfx_arena *a,
-                                          const char *fname, tfx_diag *d, uint32_t *removed);
+                                          const char *fname, tfx_diag *d, uint32_t *removed,
+                                          int *any_train);
 
 /* strip_unused for the function library: removes every library function that no main-graph
  * node uses (as its op type or through a func / list(func) attr, transitively through the

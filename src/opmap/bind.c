@@ -90,19 +90,33 @@ static int push_port(om_run *r, uint32_t *n, const char *name, int32_t tf, uint8
   return 0;
 }
 
-/* "<base><k>" in the arena. */
+/* "<base><k>" in the arena (one copy per distinct name: tfx_om_name). */
 static const char *numbered(om_run *r, const char *base, uint64_t k) {
-  char buf[32];
-  int n = snprintf(buf, sizeof buf, "%llu", (unsigned long long)k);
+  char buf[128];
   size_t bl = strlen(base);
-  char *s = tfx_arena_alloc(r->A, bl + (size_t)n + 1);
-  if (!s) {
-    tfx_om_oom(r);
-    return NULL;
+  if (bl > sizeof buf - 24) { /* a port name that long is not a real prototype's */
+    char num[24];
+    int n = snprintf(num, sizeof num, "%llu", (unsigned long long)k);
+    char *s = tfx_arena_alloc(r->A, bl + (size_t)n + 1);
+    if (!s) {
+      tfx_om_oom(r);
+      return NULL;
+    }
+    memcpy(s, base, bl);
+    memcpy(s + bl, num, (size_t)n + 1);
+    return s;
   }
-  memcpy(s, base, bl);
-  memcpy(s + bl, buf, (size_t)n + 1);
-  return s;
+  memcpy(buf, base, bl);
+  size_t n = bl;
+  char rev[24];
+  size_t nr = 0;
+  do {
+    rev[nr++] = (char)('0' + k % 10);
+    k /= 10;
+  } while (k);
+  while (nr) buf[n++] = rev[--nr];
+  buf[n] = 0;
+  return tfx_om_name(r, buf, n);
 }
 
 static int push_dyn(om_run *r, uint32_t *n, const char *name, int is_output, uint32_t count) {
@@ -114,20 +128,19 @@ static int push_dyn(om_run *r, uint32_t *n, const char *name, int is_output, uin
   return 0;
 }
 
-/* Copies the first n scratch ports into an exact arena array and sets their formats. */
+/* Sets the formats of the first n scratch ports and hands out an arena array with them (shared
+ * with the earlier nodes whose ports are the same). */
 static int freeze_ports(om_run *r, uint32_t n, int dir, const char *auto_fmt, tfx_map_port **out,
                         uint32_t *nout) {
   *out = NULL;
   *nout = 0;
   if (!n) return 0;
-  tfx_map_port *v = tfx_arena_alloc(r->A, (size_t)n * sizeof *v);
-  if (!v) return tfx_om_oom(r);
-  memcpy(v, r->ports, (size_t)n * sizeof *v);
+  tfx_map_port *v = r->ports;
   for (uint32_t i = 0; i < n; i++) {
-    const char *f = forced_format(&r->b, dir, v[i].tf_port);
+    const char *f = r->b.n_fmts ? forced_format(&r->b, dir, v[i].tf_port) : NULL;
     v[i].format = f ? f : auto_fmt;
   }
-  *out = v;
+  if (!(*out = tfx_om_node_ports(r, dir, v, n))) return -1;
   *nout = n;
   return 0;
 }
@@ -173,7 +186,9 @@ static int noop_like(const char *t) {
 /* ---------------------------------------------------------------- attributes */
 
 static int skip_auto_attr(const om_builder *b, const char *key) {
-  if (key[0] == '_' || !strcmp(key, "input_tensor_desc") || !strcmp(key, "output_tensor_desc")) return 1;
+  if (key[0] == '_' || (key[0] == 'i' && !strcmp(key, "input_tensor_desc")) ||
+      (key[0] == 'o' && !strcmp(key, "output_tensor_desc")))
+    return 1;
   for (uint32_t i = 0; i < b->n_drops; i++)
     if (strcmp(b->drops[i], key) == 0) return 1;
   return 0;
@@ -246,8 +261,8 @@ static int finish_deleted(om_run *r, const tfx_node *nd, tfx_mapped_op *op, uint
  * cannot be combined with that; the node fails instead of being bound by guess.
  * Returns 1 when the node has the attribute (bound or failed), 0 when not, -1 out of memory. */
 static int bind_fused_ports(om_run *r, const tfx_node *nd, const tfx_cann_op *pr, tfx_mapped_op *op,
-                            uint32_t n_del, uint32_t *n_ports, uint32_t *n_dyn) {
-  const Tensorflow__AttrValue *fp = tfx_om_node_attr(nd, "_fusion_input_ports");
+                            const Tensorflow__AttrValue *fp, uint32_t n_del, uint32_t *n_ports,
+                            uint32_t *n_dyn) {
   if (!fp) return 0;
   const om_builder *b = &r->b;
   uint32_t T = nd->n_data_in;
@@ -286,10 +301,11 @@ static int bind_fused_ports(om_run *r, const tfx_node *nd, const tfx_cann_op *pr
 }
 
 static int bind_inputs_proto(om_run *r, const tfx_node *nd, const tfx_cann_op *pr, tfx_mapped_op *op,
-                             uint32_t n_del, uint32_t *n_ports, uint32_t *n_dyn) {
+                             const Tensorflow__AttrValue *fp, uint32_t n_del, uint32_t *n_ports,
+                             uint32_t *n_dyn) {
   const om_builder *b = &r->b;
   uint32_t T = nd->n_data_in, N = T - n_del;
-  int fused = bind_fused_ports(r, nd, pr, op, n_del, n_ports, n_dyn);
+  int fused = bind_fused_ports(r, nd, pr, op, fp, n_del, n_ports, n_dyn);
   if (fused) return fused < 0 ? -1 : 0;
   int too_few = 0;
   /* statements: known ports, explicit claims */
@@ -589,10 +605,13 @@ int tfx_om_finish(om_run *r, tfx_mapped_op *op) {
   uint32_t T = nd->n_data_in, n_del = 0, n_in = 0, n_out = 0, n_dyn = 0;
   if (ensure_scratch(r, T) || finish_deleted(r, nd, op, &n_del)) return -1;
   const tfx_cann_op *pr = op->proto;
-  int rc = pr ? bind_inputs_proto(r, nd, pr, op, n_del, &n_in, &n_dyn) : bind_inputs_plain(r, nd, op, &n_in, &n_dyn);
-  if (rc) return -1;
+  /* one walk over the node's attrs: AutoMapping formats (auto only) and fused input ports */
   const char *fin = "ND", *fout = "ND";
-  if (r->b.auto_) tfx_om_auto_formats(nd, &fin, &fout);
+  const Tensorflow__AttrValue *fp = NULL;
+  if (r->b.auto_) tfx_om_scan_attrs(nd, &fin, &fout, pr ? &fp : NULL);
+  else if (pr) tfx_om_scan_attrs(nd, NULL, NULL, &fp);
+  int rc = pr ? bind_inputs_proto(r, nd, pr, op, fp, n_del, &n_in, &n_dyn) : bind_inputs_plain(r, nd, op, &n_in, &n_dyn);
+  if (rc) return -1;
   if (freeze_ports(r, n_in, 0, fin, &op->in, &op->n_in)) return -1;
   if (bind_outputs(r, nd, pr, op, &n_out, &n_dyn)) return -1;
   if (freeze_ports(r, n_out, 1, fout, &op->out, &op->n_out)) return -1;

@@ -48,10 +48,11 @@ const char *tfx_om_auto_format(const tfx_node *nd, int dir) {
   return f ? f : "ND";
 }
 
-void tfx_om_auto_formats(const tfx_node *nd, const char **in, const char **out) {
-  /* one walk over the attrs for what tfx_om_auto_format(nd, 0) and (nd, 1) look up: the first
-   * entry of each key, as tfx_om_node_attr finds it */
-  const Tensorflow__AttrValue *df = NULL, *sf = NULL, *tf = NULL;
+void tfx_om_scan_attrs(const tfx_node *nd, const char **in, const char **out,
+                       const Tensorflow__AttrValue **fused_ports) {
+  /* one walk over the attrs for what tfx_om_auto_format(nd, 0) and (nd, 1) and
+   * tfx_om_node_attr(nd, "_fusion_input_ports") look up: the first entry of each key */
+  const Tensorflow__AttrValue *df = NULL, *sf = NULL, *tf = NULL, *fp = NULL;
   const Tensorflow__NodeDef *def = nd->def;
   for (size_t k = 0; def && k < def->n_attr; k++) {
     const Tensorflow__NodeDef__AttrEntry *e = def->attr[k];
@@ -60,19 +61,29 @@ void tfx_om_auto_formats(const tfx_node *nd, const char **in, const char **out) 
     if (key[0] == 'd') {
       if (!df && strcmp(key, "data_format") == 0) df = e->value;
       else if (!tf && strcmp(key, "dst_format") == 0) tf = e->value;
-    } else if (key[0] == 's' && !sf && strcmp(key, "src_format") == 0) {
-      sf = e->value;
+    } else if (key[0] == 's') {
+      if (!sf && strcmp(key, "src_format") == 0) sf = e->value;
+    } else if (key[0] == '_' && !fp && strcmp(key, "_fusion_input_ports") == 0) {
+      fp = e->value;
     }
   }
-  const char *f = format_of(df), *fi = f ? f : format_of(sf), *fo = f ? f : format_of(tf);
-  *in = fi ? fi : "ND";
-  *out = fo ? fo : "ND";
+  if (in || out) {
+    const char *f = format_of(df), *fi = f ? f : format_of(sf), *fo = f ? f : format_of(tf);
+    if (in) *in = fi ? fi : "ND";
+    if (out) *out = fo ? fo : "ND";
+  }
+  if (fused_ports) *fused_ports = fp;
+}
+
+void tfx_om_auto_formats(const tfx_node *nd, const char **in, const char **out) {
+  tfx_om_scan_attrs(nd, in, out, NULL);
 }
 
 /* ---------------------------------------------------------------- builder life */
 
 void tfx_om_builder_reset(om_builder *b) {
   b->type = NULL;
+  b->proto = NULL;
   b->auto_ = 0;
   b->n_attrs = b->n_drops = b->n_ports = b->n_dyns = b->n_fmts = b->n_dels = 0;
   b->n_ib = 0;
@@ -148,8 +159,19 @@ static int h_map_type(void *c, const char *s, size_t n) {
     tfx_om_rule_error(r, "empty CANN type");
     return -1;
   }
-  const tfx_cann_op *pr = tfx_cann_find(r->protos, s); /* the table's name: no copy per node */
-  r->b.type = pr ? pr->name : tfx_om_dup(r, s, n);
+  /* a rule names the same type node after node: its last prototype is checked first */
+  const tfx_cann_op *pr = NULL;
+  int cached = r->type_cache && r->rule < r->p->n_rules;
+  if (cached && (pr = r->type_cache[r->rule]) &&
+      !(r->type_cache_len[r->rule] == n && memcmp(pr->name, s, n) == 0))
+    pr = NULL;
+  if (!pr && (pr = tfx_cann_find(r->protos, s)) != NULL && cached) {
+    size_t len = strlen(pr->name);
+    r->type_cache[r->rule] = len < UINT32_MAX ? pr : NULL;
+    r->type_cache_len[r->rule] = (uint32_t)len;
+  }
+  r->b.proto = pr;
+  r->b.type = pr ? pr->name : tfx_om_dup(r, s, n); /* the table's name: no copy per node */
   return r->b.type ? 0 : -1;
 }
 
@@ -176,7 +198,7 @@ static int h_map_attr(void *c, const char *name, const tfx_value *v) {
     if (OM_MGROW(r, b->attrs, b->n_attrs, b->cap_attrs)) return -1;
     a = &b->attrs[b->n_attrs++];
     memset(a, 0, sizeof *a);
-    if (!(a->name = tfx_om_dup(r, name, strlen(name)))) return -1;
+    if (!(a->name = tfx_om_name(r, name, strlen(name)))) return -1;
   }
   a->dropped = 0;
   return copy_value(r, v, &a->v, 0);
@@ -191,7 +213,7 @@ static int h_map_drop(void *c, const char *name) {
   for (uint32_t i = 0; i < b->n_drops; i++)
     if (strcmp(b->drops[i], name) == 0) return 0;
   if (OM_MGROW(r, b->drops, b->n_drops, b->cap_drops)) return -1;
-  const char *s = tfx_om_dup(r, name, strlen(name));
+  const char *s = tfx_om_name(r, name, strlen(name));
   if (!s) return -1;
   b->drops[b->n_drops++] = s;
   return 0;
@@ -211,7 +233,7 @@ static int h_map_format(void *c, int dir, int64_t port, const char *fmt, size_t 
   om_fmt_stmt *f = &b->fmts[b->n_fmts];
   f->dir = (uint8_t)(dir != 0);
   f->port = port;
-  if (!(f->fmt = tfx_om_dup(r, fmt, n))) return -1;
+  if (!(f->fmt = tfx_om_name(r, fmt, n))) return -1;
   b->n_fmts++;
   return 0;
 }
@@ -224,7 +246,7 @@ static int add_port(om_run *r, int dir, const char *name, int64_t index, int opt
   p->index = index;
   p->optional = (uint8_t)optional;
   p->connected = (uint8_t)(connected != 0);
-  if (!(p->name = tfx_om_dup(r, name, strlen(name)))) return -1;
+  if (!(p->name = tfx_om_name(r, name, strlen(name)))) return -1;
   b->n_ports++;
   return 0;
 }
@@ -260,7 +282,7 @@ static int h_map_dynamic(void *c, int dir, const char *name, int64_t count) {
   om_dyn_stmt *y = &b->dyns[b->n_dyns];
   y->dir = (uint8_t)(dir != 0);
   y->count = count;
-  if (!(y->name = tfx_om_dup(r, name, strlen(name)))) return -1;
+  if (!(y->name = tfx_om_name(r, name, strlen(name)))) return -1;
   b->n_dyns++;
   return 0;
 }

@@ -30,6 +30,103 @@ const char *tfx_om_dup(om_run *r, const char *s, size_t n) {
   return c;
 }
 
+const char *tfx_om_name(om_run *r, const char *s, size_t n) {
+  if (!s) s = "", n = 0;
+  if (n >= UINT32_MAX) return tfx_om_dup(r, s, n);
+  uint32_t i = tfx_hmap_get(&r->names, s, n);
+  if (i != TFX_HASH_NONE) return r->name_v[i];
+  const char *c = tfx_om_dup(r, s, n);
+  if (!c || OM_MGROW(r, r->name_v, r->n_name_v, r->cap_name_v)) return NULL;
+  uint32_t ex;
+  if (tfx_hmap_put(&r->names, c, n, r->n_name_v, &ex) < 0) {
+    tfx_om_oom(r);
+    return NULL;
+  }
+  r->name_v[r->n_name_v++] = c;
+  return c;
+}
+
+/* ---------------------------------------------------------------- shared port arrays */
+
+static uint64_t mix64(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h;
+}
+
+static uint32_t ports_hash(const tfx_map_port *p, uint32_t n) {
+  uint64_t h = n;
+  for (uint32_t i = 0; i < n; i++) {
+    h = mix64(h, (uint64_t)(uintptr_t)p[i].name);
+    h = mix64(h, (uint64_t)(uint32_t)p[i].tf_port | (uint64_t)p[i].kind << 32);
+    h = mix64(h, (uint64_t)(uintptr_t)p[i].format);
+    h = mix64(h, (uint64_t)(uintptr_t)p[i].ir_name);
+  }
+  h ^= h >> 29;
+  h *= 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 32;
+  return (uint32_t)h;
+}
+
+/* Field by field (the structs have padding bytes): same pointers, same port numbers. */
+static int ports_equal(const tfx_map_port *a, const tfx_map_port *b, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    if (a[i].name != b[i].name || a[i].tf_port != b[i].tf_port || a[i].format != b[i].format ||
+        a[i].kind != b[i].kind || a[i].ir_name != b[i].ir_name)
+      return 0;
+  return 1;
+}
+
+static int port_set_grow(om_run *r, om_port_set *s) {
+  uint32_t nc = s->cap_slots ? s->cap_slots * 2 : 64;
+  if (nc <= s->cap_slots || nc > (UINT32_MAX >> 2)) return tfx_om_oom(r);
+  uint32_t *sl = tfx_calloc(nc, sizeof *sl);
+  if (!sl) return tfx_om_oom(r);
+  for (uint32_t i = 0; i < s->n; i++) {
+    uint32_t k = s->v[i].hash & (nc - 1);
+    while (sl[k]) k = (k + 1) & (nc - 1);
+    sl[k] = i + 1;
+  }
+  free(s->slots);
+  s->slots = sl;
+  s->cap_slots = nc;
+  return 0;
+}
+
+tfx_map_port *tfx_om_share_ports(om_run *r, const tfx_map_port *ports, uint32_t n) {
+  om_port_set *s = &r->port_set;
+  uint32_t h = ports_hash(ports, n);
+  if ((uint64_t)(s->n + 1) * 2 > s->cap_slots && port_set_grow(r, s)) return NULL;
+  uint32_t k = h & (s->cap_slots - 1);
+  for (; s->slots[k]; k = (k + 1) & (s->cap_slots - 1)) {
+    const om_port_arr *e = &s->v[s->slots[k] - 1];
+    if (e->hash == h && e->n == n && ports_equal(e->p, ports, n)) return (tfx_map_port *)e->p;
+  }
+  tfx_map_port *v = tfx_arena_alloc(r->A, (size_t)n * sizeof *v);
+  if (!v) {
+    tfx_om_oom(r);
+    return NULL;
+  }
+  memcpy(v, ports, (size_t)n * sizeof *v);
+  if (OM_MGROW(r, s->v, s->n, s->cap)) return NULL;
+  s->v[s->n] = (om_port_arr){v, n, h};
+  s->slots[k] = ++s->n;
+  return v;
+}
+
+tfx_map_port *tfx_om_node_ports(om_run *r, int dir, const tfx_map_port *ports, uint32_t n) {
+  uint32_t id = r->g->nodes[r->node].op_id;
+  if (!r->last_ports || id >= r->m->ops.n) return tfx_om_share_ports(r, ports, n);
+  size_t k = (size_t)id * 2 + (dir != 0);
+  const tfx_map_port *last = r->last_ports[k];
+  if (last && r->last_n[k] == n && ports_equal(last, ports, n)) return (tfx_map_port *)last;
+  tfx_map_port *v = tfx_om_share_ports(r, ports, n);
+  if (v) {
+    r->last_ports[k] = v;
+    r->last_n[k] = n;
+  }
+  return v;
+}
+
 int tfx_om_mgrow(om_run *r, void **v, uint32_t n, uint32_t *cap, size_t el) {
   if (n < *cap) return 0;
   if (*cap >= UINT32_MAX / 2) return tfx_om_oom(r);
@@ -105,8 +202,14 @@ static int build_index(om_run *r) {
   r->cand_n = tfx_calloc((size_t)n_ops + 1, sizeof *r->cand_n);
   r->hints = tfx_calloc((size_t)n_ops + 1, sizeof *r->hints);
   r->hint_done = tfx_calloc((size_t)n_ops + 1, sizeof *r->hint_done);
-  if (!r->cand_first || !r->cand_n || !r->hints || !r->hint_done) return tfx_om_oom(r);
+  r->last_ports = tfx_calloc(((size_t)n_ops + 1) * 2, sizeof *r->last_ports);
+  r->last_n = tfx_calloc(((size_t)n_ops + 1) * 2, sizeof *r->last_n);
+  if (!r->cand_first || !r->cand_n || !r->hints || !r->hint_done || !r->last_ports || !r->last_n)
+    return tfx_om_oom(r);
   if (!p) return 0;
+  r->type_cache = tfx_calloc((size_t)p->n_rules + 1, sizeof *r->type_cache);
+  r->type_cache_len = tfx_calloc((size_t)p->n_rules + 1, sizeof *r->type_cache_len);
+  if (!r->type_cache || !r->type_cache_len) return tfx_om_oom(r);
   cand_pair *v = NULL;
   uint32_t n = 0, cap = 0;
   for (uint32_t i = 0; i < p->n_rules; i++) {
@@ -148,9 +251,8 @@ static int build_index(om_run *r) {
 
 /* ---------------------------------------------------------------- tracing */
 
-static void trace(om_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void trace(om_run *r, const char *fmt, ...) {
-  if (!r->o->trace_fn) return;
+static void trace_(om_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void trace_(om_run *r, const char *fmt, ...) {
   char buf[600];
   va_list ap;
   va_start(ap, fmt);
@@ -158,6 +260,12 @@ static void trace(om_run *r, const char *fmt, ...) {
   va_end(ap);
   r->o->trace_fn(r->o->trace_user, buf);
 }
+
+/* The arguments (rule names, file names) are evaluated only when tracing is on. */
+#define trace(r, ...) \
+  do {                                 \
+    if ((r)->o->trace_fn) trace_((r), __VA_ARGS__); \
+  } while (0)
 
 /* ---------------------------------------------------------------- one node */
 
@@ -249,7 +357,8 @@ static int map_node(om_run *r, tfx_mapped_op *op, uint32_t id, int *linked) {
         }
         if (!(op->type = tfx_om_dup(r, to, strlen(to)))) return -1;
       }
-      op->proto = tfx_cann_find(r->protos, op->type);
+      /* MAP_TYPE looked the prototype up already (h_map_type) */
+      op->proto = r->b.type && op->type == r->b.type ? r->b.proto : tfx_cann_find(r->protos, op->type);
       if (op->proto) op->type = op->proto->name;
     }
     trace(r, "opmap: node '%s' -> %s (%s)", nname, op->type, tfx_map_how_name(op->how));
@@ -293,14 +402,19 @@ static int map_node(om_run *r, tfx_mapped_op *op, uint32_t id, int *linked) {
 
 static int map_graph(om_run *r, const tfx_graph *g, tfx_mapped_graph *mg) {
   mg->g = g;
-  mg->ops = tfx_arena_calloc(r->A, g->n_nodes ? g->n_nodes : 1, sizeof *mg->ops);
+  /* not zeroed here: map_node clears each op as it maps it (one pass over the array, not two);
+   * after a failure the ops not reached are cleared so that a partial result stays defined */
+  mg->ops = tfx_arena_alloc(r->A, (size_t)(g->n_nodes ? g->n_nodes : 1) * sizeof *mg->ops);
   if (!mg->ops) return tfx_om_oom(r);
   r->g = g;
   int linked = 0;
   for (uint32_t i = 0; i < g->n_nodes; i++) {
     tfx_progress_nodes(i, g->n_nodes);
     tfx_mapped_op *op = &mg->ops[i];
-    if (map_node(r, op, i, &linked)) return -1;
+    if (map_node(r, op, i, &linked)) {
+      memset(op + 1, 0, (size_t)(g->n_nodes - i - 1) * sizeof *op);
+      return -1;
+    }
     if (op->cause || op->how == TFX_MAP_UNSUPPORTED) r->om->n_failed++;
     else r->om->n_ok++;
   }
@@ -363,11 +477,19 @@ out:
   free(r.cand_n);
   free(r.hints);
   free(r.hint_done);
+  free(r.type_cache);
+  free(r.type_cache_len);
   free(r.mark);
   free(r.pool);
   free(r.ports);
   free(r.dyn);
   free(r.reserved);
+  free(r.last_ports);
+  free(r.last_n);
+  free(r.port_set.v);
+  free(r.port_set.slots);
+  tfx_hmap_free(&r.names);
+  free(r.name_v);
   return rc;
 }
 

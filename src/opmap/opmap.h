@@ -49,7 +49,9 @@
  *  - ownership: arrays, rule values and built names live in the tfx_opmap arena; TF attr
  *    names/values (tf), TF type names (type of PASSTHROUGH/UNSUPPORTED) and the graphs are
  *    borrowed from the module, prototype names from the CANN table: the result must not
- *    outlive m or protos. hint is shared by every unsupported node of one TF type.
+ *    outlive m or protos. hint is shared by every unsupported node of one TF type; the in /
+ *    out port arrays and the port, attribute and format names are shared by every node that
+ *    has the same ones (one copy each): read-only for every user of the result.
  *  - after a failed run (a rule run-time error, out of memory) the result is partial: only
  *    free it. */
 #ifndef TFX_OPMAP_OPMAP_H

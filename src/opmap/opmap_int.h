@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "opmap/opmap.h"
+#include "util/hash.h"
 #include "vm/vm.h"
 
 /* Limits on what one map run may ask for (a rule bug or a hostile pack, never a real op). */
@@ -52,6 +53,7 @@ typedef struct om_inner_b {    /* capacities of om_builder.inner[k]'s arena vect
 /* Effects of one map program run on one node. */
 typedef struct om_builder {
   const char *type;     /* MAP_TYPE (arena copy), NULL if none ran */
+  const tfx_cann_op *proto; /* MAP_TYPE: type's prototype, NULL if none */
   int auto_;            /* MAP_AUTO ran */
   om_attr_stmt *attrs;  uint32_t n_attrs, cap_attrs;
   const char **drops;   uint32_t n_drops, cap_drops;
@@ -64,6 +66,20 @@ typedef struct om_builder {
   om_inner_b *ib;       uint32_t n_ib, cap_ib;        /* malloc'ed scratch, parallel to inner */
   tfx_map_graph_out *outs; uint32_t n_outs, cap_outs;
 } om_builder;
+
+/* Port arrays already handed out (tfx_mapped_op.in / out), found by content: nodes of one type
+ * bound the same way share one array (lowering only reads them). Open addressing; slot =
+ * index + 1 into v, 0 empty. */
+typedef struct om_port_arr {
+  const tfx_map_port *p;
+  uint32_t n;
+  uint32_t hash;
+} om_port_arr;
+
+typedef struct om_port_set {
+  om_port_arr *v; uint32_t n, cap;
+  uint32_t *slots; uint32_t cap_slots;  /* power of two (or 0) */
+} om_port_set;
 
 typedef struct om_run {
   tfx_opmap *om;
@@ -79,6 +95,8 @@ typedef struct om_run {
   uint32_t *cand;             /* rule indexes, grouped by op id, each group ordered */
   uint32_t *cand_first, *cand_n;  /* per op id */
   const char **hints;         /* per op id: the unsupported hint, computed once (lazy) */
+  /* per pack rule: the prototype its MAP_TYPE found last (h_map_type checks the name) */
+  const tfx_cann_op **type_cache; uint32_t *type_cache_len;
   uint8_t *hint_done;         /* per op id */
   /* the node being mapped */
   const tfx_graph *g;
@@ -93,11 +111,29 @@ typedef struct om_run {
   tfx_map_dyn *dyn; uint32_t cap_dyn;
   uint64_t *reserved; uint32_t cap_reserved;
   char msg[512];              /* cause message being built */
+  /* sharing (opmap.c): finished port arrays by content, and the names the builder and the
+   * binding make, by content; both malloc'ed tables of arena pointers, freed after the run */
+  om_port_set port_set;
+  /* per op id of m->ops: the input / output arrays its last node got (tried before the set:
+   * nodes of one type are usually bound alike) */
+  const tfx_map_port **last_ports;  /* 2 per op id: [2 * id] inputs, [2 * id + 1] outputs */
+  uint32_t *last_n;
+  tfx_hmap names;             /* string -> index in name_v */
+  const char **name_v; uint32_t n_name_v, cap_name_v;
 } om_run;
 
 /* ---- opmap.c ---- */
 int tfx_om_oom(om_run *r);
 const char *tfx_om_dup(om_run *r, const char *s, size_t n);
+/* As tfx_om_dup, but equal strings share one copy (for names repeated node after node: port,
+ * attribute, dynamic-port names, formats; never for text a caller writes into). */
+const char *tfx_om_name(om_run *r, const char *s, size_t n);
+/* The arena array holding ports[0..n) (formats set), shared with earlier nodes when they have
+ * the same content; NULL on out of memory (reported). n > 0. */
+tfx_map_port *tfx_om_share_ports(om_run *r, const tfx_map_port *ports, uint32_t n);
+/* As tfx_om_share_ports for the inputs (dir 0) or outputs (dir 1) of r->node, trying first
+ * the array the last node of the same op type got. */
+tfx_map_port *tfx_om_node_ports(om_run *r, int dir, const tfx_map_port *ports, uint32_t n);
 /* Grows a malloc'ed vector by one slot (element size el). */
 int tfx_om_mgrow(om_run *r, void **v, uint32_t n, uint32_t *cap, size_t el);
 /* Grows an arena vector by one slot. */
@@ -121,6 +157,10 @@ const char *tfx_om_auto_format(const tfx_node *nd, int dir);
 /* Both directions at once (one walk over the node's attrs): *in = tfx_om_auto_format(nd, 0),
  * *out = tfx_om_auto_format(nd, 1). */
 void tfx_om_auto_formats(const tfx_node *nd, const char **in, const char **out);
+/* Both at once, and the node's `_fusion_input_ports` attr (NULL if none) in the same walk;
+ * in, out or fused_ports may be NULL when not wanted. */
+void tfx_om_scan_attrs(const tfx_node *nd, const char **in, const char **out,
+                       const Tensorflow__AttrValue **fused_ports);
 /* The TF attr called name of nd, or NULL. */
 const Tensorflow__AttrValue *tfx_om_node_attr(const tfx_node *nd, const char *name);
 

@@ -3,7 +3,8 @@
  * Stage: passes/OP_MAPPING, before "op-mapping". Input: the GraphDef in ctx->model (main graph
  * and function bodies), the TF op table (<stdlib>/ops/tf-ops.tsv). Output: NodeDefs with the
  * missing defaults added (new attr arrays in the model's arena; node ids and inputs are
- * unchanged, so the index stays valid).
+ * unchanged, so the index stays valid). The added entries are parsed once per op-def attribute
+ * and shared by every node that lacks it: they are read-only from here on.
  * Why: TF2 SavedModels are written with `stripped_default_attrs`, and hand-made graphs omit
  * defaults too; an op map that reads `data_format` or `is_training` must see the value TF would
  * use (NHWC, true), not `none`. TF's own importer does the same (AddDefaultsToNodeDef).
@@ -18,10 +19,27 @@
 #include "tensorflow/node_def.pb-c.h"
 #include "util/status.h"
 
+/* One parsed default, made once per TF op-def attribute and shared by every node that lacks
+ * it (the entries are only read after this pass). e NULL: the literal is skipped. */
+typedef struct def_slot {
+  const tfx_tf_attr *at;
+  Tensorflow__NodeDef__AttrEntry *e;
+} def_slot;
+
+typedef struct op_slot { /* op type -> its TF op def (NULL: not in the table) */
+  const char *name;      /* the table's name, or the first node's op string (model arena) */
+  const tfx_tf_op *op;
+} op_slot;
+
+#define OP_CACHE 64
+
 typedef struct defaults_run {
   tfx_arena *A;
   int oom;
   uint64_t added;
+  def_slot *defs;        /* open addressing by attribute address (malloc'ed) */
+  uint32_t n_defs, cap_defs;
+  op_slot ops[OP_CACHE]; /* direct-mapped cache of tfx_tf_op_find */
 } defaults_run;
 
 static void *xalloc(defaults_run *r, size_t n) {
@@ -235,18 +253,81 @@ static Tensorflow__AttrValue *parse_default(defaults_run *r, const char *type, c
 }
 
 static int has_attr(const Tensorflow__NodeDef *nd, const char *name) {
-  for (size_t i = 0; i < nd->n_attr; i++)
-    if (nd->attr[i] && nd->attr[i]->key && strcmp(nd->attr[i]->key, name) == 0) return 1;
+  for (size_t i = 0; i < nd->n_attr; i++) {
+    const char *k = nd->attr[i] ? nd->attr[i]->key : NULL;
+    if (k && k[0] == name[0] && strcmp(k, name) == 0) return 1;
+  }
   return 0;
+}
+
+/* tfx_tf_op_find through the cache: a graph repeats a few dozen op types over many nodes. */
+static const tfx_tf_op *find_op(defaults_run *r, const tfx_tf_table *tf, const char *name) {
+  size_t n = strlen(name);
+  op_slot *c = &r->ops[(n * 31 + (unsigned char)name[0] * 7 + (n ? (unsigned char)name[n - 1] : 0)) &
+                       (OP_CACHE - 1)];
+  if (c->name && strcmp(c->name, name) == 0) return c->op;
+  const tfx_tf_op *op = tfx_tf_op_find(tf, name);
+  c->name = op ? op->name : name;
+  c->op = op;
+  return op;
+}
+
+static uint32_t ptr_hash(const void *p) {
+  uint64_t h = (uint64_t)(uintptr_t)p;
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  return (uint32_t)h;
+}
+
+/* The shared entry for default at (NULL: skipped literal, or out of memory with r->oom set). */
+static Tensorflow__NodeDef__AttrEntry *default_entry(defaults_run *r, const tfx_tf_attr *at) {
+  if ((uint64_t)(r->n_defs + 1) * 2 > r->cap_defs) {
+    uint32_t nc = r->cap_defs ? r->cap_defs * 2 : 256;
+    def_slot *v = nc > r->cap_defs && nc < (UINT32_MAX >> 4) ? tfx_calloc(nc, sizeof *v) : NULL;
+    if (!v) {
+      r->oom = 1;
+      return NULL;
+    }
+    for (uint32_t i = 0; i < r->cap_defs; i++) {
+      if (!r->defs[i].at) continue;
+      uint32_t k = ptr_hash(r->defs[i].at) & (nc - 1);
+      while (v[k].at) k = (k + 1) & (nc - 1);
+      v[k] = r->defs[i];
+    }
+    free(r->defs);
+    r->defs = v;
+    r->cap_defs = nc;
+  }
+  uint32_t k = ptr_hash(at) & (r->cap_defs - 1);
+  for (; r->defs[k].at; k = (k + 1) & (r->cap_defs - 1))
+    if (r->defs[k].at == at) return r->defs[k].e;
+  Tensorflow__NodeDef__AttrEntry *e = NULL;
+  Tensorflow__AttrValue *v = parse_default(r, at->type, at->def);
+  if (r->oom) return NULL;
+  if (v) {
+    if (!(e = xalloc(r, sizeof *e))) return NULL;
+    tensorflow__node_def__attr_entry__init(e);
+    e->key = (char *)at->name; /* lives in the TF op table, which is never freed */
+    e->value = v;
+  }
+  r->defs[k].at = at;
+  r->defs[k].e = e;
+  r->n_defs++;
+  return e;
 }
 
 static void fill_node(defaults_run *r, const tfx_tf_table *tf, Tensorflow__NodeDef *nd) {
   if (!nd->op) return;
-  const tfx_tf_op *op = tfx_tf_op_find(tf, nd->op);
+  const tfx_tf_op *op = find_op(r, tf, nd->op);
   if (!op) return;
   uint32_t missing = 0;
+  uint64_t mask = 0; /* attrs < 64: the missing ones, so the second loop needs no search */
   for (uint32_t a = 0; a < op->n_attrs; a++)
-    missing += op->attrs[a].def && !has_attr(nd, op->attrs[a].name);
+    if (op->attrs[a].def && !has_attr(nd, op->attrs[a].name)) {
+      missing++;
+      if (a < 64) mask |= (uint64_t)1 << a;
+    }
   if (!missing) return;
   Tensorflow__NodeDef__AttrEntry **na = xalloc(r, (nd->n_attr + missing) * sizeof *na);
   if (!na) return;
@@ -254,14 +335,9 @@ static void fill_node(defaults_run *r, const tfx_tf_table *tf, Tensorflow__NodeD
   size_t n = nd->n_attr;
   for (uint32_t a = 0; a < op->n_attrs && !r->oom; a++) {
     const tfx_tf_attr *at = &op->attrs[a];
-    if (!at->def || has_attr(nd, at->name)) continue;
-    Tensorflow__AttrValue *v = parse_default(r, at->type, at->def);
-    if (!v) continue;
-    Tensorflow__NodeDef__AttrEntry *e = xalloc(r, sizeof *e);
-    if (!e) return;
-    tensorflow__node_def__attr_entry__init(e);
-    e->key = (char *)at->name; /* lives in the TF op table, which is never freed */
-    e->value = v;
+    if (a < 64 ? !(mask >> a & 1) : !at->def || has_attr(nd, at->name)) continue;
+    Tensorflow__NodeDef__AttrEntry *e = default_entry(r, at);
+    if (!e) continue;
     na[n++] = e;
     r->added++;
   }
@@ -274,7 +350,9 @@ tfx_status tfx_pass_op_defaults(tfx_ctx *ctx, void *user) {
   if (!tfx_ctx_wants_mapping(ctx) || !ctx->have_model || !ctx->model.graph) return 0;
   const tfx_tf_table *tf = tfx_tf_ops_stdlib(ctx->diag);
   if (!tf) return TFX_E_NOMEM; /* the table fails only for memory (reported) */
-  defaults_run r = {&ctx->model.arena, 0, 0};
+  defaults_run r;
+  memset(&r, 0, sizeof r);
+  r.A = &ctx->model.arena;
   Tensorflow__GraphDef *gd = ctx->model.graph;
   for (size_t i = 0; i < gd->n_node && !r.oom; i++) fill_node(&r, tf, gd->node[i]);
   if (gd->library)
@@ -282,6 +360,7 @@ tfx_status tfx_pass_op_defaults(tfx_ctx *ctx, void *user) {
       Tensorflow__FunctionDef *fd = gd->library->function[f];
       for (size_t i = 0; fd && i < fd->n_node_def && !r.oom; i++) fill_node(&r, tf, fd->node_def[i]);
     }
+  free(r.defs);
   if (r.oom) {
     tfx_error(ctx->diag, NULL, 0, 0, "out of memory (op defaults)");
     return TFX_E_NOMEM;

@@ -801,8 +801,10 @@ static int run(fz *z) {
 
 /* 1 if the main graph holds a variable op. */
 static int has_variables(const Tensorflow__GraphDef *g) {
-  for (size_t i = 0; i < g->n_node; i++)
-    if (is_var_op(g->node[i]->op) || strcmp(g->node[i]->op, "VarHandleOp") == 0) return 1;
+  for (size_t i = 0; i < g->n_node; i++) {
+    const char *op = g->node[i]->op;
+    if (op[0] == 'V' && (is_var_op(op) || strcmp(op, "VarHandleOp") == 0)) return 1;
+  }
   return 0;
 }
 
@@ -847,6 +849,7 @@ tfx_status tfx_pass_freeze(tfx_ctx *ctx, void *user) {
  * is, and a model can have thousands of reads; in function bodies the handle is counted where
  * the main graph creates it. */
 static int is_variable_node(const tfx_graph *g, const tfx_node *nd) {
+  if (nd->op[0] != 'V' && nd->op[0] != 'R') return 0; /* every node passes here: no strcmp */
   if (is_var_op(nd->op) || strcmp(nd->op, "VarHandleOp") == 0) return 1;
   if (g->func || strcmp(nd->op, "ReadVariableOp") != 0 || !nd->def || nd->def->n_input < 1) return 0;
   char buf[1024];
@@ -856,10 +859,43 @@ static int is_variable_node(const tfx_graph *g, const tfx_node *nd) {
   return id == TFX_NO_ID || strcmp(g->nodes[id].op, "VarHandleOp") != 0;
 }
 
+/* Library functions by name: first index in `by_name`, the others of the same name (a
+ * malformed library) chained in library order through next (UINT32_MAX ends a chain). */
+typedef struct fn_index {
+  tfx_hmap by_name;
+  uint32_t *next;
+} fn_index;
+
+static int fn_index_build(fn_index *x, const Tensorflow__GraphDef *g, size_t nf) {
+  tfx_hmap_init(&x->by_name);
+  x->next = tfx_malloc((nf ? nf : 1) * sizeof *x->next);
+  uint32_t *last = tfx_malloc((nf ? nf : 1) * sizeof *last);
+  int rc = x->next && last && nf < UINT32_MAX ? 0 : -1;
+  for (size_t f = 0; rc == 0 && f < nf; f++) {
+    x->next[f] = UINT32_MAX;
+    const Tensorflow__OpDef *sg = g->library->function[f]->signature;
+    if (!sg || !sg->name) continue;
+    uint32_t first;
+    int put = tfx_hmap_put(&x->by_name, sg->name, strlen(sg->name), (uint32_t)f, &first);
+    if (put < 0) rc = -1;
+    else if (put == 1) last[f] = (uint32_t)f;
+    else { /* same name again: append to the chain of the first */
+      x->next[last[first]] = (uint32_t)f;
+      last[first] = (uint32_t)f;
+    }
+  }
+  free(last);
+  return rc;
+}
+
+static void fn_index_free(fn_index *x) {
+  tfx_hmap_free(&x->by_name);
+  free(x->next);
+}
+
 /* Marks the functions nodes refer to (function attributes, or a function name as op). */
-static void mark_called(const Tensorflow__GraphDef *g, node_t **nodes, size_t n, uint8_t *seen,
-                        size_t *stack, size_t *top) {
-  size_t nf = g->library->n_function;
+static void mark_called(const fn_index *x, node_t **nodes, size_t n, uint8_t *seen, size_t *stack,
+                        size_t *top) {
   for (size_t i = 0; i < n; i++) {
     const char *names[64];
     size_t k = 0;
@@ -874,22 +910,20 @@ static void mark_called(const Tensorflow__GraphDef *g, node_t **nodes, size_t n,
           if (v->list->func[j]->name) names[k++] = v->list->func[j]->name;
     }
     for (size_t j = 0; j < k; j++)
-      for (size_t f = 0; f < nf; f++) {
-        const Tensorflow__OpDef *sg = g->library->function[f]->signature;
-        if (!seen[f] && sg && sg->name && strcmp(sg->name, names[j]) == 0) {
+      for (uint32_t f = tfx_hmap_get(&x->by_name, names[j], strlen(names[j])); f != UINT32_MAX;
+           f = x->next[f])
+        if (!seen[f]) {
           seen[f] = 1;
           stack[(*top)++] = f;
         }
-      }
   }
 }
 
 /* 1 when function fname is reached from the main graph (seen: per library function). */
-static int reached(const Tensorflow__GraphDef *g, const uint8_t *seen, const char *fname) {
-  for (size_t f = 0; g->library && f < g->library->n_function; f++) {
-    const Tensorflow__OpDef *sg = g->library->function[f]->signature;
-    if (seen[f] && sg && sg->name && strcmp(sg->name, fname) == 0) return 1;
-  }
+static int reached(const fn_index *x, const uint8_t *seen, const char *fname) {
+  if (!fname) return 0;
+  for (uint32_t f = tfx_hmap_get(&x->by_name, fname, strlen(fname)); f != UINT32_MAX; f = x->next[f])
+    if (seen[f]) return 1;
   return 0;
 }
 
@@ -905,21 +939,37 @@ tfx_status tfx_freeze_check_mapping(tfx_ctx *ctx) {
   const tfx_options *o = ctx->opts;
   tfx_opmap *om = ctx->opmap;
   if (!o || o->no_freeze || !om || !ctx->have_model) return 0;
+  /* the op types is_variable_node accepts, as ids of the module's op table (the mapped graphs
+   * are the module's): a model without them has nothing to check, and the other nodes are
+   * passed over without reading their op strings */
+  uint32_t var_ids[4];
+  int by_id = ctx->have_module;
+  if (by_id) {
+    static const char *const var_ops[4] = {"VariableV2", "Variable", "VarHandleOp", "ReadVariableOp"};
+    int any = 0;
+    for (int k = 0; k < 4; k++) {
+      var_ids[k] = tfx_intern_find(&ctx->module.ops, var_ops[k], strlen(var_ops[k]));
+      any |= var_ids[k] != TFX_HASH_NONE;
+    }
+    if (!any) return 0;
+  }
   const Tensorflow__GraphDef *g = ctx->model.graph;
   size_t nf = g->library ? g->library->n_function : 0;
   uint8_t *seen = tfx_calloc(nf ? nf : 1, 1);
   size_t *stack = tfx_calloc(nf ? nf : 1, sizeof *stack), top = 0;
-  if (!seen || !stack) {
+  fn_index fx;
+  if (!seen || !stack || fn_index_build(&fx, g, nf) < 0) {
+    if (seen && stack) fn_index_free(&fx);
     free(seen);
     free(stack);
     tfx_error(ctx->diag, NULL, 0, 0, "out of memory");
     return TFX_E_NOMEM;
   }
   if (nf) { /* only the functions the main graph reaches are lowered */
-    mark_called(g, g->node, g->n_node, seen, stack, &top);
+    mark_called(&fx, g->node, g->n_node, seen, stack, &top);
     while (top) {
       const Tensorflow__FunctionDef *f = g->library->function[stack[--top]];
-      mark_called(g, f->node_def, f->n_node_def, seen, stack, &top);
+      mark_called(&fx, f->node_def, f->n_node_def, seen, stack, &top);
     }
   }
   const tfx_ckpt *ck = ctx->ckpt;
@@ -939,9 +989,13 @@ tfx_status tfx_freeze_check_mapping(tfx_ctx *ctx) {
   const char *first = NULL, *missing_var = NULL, *missing_key = NULL;
   for (uint32_t gi = 0; gi <= om->n_funcs; gi++) {
     tfx_mapped_graph *mg = gi == 0 ? &om->main : &om->funcs[gi - 1];
-    if (!mg->g || !mg->ops || (gi && !reached(g, seen, mg->g->name))) continue;
+    if (!mg->g || !mg->ops || (gi && !reached(&fx, seen, mg->g->name))) continue;
     for (uint32_t i = 0; i < mg->g->n_nodes; i++) {
       const tfx_node *nd = &mg->g->nodes[i];
+      if (by_id && (nd->op_id == TFX_HASH_NONE ||
+                    (nd->op_id != var_ids[0] && nd->op_id != var_ids[1] &&
+                     nd->op_id != var_ids[2] && nd->op_id != var_ids[3])))
+        continue;
       if (!is_variable_node(mg->g, nd)) continue;
       if (!n++) first = nd->name;
       const char *msg = ck ? msg_unres : msg_none;
@@ -958,6 +1012,7 @@ tfx_status tfx_freeze_check_mapping(tfx_ctx *ctx) {
       fail_op(om, &mg->ops[i], msg ? msg : "a variable without weights");
     }
   }
+  fn_index_free(&fx);
   free(seen);
   free(stack);
   if (!n || o->check_only) return 0; /* --check: the report lists them */

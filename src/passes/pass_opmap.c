@@ -13,6 +13,7 @@
 #include "passes/passes.h"
 #include "passes/rules_protos.h"
 #include "tfxc/tfxc.h"
+#include "util/hash.h"
 #include "util/status.h"
 
 /* 1 when the run asks for anything the op mapping feeds. */
@@ -24,9 +25,22 @@ int tfx_ctx_wants_mapping(const tfx_ctx *ctx) {
 
 /* ---- what lowering cannot express, found here so the precheck reports it per node ---- */
 
-static int has_function(const tfx_module *m, const char *name) {
-  for (uint32_t i = 0; i < m->n_funcs; i++)
-    if (m->funcs[i].name && strcmp(m->funcs[i].name, name) == 0) return 1;
+/* fnames: the module's function names (empty when it has none). */
+static int has_function(const tfx_hmap *fnames, const char *name) {
+  return fnames->n && tfx_hmap_get(fnames, name, strlen(name)) != TFX_HASH_NONE;
+}
+
+/* The names of m's functions into fnames (initialised); -1 on out of memory (reported). */
+static int function_names(const tfx_module *m, tfx_hmap *fnames, tfx_diag *d) {
+  tfx_hmap_init(fnames);
+  for (uint32_t i = 0; i < m->n_funcs; i++) {
+    uint32_t ex;
+    if (m->funcs[i].name &&
+        tfx_hmap_put(fnames, m->funcs[i].name, strlen(m->funcs[i].name), i, &ex) < 0) {
+      tfx_error(d, NULL, 0, 0, "out of memory (op mapping)");
+      return -1;
+    }
+  }
   return 0;
 }
 
@@ -44,7 +58,7 @@ static void invalid(tfx_opmap *om, tfx_mapped_op *op, const char *msg) {
  * library function (ATC: "Subgraph not found"), an attr that is still a placeholder of a
  * generic function (polymorphic functions are not instantiated), and a Const of a dtype with
  * no fixed byte layout in GE (variant, resource). */
-static void validate_graph(const tfx_module *m, tfx_opmap *om, tfx_mapped_graph *mg) {
+static void validate_graph(const tfx_hmap *fnames, tfx_opmap *om, tfx_mapped_graph *mg) {
   char msg[512];
   for (uint32_t i = 0; mg->g && mg->ops && i < mg->g->n_nodes; i++) {
     const tfx_node *nd = &mg->g->nodes[i];
@@ -56,11 +70,12 @@ static void validate_graph(const tfx_module *m, tfx_opmap *om, tfx_mapped_graph 
       if (!v) continue;
       const char *missing = NULL;
       if (v->value_case == TENSORFLOW__ATTR_VALUE__VALUE_FUNC && v->func && v->func->name &&
-          !has_function(m, v->func->name))
+          !has_function(fnames, v->func->name))
         missing = v->func->name;
       if (v->value_case == TENSORFLOW__ATTR_VALUE__VALUE_LIST && v->list)
         for (size_t k = 0; k < v->list->n_func && !missing; k++)
-          if (v->list->func[k] && v->list->func[k]->name && !has_function(m, v->list->func[k]->name))
+          if (v->list->func[k] && v->list->func[k]->name &&
+              !has_function(fnames, v->list->func[k]->name))
             missing = v->list->func[k]->name;
       if (missing) {
         snprintf(msg, sizeof msg, "attribute '%s' names function '%s', which is not in the "
@@ -73,7 +88,7 @@ static void validate_graph(const tfx_module *m, tfx_opmap *om, tfx_mapped_graph 
         invalid(om, op, msg);
       }
     }
-    if (op->type && strcmp(op->type, "Const") == 0 && def) {
+    if (op->type && op->type[0] == 'C' && strcmp(op->type, "Const") == 0 && def) {
       for (size_t a = 0; a < def->n_attr; a++) {
         const Tensorflow__NodeDef__AttrEntry *e = def->attr[a];
         if (!e || !e->key || strcmp(e->key, "dtype") != 0 || !e->value ||
@@ -121,9 +136,15 @@ tfx_status tfx_pass_opmap(tfx_ctx *ctx, void *user) {
                          &mo, ctx->diag);
   tfx_pack_free(&empty);
   if (rc != 0) return rc;
-  validate_graph(&ctx->module, ctx->opmap, &ctx->opmap->main);
+  tfx_hmap fnames; /* function names, for the func attrs' check */
+  if (function_names(&ctx->module, &fnames, ctx->diag)) {
+    tfx_hmap_free(&fnames);
+    return TFX_E_NOMEM;
+  }
+  validate_graph(&fnames, ctx->opmap, &ctx->opmap->main);
   for (uint32_t i = 0; i < ctx->opmap->n_funcs; i++)
-    validate_graph(&ctx->module, ctx->opmap, &ctx->opmap->funcs[i]);
+    validate_graph(&fnames, ctx->opmap, &ctx->opmap->funcs[i]);
+  tfx_hmap_free(&fnames);
   if (tfx_precheck_dangling(ctx) != 0) return TFX_E_FAIL; /* data inputs lost to fusion */
   tfx_status vrc = tfx_freeze_check_mapping(ctx); /* variables without weights (pass_freeze.c) */
   if (vrc == TFX_E_NOMEM) return vrc; /* reported */

@@ -58,9 +58,11 @@ tfx_status tfx_pass_prune(tfx_ctx *ctx, void *user) {
   /* the training machinery goes only for an inference model (a GE output or --check); with
    * --emit tf-pbtxt alone the graph stays as ATC's parser would see it */
   int ge = o && (o->check_only || (o->emit & ~(1u << TFX_EMIT_TF_PBTXT)));
+  int any_train = 1; /* unknown: the report looks */
   if (select && ge && !sig && !want_out) {
     uint32_t removed = 0;
-    if ((rc = tfx_train_prune(ctx->model.graph, a, ctx->model.path, ctx->diag, &removed)) != 0)
+    if ((rc = tfx_train_prune(ctx->model.graph, a, ctx->model.path, ctx->diag, &removed,
+                              &any_train)) != 0)
       return rc;
     if (removed && o->verbose > 0)
       tfx_diag_add(ctx->diag, TFX_SEV_NOTE, ctx->model.path, 0, 0,
@@ -77,7 +79,7 @@ tfx_status tfx_pass_prune(tfx_ctx *ctx, void *user) {
                    "removed %u library function%s the outputs do not use", (unsigned)removed,
                    removed == 1 ? "" : "s");
   }
-  if (select && ge) {
+  if (select && ge && any_train) { /* the prune saw none: nothing to report, no second walk */
     /* what the outputs still need of the training machinery: one warning per op type (the op
      * mapping then fails on the types without a CANN op, --check lists them) */
     if (tfx_train_report(ctx->model.graph, ctx->model.path, TFX_SEV_WARNING, ctx->diag) < 0)

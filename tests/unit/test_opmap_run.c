@@ -5,7 +5,8 @@
  * optional inputs fed and unfed, dynamic inputs/outputs from an int and from a list attr,
  * deleted inputs, the E19014 input-count mismatch, formats (data_format, src/dst_format,
  * forced), graph maps, a rule run-time error at the rule's file:line, function bodies,
- * tracing, the VM budget, and fault injection over the whole run. */
+ * tracing, the VM budget, port arrays shared by nodes bound the same way, and fault
+ * injection over the whole run. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -820,6 +821,46 @@ static void fault_injection(void **state) {
   assert_string_equal(ports(op_of(f, "cc")->in, 3), "x0*=0@ND,x1*=1@ND,concat_dim=2@ND");
 }
 
+/* Nodes bound the same way share one port array (lowering only reads them); a node whose
+ * binding differs in any field (format, port number, count, name) gets its own, and sharing
+ * never changes what a node sees. Dynamic port names ("x0") and statement names are one copy
+ * for every node. */
+static void shared_ports(void **state) {
+  fx *f = *state;
+  rules(f,
+        "op AddV2 -> Add { auto; }\n"
+        "op Swap -> Swap { auto; input a = 1; input b = 0; }\n");
+  static const char *const g[] = {"a|Placeholder", "b|Placeholder", "s1|AddV2|a,b", "s2|AddV2|b,a",
+                                  "s3|AddV2|a,b",  "w1|Swap|a,b",   "w2|Swap|b,a",  "n1|AddN|a,b",
+                                  "n2|AddN|b,a",   "n3|AddN|a,b,a", "r|Relu|s3"};
+  graph(f, g, TG_N(g));
+  attr_s(f, "s3", "data_format", "NCHW"); /* AutoMapping format: not the others' ports */
+  run_ok(f);
+  const tfx_mapped_op *s1 = op_of(f, "s1"), *s2 = op_of(f, "s2"), *s3 = op_of(f, "s3");
+  assert_ptr_equal(s1->in, s2->in);
+  assert_ptr_equal(s1->out, s2->out);
+  assert_ptr_not_equal(s1->in, s3->in);
+  assert_ptr_not_equal(s1->out, s3->out);
+  assert_string_equal(ports(s1->in, s1->n_in), "x1=0@ND,x2=1@ND");
+  assert_string_equal(ports(s3->in, s3->n_in), "x1=0@NCHW,x2=1@NCHW");
+  assert_string_equal(ports(s3->out, s3->n_out), "y=0@NCHW");
+  assert_string_equal(ports(s2->out, s2->n_out), "y=0@ND");
+  /* explicit statements: the names are copies made once, the arrays shared */
+  const tfx_mapped_op *w1 = op_of(f, "w1"), *w2 = op_of(f, "w2");
+  assert_ptr_equal(w1->in, w2->in);
+  assert_string_equal(ports(w1->in, w1->n_in), "a=1@ND,b=0@ND");
+  /* the same prototype with another dynamic count: its own array, the same "x0" / "x1" */
+  const tfx_mapped_op *n1 = op_of(f, "n1"), *n2 = op_of(f, "n2"), *n3 = op_of(f, "n3");
+  assert_ptr_equal(n1->in, n2->in);
+  assert_ptr_not_equal(n1->in, n3->in);
+  assert_ptr_equal(n1->in[0].name, n3->in[0].name);
+  assert_ptr_equal(n1->in[1].name, n3->in[1].name);
+  assert_string_equal(ports(n1->in, n1->n_in), "x0*=0@ND,x1*=1@ND");
+  assert_string_equal(ports(n3->in, n3->n_in), "x0*=0@ND,x1*=1@ND,x2*=2@ND");
+  assert_int_equal(n3->dyn[0].count, 3);
+  assert_int_equal(n1->dyn[0].count, 2);
+}
+
 int main(int argc, char **argv) {
   /* the fault-injection cases: their own ctest test (unit/NAME/fault-injection), skipped
    * (exit 77) when the hooks are compiled out (TFXC_FAULT_INJECTION=OFF) */
@@ -854,6 +895,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(vm_budget, setup, teardown),
       cmocka_unit_test_setup_teardown(function_bodies, setup, teardown),
       cmocka_unit_test_setup_teardown(no_maps, setup, teardown),
+      cmocka_unit_test_setup_teardown(shared_ports, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
