@@ -339,17 +339,7 @@ static int write_pieces(int fd, const tfx_wpiece *pc, size_t np) {
       if (copy_piece(fd, pc[i].fd1 - 1, pc[i].off, pc[i].len) != 0) return -1;
       continue;
     }
-    const char *p = pc[i].data;
-    size_t left = pc[i].len;
-    while (left) {
-      ssize_t w = fi_write(fd, p, left);
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        return -1;
-      }
-      p += w;
-      left -= (size_t)w;
-    }
+    if (tfx_write_all(fd, pc[i].data, pc[i].len) != 0) return -1;
   }
   return 0;
 }
