@@ -53,7 +53,10 @@ long tfx_write_calls(void) { return 0; }
 #define wf_step() 0
 #endif
 
-static ssize_t fi_write(int fd, const void *p, size_t n) {
+/* The write-fault hook for one step that writes n bytes (a write() or a copy_file_range()):
+ * -1 with errno ENOSPC when the step fails; else 0, with *n halved when the step is to be short
+ * (the next step then fails with ENOSPC). */
+static int wf_inject(size_t *n) {
 #ifdef TFXC_FAULT_INJECTION
   if (wf_enospc) {
     wf_enospc = 0;
@@ -61,16 +64,26 @@ static ssize_t fi_write(int fd, const void *p, size_t n) {
     return -1;
   }
   if (wf_step()) {
-    if (n < 2) {
+    if (*n < 2) {
       errno = ENOSPC;
       return -1;
     }
-    ssize_t w = write(fd, p, n / 2);
-    if (w >= 0) wf_enospc = 1;
-    return w;
+    *n /= 2;
+    wf_enospc = 1;
   }
+#else
+  (void)n;
 #endif
-  return write(fd, p, n);
+  return 0;
+}
+
+static ssize_t fi_write(int fd, const void *p, size_t n) {
+  if (wf_inject(&n) != 0) return -1;
+  ssize_t w = write(fd, p, n);
+#ifdef TFXC_FAULT_INJECTION
+  if (w < 0) wf_enospc = 0; /* a real failure: no injected one after it */
+#endif
+  return w;
 }
 
 static int fi_mkstemp(char *tmpl) {
@@ -296,21 +309,7 @@ static int copy_piece(int out, int in, uint64_t off, size_t len) {
   int kernel = 1;
   while (len && kernel) {
     size_t ask = len;
-#ifdef TFXC_FAULT_INJECTION
-    if (wf_enospc) {
-      wf_enospc = 0;
-      errno = ENOSPC;
-      return -1;
-    }
-    if (wf_step()) {
-      if (len < 2) {
-        errno = ENOSPC;
-        return -1;
-      }
-      ask = len / 2;
-      wf_enospc = 1;
-    }
-#endif
+    if (wf_inject(&ask) != 0) return -1;
     loff_t o = (loff_t)off;
     ssize_t c = copy_file_range(in, &o, out, NULL, ask, 0);
     if (c < 0 && errno == EINTR) continue;
