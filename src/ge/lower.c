@@ -206,6 +206,72 @@ int tfx_lower_push_desc(lw *w, Ge__Proto__TensorDescriptor ***arr, size_t *n,
   return 0;
 }
 
+int tfx_lower_push_out(lw *w, Ge__Proto__OpDef *op, Ge__Proto__TensorDescriptor *td) {
+  if (!td || tfx_ge_push_ptr(w->OPA, (void ***)&op->output_desc, &op->n_output_desc, td))
+    return tfx_lower_oom(w);
+  return 0;
+}
+
+/* ---------------------------------------------------------------- ops kept lite */
+
+Ge__Proto__OpDef *tfx_lower_op_get(lg *G, size_t i) {
+  Ge__Proto__OpDef *op = G->gd->op[i];
+  if (op) return op;
+  const tfx_lower_lite *l = &G->lite[i];
+  op = &G->ring[G->ring_next++ % TFX_LOWER_RING];
+  ge__proto__op_def__init(op);
+  op->name = (char *)l->name;
+  op->type = (char *)l->type;
+  op->output_desc = l->output_desc;
+  op->n_output_desc = l->n_output_desc;
+  return op;
+}
+
+Ge__Proto__OpDef *tfx_lower_nr_op(lg *G, uint32_t id) {
+  const nrec *r = &G->nr[id];
+  return r->op ? r->op : r->lite ? tfx_lower_op_get(G, r->op_end - 1) : NULL;
+}
+
+/* The name, type and output count of op i (no OpDef made for a lite one). */
+static const char *op_name(const lg *G, size_t i) {
+  return G->gd->op[i] ? G->gd->op[i]->name : G->lite[i].name;
+}
+static const char *op_type(const lg *G, size_t i) {
+  return G->gd->op[i] ? G->gd->op[i]->type : G->lite[i].type;
+}
+static size_t op_n_out(const lg *G, size_t i) {
+  return G->gd->op[i] ? G->gd->op[i]->n_output_desc : G->lite[i].n_output_desc;
+}
+
+/* Streaming, phase 1: node id's one op (made in the scratch arena, its attrs written ahead)
+ * is kept as a tfx_lower_lite; an op with anything else (never: what tfx_lower_build_op makes)
+ * is copied into the model's arena instead. 0 or -1 (out of memory). */
+static int keep_lite(lg *G, uint32_t id, size_t i) {
+  lw *w = G->w;
+  nrec *r = &G->nr[id];
+  Ge__Proto__OpDef *op = G->gd->op[i];
+  Ge__Proto__TensorDescriptor **out = NULL;
+  if (op->n_output_desc &&
+      !(out = tfx_arena_alloc(w->P, op->n_output_desc * sizeof *out)))
+    return tfx_lower_oom(w);
+  if (op->n_output_desc) memcpy(out, op->output_desc, op->n_output_desc * sizeof *out);
+  op->output_desc = out;
+  if (op->n_attr || op->n_input || op->n_input_desc || op->n_subgraph_name || r->op != op ||
+      i + 1 != r->op_end) {
+    Ge__Proto__OpDef *keep = tfx_arena_alloc(w->P, sizeof *keep);
+    if (!keep) return tfx_lower_oom(w);
+    *keep = *op;
+    G->gd->op[i] = keep;
+    if (r->op == op) r->op = keep;
+    return 0;
+  }
+  G->lite[i] = (tfx_lower_lite){op->name, op->type, out, op->n_output_desc};
+  G->gd->op[i] = NULL;
+  r->op = NULL;
+  r->lite = 1;
+  return 0;
+}
+
 /* ---------------------------------------------------------------- op names */
 
 static int slot_new(lg *G, uint32_t op_index, uint32_t *slot) {
@@ -240,7 +306,7 @@ static int reserve_name(lg *G, const char *name, uint32_t *out) {
  * `_<n>` suffix (warned). */
 Ge__Proto__OpDef *tfx_lower_op_new(lg *G, const char *name, const char *type, uint32_t reserved) {
   lw *w = G->w;
-  Ge__Proto__OpDef *op = tfx_arena_alloc(w->A, sizeof *op);
+  Ge__Proto__OpDef *op = tfx_arena_alloc(w->OPA, sizeof *op);
   if (!op) {
     tfx_lower_oom(w);
     return NULL;
@@ -578,11 +644,10 @@ static int check_edges(lg *G, size_t from, size_t to, uint8_t *consumed, size_t 
       }
       size_t nl;
       long long idx;
-      const Ge__Proto__OpDef *src = NULL;
       uint32_t si = TFX_LOWER_NAME_RESERVED;
-      if (split_input(s, &nl, &idx) == 0 && (si = op_index(G, s, nl)) != TFX_LOWER_NAME_RESERVED)
-        src = gd->op[si];
-      if (!src || idx < -1 || (idx >= 0 && (size_t)idx >= src->n_output_desc)) {
+      int found =
+          split_input(s, &nl, &idx) == 0 && (si = op_index(G, s, nl)) != TFX_LOWER_NAME_RESERVED;
+      if (!found || idx < -1 || (idx >= 0 && (size_t)idx >= op_n_out(G, si))) {
         GERR(G, "internal error: op '%s' has input '%s', which names no op or output of graph '%s'",
              op->name, s, gd->name);
         bad = 1;
@@ -620,12 +685,13 @@ static int main_outputs(lg *G, Ge__Proto__OpDef *no, const uint8_t *consumed, si
     return 0;
   }
   for (size_t i = 0; i < n_ops; i++) {
-    Ge__Proto__OpDef *op = G->gd->op[i];
-    if (consumed[i] || !op->n_output_desc || tfx_lower_is_type(op->type, "Data") ||
-        tfx_lower_is_type(op->type, "Const") || tfx_lower_is_type(op->type, "Constant"))
+    const char *type = op_type(G, i);
+    size_t n_out = op_n_out(G, i);
+    if (consumed[i] || !n_out || tfx_lower_is_type(type, "Data") ||
+        tfx_lower_is_type(type, "Const") || tfx_lower_is_type(type, "Constant"))
       continue;
-    for (size_t k = 0; k < op->n_output_desc; k++)
-      if (netoutput_input(G, no, op, (uint32_t)k, -1)) return -1;
+    for (size_t k = 0; k < n_out; k++)
+      if (netoutput_input(G, no, tfx_lower_op_get(G, i), (uint32_t)k, -1)) return -1;
   }
   if (!no->n_input_desc)
     GWARN(G,
@@ -691,6 +757,9 @@ static int pre_encode(lg *G, size_t i) {
     if (!v) return tfx_lower_oom(w);
     memset(v + G->cap_pre, 0, (nc - G->cap_pre) * sizeof *v); /* n = 0: nothing written ahead */
     G->pre = v;
+    tfx_lower_lite *l = tfx_realloc(G->lite, nc * sizeof *l);
+    if (!l) return tfx_lower_oom(w);
+    G->lite = l;
     G->cap_pre = nc;
   }
   Ge__Proto__OpDef *op = G->gd->op[i];
@@ -722,6 +791,30 @@ static int wire_stream(lg *G, uint32_t id, ctl *c) {
   nrec *r = &G->nr[id];
   size_t from = G->n_streamed, to = r->op_end;
   int rc = 0;
+  if (r->lite) { /* its one op, made anew from what phase 1 kept */
+    if (to != from + 1) {
+      GERR(G, "internal error: op %zu of graph '%s' is out of order", from, G->gd->name);
+      return 0;
+    }
+    Ge__Proto__OpDef *op = tfx_arena_alloc(&w->scratch, sizeof *op);
+    if (!op) return tfx_lower_oom(w);
+    const tfx_lower_lite *l = &G->lite[from];
+    ge__proto__op_def__init(op);
+    op->name = (char *)l->name;
+    op->type = (char *)l->type;
+    op->output_desc = l->output_desc;
+    op->n_output_desc = l->n_output_desc;
+    G->gd->op[from] = r->op = op;
+    w->A = w->AT = &w->scratch;
+    rc = tfx_lower_wire_op(G, id, c);
+    if (rc == 0) check_edges(G, from, to, G->consumed, G->n_phase1);
+    if (rc == 0) rc = stream_one(G, from, NULL);
+    G->gd->op[from] = r->op = NULL;
+    w->A = w->AT = w->P;
+    tfx_arena_reset(&w->scratch);
+    G->n_streamed = to;
+    return rc;
+  }
   if (!r->op && !r->inner) { /* no ops (failed: reported), or none to wire */
     for (size_t i = from; i < to && rc == 0; i++) rc = stream_one(G, i, NULL);
     G->n_streamed = to;
@@ -808,7 +901,8 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
   G.prefix = sub ? tfx_lower_cat(w, gname, "/") : "";
   G.nr = tfx_calloc(g->n_nodes ? g->n_nodes : 1, sizeof *G.nr);
   G.args = tfx_calloc(g->n_args ? g->n_args : 1, sizeof *G.args);
-  if (!G.prefix || !G.nr || !G.args) {
+  G.ring = w->S ? tfx_calloc(TFX_LOWER_RING, sizeof *G.ring) : NULL;
+  if (!G.prefix || !G.nr || !G.args || (w->S && !G.ring)) {
     rc = tfx_lower_oom(w);
     goto out;
   }
@@ -839,6 +933,9 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
     size_t first = gd->n_op;
     int pre = w->S && pre_node(&G, id);
     if (pre) w->AT = &w->scratch; /* its attrs: written ahead below, then dropped */
+    /* its one op kept lite below: the OpDef and its output-desc array in the scratch too */
+    int lite = pre && mop->how != TFX_MAP_GRAPH;
+    if (lite) w->OPA = &w->scratch;
     w->borrow = NULL;
     switch (mop->how) {
     case TFX_MAP_RULE:
@@ -856,7 +953,12 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
       for (size_t i = first; i < gd->n_op && rc == 0; i++) rc = pre_encode(&G, i);
       if (rc) /* the ops keep no attr in the scratch being reset */
         for (size_t i = first; i < gd->n_op; i++) gd->op[i]->attr = NULL, gd->op[i]->n_attr = 0;
-      w->AT = w->A;
+      for (size_t i = first; lite && i < gd->n_op && rc == 0; i++) rc = keep_lite(&G, id, i);
+      if (lite && rc) { /* (out of memory: the run stops) nothing points into the scratch */
+        for (size_t i = first; i < gd->n_op; i++) gd->op[i] = NULL;
+        G.nr[id].op = NULL;
+      }
+      w->AT = w->OPA = w->A;
       tfx_arena_reset(&w->scratch);
     }
   }
@@ -914,22 +1016,22 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
   if (rc == 0 && !sub) {
     /* GraphDef.input: the Data ops, by index (= op order) */
     for (size_t i = 0; i < gd->n_op && rc == 0; i++) {
-      if (!tfx_lower_is_type(gd->op[i]->type, "Data")) continue;
-      char *s = tfx_lower_edge(w, gd->op[i]->name, 0);
+      if (!tfx_lower_is_type(op_type(&G, i), "Data")) continue;
+      char *s = tfx_lower_edge(w, op_name(&G, i), 0);
       if (!s || tfx_ge_push_ptr(w->A, (void ***)&gd->input, &gd->n_input, s)) rc = tfx_lower_oom(w);
     }
   }
   if (rc == 0) {
     /* Data indices: 0..n-1, each once (docs/AIR.md §8.1) */
     size_t n_data = 0;
-    for (size_t i = 0; i < gd->n_op; i++) n_data += tfx_lower_is_type(gd->op[i]->type, "Data");
+    for (size_t i = 0; i < gd->n_op; i++) n_data += tfx_lower_is_type(op_type(&G, i), "Data");
     uint8_t *seen = tfx_calloc(n_data ? n_data : 1, 1);
     if (!seen) {
       rc = tfx_lower_oom(w);
       goto out;
     }
     for (size_t i = 0; i < gd->n_op; i++) {
-      if (!tfx_lower_is_type(gd->op[i]->type, "Data")) continue;
+      if (!tfx_lower_is_type(op_type(&G, i), "Data")) continue; /* (a Data op is never lite) */
       const Ge__Proto__AttrDef *ix = tfx_ge_op_attr_get(gd->op[i], "index");
       if (!ix || ix->value_case != GE__PROTO__ATTR_DEF__VALUE_I || ix->i < 0 ||
           (uint64_t)ix->i >= n_data || seen[ix->i]) {
@@ -955,6 +1057,8 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
 out:
   free(G.consumed);
   free(G.pre);
+  free(G.lite);
+  free(G.ring);
   free(consumed);
   free(G.nr);
   free(G.args);
@@ -981,7 +1085,7 @@ tfx_status tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *
   }
   lw w;
   memset(&w, 0, sizeof w);
-  w.A = w.P = w.AT = &gm->arena;
+  w.A = w.P = w.AT = w.OPA = &gm->arena;
   tfx_arena_init(&w.scratch);
   w.m = m;
   w.om = om;

@@ -211,6 +211,9 @@ typedef struct tfx_lower_node {
   uint8_t special;            /* TFX_LOWER_SP_* */
   uint8_t deferred;           /* streaming: written after its subgraphs (phase 3) */
   uint8_t n_sub;              /* RULE / AUTO / PASSTHROUGH: its subgraph attrs (pass 0; <= 8) */
+  /* streaming: its one op is kept as a tfx_lower_lite after phase 1 (op is NULL but while the
+   * node is wired; read it through tfx_lower_nr_op) */
+  uint8_t lite;
   size_t hole;                /* streaming, deferred: its place in the stream */
 } tfx_lower_node;
 
@@ -226,6 +229,18 @@ typedef struct tfx_lower_sub {
   uint8_t is_for;       /* parent is For: arg 0 is input 0 (start), arg k > 0 is input k + 2 */
   uint8_t no_out_index; /* a While's cond graph: its output maps to no parent output */
 } tfx_lower_sub;
+
+/* Streaming: what phase 1 keeps of an op of a RULE / AUTO / PASSTHROUGH node whose attrs
+ * were written ahead (tfx_lower_graph.pre): all that later ops and checks read of it (8 words,
+ * where its OpDef was 320 bytes and its output-desc array 32). Its OpDef, made in the scratch
+ * arena, is gone; tfx_lower_op_get makes one from this when something reads it. */
+typedef struct tfx_lower_lite {
+  const char *name, *type;
+  Ge__Proto__TensorDescriptor **output_desc; /* exactly n_output_desc, in the model's arena */
+  size_t n_output_desc;
+} tfx_lower_lite;
+
+#define TFX_LOWER_RING 16 /* OpDefs tfx_lower_op_get made that stay valid at once */
 
 typedef struct tfx_lower_graph {
   tfx_lower_ctx *w;
@@ -254,6 +269,11 @@ typedef struct tfx_lower_graph {
    * messages dropped; merged with the attrs phase 2 adds when the op is written). malloc */
   tfx_ge_air_attrs *pre;
   size_t cap_pre;
+  /* streaming: per op of phase 1 (same indexing and capacity as pre), what is kept of an op
+   * whose OpDef was dropped (gd->op[i] NULL), and the ring of OpDefs made from them. malloc */
+  tfx_lower_lite *lite;
+  Ge__Proto__OpDef *ring;
+  unsigned ring_next;
 } tfx_lower_graph;
 
 struct tfx_lower_ctx {
@@ -262,6 +282,9 @@ struct tfx_lower_ctx {
   /* where an op's attrs (values, entries, their arrays) go: A, except while streaming phase 1
    * builds a node whose attrs are written ahead (tfx_lower_graph.pre): the scratch arena */
   tfx_arena *AT;
+  /* where an op's own struct and its output-desc array go: A, except while streaming phase 1
+   * builds a node whose op is kept as a tfx_lower_lite: the scratch arena */
+  tfx_arena *OPA;
   /* streaming phase 1: a Const value's data borrowed from the TF tensor (or the checkpoint
    * mapping), which its written attrs may point at instead of copying; NULL: none */
   const uint8_t *borrow;
@@ -302,9 +325,10 @@ struct tfx_lower_ctx {
   Ge__Proto__OpDef__AttrEntry *index_entry[2][32];
 };
 
-/* Control inputs being collected for one op (deduplicated by op; malloc'ed). */
+/* Control inputs being collected for one op (deduplicated by op: by name pointer, which is
+ * one op's own in a graph; malloc'ed). */
 typedef struct tfx_lower_ctl {
-  Ge__Proto__OpDef **v;
+  const char **v;
   uint32_t n, cap;
 } tfx_lower_ctl;
 
@@ -332,6 +356,15 @@ int tfx_lower_set_attr(tfx_lower_ctx *w, Ge__Proto__OpDef *op, const char *key,
 int tfx_lower_push_str(tfx_lower_ctx *w, char ***arr, size_t *n, const char *s);
 int tfx_lower_push_desc(tfx_lower_ctx *w, Ge__Proto__TensorDescriptor ***arr, size_t *n,
                         Ge__Proto__TensorDescriptor *td);
+/* Appends an output desc to op (phase 1; the array in w->OPA). A NULL td is out of memory. */
+int tfx_lower_push_out(tfx_lower_ctx *w, Ge__Proto__OpDef *op, Ge__Proto__TensorDescriptor *td);
+/* Op i of the graph: gd->op[i], or, when phase 1 kept it as a tfx_lower_lite, an OpDef made
+ * from that (name, type, output descs; no attr), valid until TFX_LOWER_RING more are made:
+ * read it, never keep it nor modify it. */
+Ge__Proto__OpDef *tfx_lower_op_get(tfx_lower_graph *G, size_t i);
+/* The op of node id (tfx_lower_node.op, or its tfx_lower_lite's through tfx_lower_op_get), or
+ * NULL. */
+Ge__Proto__OpDef *tfx_lower_nr_op(tfx_lower_graph *G, uint32_t id);
 /* A new op appended to the graph (see lower.c for the naming rule); reserved: the slot pass 0
  * reserved name in (tfx_lower_node.slot), else TFX_LOWER_NO_SLOT. NULL on out of memory. */
 #define TFX_LOWER_NO_SLOT UINT32_MAX

@@ -457,8 +457,7 @@ static int build_const(lg *G, uint32_t id, Ge__Proto__OpDef *op, const tfx_mappe
   if (tfx_lower_set_attr(w, op, "value", attr_tensor(w, t))) return -1;
   const char *yname = mop->n_out && mop->out[0].name ? mop->out[0].name : "y";
   if (w->AT == w->A)
-    return tfx_lower_push_desc(w, &op->output_desc, &op->n_output_desc,
-                               tfx_ge_desc_copy(w->A, t->desc, yname, NULL));
+    return tfx_lower_push_out(w, op, tfx_ge_desc_copy(w->A, t->desc, yname, NULL));
   /* the value (and its desc) is in the scratch arena, written ahead with the op's attrs: the
    * output desc is made anew in the model's arena, as the tensor's desc was (attr.c: every
    * TensorDef desc is tfx_ge_desc_new(.., shape known, "ND")) */
@@ -467,10 +466,10 @@ static int build_const(lg *G, uint32_t id, Ge__Proto__OpDef *op, const tfx_mappe
   const char *layout = vd->layout && strcmp(vd->layout, "ND") != 0
                            ? tfx_arena_strdup(w->A, vd->layout) : "ND";
   if (!layout) return tfx_lower_oom(w);
-  return tfx_lower_push_desc(w, &op->output_desc, &op->n_output_desc,
-                             tfx_ge_desc_new_shared(w->A, &w->shapes, yname, vd->dtype,
-                                             vd->shape ? vd->shape->dim : NULL,
-                                             vd->shape ? vd->shape->n_dim : 0, 1, layout));
+  return tfx_lower_push_out(w, op,
+                            tfx_ge_desc_new_shared(w->A, &w->shapes, yname, vd->dtype,
+                                                   vd->shape ? vd->shape->dim : NULL,
+                                                   vd->shape ? vd->shape->n_dim : 0, 1, layout));
 }
 
 static int dyn_attrs(lw *w, Ge__Proto__OpDef *op, const tfx_map_dyn *dyn, uint32_t n) {
@@ -517,8 +516,7 @@ int tfx_lower_build_op(lg *G, uint32_t id) {
     return -1;
   for (uint32_t k = 0; k < mop->n_out; k++) {
     const tfx_map_port *p = &mop->out[k];
-    if (tfx_lower_push_desc(w, &op->output_desc, &op->n_output_desc,
-                            out_desc(G, nd, p->tf_port, p->name ? p->name : "", p->format)))
+    if (tfx_lower_push_out(w, op, out_desc(G, nd, p->tf_port, p->name ? p->name : "", p->format)))
       return -1;
   }
   if (dyn_attrs(w, op, mop->dyn, mop->n_dyn)) return -1;
@@ -747,11 +745,12 @@ Ge__Proto__OpDef *tfx_lower_resolve_out(lg *G, uint32_t src, int32_t port, uint3
   const tfx_node *sn = &G->g->nodes[src];
   const tfx_mapped_op *smop = &G->mg->ops[src];
   nrec *r = &G->nr[src];
+  Ge__Proto__OpDef *op = tfx_lower_nr_op(G, src);
   if (r->special) {
-    if (!r->op || !r->op->n_output_desc) return NULL; /* its Const value failed: reported */
+    if (!op || !op->n_output_desc) return NULL; /* its Const value failed: reported */
     if (port == 0) {
       *ge_port = 0;
-      return r->op;
+      return op;
     }
   } else if (r->inner) {
     for (uint32_t q = 0; q < smop->n_outs; q++) {
@@ -763,11 +762,11 @@ Ge__Proto__OpDef *tfx_lower_resolve_out(lg *G, uint32_t src, int32_t port, uint3
       *ge_port = (uint32_t)smop->outs[q].port;
       return r->inner[j];
     }
-  } else if (r->op) {
+  } else if (op) {
     for (uint32_t k = 0; k < smop->n_out; k++)
       if (smop->out[k].tf_port == port) {
         *ge_port = k;
-        return r->op;
+        return op;
       }
   } else {
     return NULL; /* the producer failed; already reported */
@@ -810,8 +809,9 @@ static int control_sources(lg *G, const tfx_input *in, Ge__Proto__OpDef **out, u
   if (in->src == TFX_NO_ID || in->src >= G->g->n_nodes) return 0;
   const tfx_mapped_op *smop = &G->mg->ops[in->src];
   nrec *r = &G->nr[in->src];
-  if (r->op) {
-    out[0] = r->op;
+  Ge__Proto__OpDef *op = tfx_lower_nr_op(G, in->src);
+  if (op) {
+    out[0] = op;
     return 1;
   }
   if (!r->inner) return 0;
@@ -829,17 +829,17 @@ static int control_sources(lg *G, const tfx_input *in, Ge__Proto__OpDef **out, u
 }
 
 /* Control inputs being collected for one op (deduplicated by op). */
-static int ctl_add(lw *w, ctl *c, Ge__Proto__OpDef *op) {
+static int ctl_add(lw *w, ctl *c, const Ge__Proto__OpDef *op) {
   for (uint32_t k = 0; k < c->n; k++)
-    if (c->v[k] == op) return 0;
+    if (c->v[k] == op->name) return 0;
   if (c->n == c->cap) {
     uint32_t nc = c->cap ? c->cap * 2 : 8;
-    Ge__Proto__OpDef **v = tfx_realloc(c->v, nc * sizeof *v);
+    const char **v = tfx_realloc(c->v, nc * sizeof *v);
     if (!v) return tfx_lower_oom(w);
     c->v = v;
     c->cap = nc;
   }
-  c->v[c->n++] = op;
+  c->v[c->n++] = op->name;
   return 0;
 }
 
@@ -854,8 +854,8 @@ int tfx_lower_ctl_add_input(lg *G, ctl *c, const tfx_input *in) {
 /* Appends "src:-1" for each collected control source (not the op itself). */
 int tfx_lower_ctl_flush(lw *w, Ge__Proto__OpDef *op, ctl *c) {
   for (uint32_t k = 0; k < c->n; k++) {
-    if (c->v[k] == op) continue;
-    char *s = tfx_lower_edge(w, c->v[k]->name, -1);
+    if (c->v[k] == op->name) continue;
+    char *s = tfx_lower_edge(w, c->v[k], -1);
     if (!s || tfx_ge_push_ptr(w->A, (void ***)&op->input, &op->n_input, s)) return tfx_lower_oom(w);
   }
   c->n = 0;
@@ -1016,10 +1016,11 @@ int tfx_lower_wire_graph_node(lg *G, uint32_t id, ctl *c) {
           src = G->args[ti->src];
         else if (ti->kind == TFX_IN_NODE && ti->src < G->g->n_nodes && !ti->out_arg) {
           const tfx_mapped_op *smop = &G->mg->ops[ti->src];
-          nrec *sr = &G->nr[ti->src];
-          for (uint32_t q = 0; sr->op && q < smop->n_out && !src; q++)
-            if (smop->out[q].tf_port == ti->port) src = sr->op, sp = q;
-          if (sr->special && sr->op && ti->port == 0) src = sr->op, sp = 0;
+          const nrec *sr = &G->nr[ti->src];
+          Ge__Proto__OpDef *sop = tfx_lower_nr_op(G, ti->src);
+          for (uint32_t q = 0; sop && q < smop->n_out && !src; q++)
+            if (smop->out[q].tf_port == ti->port) src = sop, sp = q;
+          if (sr->special && sop && ti->port == 0) src = sop, sp = 0;
         }
       }
       if (src && sp < src->n_output_desc) sib = src->output_desc[sp];
