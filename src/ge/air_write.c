@@ -28,6 +28,7 @@
 
 #include "ge/air_sink.h"
 #include "util/arena.h"
+#include "util/hash.h"
 
 #define TFX_AIR_DEPTH 1000
 #define TFX_AIR_CHUNK_MIN ((size_t)64 << 10)
@@ -692,6 +693,8 @@ int tfx_ge_air_memo_op_entry(tfx_ge_air_memo *m, const Ge__Proto__OpDef__AttrEnt
  * and the model's own fields are written last, by tfx_ge_air_stream_finish, in front of their
  * ops. The output is the same chunk list as tfx_ge_air_write's (not the same chunk sizes). */
 
+#define AS_SHARE_MAX 4096 /* longer blocks of attr records written ahead are not shared */
+
 typedef struct as_chunk {
   struct as_chunk *next; /* later chunk */
   size_t cap, used;
@@ -719,6 +722,11 @@ struct tfx_ge_air_stream {
   size_t cap_span;
   uint8_t *tmp; /* tfx_ge_air_stream_attrs: the records being gathered */
   size_t cap_tmp;
+  /* tfx_ge_air_stream_attrs: the blocks of records made so far (up to AS_SHARE_MAX bytes),
+   * by content -> index into shared; equal blocks are one copy */
+  tfx_hmap shared_map;
+  const uint8_t **shared;
+  size_t n_shared, cap_shared;
   tfx_ge_air_spill *spill; /* tfx_ge_air_stream_spill: op records go there (air_sink.c) */
   int io_err;              /* finish: errno of a failed spill write */
   size_t max;              /* tfx_ge_air_stream_max: records past it are dropped (over) */
@@ -730,6 +738,7 @@ tfx_ge_air_stream *tfx_ge_air_stream_new(void) {
   if (s) {
     s->next_cap = TFX_AIR_CHUNK_MIN;
     s->max = SIZE_MAX;
+    tfx_hmap_init(&s->shared_map);
   }
   return s;
 }
@@ -746,6 +755,8 @@ void tfx_ge_air_stream_free(tfx_ge_air_stream *s) {
   free(s->seg);
   free(s->span);
   free(s->tmp);
+  tfx_hmap_free(&s->shared_map);
+  free(s->shared);
   free(s);
 }
 
@@ -1021,12 +1032,35 @@ int tfx_ge_air_stream_attrs(tfx_ge_air_stream *s, const Ge__Proto__OpDef *op, tf
   }
   as_reset(c);
   if (len > UINT32_MAX) return -1;
+  out->len = (uint32_t)len;
+  out->n = (uint32_t)op->n_attr;
+  if (len > AS_SHARE_MAX) {
+    uint8_t *p = tfx_arena_alloc(A, len);
+    if (!p) return -3;
+    memcpy(p, s->tmp, len);
+    out->p = p;
+    return 0;
+  }
+  /* ops of one kind often have the same attrs: one copy of each block */
+  uint32_t ix = tfx_hmap_get(&s->shared_map, (const char *)s->tmp, len);
+  if (ix != TFX_HASH_NONE) {
+    out->p = s->shared[ix];
+    return 0;
+  }
+  if (s->n_shared == s->cap_shared) {
+    size_t nc = s->cap_shared ? s->cap_shared * 2 : 64;
+    const uint8_t **v = tfx_realloc(s->shared, nc * sizeof *v);
+    if (!v) return -3;
+    s->shared = v;
+    s->cap_shared = nc;
+  }
   uint8_t *p = tfx_arena_alloc(A, len);
   if (!p) return -3;
   memcpy(p, s->tmp, len);
+  if (tfx_hmap_put(&s->shared_map, (const char *)p, len, (uint32_t)s->n_shared, NULL) < 0)
+    return -3;
+  s->shared[s->n_shared++] = p;
   out->p = p;
-  out->len = (uint32_t)len;
-  out->n = (uint32_t)op->n_attr;
   return 0;
 }
 

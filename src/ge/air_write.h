@@ -41,8 +41,10 @@ typedef struct tfx_ge_air_attrs {
 } tfx_ge_air_attrs;
 /* op's attr entries, in op's order (sort them first), written ahead into *out (bytes in A). A
  * tensor value (AttrDef.t) whose data is borrow (when non-NULL) is not copied: those bytes must
- * outlive the stream's use of out. Lowering writes an op's own attrs this way in phase 1 and
- * drops their messages. 0, -1 (nested over 1000 levels) or -3 (out of memory). */
+ * outlive the stream's use of out. Equal bytes (up to 4 KiB) are kept once: out->p may be the
+ * bytes of an earlier call of this stream (in that call's A, which must live as long as any
+ * out; never modify them). Lowering writes an op's own attrs this way in phase 1 and drops
+ * their messages. 0, -1 (nested over 1000 levels) or -3 (out of memory). */
 int tfx_ge_air_stream_attrs(tfx_ge_air_stream *s, const Ge__Proto__OpDef *op, tfx_arena *A,
                             const uint8_t *borrow, tfx_ge_air_attrs *out);
 /* tfx_ge_air_stream_op / _fill for an op whose attr map is op's entries (sorted) merged in key

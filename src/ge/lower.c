@@ -214,16 +214,21 @@ int tfx_lower_push_out(lw *w, Ge__Proto__OpDef *op, Ge__Proto__TensorDescriptor 
 
 /* ---------------------------------------------------------------- ops kept lite */
 
+/* op = the op of lite node id as phase 1 made it (its attrs written ahead). */
+static void lite_op(const lg *G, uint32_t id, Ge__Proto__OpDef *op) {
+  const nrec *r = &G->nr[id];
+  ge__proto__op_def__init(op);
+  op->name = (char *)r->gname;
+  op->type = (char *)G->mg->ops[id].type;
+  op->output_desc = r->lite_out;
+  op->n_output_desc = r->lite_n;
+}
+
 Ge__Proto__OpDef *tfx_lower_op_get(lg *G, size_t i) {
   Ge__Proto__OpDef *op = G->gd->op[i];
   if (op) return op;
-  const tfx_lower_lite *l = &G->lite[i];
   op = &G->ring[G->ring_next++ % TFX_LOWER_RING];
-  ge__proto__op_def__init(op);
-  op->name = (char *)l->name;
-  op->type = (char *)l->type;
-  op->output_desc = l->output_desc;
-  op->n_output_desc = l->n_output_desc;
+  lite_op(G, G->lite[i], op);
   return op;
 }
 
@@ -234,18 +239,18 @@ Ge__Proto__OpDef *tfx_lower_nr_op(lg *G, uint32_t id) {
 
 /* The name, type and output count of op i (no OpDef made for a lite one). */
 static const char *op_name(const lg *G, size_t i) {
-  return G->gd->op[i] ? G->gd->op[i]->name : G->lite[i].name;
+  return G->gd->op[i] ? G->gd->op[i]->name : G->nr[G->lite[i]].gname;
 }
 static const char *op_type(const lg *G, size_t i) {
-  return G->gd->op[i] ? G->gd->op[i]->type : G->lite[i].type;
+  return G->gd->op[i] ? G->gd->op[i]->type : G->mg->ops[G->lite[i]].type;
 }
 static size_t op_n_out(const lg *G, size_t i) {
-  return G->gd->op[i] ? G->gd->op[i]->n_output_desc : G->lite[i].n_output_desc;
+  return G->gd->op[i] ? G->gd->op[i]->n_output_desc : G->nr[G->lite[i]].lite_n;
 }
 
-/* Streaming, phase 1: node id's one op (made in the scratch arena, its attrs written ahead)
- * is kept as a tfx_lower_lite; an op with anything else (never: what tfx_lower_build_op makes)
- * is copied into the model's arena instead. 0 or -1 (out of memory). */
+/* Streaming, phase 1: node id's one op i (made in the scratch arena, its attrs written ahead)
+ * is kept lite; an op with anything else (never: what tfx_lower_build_op makes) is copied into
+ * the model's arena instead. 0 or -1 (out of memory). */
 static int keep_lite(lg *G, uint32_t id, size_t i) {
   lw *w = G->w;
   nrec *r = &G->nr[id];
@@ -257,7 +262,8 @@ static int keep_lite(lg *G, uint32_t id, size_t i) {
   if (op->n_output_desc) memcpy(out, op->output_desc, op->n_output_desc * sizeof *out);
   op->output_desc = out;
   if (op->n_attr || op->n_input || op->n_input_desc || op->n_subgraph_name || r->op != op ||
-      i + 1 != r->op_end) {
+      i + 1 != r->op_end || op->name != r->gname || op->type != G->mg->ops[id].type ||
+      op->n_output_desc > UINT32_MAX) {
     Ge__Proto__OpDef *keep = tfx_arena_alloc(w->P, sizeof *keep);
     if (!keep) return tfx_lower_oom(w);
     *keep = *op;
@@ -265,7 +271,9 @@ static int keep_lite(lg *G, uint32_t id, size_t i) {
     if (r->op == op) r->op = keep;
     return 0;
   }
-  G->lite[i] = (tfx_lower_lite){op->name, op->type, out, op->n_output_desc};
+  G->lite[i] = id;
+  r->lite_out = out;
+  r->lite_n = (uint32_t)op->n_output_desc;
   G->gd->op[i] = NULL;
   r->op = NULL;
   r->lite = 1;
@@ -718,7 +726,7 @@ static int stream_one(lg *G, size_t i, const size_t *hole) {
     t.attr = a;
   }
   tfx_ge_sort_op_maps_memo(&t, w->memo);
-  const tfx_ge_air_attrs *pre = i < G->cap_pre ? &G->pre[i] : NULL;
+  const tfx_ge_air_attrs *pre = i < G->cap_pre ? G->pre[i] : NULL;
   int r = hole ? tfx_ge_air_stream_fill_pre(w->S, *hole, &t, pre)
                : tfx_ge_air_stream_op_pre(w->S, G->gi, &t, pre);
   if (r == -3) return tfx_lower_oom(w);
@@ -753,11 +761,11 @@ static int pre_encode(lg *G, size_t i) {
   if (i >= G->cap_pre) {
     size_t nc = G->cap_pre ? G->cap_pre : 64;
     while (nc <= i) nc *= 2;
-    tfx_ge_air_attrs *v = tfx_realloc(G->pre, nc * sizeof *v);
+    const tfx_ge_air_attrs **v = tfx_realloc(G->pre, nc * sizeof *v);
     if (!v) return tfx_lower_oom(w);
-    memset(v + G->cap_pre, 0, (nc - G->cap_pre) * sizeof *v); /* n = 0: nothing written ahead */
+    for (size_t k = G->cap_pre; k < nc; k++) v[k] = NULL; /* nothing written ahead */
     G->pre = v;
-    tfx_lower_lite *l = tfx_realloc(G->lite, nc * sizeof *l);
+    uint32_t *l = tfx_realloc(G->lite, nc * sizeof *l);
     if (!l) return tfx_lower_oom(w);
     G->lite = l;
     G->cap_pre = nc;
@@ -773,10 +781,29 @@ static int pre_encode(lg *G, size_t i) {
   memcpy(a, t.attr, t.n_attr * sizeof *t.attr);
   t.attr = a;
   tfx_ge_sort_op_maps(&t);
-  int r = tfx_ge_air_stream_attrs(w->S, &t, w->P, w->borrow, &G->pre[i]);
+  tfx_ge_air_attrs rec;
+  int r = tfx_ge_air_stream_attrs(w->S, &t, w->P, w->borrow, &rec);
   if (r == -3) return tfx_lower_oom(w);
-  if (r != 0)
+  if (r != 0) {
     GERR(G, "internal error: op '%s' cannot be serialized (nested over 1000 levels deep)", t.name);
+    return 0;
+  }
+  /* equal bytes come back at the same address (air_write.h): one record for them, found by
+   * that address, unless part of it is borrowed (a Const's data: a record of its own) */
+  uint32_t ix = rec.tail ? TFX_HASH_NONE : tfx_hmap_get(&w->pre_map, (const char *)&rec.p,
+                                                        sizeof rec.p);
+  if (ix != TFX_HASH_NONE) {
+    G->pre[i] = w->pre_v[ix];
+    return 0;
+  }
+  tfx_ge_air_attrs *keep = tfx_arena_alloc(w->P, sizeof *keep);
+  if (!keep) return tfx_lower_oom(w);
+  *keep = rec;
+  G->pre[i] = keep;
+  if (!rec.tail && (TFX_GE_PUSH(w->P, w->pre_v, w->n_pre_v, keep) ||
+                    tfx_hmap_put(&w->pre_map, (const char *)&keep->p, sizeof keep->p,
+                                 (uint32_t)(w->n_pre_v - 1), NULL) < 0))
+    return tfx_lower_oom(w);
   return 0;
 }
 
@@ -798,12 +825,7 @@ static int wire_stream(lg *G, uint32_t id, ctl *c) {
     }
     Ge__Proto__OpDef *op = tfx_arena_alloc(&w->scratch, sizeof *op);
     if (!op) return tfx_lower_oom(w);
-    const tfx_lower_lite *l = &G->lite[from];
-    ge__proto__op_def__init(op);
-    op->name = (char *)l->name;
-    op->type = (char *)l->type;
-    op->output_desc = l->output_desc;
-    op->n_output_desc = l->n_output_desc;
+    lite_op(G, id, op);
     G->gd->op[from] = r->op = op;
     w->A = w->AT = &w->scratch;
     rc = tfx_lower_wire_op(G, id, c);
@@ -1102,6 +1124,7 @@ tfx_status tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *
   tfx_hmap_init(&w.fn_index);
   tfx_hmap_init(&w.port_lists);
   tfx_hmap_init(&w.unfed);
+  tfx_hmap_init(&w.pre_map);
   tfx_ge_shape_cache_init(&w.shapes, w.P);
   /* streaming: the tree is gone when lowering returns, so its strings may be borrowed from
    * the TF side and the op mapping, which outlive the call (names, types, port names) */
@@ -1169,6 +1192,7 @@ done:
   tfx_hmap_free(&w.fn_index);
   tfx_hmap_free(&w.port_lists);
   tfx_hmap_free(&w.unfed);
+  tfx_hmap_free(&w.pre_map);
   tfx_ge_shape_cache_free(&w.shapes);
   tfx_arena_free(&w.scratch);
   tfx_ge_air_stream_free(w.S);

@@ -202,19 +202,23 @@ typedef struct tfx_lower_ctx tfx_lower_ctx;
 
 /* Per TF node: what lowering made of it. */
 typedef struct tfx_lower_node {
-  Ge__Proto__OpDef *op;       /* RULE / AUTO / PASSTHROUGH */
-  Ge__Proto__OpDef **inner;   /* GRAPH: one per inner node */
-  Ge__Proto__OpDef ***consts; /* GRAPH: per inner node, per input: the Const or NULL */
-  const char *gname;          /* its GE name (reserved in pass 0) */
-  uint32_t slot;              /* the name's slot in tfx_lower_graph.names */
-  uint32_t op_end;            /* its ops end here in the graph's op array (phase 1) */
-  uint8_t special;            /* TFX_LOWER_SP_* */
-  uint8_t deferred;           /* streaming: written after its subgraphs (phase 3) */
-  uint8_t n_sub;              /* RULE / AUTO / PASSTHROUGH: its subgraph attrs (pass 0; <= 8) */
-  /* streaming: its one op is kept as a tfx_lower_lite after phase 1 (op is NULL but while the
-   * node is wired; read it through tfx_lower_nr_op) */
+  Ge__Proto__OpDef *op;     /* RULE / AUTO / PASSTHROUGH (lite: NULL but while it is wired) */
+  Ge__Proto__OpDef **inner; /* GRAPH: one per inner node */
+  union {                   /* (one of them, by the kind of node) */
+    Ge__Proto__OpDef ***consts; /* GRAPH: per inner node, per input: the Const or NULL */
+    size_t hole;                /* streaming, deferred: its place in the stream */
+    Ge__Proto__TensorDescriptor **lite_out; /* lite: its op's output descs (lite_n of them) */
+  };
+  const char *gname; /* its GE name (reserved in pass 0) */
+  uint32_t slot;     /* the name's slot in tfx_lower_graph.names */
+  uint32_t op_end;   /* its ops end here in the graph's op array (phase 1) */
+  uint32_t lite_n;
+  uint8_t special;   /* TFX_LOWER_SP_* */
+  uint8_t deferred;  /* streaming: written after its subgraphs (phase 3) */
+  uint8_t n_sub;     /* RULE / AUTO / PASSTHROUGH: its subgraph attrs (pass 0; <= 8) */
+  /* streaming: its one op (op_end - 1) is kept lite after phase 1: name gname, type the
+   * mapping's, output descs lite_out; its OpDef is dropped (read it through tfx_lower_nr_op) */
   uint8_t lite;
-  size_t hole;                /* streaming, deferred: its place in the stream */
 } tfx_lower_node;
 
 enum { TFX_LOWER_SP_NONE = 0, TFX_LOWER_SP_DATA, TFX_LOWER_SP_CONST };
@@ -229,16 +233,6 @@ typedef struct tfx_lower_sub {
   uint8_t is_for;       /* parent is For: arg 0 is input 0 (start), arg k > 0 is input k + 2 */
   uint8_t no_out_index; /* a While's cond graph: its output maps to no parent output */
 } tfx_lower_sub;
-
-/* Streaming: what phase 1 keeps of an op of a RULE / AUTO / PASSTHROUGH node whose attrs
- * were written ahead (tfx_lower_graph.pre): all that later ops and checks read of it (8 words,
- * where its OpDef was 320 bytes and its output-desc array 32). Its OpDef, made in the scratch
- * arena, is gone; tfx_lower_op_get makes one from this when something reads it. */
-typedef struct tfx_lower_lite {
-  const char *name, *type;
-  Ge__Proto__TensorDescriptor **output_desc; /* exactly n_output_desc, in the model's arena */
-  size_t n_output_desc;
-} tfx_lower_lite;
 
 #define TFX_LOWER_RING 16 /* OpDefs tfx_lower_op_get made that stay valid at once */
 
@@ -266,12 +260,15 @@ typedef struct tfx_lower_graph {
   size_t n_phase1, n_streamed;
   uint8_t *consumed;
   /* streaming: per op of phase 1, its own attrs as wire bytes (written in phase 1, the
-   * messages dropped; merged with the attrs phase 2 adds when the op is written). malloc */
-  tfx_ge_air_attrs *pre;
+   * messages dropped; merged with the attrs phase 2 adds when the op is written), NULL when
+   * none; ops with the same bytes share one (tfx_lower_ctx.pre_map). malloc */
+  const tfx_ge_air_attrs **pre;
   size_t cap_pre;
-  /* streaming: per op of phase 1 (same indexing and capacity as pre), what is kept of an op
-   * whose OpDef was dropped (gd->op[i] NULL), and the ring of OpDefs made from them. malloc */
-  tfx_lower_lite *lite;
+  /* streaming: per op of phase 1 (same indexing and capacity as pre), the node of an op kept
+   * lite (gd->op[i] NULL: see tfx_lower_node.lite; what later ops and checks read of it, 4 +
+   * 16 bytes where its OpDef was 320 and its output-desc array 32), and the ring of OpDefs
+   * made from them (tfx_lower_op_get). malloc */
+  uint32_t *lite;
   Ge__Proto__OpDef *ring;
   unsigned ring_next;
 } tfx_lower_graph;
@@ -293,6 +290,11 @@ struct tfx_lower_ctx {
    * scratch, reset per node */
   tfx_ge_air_stream *S;
   tfx_ge_air_memo *memo; /* streaming: frozen descriptors and port lists (air_write.h) */
+  /* streaming: the ops' attrs written ahead (tfx_lower_graph.pre) without borrowed bytes, one
+   * record (in P) per block of bytes: the block's address -> index into pre_v */
+  tfx_hmap pre_map;
+  tfx_ge_air_attrs **pre_v; /* tfx_ge_grow'n array in P */
+  size_t n_pre_v;
   tfx_hmap unfed;        /* streaming: port name -> index into unfed_v (frozen unfed descs) */
   Ge__Proto__TensorDescriptor **unfed_v; /* tfx_ge_grow'n array in P */
   size_t n_unfed;
@@ -358,12 +360,11 @@ int tfx_lower_push_desc(tfx_lower_ctx *w, Ge__Proto__TensorDescriptor ***arr, si
                         Ge__Proto__TensorDescriptor *td);
 /* Appends an output desc to op (phase 1; the array in w->OPA). A NULL td is out of memory. */
 int tfx_lower_push_out(tfx_lower_ctx *w, Ge__Proto__OpDef *op, Ge__Proto__TensorDescriptor *td);
-/* Op i of the graph: gd->op[i], or, when phase 1 kept it as a tfx_lower_lite, an OpDef made
- * from that (name, type, output descs; no attr), valid until TFX_LOWER_RING more are made:
+/* Op i of the graph: gd->op[i], or, when phase 1 kept it lite, an OpDef made from what was
+ * kept (name, type, output descs; no attr), valid until TFX_LOWER_RING more are made:
  * read it, never keep it nor modify it. */
 Ge__Proto__OpDef *tfx_lower_op_get(tfx_lower_graph *G, size_t i);
-/* The op of node id (tfx_lower_node.op, or its tfx_lower_lite's through tfx_lower_op_get), or
- * NULL. */
+/* The op of node id (tfx_lower_node.op, or its lite op's through tfx_lower_op_get), or NULL. */
 Ge__Proto__OpDef *tfx_lower_nr_op(tfx_lower_graph *G, uint32_t id);
 /* A new op appended to the graph (see lower.c for the naming rule); reserved: the slot pass 0
  * reserved name in (tfx_lower_node.slot), else TFX_LOWER_NO_SLOT. NULL on out of memory. */
