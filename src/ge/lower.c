@@ -255,11 +255,19 @@ static int keep_lite(lg *G, uint32_t id, size_t i) {
   lw *w = G->w;
   nrec *r = &G->nr[id];
   Ge__Proto__OpDef *op = G->gd->op[i];
+  /* the output-desc array: one per distinct array (the descs are interned: few of them) */
   Ge__Proto__TensorDescriptor **out = NULL;
-  if (op->n_output_desc &&
-      !(out = tfx_arena_alloc(w->P, op->n_output_desc * sizeof *out)))
-    return tfx_lower_oom(w);
-  if (op->n_output_desc) memcpy(out, op->output_desc, op->n_output_desc * sizeof *out);
+  size_t len = op->n_output_desc * sizeof *out;
+  uint32_t ix = len ? tfx_hmap_get(&w->outs_map, (const char *)op->output_desc, len) : 0;
+  if (len && ix != TFX_HASH_NONE) {
+    out = w->outs_v[ix];
+  } else if (len) {
+    if (!(out = tfx_arena_alloc(w->P, len))) return tfx_lower_oom(w);
+    memcpy(out, op->output_desc, len);
+    if (TFX_GE_PUSH(w->P, w->outs_v, w->n_outs_v, out) ||
+        tfx_hmap_put(&w->outs_map, (const char *)out, len, (uint32_t)(w->n_outs_v - 1), NULL) < 0)
+      return tfx_lower_oom(w);
+  }
   op->output_desc = out;
   if (op->n_attr || op->n_input || op->n_input_desc || op->n_subgraph_name || r->op != op ||
       i + 1 != r->op_end || op->name != r->gname || op->type != G->mg->ops[id].type ||
@@ -1125,6 +1133,7 @@ tfx_status tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *
   tfx_hmap_init(&w.port_lists);
   tfx_hmap_init(&w.unfed);
   tfx_hmap_init(&w.pre_map);
+  tfx_hmap_init(&w.outs_map);
   tfx_ge_shape_cache_init(&w.shapes, w.P);
   /* streaming: the tree is gone when lowering returns, so its strings may be borrowed from
    * the TF side and the op mapping, which outlive the call (names, types, port names) */
@@ -1193,6 +1202,7 @@ done:
   tfx_hmap_free(&w.port_lists);
   tfx_hmap_free(&w.unfed);
   tfx_hmap_free(&w.pre_map);
+  tfx_hmap_free(&w.outs_map);
   tfx_ge_shape_cache_free(&w.shapes);
   tfx_arena_free(&w.scratch);
   tfx_ge_air_stream_free(w.S);

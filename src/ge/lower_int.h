@@ -295,6 +295,10 @@ struct tfx_lower_ctx {
   tfx_hmap pre_map;
   tfx_ge_air_attrs **pre_v; /* tfx_ge_grow'n array in P */
   size_t n_pre_v;
+  /* streaming: the output-desc arrays of lite ops, one per content (never modified) */
+  tfx_hmap outs_map;
+  Ge__Proto__TensorDescriptor ***outs_v; /* tfx_ge_grow'n array in P */
+  size_t n_outs_v;
   tfx_hmap unfed;        /* streaming: port name -> index into unfed_v (frozen unfed descs) */
   Ge__Proto__TensorDescriptor **unfed_v; /* tfx_ge_grow'n array in P */
   size_t n_unfed;

@@ -839,6 +839,77 @@ static void stream_attrs_ahead(void **state) {
   tfx_ge_air_stream_free(st);
 }
 
+/* Attrs written ahead with equal bytes are kept once (up to 4 KiB): equal blocks come back at
+ * the same address, other blocks at their own, a block over 4 KiB is never shared, a borrowed
+ * tail does not make two blocks equal or unequal; the ops written from shared blocks give the
+ * whole-model writer's bytes. */
+static void stream_attrs_shared(void **state) {
+  (void)state;
+  size_t nb = 5000;
+  uint8_t *bdata = A(nb), *t1 = A(9), *t2 = A(9);
+  for (size_t k = 0; k < nb; k++) bdata[k] = (uint8_t)(k * 7u);
+  memset(t1, 1, 9);
+  memset(t2, 2, 9);
+  Ge__Proto__AttrDef *ia = attr(GE__PROTO__ATTR_DEF__VALUE_I), *ib = attr(GE__PROTO__ATTR_DEF__VALUE_I);
+  ia->i = 5;
+  ib->i = 6;
+  Ge__Proto__AttrDef *big = tensor_attr(bdata, nb), *bt1 = tensor_attr(t1, 9);
+  Ge__Proto__AttrDef *bt2 = tensor_attr(t2, 9);
+  Ge__Proto__OpDef__AttrEntry *e1[] = {kv("a", ia), kv("b", ib)};
+  Ge__Proto__OpDef__AttrEntry *e2[] = {kv("a", ia), kv("b", ib)}; /* equal to e1, own objects */
+  Ge__Proto__OpDef__AttrEntry *e3[] = {kv("a", ib), kv("b", ib)};
+  Ge__Proto__OpDef__AttrEntry *e4[] = {kv("a", ia), kv("v", big)};
+  Ge__Proto__OpDef__AttrEntry *e5[] = {kv("a", ia), kv("v", bt1)};
+  Ge__Proto__OpDef__AttrEntry *e6[] = {kv("a", ia), kv("v", bt2)};
+  Ge__Proto__OpDef *o[6] = {attr_op("o1", e1, 2), attr_op("o2", e2, 2), attr_op("o3", e3, 2),
+                            attr_op("o4", e4, 2), attr_op("o5", e4, 2), attr_op("o6", e5, 2)};
+  Ge__Proto__OpDef *o7 = attr_op("o7", e6, 2);
+  tfx_ge_air_stream *st = tfx_ge_air_stream_new();
+  assert_non_null(st);
+  tfx_ge_air_attrs pre[7];
+  for (int k = 0; k < 5; k++) assert_int_equal(tfx_ge_air_stream_attrs(st, o[k], &ar, NULL, &pre[k]), 0);
+  assert_int_equal(tfx_ge_air_stream_attrs(st, o[5], &ar, t1, &pre[5]), 0);
+  assert_int_equal(tfx_ge_air_stream_attrs(st, o7, &ar, t2, &pre[6]), 0);
+  assert_ptr_equal(pre[0].p, pre[1].p);
+  assert_ptr_not_equal(pre[0].p, pre[2].p);
+  assert_true(pre[3].len > 4096);
+  assert_ptr_not_equal(pre[3].p, pre[4].p);
+  assert_memory_equal(pre[3].p, pre[4].p, pre[3].len);
+  /* o6 and o7 differ only in their borrowed data: one block, two tails */
+  assert_ptr_equal(pre[5].p, pre[6].p);
+  assert_ptr_equal(pre[5].tail, t1);
+  assert_ptr_equal(pre[6].tail, t2);
+  Ge__Proto__OpDef *none[7];
+  for (int k = 0; k < 7; k++) {
+    none[k] = op(k < 6 ? o[k]->name : o7->name, 0, 0);
+    assert_int_equal(tfx_ge_air_stream_op_pre(st, 0, none[k], &pre[k]), 0);
+  }
+  Ge__Proto__ModelDef *m = A(sizeof *m);
+  ge__proto__model_def__init(m);
+  m->name = S("m");
+  m->n_graph = 1;
+  m->graph = A(sizeof *m->graph);
+  m->graph[0] = A(sizeof **m->graph);
+  ge__proto__graph_def__init(m->graph[0]);
+  m->graph[0]->name = S("g");
+  m->graph[0]->n_op = 7;
+  m->graph[0]->op = A(7 * sizeof(void *));
+  for (int k = 0; k < 6; k++) m->graph[0]->op[k] = o[k];
+  m->graph[0]->op[6] = o7;
+  tfx_io_pieces ref, pc;
+  size_t nref = 0, n = 0;
+  assert_int_equal(tfx_ge_air_write(m, SIZE_MAX, &ref, &nref), 0);
+  assert_int_equal(tfx_ge_air_stream_finish(st, m, SIZE_MAX, &pc, &n), 0);
+  assert_int_equal(n, nref);
+  uint8_t *want = joined(&ref), *got = joined(&pc);
+  assert_memory_equal(got, want, nref);
+  free(got);
+  free(want);
+  tfx_io_pieces_free(&pc);
+  tfx_io_pieces_free(&ref);
+  tfx_ge_air_stream_free(st);
+}
+
 /* Frozen messages (air_write.h's memo): records that meet a frozen descriptor, AttrDef or op
  * attr entry copy the bytes written when it was frozen; the output is the whole-model writer's,
  * byte for byte, for every op's descriptors and attr values (one of them larger than a chunk)
@@ -961,6 +1032,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(stream_spill_same_bytes, setup, teardown),
       cmocka_unit_test_setup_teardown(stream_over_max, setup, teardown),
       cmocka_unit_test_setup_teardown(stream_attrs_ahead, setup, teardown),
+      cmocka_unit_test_setup_teardown(stream_attrs_shared, setup, teardown),
       cmocka_unit_test_setup_teardown(stream_memo_same_bytes, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
