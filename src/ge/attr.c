@@ -1125,6 +1125,7 @@ static int cmp_key(const void *a, const void *b) {
   /* every entry type starts with base, key */
   const Ge__Proto__OpDef__AttrEntry *x = *(const Ge__Proto__OpDef__AttrEntry *const *)a;
   const Ge__Proto__OpDef__AttrEntry *y = *(const Ge__Proto__OpDef__AttrEntry *const *)b;
+  if (x->key[0] != y->key[0]) return (unsigned char)x->key[0] < (unsigned char)y->key[0] ? -1 : 1;
   return strcmp(x->key, y->key);
 }
 
@@ -1138,10 +1139,27 @@ static int sorted_keys(void *const *arr, size_t n) {
   return 1;
 }
 
+/* Sorts n entries by key: by insertion when few (an op's map; no library call, and no work
+ * when sorted already), else qsort. Keys of one map differ, so the order is the same. */
+static void sort_keys(void **arr, size_t n) {
+  if (n > 24) {
+    if (!sorted_keys(arr, n)) qsort(arr, n, sizeof *arr, cmp_key);
+    return;
+  }
+  for (size_t i = 1; i < n; i++) {
+    void *x = arr[i];
+    size_t j = i;
+    while (j > 0 && cmp_key(&arr[j - 1], &x) > 0) {
+      arr[j] = arr[j - 1];
+      j--;
+    }
+    arr[j] = x;
+  }
+}
+
 #define SORT_ENTRIES(o, depth)                                                                     \
   do {                                                                                             \
-    if ((o)->n_attr > 1 && !sorted_keys((void *const *)(o)->attr, (o)->n_attr))                    \
-      qsort((o)->attr, (o)->n_attr, sizeof *(o)->attr, cmp_key);                                   \
+    if ((o)->n_attr > 1) sort_keys((void **)(o)->attr, (o)->n_attr);                               \
     for (size_t k_ = 0; k_ < (o)->n_attr; k_++) sort_attr((o)->attr[k_]->value, (depth) + 1);      \
   } while (0)
 
