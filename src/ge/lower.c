@@ -74,8 +74,16 @@
  *    What phase 1 keeps per op is what later ops and checks read: the OpDef (name, type), its
  *    output descs, a Data op's attrs. The node's own attrs are built in the scratch arena and
  *    written ahead as wire bytes (pre_encode: air_write.c's tfx_ge_air_stream_attrs, a Const's
- *    data borrowed from the TF tensor, not copied), merged in key order with phase 2's when
- *    the op is written. Not for Data ops (their index is checked at the end) and nodes with
+ *    data borrowed from the TF tensor, not copied; equal blocks kept once, one record each),
+ *    merged in key order with phase 2's when the op is written. The op of such a RULE / AUTO /
+ *    PASSTHROUGH node is kept "lite" (keep_lite): its OpDef and output-desc array are made in
+ *    the scratch arena too and dropped; what stays is the node's name, the mapping's type and
+ *    an output-desc array shared by content (tfx_lower_node.lite_out; per op only the node id,
+ *    tfx_lower_graph.lite). Wiring and the checks read such a producer through an OpDef made
+ *    on demand (tfx_lower_op_get: a small ring, read at once, never kept; control inputs are
+ *    collected by name), and the node's own OpDef is made anew in the scratch while it is
+ *    wired and written. At 10^6 nodes that is 20 bytes per op where the OpDef and its array
+ *    were 352. Not for Data ops (their index is checked at the end) and nodes with
  *    subgraphs (written whole in phase 3). Output descs are shared by value (one per distinct
  *    name, dtype, shape and layout), and the tree's strings are borrowed from the TF side and
  *    the op mapping, which outlive the call.

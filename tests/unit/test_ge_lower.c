@@ -90,6 +90,7 @@ static void data_input_format_and_shape(void **state) {
   f->prune.shapes = &sh;
   f->prune.n_shapes = 1;
   lt_lower_ok(f);
+  lt_same_streamed(f); /* the streamed .air (lite ops): the same bytes */
   const Ge__Proto__OpDef *x = lt_op(f, "x");
   assert_string_equal(x->input_desc[0]->layout, "NCHW");
   assert_string_equal(lt_dims(x->input_desc[0]), "1,3,224,224");
@@ -124,6 +125,7 @@ static void const_value(void **state) {
   lt *f = *state;
   conv_graph(f);
   lt_lower_ok(f);
+  lt_same_streamed(f); /* the streamed .air (lite ops): the same bytes */
   const Ge__Proto__OpDef *w = lt_op(f, "w");
   assert_string_equal(w->type, "Const");
   const Ge__Proto__AttrDef *v = lt_oattr(w, "value");
@@ -209,6 +211,7 @@ static void edges_control_and_deleted(void **state) {
   dd->n_deleted = 1;
   lt_map(f, &f->om.main, "u", "Bar", "x1:2,x0:0", "y:0");
   lt_lower_ok(f);
+  lt_same_streamed(f); /* the streamed .air (lite ops): the same bytes */
   assert_string_equal(lt_inputs(lt_op(f, "n")), "a:0,b:-1,c:-1");
   assert_string_equal(lt_inputs(lt_op(f, "dd")), "a:0,b:-1"); /* deduplicated */
   /* port order is the CANN order; TF input 1 is bound to nothing: a control edge, warned */
@@ -229,6 +232,7 @@ static void port_renaming(void **state) {
   lt_map(f, &f->om.main, "k0", "Identity", "x:0", "y:0");
   lt_map(f, &f->om.main, "kk", "Identity", "", "y:0");
   lt_lower_ok(f);
+  lt_same_streamed(f); /* the streamed .air (lite ops): the same bytes */
   const Ge__Proto__OpDef *s = lt_op(f, "s");
   assert_string_equal(s->output_desc[0]->name, "y1");
   assert_string_equal(s->output_desc[1]->name, "y0");
@@ -268,6 +272,7 @@ static void dynamic_ports(void **state) {
   tfx_mapped_op *op = lt_map(f, &f->om.main, "cc", "ConcatV2", "x0:0*,x1:1*,concat_dim:2", "y:0");
   lt_map_dyn(f, op, "x", 0, 2);
   lt_lower_ok(f);
+  lt_same_streamed(f); /* the streamed .air (lite ops): the same bytes */
   const Ge__Proto__OpDef *c = lt_op(f, "cc");
   assert_string_equal(lt_inputs(c), "a:0,b:0,axis:0");
   assert_int_equal(lt_int(lt_oattr(c, "__dynamic_input_x_cnt")), 2);
@@ -348,6 +353,7 @@ static void netoutput_from_out_nodes(void **state) {
   f->prune.outs = outs;
   f->prune.n_outs = 3;
   lt_lower_ok(f);
+  lt_same_streamed(f); /* the streamed .air (lite ops): the same bytes */
   const Ge__Proto__GraphDef *g = f->gm.model->graph[0];
   const Ge__Proto__OpDef *no = lt_op(f, "NetOutput");
   assert_string_equal(no->type, "NetOutput");
@@ -381,6 +387,7 @@ static void netoutput_unconsumed(void **state) {
   lt_map(f, &f->om.main, "s", "MySplit", "x:0", "y0:0,y1:1");
   lt_map(f, &f->om.main, "na", "NoOp", "", "");
   lt_lower_ok(f);
+  lt_same_streamed(f); /* the streamed .air (lite ops): the same bytes */
   /* leaves in op order: i2, s (both outputs); not a (consumed), c (Data), k (Const), na (no
    * outputs) */
   assert_string_equal(lt_inputs(lt_op(f, "NetOutput")), "i2:0,s:0,s:1");
@@ -393,6 +400,7 @@ static void netoutput_name_clash(void **state) {
   abc(f, more, TG_N(more));
   lt_map(f, &f->om.main, "NetOutput", "Identity", "x:0", "y:0");
   lt_lower_ok(f);
+  lt_same_streamed(f); /* the streamed .air (lite ops): the same bytes */
   assert_string_equal(lt_op(f, "NetOutput")->type, "Identity");
   assert_string_equal(lt_inputs(lt_op(f, "NetOutput_1")), "NetOutput:0");
   assert_true(tg_diag_has(&f->d, TFX_SEV_WARNING, "NetOutput_1", (const char *)NULL));
@@ -409,6 +417,7 @@ static void fused_provenance(void **state) {
   lt_map(f, &f->om.main, "sc/LayerNorm", "LayerNorm", "x:0", "y:0");
   lt_map(f, &f->om.main, "id", "Identity", "x:0", "y:0");
   lt_lower_ok(f);
+  lt_same_streamed(f); /* the streamed .air (lite ops): the same bytes */
   const Ge__Proto__OpDef *op = lt_op(f, "sc/LayerNorm");
   assert_string_equal(lt_slist(lt_oattr(op, "_datadump_original_op_names")),
                       "sc/moments/mean,sc/batchnorm/add");
