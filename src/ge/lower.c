@@ -235,8 +235,13 @@ static void lite_op(const lg *G, uint32_t id, Ge__Proto__OpDef *op) {
 Ge__Proto__OpDef *tfx_lower_op_get(lg *G, size_t i) {
   Ge__Proto__OpDef *op = G->gd->op[i];
   if (op) return op;
+  /* a ring slot keeps its init'ed fields (nothing modifies it): only these four change */
+  const nrec *r = &G->nr[G->lite[i]];
   op = &G->ring[G->ring_next++ % TFX_LOWER_RING];
-  lite_op(G, G->lite[i], op);
+  op->name = (char *)r->gname;
+  op->type = (char *)G->mg->ops[G->lite[i]].type;
+  op->output_desc = r->lite_out;
+  op->n_output_desc = r->lite_n;
   return op;
 }
 
@@ -944,6 +949,7 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
     rc = tfx_lower_oom(w);
     goto out;
   }
+  for (unsigned k = 0; G.ring && k < TFX_LOWER_RING; k++) ge__proto__op_def__init(&G.ring[k]);
   if (tfx_hmap_reserve(&G.names, (size_t)g->n_nodes + 16)) {
     rc = tfx_lower_oom(w);
     goto out;
