@@ -192,12 +192,6 @@ void tfx_arena_get_mark(const tfx_arena *a, tfx_arena_mark *m) {
   m->used = a->head ? a->used : 0;
 }
 
-/* The whole pages of one chunk's payload that a sweep may give back. */
-typedef struct tfx_arena_span {
-  uintptr_t start, end; /* page-aligned, inside the payload (the chunk header's page excluded) */
-  size_t bit;           /* index of the span's first page in the sweep's bitmap */
-} tfx_arena_span;
-
 static int span_cmp(const void *x, const void *y) {
   const tfx_arena_span *a = x, *b = y;
   return a->start < b->start ? -1 : a->start > b->start;
@@ -207,7 +201,10 @@ int tfx_arena_sweep_begin(tfx_arena_sweep *s, tfx_arena *a, const tfx_arena_mark
   memset(s, 0, sizeof *s);
   s->arena = a;
   long pg = sysconf(_SC_PAGESIZE);
-  s->page = pg > 0 ? (size_t)pg : 4096;
+  size_t page = 4096;
+  if (pg > 0 && ((size_t)pg & ((size_t)pg - 1)) == 0) page = (size_t)pg; /* a power of two */
+  s->shift = 0;
+  while (((size_t)1 << s->shift) < page) s->shift++;
   size_t n = 0;
   for (tfx_arena_chunk *c = a->head; c; c = c->next) n += c->serial <= m->serial;
   if (n == 0) return 0;
@@ -218,17 +215,17 @@ int tfx_arena_sweep_begin(tfx_arena_sweep *s, tfx_arena *a, const tfx_arena_mark
     if (c->serial > m->serial) continue; /* made after the mark */
     size_t lim = c->serial == m->head_serial ? m->used : c->cap; /* the head grew after the mark */
     uintptr_t b = (uintptr_t)(c + 1);
-    uintptr_t start = (b + s->page - 1) / s->page * s->page, end = (b + lim) / s->page * s->page;
+    uintptr_t start = (b + page - 1) / page * page, end = (b + lim) / page * page;
     if (end <= start) continue;
     tfx_arena_span *sp = &s->spans[s->n_spans++];
     sp->start = start;
     sp->end = end;
-    pages += (end - start) / s->page;
+    pages += (end - start) / page;
   }
   qsort(s->spans, s->n_spans, sizeof *s->spans, span_cmp);
   for (size_t i = 0, bit = 0; i < s->n_spans; i++) {
     s->spans[i].bit = bit;
-    bit += (s->spans[i].end - s->spans[i].start) / s->page;
+    bit += (s->spans[i].end - s->spans[i].start) / page;
   }
   s->bits = tfx_calloc((pages + 63) / 64, sizeof *s->bits);
   if (!s->bits) {
@@ -240,8 +237,9 @@ int tfx_arena_sweep_begin(tfx_arena_sweep *s, tfx_arena *a, const tfx_arena_mark
   return 0;
 }
 
-void tfx_arena_sweep_keep(tfx_arena_sweep *s, const void *p, size_t n) {
+void tfx_arena_sweep_keep_at(tfx_arena_sweep *s, const void *p, size_t n) {
   if (!p || n == 0 || s->n_spans == 0) return;
+  size_t page = (size_t)1 << s->shift;
   uintptr_t lo = (uintptr_t)p, hi = lo + n; /* [lo, hi) */
   const tfx_arena_span *sp = &s->spans[s->last];
   if (lo >= sp->end || hi <= sp->start) { /* find the last span starting at or before hi */
@@ -259,7 +257,7 @@ void tfx_arena_sweep_keep(tfx_arena_sweep *s, const void *p, size_t n) {
   /* an allocation never crosses chunks: clip to this span */
   if (lo < sp->start) lo = sp->start;
   if (hi > sp->end) hi = sp->end;
-  size_t first = sp->bit + (lo - sp->start) / s->page, last = sp->bit + (hi - 1 - sp->start) / s->page;
+  size_t first = sp->bit + (lo - sp->start) / page, last = sp->bit + (hi - 1 - sp->start) / page;
   for (size_t i = first; i <= last; i++) s->bits[i / 64] |= (uint64_t)1 << (i % 64);
 }
 
@@ -276,10 +274,10 @@ static void give_back(void *p, size_t len) {
 }
 
 size_t tfx_arena_sweep_release(tfx_arena_sweep *s) {
-  size_t bytes = 0;
+  size_t bytes = 0, page = (size_t)1 << s->shift;
   for (size_t i = 0; i < s->n_spans; i++) {
     const tfx_arena_span *sp = &s->spans[i];
-    size_t np = (sp->end - sp->start) / s->page;
+    size_t np = (sp->end - sp->start) / page;
     for (size_t k = 0; k < np;) {
       size_t b = sp->bit + k;
       if (s->bits[b / 64] >> (b % 64) & 1) {
@@ -288,8 +286,8 @@ size_t tfx_arena_sweep_release(tfx_arena_sweep *s) {
       }
       size_t run = k;
       while (run < np && !(s->bits[(sp->bit + run) / 64] >> ((sp->bit + run) % 64) & 1)) run++;
-      give_back((void *)(sp->start + k * s->page), (run - k) * s->page);
-      bytes += (run - k) * s->page;
+      give_back((void *)(sp->start + k * page), (run - k) * page);
+      bytes += (run - k) * page;
       k = run;
     }
   }

@@ -6,6 +6,7 @@
 #define TFX_UTIL_ARENA_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <protobuf-c/protobuf-c.h>
 
 typedef struct tfx_arena_chunk tfx_arena_chunk;
@@ -49,19 +50,40 @@ void tfx_arena_get_mark(const tfx_arena *a, tfx_arena_mark *m);
  * later read of them is reported). Released pages must not be read again: they read as zeros.
  * The arena stays valid (its chunks are freed as usual) and its later allocations are never
  * in swept memory (only the head chunk grows, and from its mark position on). */
+/* The whole pages of one chunk's payload that a sweep may give back. */
+typedef struct tfx_arena_span {
+  uintptr_t start, end;    /* page-aligned, inside the payload (the chunk header's page excluded) */
+  size_t bit;              /* index of the span's first page in the sweep's bitmap */
+} tfx_arena_span;
+
 typedef struct tfx_arena_sweep {
   tfx_arena *arena;
-  struct tfx_arena_span *spans; /* candidate pages per chunk, sorted by address */
+  tfx_arena_span *spans;   /* candidate pages per chunk, sorted by address */
   size_t n_spans;
   uint64_t *bits;          /* one bit per candidate page: 1 = kept */
   size_t last;             /* span of the last kept range (ranges come in address runs) */
-  size_t page;             /* page size */
+  unsigned shift;          /* log2 of the page size */
 } tfx_arena_sweep;
 
 /* Starts a sweep of a's memory before mark m. Returns 0, or -1 when out of memory (the sweep is
  * then empty: keep and release do nothing). */
 int tfx_arena_sweep_begin(tfx_arena_sweep *s, tfx_arena *a, const tfx_arena_mark *m);
-void tfx_arena_sweep_keep(tfx_arena_sweep *s, const void *p, size_t n);
+/* Keeps the pages [p, p + n) touches. Inline for a range in the span of the last one (a walk in
+ * allocation order: nearly every range), else tfx_arena_sweep_keep_at. */
+void tfx_arena_sweep_keep_at(tfx_arena_sweep *s, const void *p, size_t n);
+static inline void tfx_arena_sweep_keep(tfx_arena_sweep *s, const void *p, size_t n) {
+  uintptr_t lo = (uintptr_t)p;
+  if (n && s->n_spans) {
+    const tfx_arena_span *sp = &s->spans[s->last];
+    if (lo >= sp->start && lo < sp->end && n <= sp->end - lo) {
+      size_t a = sp->bit + ((lo - sp->start) >> s->shift);
+      size_t b = sp->bit + ((lo + n - 1 - sp->start) >> s->shift);
+      for (; a <= b; a++) s->bits[a / 64] |= (uint64_t)1 << (a % 64);
+      return;
+    }
+  }
+  tfx_arena_sweep_keep_at(s, p, n);
+}
 /* Gives back the pages no kept range touched, ends the sweep (frees its tables) and returns
  * the bytes given back (added to the arena's `released`). */
 size_t tfx_arena_sweep_release(tfx_arena_sweep *s);
