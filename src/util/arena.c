@@ -273,6 +273,15 @@ static void give_back(void *p, size_t len) {
 #endif
 }
 
+void tfx_arena_give_back(tfx_arena *a, void *p, size_t n) {
+  long pg = sysconf(_SC_PAGESIZE);
+  uintptr_t page = pg > 0 ? (uintptr_t)pg : 4096;
+  uintptr_t start = ((uintptr_t)p + page - 1) / page * page, end = ((uintptr_t)p + n) / page * page;
+  if (!p || end <= start) return;
+  give_back((void *)start, end - start);
+  a->released += end - start;
+}
+
 size_t tfx_arena_sweep_release(tfx_arena_sweep *s) {
   size_t bytes = 0, page = (size_t)1 << s->shift;
   for (size_t i = 0; i < s->n_spans; i++) {

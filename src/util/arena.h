@@ -84,6 +84,9 @@ static inline void tfx_arena_sweep_keep(tfx_arena_sweep *s, const void *p, size_
   }
   tfx_arena_sweep_keep_at(s, p, n);
 }
+/* Gives back the whole pages inside [p, p + n), an allocation of a that nothing will read again
+ * (a block protobuf-c frees into the arena); adds them to a->released. */
+void tfx_arena_give_back(tfx_arena *a, void *p, size_t n);
 /* Gives back the pages no kept range touched, ends the sweep (frees its tables) and returns
  * the bytes given back (added to the arena's `released`). */
 size_t tfx_arena_sweep_release(tfx_arena_sweep *s);
