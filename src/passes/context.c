@@ -30,6 +30,8 @@ void tfx_ctx_free(tfx_ctx *ctx) {
   if (ctx->have_module) tfx_module_free(&ctx->module);
   if (ctx->have_model) tfx_model_free(&ctx->model);
   ctx->have_scopes = ctx->have_module = ctx->have_model = 0;
+  ctx->graph_edits = 0; /* they were edits of that model */
+  ctx->released = 0;
   if (ctx->ckpt) tfx_ckpt_free(ctx->ckpt); /* after the model: its Consts point into the shards */
   free(ctx->ckpt);
   ctx->ckpt = NULL;
@@ -140,7 +142,8 @@ size_t tfx_ctx_release_unused(tfx_ctx *ctx) {
     ctx->scopes_stale = ctx->have_module; /* rebuilt on demand */
   }
   ctx->released = 0;
-  if (!ctx->have_model || !ctx->model.root) return 0;
+  /* an unedited tree is all live (protobuf-c's scratch went back at load, io.c): no walk */
+  if (!ctx->have_model || !ctx->model.root || ctx->graph_edits == 0) return 0;
   /* the model's arena as it is now: its tree, and the parsed --input-shape / --out-nodes
    * (lowering reads them), are all that is read of it from here on */
   tfx_arena_sweep s;

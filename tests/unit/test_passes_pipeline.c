@@ -399,6 +399,21 @@ static void test_release_before_lowering(void **state) {
   const tfx_scope_tree *t = tfx_ctx_scopes(&f->ctx); /* rebuilt when asked */
   assert_non_null(t);
   assert_int_equal(f->ctx.have_scopes, 1);
+  /* without --out-nodes no pass edits this graph: no sweep, the tree is dropped all the same */
+  fp = fopen(path, "w");
+  assert_non_null(fp);
+  fprintf(fp, "node { name: \"x\" op: \"Placeholder\" attr { key: \"dtype\" value { type: DT_FLOAT } } "
+              "attr { key: \"shape\" value { shape { dim { size: 2 } } } } }\n"
+              "node { name: \"y\" op: \"Identity\" input: \"x\" attr { key: \"T\" value { type: DT_FLOAT } } }\n");
+  fclose(fp);
+  f->o.out_nodes = NULL;
+  rc = tfx_pipeline_run(&f->p, &f->ctx, TFX_GROUP_LOWERING);
+  unlink(path);
+  assert_int_equal(rc, 0);
+  assert_int_equal(f->ctx.graph_edits, 0);
+  assert_int_equal(f->ctx.released, 0);
+  assert_int_equal(f->ctx.have_scopes, 0);
+  assert_int_equal(f->ctx.scopes_stale, 1);
 }
 
 /* Failed allocations are reported, never ignored (arena.h fault injection). */
