@@ -57,20 +57,27 @@ typedef struct tfx_io_pb_alloc {
   size_t n_big, cap_big;
 } tfx_io_pb_alloc;
 
+/* A failed or big allocation (out of line: the common small one stays a call and a test). */
+static __attribute__((noinline)) void *tfx_io_pb_alloc_rare(tfx_io_pb_alloc *a, void *p, size_t n) {
+  if (!p) {
+    a->failed = 1;
+    return NULL;
+  }
+  if (a->n_big == a->cap_big) {
+    size_t cap = a->cap_big ? a->cap_big * 2 : 64;
+    tfx_io_big *b = realloc(a->big, cap * sizeof *b); /* not counted: losing it loses nothing */
+    if (!b) return p;
+    a->big = b;
+    a->cap_big = cap;
+  }
+  a->big[a->n_big++] = (tfx_io_big){p, n};
+  return p;
+}
+
 static void *tfx_io_pb_alloc_fn(void *data, size_t n) {
   tfx_io_pb_alloc *a = data;
-  void *p = a->arena->alloc(a->arena->allocator_data, n);
-  if (!p) a->failed = 1;
-  else if (n >= TFX_IO_BIG) {
-    if (a->n_big == a->cap_big) {
-      size_t cap = a->cap_big ? a->cap_big * 2 : 64;
-      tfx_io_big *b = realloc(a->big, cap * sizeof *b); /* not counted: losing it loses nothing */
-      if (!b) return p;
-      a->big = b;
-      a->cap_big = cap;
-    }
-    a->big[a->n_big++] = (tfx_io_big){p, n};
-  }
+  void *p = tfx_arena_alloc(a->a, n); /* what a->arena->alloc does, without the indirect call */
+  if (__builtin_expect(!p || n >= TFX_IO_BIG, 0)) return tfx_io_pb_alloc_rare(a, p, n);
   return p;
 }
 
