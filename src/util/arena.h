@@ -1,7 +1,9 @@
 /* Arena allocator: one per model and one per rule compile.
  * Stage: shared utility. Memory is released all at once by tfx_arena_free; individual
- * frees are no-ops. tfx_arena_pb() adapts an arena to protobuf-c's allocator interface so
- * protobuf_c_message_unpack allocates into it. Allocation failure returns NULL (never aborts). */
+ * frees are no-ops, but whole pages nothing reads any more can be given back to the system
+ * early (sweeps, tfx_arena_give_back: the chunks stay allocated). tfx_arena_pb() adapts an
+ * arena to protobuf-c's allocator interface so protobuf_c_message_unpack allocates into it.
+ * Allocation failure returns NULL (never aborts). */
 #ifndef TFX_UTIL_ARENA_H
 #define TFX_UTIL_ARENA_H
 
@@ -17,7 +19,8 @@ typedef struct tfx_arena {
   size_t cap;              /* capacity of head */
   size_t total;            /* total bytes requested from malloc */
   size_t nchunks;          /* chunks made so far (each chunk's serial number, from 1) */
-  size_t released;         /* bytes of whole pages given back by sweeps (tfx_arena_sweep_release) */
+  size_t released;         /* bytes of whole pages given back (tfx_arena_sweep_release,
+                              tfx_arena_give_back; a page given back twice counts twice) */
   ProtobufCAllocator pb;   /* protobuf-c adapter; allocator_data = this arena */
 } tfx_arena;
 
@@ -49,8 +52,10 @@ void tfx_arena_get_mark(const tfx_arena *a, tfx_arena_mark *m);
  * (madvise MADV_DONTNEED; in AddressSanitizer builds the pages are poisoned instead, so a
  * later read of them is reported). Released pages must not be read again: they read as zeros.
  * The arena stays valid (its chunks are freed as usual) and its later allocations are never
- * in swept memory (only the head chunk grows, and from its mark position on). */
-/* The whole pages of one chunk's payload that a sweep may give back. */
+ * in swept memory (only the head chunk grows, and from its mark position on). A reset arena's
+ * old marks are void.
+ *
+ * A span: the whole pages of one chunk's payload that a sweep may give back. */
 typedef struct tfx_arena_span {
   uintptr_t start, end;    /* page-aligned, inside the payload (the chunk header's page excluded) */
   size_t bit;              /* index of the span's first page in the sweep's bitmap */
