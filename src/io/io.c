@@ -38,23 +38,58 @@ static const ProtobufCMessageDescriptor *tfx_io_kind_desc(tfx_msg_kind k) {
 /* ---- binary messages ---- */
 
 /* The arena's protobuf-c allocator, noting whether an allocation failed: protobuf-c returns
- * NULL for malformed bytes and for out of memory alike. */
+ * NULL for malformed bytes and for out of memory alike. It also remembers its big allocations
+ * (TFX_IO_BIG bytes and more): what protobuf-c frees of them (the slabs of scanned fields of
+ * a message with many fields: ~32 bytes per field, 32 MB for a GraphDef of 10^6 nodes) is
+ * scratch that nothing reads again, and its whole pages are given back at once
+ * (tfx_arena_give_back). A block it cannot note (out of memory) simply stays. */
+#define TFX_IO_BIG ((size_t)64 * 1024)
+typedef struct tfx_io_big {
+  void *p;
+  size_t n;
+} tfx_io_big;
 typedef struct tfx_io_pb_alloc {
   ProtobufCAllocator pb;
   ProtobufCAllocator *arena;
+  tfx_arena *a;
   int failed;
+  tfx_io_big *big;
+  size_t n_big, cap_big;
 } tfx_io_pb_alloc;
+
+/* A failed or big allocation (out of line: the common small one stays a call and a test). */
+static __attribute__((noinline)) void *tfx_io_pb_alloc_rare(tfx_io_pb_alloc *a, void *p, size_t n) {
+  if (!p) {
+    a->failed = 1;
+    return NULL;
+  }
+  if (a->n_big == a->cap_big) {
+    size_t cap = a->cap_big ? a->cap_big * 2 : 64;
+    tfx_io_big *b = realloc(a->big, cap * sizeof *b); /* not counted: losing it loses nothing */
+    if (!b) return p;
+    a->big = b;
+    a->cap_big = cap;
+  }
+  a->big[a->n_big++] = (tfx_io_big){p, n};
+  return p;
+}
 
 static void *tfx_io_pb_alloc_fn(void *data, size_t n) {
   tfx_io_pb_alloc *a = data;
-  void *p = a->arena->alloc(a->arena->allocator_data, n);
-  if (!p) a->failed = 1;
+  void *p = tfx_arena_alloc(a->a, n); /* what a->arena->alloc does, without the indirect call */
+  if (__builtin_expect(!p || n >= TFX_IO_BIG, 0)) return tfx_io_pb_alloc_rare(a, p, n);
   return p;
 }
 
 static void tfx_io_pb_free_fn(void *data, void *p) {
   tfx_io_pb_alloc *a = data;
   a->arena->free(a->arena->allocator_data, p);
+  for (size_t i = a->n_big; i-- > 0;) /* slabs are freed soon after they were made */
+    if (a->big[i].p == p) {
+      tfx_arena_give_back(a->a, p, a->big[i].n);
+      a->big[i] = a->big[--a->n_big];
+      break;
+    }
 }
 
 /* Unpacks after the wire walk has accepted the bytes (protobuf-c itself has no depth limit).
@@ -62,9 +97,11 @@ static void tfx_io_pb_free_fn(void *data, void *p) {
 static ProtobufCMessage *tfx_io_unpack_walked(const ProtobufCMessageDescriptor *desc, const uint8_t *data,
                                               size_t len, const char *fname, tfx_arena *arena,
                                               tfx_status *st, tfx_diag *d) {
-  tfx_io_pb_alloc a = {{tfx_io_pb_alloc_fn, tfx_io_pb_free_fn, NULL}, tfx_arena_pb(arena), 0};
+  tfx_io_pb_alloc a = {{tfx_io_pb_alloc_fn, tfx_io_pb_free_fn, NULL}, tfx_arena_pb(arena), arena, 0,
+                       NULL, 0, 0};
   a.pb.allocator_data = &a;
   ProtobufCMessage *m = protobuf_c_message_unpack(desc, &a.pb, len, data);
+  free(a.big);
   *st = m ? TFX_OK : a.failed ? TFX_E_NOMEM : TFX_E_INPUT;
   if (!m && a.failed) tfx_error(d, fname, 0, 0, "out of memory decoding %s", desc->name);
   else if (!m) tfx_error(d, fname, 0, 0, "malformed protobuf: cannot decode as %s", desc->name);

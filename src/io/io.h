@@ -70,6 +70,12 @@ typedef struct tfx_model {
   Tensorflow__GraphDef *graph; /* the GraphDef inside root (never NULL after a successful load) */
 } tfx_model;
 
+/* io/reach.c. Tells a sweep of m's arena (util/arena.h) everything m->root reaches (every
+ * message, repeated array, string and bytes payload, descriptor-driven) and m->path: what is
+ * left unkept is memory the model no longer uses (NodeDefs passes removed, lists they replaced,
+ * the unpacker's scratch that protobuf-c "frees" into the arena). */
+void tfx_model_keep_reachable(tfx_arena_sweep *s, const tfx_model *m);
+
 /* Loads path. opts may be NULL. On failure the model is left empty (arena freed). Returns
  * TFX_OK, TFX_E_INPUT (unreadable or malformed, over a limit) or TFX_E_NOMEM (reported). */
 TFX_MUST_CHECK tfx_status tfx_io_load_model(const char *path, const tfx_load_opts *opts,

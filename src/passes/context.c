@@ -1,5 +1,6 @@
 /* Conversion context lifetime and re-indexing (see context.h).
- * Stage: passes. Frees in reverse dependency order: scope tree -> module -> model. */
+ * Stage: passes. Frees in reverse dependency order: scope tree -> module -> model; before
+ * lowering, gives back what nothing reads any more (tfx_ctx_release_unused). */
 #include "passes/context.h"
 
 #include <stdlib.h>
@@ -29,6 +30,8 @@ void tfx_ctx_free(tfx_ctx *ctx) {
   if (ctx->have_module) tfx_module_free(&ctx->module);
   if (ctx->have_model) tfx_model_free(&ctx->model);
   ctx->have_scopes = ctx->have_module = ctx->have_model = 0;
+  ctx->graph_edits = 0; /* they were edits of that model */
+  ctx->released = 0;
   if (ctx->ckpt) tfx_ckpt_free(ctx->ckpt); /* after the model: its Consts point into the shards */
   free(ctx->ckpt);
   ctx->ckpt = NULL;
@@ -130,6 +133,35 @@ int tfx_ctx_reindex_changed(tfx_ctx *ctx, const tfx_graph_change *changes) {
   ctx->scopes_stale = want_scopes;
   ctx->reindex_updates++;
   return 0;
+}
+
+size_t tfx_ctx_release_unused(tfx_ctx *ctx) {
+  if (ctx->have_scopes) { /* nothing after scope fusion reads it (context.h) */
+    tfx_scope_tree_free(&ctx->scopes);
+    ctx->have_scopes = 0;
+    ctx->scopes_stale = ctx->have_module; /* rebuilt on demand */
+  }
+  ctx->released = 0;
+  /* an unedited tree is all live (protobuf-c's scratch went back at load, io.c): no walk */
+  if (!ctx->have_model || !ctx->model.root || ctx->graph_edits == 0) return 0;
+  /* the model's arena as it is now: its tree, and the parsed --input-shape / --out-nodes
+   * (lowering reads them), are all that is read of it from here on */
+  tfx_arena_sweep s;
+  tfx_arena_mark now;
+  tfx_arena_get_mark(&ctx->model.arena, &now);
+  if (tfx_arena_sweep_begin(&s, &ctx->model.arena, &now) != 0) return 0; /* out of memory: keep it */
+  tfx_model_keep_reachable(&s, &ctx->model);
+  const tfx_prune_opts *po = &ctx->prune;
+  tfx_arena_sweep_keep(&s, po->shapes, po->n_shapes * sizeof *po->shapes);
+  for (uint32_t i = 0; i < po->n_shapes; i++) {
+    if (po->shapes[i].name) tfx_arena_sweep_keep(&s, po->shapes[i].name, strlen(po->shapes[i].name) + 1);
+    tfx_arena_sweep_keep(&s, po->shapes[i].dims, po->shapes[i].n_dims * sizeof *po->shapes[i].dims);
+  }
+  tfx_arena_sweep_keep(&s, po->outs, po->n_outs * sizeof *po->outs);
+  for (uint32_t i = 0; i < po->n_outs; i++)
+    if (po->outs[i].name) tfx_arena_sweep_keep(&s, po->outs[i].name, strlen(po->outs[i].name) + 1);
+  ctx->released = tfx_arena_sweep_release(&s);
+  return ctx->released;
 }
 
 const tfx_scope_tree *tfx_ctx_scopes(tfx_ctx *ctx) {

@@ -102,8 +102,11 @@ typedef struct tfx_ctx {
   int scopes_stale;            /* a tree existed before the last re-index: tfx_ctx_scopes rebuilds it */
   tfx_prune_opts prune;        /* parsed --input-shape / --out-nodes (in model.arena); outs are
                                   the requested net outputs, in option order */
-  unsigned graph_edits;        /* bumped by every pass that rewrites the GraphDef */
+  unsigned graph_edits;        /* bumped by every pass that rewrites the GraphDef; 0 again when
+                                  the model goes (tfx_ctx_free, so a new load starts at 0) */
   unsigned reindex_updates;    /* re-indexes done incrementally (tfx_ctx_reindex_changed) */
+  size_t released;             /* bytes the last tfx_ctx_release_unused gave back (the model's
+                                  unreachable pages; a dropped ScopeTree is not counted) */
   /* progress within the running pass (its node loops, util/progress.h), set before the
    * pipeline's progress hook is called during a pass: progress_done of progress_total
    * progress_unit ("nodes"); 0 / NULL at a pass start */
@@ -177,6 +180,19 @@ int tfx_module_update(tfx_module *nm, tfx_module *om, Tensorflow__GraphDef *gd,
 /* 0 when a and b are the same index (what every field says, node names resolving to the same
  * ids); 1 otherwise, with the first difference in why (why_len bytes). */
 int tfx_module_diff(const tfx_module *a, const tfx_module *b, char *why, size_t why_len);
+
+/* Before lowering (pass "lowering" calls it; the GraphDef is not edited after op mapping):
+ * releases what nothing after it reads. The ScopeTree is dropped and marked stale
+ * (tfx_ctx_scopes rebuilds it when asked; after a re-index it is gone already), and the whole
+ * pages of the model's arena that neither its tree (tfx_model_keep_reachable) nor ctx->prune
+ * touches are given back to the system (tfx_arena_sweep_*: NodeDefs removed by prune, scope
+ * fusion and dataflow, replaced lists, old node arrays, the unpacker's scratch), when some
+ * pass edited the GraphDef (graph_edits; an unedited tree is all live). So nothing
+ * but the tree and ctx->prune may point into the model's arena from lowering on (the index
+ * and the mapping point at live nodes only; the reports own copies). What lowering and the
+ * emitters read stays. Sets and returns ctx->released (0 when out of memory: nothing is
+ * given back). */
+size_t tfx_ctx_release_unused(tfx_ctx *ctx);
 
 /* The main graph's ScopeTree, rebuilt first if a re-index left it stale; NULL when there is
  * none (no scope-tree pass ran) or the rebuild failed (reported). */

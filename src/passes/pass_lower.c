@@ -5,7 +5,9 @@
  * output is asked for. The precheck (--check) runs it too, so that it fails exactly when the
  * conversion would: each lowering error that names a node becomes that node's failure in the
  * report (tfx_precheck_lowering); nothing is emitted. With nodes already failed it is skipped
- * (lowering needs every node mapped; the precheck fails anyway). */
+ * (lowering needs every node mapped; the precheck fails anyway). Before lowering starts, what
+ * nothing reads any more is released (tfx_ctx_release_unused: the ScopeTree, the loaded
+ * model's unreachable pages). */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,9 @@ tfx_status tfx_pass_lower(tfx_ctx *ctx, void *user) {
   int check = ctx->opts->check_only;
   if (check && ctx->opmap->n_failed) return 0;
   size_t first_diag = ctx->diag->n;
+  /* the GraphDef is final: the pages of removed nodes, the ScopeTree go back before the
+   * lowering's own memory grows (context.h) */
+  tfx_ctx_release_unused(ctx);
   const tfx_cann_table *protos = tfx_ctx_protos(ctx); /* user prototypes over the stdlib's */
   if (!protos) return TFX_E_FAIL;
   char *stem = tfx_ctx_default_output(ctx->opts->model_path, "");

@@ -1,13 +1,29 @@
-/* Arena allocator (see arena.h). Chunks grow geometrically; big requests get their own chunk. */
+/* Arena allocator (see arena.h). Chunks grow geometrically; big requests get their own chunk.
+ * Sweeps give back the whole pages of old chunks that nothing reachable touches. */
+#define _DEFAULT_SOURCE /* madvise, MADV_DONTNEED (Linux, the BSDs); without it the pages stay */
 #include "util/arena.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define TFX_ARENA_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TFX_ARENA_ASAN 1
+#endif
+#endif
+#ifdef TFX_ARENA_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
 
 struct tfx_arena_chunk {
   tfx_arena_chunk *next;
   size_t cap;
+  size_t serial; /* 1 for the arena's first chunk, then counting up (tfx_arena_mark) */
   max_align_t align_[]; /* payload follows */
 };
 
@@ -112,6 +128,7 @@ static void *arena_alloc_at(tfx_arena *a, size_t n, const void *site) {
     tfx_arena_chunk *c = chunk_malloc(sizeof *c + cap, site);
     if (!c) return NULL;
     c->cap = cap;
+    c->serial = ++a->nchunks;
     if (a->head && cap == n && a->cap - a->used > 4096) {
       /* A big request: keep the current chunk as head so its free space is not wasted. */
       c->next = a->head->next;
@@ -167,4 +184,127 @@ void tfx_arena_reset(tfx_arena *a) {
   a->head->next = NULL;
   a->used = 0;
   a->total = a->cap;
+}
+
+void tfx_arena_get_mark(const tfx_arena *a, tfx_arena_mark *m) {
+  m->serial = a->nchunks;
+  m->head_serial = a->head ? a->head->serial : 0;
+  m->used = a->head ? a->used : 0;
+}
+
+static int span_cmp(const void *x, const void *y) {
+  const tfx_arena_span *a = x, *b = y;
+  return a->start < b->start ? -1 : a->start > b->start;
+}
+
+int tfx_arena_sweep_begin(tfx_arena_sweep *s, tfx_arena *a, const tfx_arena_mark *m) {
+  memset(s, 0, sizeof *s);
+  s->arena = a;
+  long pg = sysconf(_SC_PAGESIZE);
+  size_t page = 4096;
+  if (pg > 0 && ((size_t)pg & ((size_t)pg - 1)) == 0) page = (size_t)pg; /* a power of two */
+  s->shift = 0;
+  while (((size_t)1 << s->shift) < page) s->shift++;
+  size_t n = 0;
+  for (tfx_arena_chunk *c = a->head; c; c = c->next) n += c->serial <= m->serial;
+  if (n == 0) return 0;
+  s->spans = tfx_malloc(n * sizeof *s->spans);
+  if (!s->spans) return -1;
+  size_t pages = 0;
+  for (tfx_arena_chunk *c = a->head; c; c = c->next) {
+    if (c->serial > m->serial) continue; /* made after the mark */
+    size_t lim = c->serial == m->head_serial ? m->used : c->cap; /* the head grew after the mark */
+    uintptr_t b = (uintptr_t)(c + 1);
+    uintptr_t start = (b + page - 1) / page * page, end = (b + lim) / page * page;
+    if (end <= start) continue;
+    tfx_arena_span *sp = &s->spans[s->n_spans++];
+    sp->start = start;
+    sp->end = end;
+    pages += (end - start) / page;
+  }
+  qsort(s->spans, s->n_spans, sizeof *s->spans, span_cmp);
+  for (size_t i = 0, bit = 0; i < s->n_spans; i++) {
+    s->spans[i].bit = bit;
+    bit += (s->spans[i].end - s->spans[i].start) / page;
+  }
+  s->bits = tfx_calloc((pages + 63) / 64, sizeof *s->bits);
+  if (!s->bits) {
+    free(s->spans);
+    s->spans = NULL;
+    s->n_spans = 0;
+    return -1;
+  }
+  return 0;
+}
+
+void tfx_arena_sweep_keep_at(tfx_arena_sweep *s, const void *p, size_t n) {
+  if (!p || n == 0 || s->n_spans == 0) return;
+  size_t page = (size_t)1 << s->shift;
+  uintptr_t lo = (uintptr_t)p, hi = lo + n; /* [lo, hi) */
+  const tfx_arena_span *sp = &s->spans[s->last];
+  if (lo >= sp->end || hi <= sp->start) { /* find the last span starting at or before hi */
+    size_t l = 0, r = s->n_spans;
+    while (l < r) {
+      size_t mid = l + (r - l) / 2;
+      if (s->spans[mid].start < hi) l = mid + 1;
+      else r = mid;
+    }
+    if (l == 0) return; /* below every span */
+    sp = &s->spans[l - 1];
+    if (lo >= sp->end) return; /* between spans, or after the last one: not candidate memory */
+    s->last = l - 1;
+  }
+  /* an allocation never crosses chunks: clip to this span */
+  if (lo < sp->start) lo = sp->start;
+  if (hi > sp->end) hi = sp->end;
+  size_t first = sp->bit + (lo - sp->start) / page, last = sp->bit + (hi - 1 - sp->start) / page;
+  for (size_t i = first; i <= last; i++) s->bits[i / 64] |= (uint64_t)1 << (i % 64);
+}
+
+/* Gives back the run of pages [p, p + len). */
+static void give_back(void *p, size_t len) {
+#ifdef TFX_ARENA_ASAN
+  ASAN_POISON_MEMORY_REGION(p, len); /* a later read is a report, not a silent zero */
+#elif defined(MADV_DONTNEED)
+  (void)madvise(p, len, MADV_DONTNEED); /* on failure the pages simply stay */
+#else
+  (void)p;
+  (void)len;
+#endif
+}
+
+void tfx_arena_give_back(tfx_arena *a, void *p, size_t n) {
+  long pg = sysconf(_SC_PAGESIZE);
+  uintptr_t page = pg > 0 ? (uintptr_t)pg : 4096;
+  uintptr_t start = ((uintptr_t)p + page - 1) / page * page, end = ((uintptr_t)p + n) / page * page;
+  if (!p || end <= start) return;
+  give_back((void *)start, end - start);
+  a->released += end - start;
+}
+
+size_t tfx_arena_sweep_release(tfx_arena_sweep *s) {
+  size_t bytes = 0, page = (size_t)1 << s->shift;
+  for (size_t i = 0; i < s->n_spans; i++) {
+    const tfx_arena_span *sp = &s->spans[i];
+    size_t np = (sp->end - sp->start) / page;
+    for (size_t k = 0; k < np;) {
+      size_t b = sp->bit + k;
+      if (s->bits[b / 64] >> (b % 64) & 1) {
+        k++;
+        continue;
+      }
+      size_t run = k;
+      while (run < np && !(s->bits[(sp->bit + run) / 64] >> ((sp->bit + run) % 64) & 1)) run++;
+      give_back((void *)(sp->start + k * page), (run - k) * page);
+      bytes += (run - k) * page;
+      k = run;
+    }
+  }
+  free(s->spans);
+  free(s->bits);
+  s->spans = NULL;
+  s->bits = NULL;
+  s->n_spans = 0;
+  s->arena->released += bytes;
+  return bytes;
 }

@@ -1,11 +1,14 @@
 /* Arena allocator: one per model and one per rule compile.
  * Stage: shared utility. Memory is released all at once by tfx_arena_free; individual
- * frees are no-ops. tfx_arena_pb() adapts an arena to protobuf-c's allocator interface so
- * protobuf_c_message_unpack allocates into it. Allocation failure returns NULL (never aborts). */
+ * frees are no-ops, but whole pages nothing reads any more can be given back to the system
+ * early (sweeps, tfx_arena_give_back: the chunks stay allocated). tfx_arena_pb() adapts an
+ * arena to protobuf-c's allocator interface so protobuf_c_message_unpack allocates into it.
+ * Allocation failure returns NULL (never aborts). */
 #ifndef TFX_UTIL_ARENA_H
 #define TFX_UTIL_ARENA_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <protobuf-c/protobuf-c.h>
 
 typedef struct tfx_arena_chunk tfx_arena_chunk;
@@ -15,8 +18,18 @@ typedef struct tfx_arena {
   size_t used;             /* bytes used in head */
   size_t cap;              /* capacity of head */
   size_t total;            /* total bytes requested from malloc */
+  size_t nchunks;          /* chunks made so far (each chunk's serial number, from 1) */
+  size_t released;         /* bytes of whole pages given back (tfx_arena_sweep_release,
+                              tfx_arena_give_back; a page given back twice counts twice) */
   ProtobufCAllocator pb;   /* protobuf-c adapter; allocator_data = this arena */
 } tfx_arena;
+
+/* A point in an arena's history: what was allocated before it. Zeroed = the arena's start. */
+typedef struct tfx_arena_mark {
+  size_t serial;           /* chunks made before the mark */
+  size_t head_serial;      /* serial of the head chunk at the mark, 0 = none */
+  size_t used;             /* bytes used in that head chunk at the mark */
+} tfx_arena_mark;
 
 void tfx_arena_init(tfx_arena *a);
 void tfx_arena_free(tfx_arena *a);           /* releases every allocation; a stays usable */
@@ -28,6 +41,60 @@ void *tfx_arena_calloc(tfx_arena *a, size_t n, size_t size); /* zeroed; overflow
 char *tfx_arena_strndup(tfx_arena *a, const char *s, size_t n);
 char *tfx_arena_strdup(tfx_arena *a, const char *s);
 ProtobufCAllocator *tfx_arena_pb(tfx_arena *a);
+
+void tfx_arena_get_mark(const tfx_arena *a, tfx_arena_mark *m);
+
+/* Giving back the pages of an arena that nothing reads any more (a model's protobuf-c tree
+ * after passes removed nodes from it, and the unpacker's scratch it never frees). The arena's
+ * memory from before a mark is the candidate; the caller tells the sweep every byte range
+ * still reachable (tfx_arena_sweep_keep; ranges outside the candidate memory are ignored) and
+ * tfx_arena_sweep_release gives every whole page no kept range touches back to the system
+ * (madvise MADV_DONTNEED; in AddressSanitizer builds the pages are poisoned instead, so a
+ * later read of them is reported). Released pages must not be read again: they read as zeros.
+ * The arena stays valid (its chunks are freed as usual) and its later allocations are never
+ * in swept memory (only the head chunk grows, and from its mark position on). A reset arena's
+ * old marks are void.
+ *
+ * A span: the whole pages of one chunk's payload that a sweep may give back. */
+typedef struct tfx_arena_span {
+  uintptr_t start, end;    /* page-aligned, inside the payload (the chunk header's page excluded) */
+  size_t bit;              /* index of the span's first page in the sweep's bitmap */
+} tfx_arena_span;
+
+typedef struct tfx_arena_sweep {
+  tfx_arena *arena;
+  tfx_arena_span *spans;   /* candidate pages per chunk, sorted by address */
+  size_t n_spans;
+  uint64_t *bits;          /* one bit per candidate page: 1 = kept */
+  size_t last;             /* span of the last kept range (ranges come in address runs) */
+  unsigned shift;          /* log2 of the page size */
+} tfx_arena_sweep;
+
+/* Starts a sweep of a's memory before mark m. Returns 0, or -1 when out of memory (the sweep is
+ * then empty: keep and release do nothing). */
+int tfx_arena_sweep_begin(tfx_arena_sweep *s, tfx_arena *a, const tfx_arena_mark *m);
+/* Keeps the pages [p, p + n) touches. Inline for a range in the span of the last one (a walk in
+ * allocation order: nearly every range), else tfx_arena_sweep_keep_at. */
+void tfx_arena_sweep_keep_at(tfx_arena_sweep *s, const void *p, size_t n);
+static inline void tfx_arena_sweep_keep(tfx_arena_sweep *s, const void *p, size_t n) {
+  uintptr_t lo = (uintptr_t)p;
+  if (n && s->n_spans) {
+    const tfx_arena_span *sp = &s->spans[s->last];
+    if (lo >= sp->start && lo < sp->end && n <= sp->end - lo) {
+      size_t a = sp->bit + ((lo - sp->start) >> s->shift);
+      size_t b = sp->bit + ((lo + n - 1 - sp->start) >> s->shift);
+      for (; a <= b; a++) s->bits[a / 64] |= (uint64_t)1 << (a % 64);
+      return;
+    }
+  }
+  tfx_arena_sweep_keep_at(s, p, n);
+}
+/* Gives back the whole pages inside [p, p + n), an allocation of a that nothing will read again
+ * (a block protobuf-c frees into the arena); adds them to a->released. */
+void tfx_arena_give_back(tfx_arena *a, void *p, size_t n);
+/* Gives back the pages no kept range touched, ends the sweep (frees its tables) and returns
+ * the bytes given back (added to the arena's `released`). */
+size_t tfx_arena_sweep_release(tfx_arena_sweep *s);
 
 /* Test hook (fault injection): when > 0, the Nth allocation from now on fails (all arenas and
  * tfx_xmalloc). 0 disables. Returns nothing; read tfx_alloc_failures() to see hits.

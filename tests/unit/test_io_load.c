@@ -1,4 +1,4 @@
-/* Unit tests for model loading (src/io/io.c, wire.c, pack.c): binary/text and message-type
+/* Unit tests for model loading (src/io/io.c, wire.c, pack.c, reach.c): binary/text and message-type
  * sniffing, SavedModel directories and tag selection, malformed/truncated/too-deep input,
  * write -> load round trips, and the whole corpus (TFXC_CORPUS; skipped when absent). */
 #define _POSIX_C_SOURCE 200809L
@@ -311,6 +311,118 @@ static void write_text_and_binary_then_load(void **state) {
   assert_string_equal(tfx_msg_kind_name(TFX_MSG_SAVEDMODEL), "tensorflow.SavedModel");
 }
 
+/* After nodes are removed from a loaded GraphDef, a sweep that keeps what the tree reaches
+ * (tfx_model_keep_reachable) gives the removed nodes' pages back and leaves the rest intact:
+ * the graph packs to the same bytes as before the sweep (in ASan builds, a read of a page
+ * given back is reported). Every field kind is there: strings, repeated strings, maps, oneofs,
+ * nested and repeated messages, packed scalars, bytes. Binary and text loads. */
+static void removed_nodes_are_given_back(void **state) {
+  fx *f = *state;
+  enum { N = 3000 };
+  tfx_strbuf txt;
+  tfx_sb_init(&txt);
+  for (int i = 0; i < N; i++)
+    tfx_sb_printf(&txt,
+                  "node { name: \"block_%d/weights/read\" op: \"Const\" input: \"block_%d/x:1\" "
+                  "input: \"^block_%d/ctl\" device: \"/device:CPU:0\" attr { key: \"value\" value { "
+                  "tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 } dim { size: 3 name: \"c\" } } "
+                  "tensor_content: \"0123456789abcdefghijklmn\" } } } attr { key: \"l\" value { list { "
+                  "i: 1 i: %d i: 3 f: 1.5 s: \"ab\" s: \"cd\" } } } attr { key: \"T\" value { type: "
+                  "DT_FLOAT } } attr { key: \"s\" value { s: \"node %d\" } } }\n",
+                  i, i, i, i, i);
+  /* payloads of several pages in kept nodes: a page held by nothing but one of them goes
+   * back when the walk misses that kind of field */
+  tfx_sb_puts(&txt, "node { name: \"big");
+  for (int i = 0; i < 20000; i++) tfx_sb_putc(&txt, (char)('a' + i % 26)); /* a string field */
+  tfx_sb_puts(&txt, "\" op: \"Const\" attr { key: \"b\" value { tensor { dtype: DT_INT8 "
+                    "tensor_content: \"");
+  for (int i = 0; i < 20000; i++) tfx_sb_putc(&txt, (char)('a' + i % 26));
+  tfx_sb_puts(&txt, "\" } } } attr { key: \"s\" value { s: \"");
+  for (int i = 0; i < 20000; i++) tfx_sb_putc(&txt, (char)('A' + i % 26));
+  tfx_sb_puts(&txt, "\" } } attr { key: \"i\" value { list {");
+  for (int i = 0; i < 5000; i++) tfx_sb_printf(&txt, " i: %d", i * 7);
+  tfx_sb_puts(&txt, " } } } attr { key: \"names\" value { list {");
+  for (int i = 0; i < 3000; i++) tfx_sb_printf(&txt, " s: \"n%d\"", i);
+  tfx_sb_puts(&txt, " } } } }\n");
+  tfx_sb_puts(&txt, "versions { producer: 134 bad_consumers: 1 bad_consumers: 2 }\n");
+  assert_false(txt.oom);
+  write_bytes(path_in(f, "g.pbtxt"), txt.data, txt.len);
+  tfx_model m0;
+  assert_int_equal(load(f, path_in(f, "g.pbtxt"), NULL, &m0), 0);
+  assert_int_equal(tfx_io_write_message(path_in(f, "g.pb"), m0.root, TFX_WIRE_BINARY, &f->d), 0);
+  tfx_model_free(&m0);
+  const char *names[2] = {"g.pb", "g.pbtxt"};
+  for (int t = 0; t < 2; t++) {
+    tfx_model m;
+    assert_int_equal(load(f, path_in(f, names[t]), NULL, &m), 0);
+    assert_int_equal(m.graph->n_node, N + 1);
+    /* remove the nodes 1000..1999 (as a pass does: a new node array) */
+    Tensorflow__GraphDef *g = m.graph;
+    Tensorflow__NodeDef **keep = tfx_arena_alloc(&m.arena, (N + 1 - 1000) * sizeof *keep);
+    assert_non_null(keep);
+    for (int i = 0, k = 0; i < N + 1; i++)
+      if (i < 1000 || i >= 2000) keep[k++] = g->node[i];
+    g->node = keep;
+    g->n_node = N + 1 - 1000;
+    tfx_strbuf before, after;
+    tfx_sb_init(&before);
+    tfx_sb_init(&after);
+    assert_int_equal(tfx_io_pack(m.root, &before), 0);
+    tfx_arena_sweep s;
+    tfx_arena_mark now;
+    tfx_arena_get_mark(&m.arena, &now);
+    assert_int_equal(tfx_arena_sweep_begin(&s, &m.arena, &now), 0);
+    tfx_model_keep_reachable(&s, &m);
+    size_t got = tfx_arena_sweep_release(&s);
+    /* 1000 nodes of several hundred bytes each: most of their pages (and the unpacker's
+     * scratch) */
+    assert_true(got >= 1000 * 256);
+    assert_int_equal(tfx_io_pack(m.root, &after), 0);
+    assert_int_equal(after.len, before.len);
+    assert_memory_equal(after.data, before.data, before.len);
+    assert_string_equal(m.path, path_in(f, names[t]));
+    tfx_sb_free(&before);
+    tfx_sb_free(&after);
+    tfx_model_free(&m);
+  }
+  tfx_sb_free(&txt);
+}
+
+/* A binary load gives back the scratch protobuf-c frees into the arena at once (its slabs of
+ * scanned fields: 32 bytes per node of a GraphDef, in blocks that double), and the model is
+ * whole: it packs to the bytes it was loaded from. */
+static void binary_load_gives_back_unpack_scratch(void **state) {
+  fx *f = *state;
+  enum { N = 20000 };
+  tfx_strbuf txt;
+  tfx_sb_init(&txt);
+  for (int i = 0; i < N; i++)
+    tfx_sb_printf(&txt, "node { name: \"n%d\" op: \"NoOp\" }\n", i);
+  assert_false(txt.oom);
+  write_bytes(path_in(f, "s.pbtxt"), txt.data, txt.len);
+  tfx_model m0;
+  assert_int_equal(load(f, path_in(f, "s.pbtxt"), NULL, &m0), 0);
+  assert_int_equal(m0.arena.released, 0); /* text: no protobuf-c scratch */
+  tfx_strbuf want;
+  tfx_sb_init(&want);
+  assert_int_equal(tfx_io_pack(m0.root, &want), 0);
+  write_bytes(path_in(f, "s.pb"), want.data, want.len);
+  tfx_model_free(&m0);
+  tfx_model m;
+  assert_int_equal(load(f, path_in(f, "s.pb"), NULL, &m), 0);
+  /* the slabs of 64 KiB and more (64 + 128 + 256 + 512 KiB for 20 000 fields), less partial pages */
+  assert_true(m.arena.released >= (size_t)400 * 1024);
+  tfx_strbuf got;
+  tfx_sb_init(&got);
+  assert_int_equal(tfx_io_pack(m.root, &got), 0);
+  assert_int_equal(got.len, want.len);
+  assert_memory_equal(got.data, want.data, want.len);
+  tfx_sb_free(&got);
+  tfx_sb_free(&want);
+  tfx_sb_free(&txt);
+  tfx_model_free(&m);
+}
+
 /* Each allocation failure while loading (a binary SavedModel directory, a text GraphDef) is one
  * clean "out of memory" error and TFX_E_NOMEM (or the load succeeds): no leaks. */
 static void allocation_failures_in_load(void **state) {
@@ -444,6 +556,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(savedmodel_directory_and_tags, fx_setup, fx_teardown),
       cmocka_unit_test_setup_teardown(binary_depth_limit, fx_setup, fx_teardown),
       cmocka_unit_test_setup_teardown(write_text_and_binary_then_load, fx_setup, fx_teardown),
+      cmocka_unit_test_setup_teardown(removed_nodes_are_given_back, fx_setup, fx_teardown),
+      cmocka_unit_test_setup_teardown(binary_load_gives_back_unpack_scratch, fx_setup, fx_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

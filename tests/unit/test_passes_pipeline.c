@@ -1,8 +1,8 @@
 /* Unit tests for the pass pipeline (src/passes/pipeline.c, context.c).
  * Stage: tests (passes). Covers run order by (group, phase, registration), timing, stop on
  * failure with the pass's exit code, group limits, --disable-pass, --dump-after selection
- * (custom hook and the real text dump), the --list-passes / --time-passes tables, and the
- * name helpers. */
+ * (custom hook and the real text dump), the --list-passes / --time-passes tables, the
+ * release of what nothing reads before lowering, and the name helpers. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -361,6 +361,61 @@ static void test_builtin(void **state) {
   assert_false(tfx_pipeline_find(&f->p, "index")->ran);
 }
 
+/* Before lowering, what nothing reads any more is released (tfx_ctx_release_unused): the
+ * ScopeTree (marked stale, rebuilt on demand) and the pages of the NodeDefs prune removed
+ * (--out-nodes keeps the first half of a chain); the conversion still succeeds. */
+static void test_release_before_lowering(void **state) {
+  fixture *f = *state;
+  enum { N = 3000 };
+  char path[] = "/tmp/tfxc_release_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  FILE *fp = fdopen(fd, "w");
+  assert_non_null(fp);
+  fprintf(fp, "node { name: \"x\" op: \"Placeholder\" attr { key: \"dtype\" value { type: DT_FLOAT } } "
+              "attr { key: \"shape\" value { shape { dim { size: 2 } } } } }\n");
+  for (int i = 0; i < N; i++) {
+    char in[32] = "x";
+    if (i) snprintf(in, sizeof in, "chain/n%d", i - 1);
+    fprintf(fp, "node { name: \"chain/n%d\" op: \"Identity\" input: \"%s\" attr { key: \"T\" "
+                "value { type: DT_FLOAT } } }\n", i, in);
+  }
+  fclose(fp);
+  f->o.model_path = path;
+  f->o.out_nodes = "chain/n1499:0";
+  f->o.emit = 1u << TFX_EMIT_AIR; /* a GE output: op mapping and lowering run (in memory) */
+  assert_int_equal(tfx_pass_register_builtin(&f->p), 0);
+  int rc = tfx_pipeline_run(&f->p, &f->ctx, TFX_GROUP_LOWERING);
+  unlink(path);
+  if (rc) tfx_diag_print(&f->d, stderr);
+  assert_int_equal(rc, 0);
+  assert_non_null(f->ctx.ge);
+  assert_int_equal(f->ctx.model.graph->n_node, 1501);
+  /* 1500 removed NodeDefs of ~200 arena bytes each: most of their pages went back */
+  assert_true(f->ctx.released >= 1500 * 100);
+  assert_int_equal(f->ctx.model.arena.released, f->ctx.released);
+  assert_int_equal(f->ctx.have_scopes, 0); /* dropped before lowering */
+  assert_int_equal(f->ctx.scopes_stale, 1);
+  const tfx_scope_tree *t = tfx_ctx_scopes(&f->ctx); /* rebuilt when asked */
+  assert_non_null(t);
+  assert_int_equal(f->ctx.have_scopes, 1);
+  /* without --out-nodes no pass edits this graph: no sweep, the tree is dropped all the same */
+  fp = fopen(path, "w");
+  assert_non_null(fp);
+  fprintf(fp, "node { name: \"x\" op: \"Placeholder\" attr { key: \"dtype\" value { type: DT_FLOAT } } "
+              "attr { key: \"shape\" value { shape { dim { size: 2 } } } } }\n"
+              "node { name: \"y\" op: \"Identity\" input: \"x\" attr { key: \"T\" value { type: DT_FLOAT } } }\n");
+  fclose(fp);
+  f->o.out_nodes = NULL;
+  rc = tfx_pipeline_run(&f->p, &f->ctx, TFX_GROUP_LOWERING);
+  unlink(path);
+  assert_int_equal(rc, 0);
+  assert_int_equal(f->ctx.graph_edits, 0);
+  assert_int_equal(f->ctx.released, 0);
+  assert_int_equal(f->ctx.have_scopes, 0);
+  assert_int_equal(f->ctx.scopes_stale, 1);
+}
+
 /* Failed allocations are reported, never ignored (arena.h fault injection). */
 static void test_alloc_failure(void **state) {
   fixture *f = *state;
@@ -456,6 +511,7 @@ int main(int argc, char **argv) {
     cmocka_unit_test_setup_teardown(test_dump_file, setup, teardown),
     cmocka_unit_test_setup_teardown(test_dump_without_model_warns, setup, teardown),
     cmocka_unit_test_setup_teardown(test_builtin, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_release_before_lowering, setup, teardown),
     cmocka_unit_test(test_group_names),
     cmocka_unit_test(test_closest),
     cmocka_unit_test(test_default_output),

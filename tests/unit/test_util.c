@@ -1,4 +1,4 @@
-/* Unit tests for src/util: arena, hash map, interner, string buffer (JSON escaping),
+/* Unit tests for src/util: arena (and its sweeps), hash map, interner, string buffer (JSON escaping),
  * diagnostics rendering, atomic file output, fault injection. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
@@ -54,6 +54,58 @@ static void arena_as_protobuf_allocator(void **state) {
   pb->free(pb->allocator_data, p); /* no-op; must not crash */
   assert_true(a.total >= 100);
   tfx_arena_free(&a);
+}
+
+/* A sweep gives back the whole pages no kept range touches, from before its mark only, and
+ * every kept byte reads as before (in ASan builds a read of a given-back page is reported). */
+static void arena_sweep_gives_back_unkept_pages(void **state) {
+  (void)state;
+  enum { N = 4000, SZ = 256 };
+  static unsigned char *blk[N];
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  tfx_arena a;
+  tfx_arena_init(&a);
+  for (int i = 0; i < N; i++) {
+    blk[i] = tfx_arena_alloc(&a, SZ);
+    assert_non_null(blk[i]);
+    memset(blk[i], i % 255 + 1, SZ);
+  }
+  char *big = tfx_arena_alloc(&a, (size_t)8 << 20); /* a chunk of its own, not kept */
+  assert_non_null(big);
+  memset(big, 7, (size_t)8 << 20);
+  tfx_arena_mark m;
+  tfx_arena_get_mark(&a, &m);
+  unsigned char *after[64]; /* after the mark: never given back, though not kept */
+  for (int i = 0; i < 64; i++) {
+    after[i] = tfx_arena_alloc(&a, SZ);
+    memset(after[i], 0x5a, SZ);
+  }
+  tfx_arena_sweep s;
+  assert_int_equal(tfx_arena_sweep_begin(&s, &a, &m), 0);
+  size_t unkept = 0;
+  for (int i = 0; i < N; i++)
+    if (i < 1000 || i % 64 == 0) tfx_arena_sweep_keep(&s, blk[i], SZ);
+    else unkept += SZ;
+  tfx_arena_sweep_keep(&s, "static text", 12); /* not arena memory: ignored */
+  tfx_arena_sweep_keep(&s, blk[0], 0);         /* empty: nothing */
+  size_t got = tfx_arena_sweep_release(&s);
+  assert_int_equal(got % page, 0);
+  assert_int_equal(a.released, got);
+  /* the big chunk's whole pages, and between two kept blocks (16 KiB apart) at least two
+   * whole pages of every gap that lies in one chunk */
+  assert_true(got >= ((size_t)8 << 20) - page + 30 * 2 * page);
+  assert_true(got <= ((size_t)8 << 20) + unkept + 16 * page); /* + chunk tails */
+  for (int i = 0; i < N; i++)
+    if (i < 1000 || i % 64 == 0)
+      for (int k = 0; k < SZ; k++) assert_int_equal(blk[i][k], i % 255 + 1);
+  for (int i = 0; i < 64; i++)
+    for (int k = 0; k < SZ; k++) assert_int_equal(after[i][k], 0x5a);
+  /* a sweep with a zeroed mark (the arena's start) has nothing to give back */
+  tfx_arena_mark zero = {0, 0, 0};
+  assert_int_equal(tfx_arena_sweep_begin(&s, &a, &zero), 0);
+  assert_int_equal(tfx_arena_sweep_release(&s), 0);
+  tfx_arena_free(&a);
+  assert_int_equal(a.released, 0);
 }
 
 static void hmap_put_get_grow(void **state) {
@@ -246,6 +298,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(arena_alignment_and_big_blocks),
       cmocka_unit_test(arena_as_protobuf_allocator),
+      cmocka_unit_test(arena_sweep_gives_back_unkept_pages),
       cmocka_unit_test(hmap_put_get_grow),
       cmocka_unit_test(intern_dense_ids_in_first_seen_order),
       cmocka_unit_test(strbuf_printf_and_json),
