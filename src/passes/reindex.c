@@ -28,10 +28,6 @@ typedef struct upd {
   uint32_t next_iter, ref_next_iter;
 } upd;
 
-static int is_back_edge(const upd *u, uint32_t op_id) {
-  return op_id != TFX_HASH_NONE && (op_id == u->next_iter || op_id == u->ref_next_iter);
-}
-
 /* The new id of op type o of the old module (interned now when first met). */
 static uint32_t map_op(upd *u, uint32_t o, const char *op) {
   if (o >= u->om->ops.n) return tfx_intern_id(&u->nm->ops, op, strlen(op));
@@ -302,7 +298,7 @@ static int update_graph(upd *u, tfx_graph *g, tfx_graph *og, Tensorflow__NodeDef
     goto out;
   }
 
-  /* topological order: Kahn's algorithm exactly as graph.c runs it; a cycle goes to the
+  /* topological order: Kahn's algorithm, the function graph.c orders by; a cycle goes to the
    * full build, which reports it */
   g->topo = tfx_arena_alloc(a, (size_t)(n ? n : 1) * sizeof *g->topo); /* all written, or no update */
   indeg = tfx_calloc(n ? n : 1, sizeof *indeg);
@@ -310,23 +306,9 @@ static int update_graph(upd *u, tfx_graph *g, tfx_graph *og, Tensorflow__NodeDef
     rc = UPD_OOM;
     goto out;
   }
-  for (uint32_t i = 0; i < n; i++) { /* from the producer side, as graph.c counts */
-    const tfx_node *nd = &g->nodes[i];
-    if (is_back_edge(u, nd->op_id)) continue;
-    for (uint32_t k = 0; k < nd->n_uses; k++) indeg[nd->uses[k].node]++;
-  }
-  uint32_t head = 0, tail = 0;
-  for (uint32_t i = 0; i < n; i++)
-    if (indeg[i] == 0) g->topo[tail++] = i;
-  while (head < tail) {
-    uint32_t x = g->topo[head++];
-    if (is_back_edge(u, g->nodes[x].op_id)) continue;
-    const tfx_node *nd = &g->nodes[x];
-    for (uint32_t k = 0; k < nd->n_uses; k++) {
-      uint32_t v = nd->uses[k].node;
-      if (--indeg[v] == 0) g->topo[tail++] = v;
-    }
-  }
+  uint32_t tail = 0;
+  if (tfx_graph_kahn(g, use_start, u->next_iter, u->ref_next_iter, g->topo, indeg, &tail) != 0)
+    goto out; /* lists it cannot read (2^31 uses): the full build */
   if (tail < n) goto out;
   rc = UPD_OK;
 out:
