@@ -523,11 +523,11 @@ static int build_graph(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, s
     tfx_node *nd = &g->nodes[i];
     Tensorflow__NodeDef *def = defs[i];
     /* the NodeDefs and their names lie hundreds of bytes apart in the GraphDef's arena: each
-     * record is fetched 2 * PUT_AHEAD nodes ahead and its name PUT_AHEAD + 1 ahead (before
-     * the stretch that hashes it), so their misses overlap */
-    if (i + 2 * PUT_AHEAD < n && defs[i + 2 * PUT_AHEAD]) __builtin_prefetch(defs[i + 2 * PUT_AHEAD]);
-    if (i + PUT_AHEAD + 1 < n && defs[i + PUT_AHEAD + 1] && defs[i + PUT_AHEAD + 1]->name)
-      __builtin_prefetch(defs[i + PUT_AHEAD + 1]->name);
+     * record is fetched 3 * PUT_AHEAD nodes ahead and its name 2 * PUT_AHEAD ahead (a whole
+     * stretch before the one that hashes it), so their misses overlap */
+    if (i + 3 * PUT_AHEAD < n && defs[i + 3 * PUT_AHEAD]) __builtin_prefetch(defs[i + 3 * PUT_AHEAD]);
+    if (i + 2 * PUT_AHEAD < n && defs[i + 2 * PUT_AHEAD] && defs[i + 2 * PUT_AHEAD]->name)
+      __builtin_prefetch(defs[i + 2 * PUT_AHEAD]->name);
     nd->def = def;
     nd->name = def && def->name ? def->name : "";
     nd->op = def && def->op ? def->op : "";

@@ -128,23 +128,27 @@ static void hmap_delete_at(tfx_hmap *m, size_t i) {
  * their new ids, the names of gone nodes are deleted. Returns 1, or 0 when a slot holds a
  * value that is no old node id (then the update gives up). */
 static int patch_names(tfx_hmap *m, const uint32_t *new_id, uint32_t on) {
-  /* first renumber, marking the gone entries (TFX_NO_ID is no node id: n < TFX_NO_ID) */
-  size_t first = m->cap, marked = 0;
-  for (size_t k = 0; k < m->cap; k++) {
+  if (!m->cap || !m->n) return 1;
+  /* One sweep of the slots, renumbering and deleting as it goes. It starts just after an
+   * empty slot e and goes round once: a deletion at k (backward shift) pulls only entries
+   * from after k and before the next empty slot, at the latest e, i.e. entries the sweep has
+   * not reached yet, so slot k is looked at again and nothing is renumbered twice. (TFX_NO_ID
+   * is no node id: n < TFX_NO_ID.) */
+  size_t mask = m->cap - 1, e = 0;
+  while (m->slots[e].key) e++; /* the map is at most half full: there is an empty slot */
+  for (size_t k = (e + 1) & mask, left = m->cap; left;) {
     tfx_hmap_slot *s = &m->slots[k];
-    if (!s->key) continue;
-    if (s->value >= on) return 0;
-    if ((s->value = new_id[s->value]) == TFX_NO_ID && marked++ == 0) first = k;
-  }
-  /* then delete them, from the first one on; a deletion may pull a later entry (or, past the
-   * end, an earlier one already looked at and kept) into slot k, so k is looked at again */
-  for (size_t k = first; k < m->cap && marked;) {
-    if (m->slots[k].key && m->slots[k].value == TFX_NO_ID) {
-      hmap_delete_at(m, k);
-      marked--;
-    } else {
-      k++;
+    if (s->key) {
+      if (s->value >= on) return 0;
+      uint32_t v = new_id[s->value];
+      if (v == TFX_NO_ID) {
+        hmap_delete_at(m, k);
+        continue;
+      }
+      s->value = v;
     }
+    k = (k + 1) & mask;
+    left--;
   }
   return 1;
 }
