@@ -3,9 +3,6 @@
  * FunctionDef library (borrowed). Output: tfx_module (graph.h), everything in m->arena.
  * Invariants: O(N + E) per graph, no per-node malloc, no recursion; every validation error of
  * every graph is reported before the build fails with TFX_E_INPUT. */
-#if defined(__linux__) && !defined(_DEFAULT_SOURCE)
-#define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
-#endif
 #include "graph/graph.h"
 
 #include <inttypes.h>
@@ -14,22 +11,6 @@
 
 #include "util/status.h"
 #include "util/progress.h"
-
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
-void tfx_graph_hint_huge(void *p, size_t n) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  const uintptr_t huge = (uintptr_t)2 << 20;
-  if (!p || n < 4 * huge) return;
-  uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), e = ((uintptr_t)p + n) & ~(huge - 1);
-  if (e > a) (void)madvise((void *)a, e - a, MADV_HUGEPAGE); /* a hint: failure changes nothing */
-#else
-  (void)p;
-  (void)n;
-#endif
-}
 
 /* Limit for reported cycle paths, so a 10^6-node cycle gives a readable message. */
 #define CYCLE_SHOW_MAX 8
@@ -418,7 +399,6 @@ int tfx_graph_link_uses(tfx_graph *g, tfx_arena *a, uint32_t *use_start) {
   /* not zeroed: the loop below fills exactly the counted entries */
   tfx_use *uses = tfx_arena_alloc(a, (total_uses ? total_uses : 1) * sizeof *uses);
   if (!uses) return -1;
-  tfx_graph_hint_huge(uses, total_uses * sizeof *uses);
   for (uint32_t i = 0; i < n; i++) use_start[i + 1] += use_start[i];
   /* use_start[p] is producer p's fill cursor: the random accesses of the fill go to this
    * 4-byte array, not to the (much larger) node records; afterwards use_start[p] is the end
@@ -448,7 +428,7 @@ int tfx_graph_link_uses(tfx_graph *g, tfx_arena *a, uint32_t *use_start) {
  * Before node i is resolved: the NodeDef of i + 3 * INPUT_AHEAD, the input array of i + 2 *
  * INPUT_AHEAD (its record fetched before), the first strings of i + INPUT_AHEAD (its array
  * fetched before) and the name of i + INPUT_AHEAD, so the misses overlap. Hints only. */
-#define INPUT_AHEAD 4u
+#define INPUT_AHEAD 8u
 static inline void prefetch_inputs(const tfx_graph *g, uint32_t i) {
   uint32_t n = g->n_nodes;
   if (i + 3 * INPUT_AHEAD < n) __builtin_prefetch(g->nodes[i + 3 * INPUT_AHEAD].def);
@@ -488,8 +468,6 @@ static int build_graph(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, s
    * freed unread) */
   g->nodes = tfx_arena_alloc(a, (size_t)(n ? n : 1) * sizeof *g->nodes);
   if (!g->nodes || tfx_hmap_reserve(&g->by_name, n) < 0) return oom(c);
-  tfx_graph_hint_huge(g->nodes, (size_t)n * sizeof *g->nodes);
-  tfx_graph_hint_huge(g->by_name.slots, g->by_name.cap * sizeof *g->by_name.slots);
 
   /* Signature input args (functions only). */
   if (func && func->signature) {
@@ -522,12 +500,15 @@ static int build_graph(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, s
   for (uint32_t i = 0; i < n; i++) {
     tfx_node *nd = &g->nodes[i];
     Tensorflow__NodeDef *def = defs[i];
-    /* the NodeDefs and their names lie hundreds of bytes apart in the GraphDef's arena: each
-     * record is fetched 3 * PUT_AHEAD nodes ahead and its name 2 * PUT_AHEAD ahead (a whole
-     * stretch before the one that hashes it), so their misses overlap */
-    if (i + 3 * PUT_AHEAD < n && defs[i + 3 * PUT_AHEAD]) __builtin_prefetch(defs[i + 3 * PUT_AHEAD]);
-    if (i + 2 * PUT_AHEAD < n && defs[i + 2 * PUT_AHEAD] && defs[i + 2 * PUT_AHEAD]->name)
-      __builtin_prefetch(defs[i + 2 * PUT_AHEAD]->name);
+    /* the NodeDefs and their strings lie hundreds of bytes apart in the GraphDef's arena: each
+     * record is fetched 4 * PUT_AHEAD nodes ahead, its name and op 2 * PUT_AHEAD ahead (a
+     * whole stretch before the one that hashes the names), so their misses overlap */
+    if (i + 4 * PUT_AHEAD < n && defs[i + 4 * PUT_AHEAD]) __builtin_prefetch(defs[i + 4 * PUT_AHEAD]);
+    if (i + 2 * PUT_AHEAD < n && defs[i + 2 * PUT_AHEAD]) {
+      const Tensorflow__NodeDef *ahead = defs[i + 2 * PUT_AHEAD];
+      if (ahead->name) __builtin_prefetch(ahead->name);
+      if (ahead->op) __builtin_prefetch(ahead->op);
+    }
     nd->def = def;
     nd->name = def && def->name ? def->name : "";
     nd->op = def && def->op ? def->op : "";
@@ -586,7 +567,6 @@ static int build_graph(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, s
     free(use_start);
     goto nomem;
   }
-  tfx_graph_hint_huge(inputs, total_in * sizeof *inputs);
   size_t pos = 0;
   for (uint32_t i = 0; i < n; i++) {
     tfx_progress_nodes(i, n);

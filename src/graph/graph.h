@@ -129,12 +129,6 @@ int tfx_graph_link_uses(tfx_graph *g, tfx_arena *a, uint32_t *use_start);
 int tfx_graph_kahn(const tfx_graph *g, uint32_t *ends, uint32_t back_op1, uint32_t back_op2,
                    uint32_t *topo, uint32_t *indeg, uint32_t *n_ordered);
 
-/* Hint for an array of n bytes at p that is about to be written whole (node, input and
- * consumer tables, name maps of large graphs): on Linux, the 2 MiB-aligned part of it may be
- * backed by huge pages (madvise MADV_HUGEPAGE), i.e. one page fault and one TLB entry per
- * 2 MiB instead of per 4 KiB; nothing below 8 MiB, and nothing elsewhere. Changes no data. */
-void tfx_graph_hint_huge(void *p, size_t n);
-
 /* Parses one NodeDef input string of the main-graph form: `x`, `x:3`, `^x`.
  * On success sets *name and *name_len to the node-name part and *port (-1 for control) and
  * returns 0; returns -1 on bad syntax (empty name, bad or overflowing port, `^x:1`). */

@@ -167,7 +167,6 @@ static int update_graph(upd *u, tfx_graph *g, tfx_graph *og, Tensorflow__NodeDef
    * is thrown away) */
   g->nodes = tfx_arena_alloc(a, (size_t)(n ? n : 1) * sizeof *g->nodes);
   if (!g->nodes) return UPD_OOM;
-  tfx_graph_hint_huge(g->nodes, (size_t)n * sizeof *g->nodes);
   if (og->n_args) {
     g->n_args = og->n_args;
     g->args = tfx_arena_alloc(a, (size_t)og->n_args * sizeof *g->args);
@@ -248,7 +247,6 @@ static int update_graph(upd *u, tfx_graph *g, tfx_graph *og, Tensorflow__NodeDef
     rc = UPD_OOM;
     goto out;
   }
-  tfx_graph_hint_huge(inputs, total_in * sizeof *inputs);
   size_t pos = 0;
   for (uint32_t j = 0; j < n; j++) {
     tfx_progress_nodes(j, n);

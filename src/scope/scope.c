@@ -287,11 +287,7 @@ static int finish(sbuild *b, const tfx_graph *g) {
   uint32_t *cnt = NULL, *scratch = NULL, *touched = NULL, *stack = NULL, *node_op = NULL;
   name_id *pairs = NULL;
 
-  t->scopes = tfx_arena_alloc(a, (size_t)ns * sizeof *t->scopes);
-  if (t->scopes) { /* zeroed after the hint, so the pages it covers are faulted huge */
-    tfx_graph_hint_huge(t->scopes, (size_t)ns * sizeof *t->scopes);
-    memset(t->scopes, 0, (size_t)ns * sizeof *t->scopes);
-  }
+  t->scopes = tfx_arena_calloc(a, ns, sizeof *t->scopes);
   t->dfs = tfx_arena_calloc(a, ns, sizeof *t->dfs);
   uint32_t *child_all = tfx_arena_calloc(a, ns, sizeof *child_all);
   uint32_t *node_all = tfx_arena_calloc(a, g->n_nodes ? g->n_nodes : 1, sizeof *node_all);
@@ -299,7 +295,6 @@ static int finish(sbuild *b, const tfx_graph *g) {
   if (!t->scopes || !t->dfs || !child_all || !node_all || !cnt) goto out;
   t->n_scopes = ns;
   if (tfx_hmap_reserve(&t->by_name, ns) < 0) goto out;
-  tfx_graph_hint_huge(t->by_name.slots, t->by_name.cap * sizeof *t->by_name.slots);
 
   /* The names go into the map PUT_AHEAD at a time: hashed first and their slots prefetched
    * (the map was reserved for ns names: it does not grow), so the slot misses overlap. */

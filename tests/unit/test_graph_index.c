@@ -463,43 +463,6 @@ static void kahn_relinked_and_foreign_ends(void **state) {
   assert_int_equal(k, 12345);
 }
 
-/* tfx_graph_hint_huge changes no data, and on Linux with transparent huge pages the aligned
- * part of the range is marked for them (VmFlags "hg" in /proc/self/smaps). */
-static void hint_huge_marks_range(void **state) {
-  (void)state;
-  size_t n = (size_t)16 << 20;
-  unsigned char *p = malloc(n);
-  assert_non_null(p);
-  for (size_t i = 0; i < n; i += 4096) p[i] = (unsigned char)(i >> 12);
-  tfx_graph_hint_huge(p, n);
-  for (size_t i = 0; i < n; i += 4096) assert_int_equal(p[i], (unsigned char)(i >> 12));
-  tfx_graph_hint_huge(p, 4096); /* too small: nothing */
-  tfx_graph_hint_huge(NULL, n);
-#if defined(__linux__)
-  FILE *thp = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
-  FILE *sm = thp ? fopen("/proc/self/smaps", "r") : NULL;
-  if (thp) fclose(thp);
-  if (sm) {
-    uintptr_t want = ((uintptr_t)p + ((uintptr_t)2 << 20) - 1) & ~(((uintptr_t)2 << 20) - 1);
-    char line[512];
-    int in = 0, flagged = 0, found = 0;
-    while (fgets(line, sizeof line, sm)) {
-      unsigned long lo, hi;
-      if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') == line + strcspn(line, "-")) {
-        in = want >= lo && want < hi;
-        found |= in;
-      } else if (in && strncmp(line, "VmFlags:", 8) == 0) {
-        flagged = strstr(line, " hg") != NULL;
-      }
-    }
-    fclose(sm);
-    assert_true(found);
-    assert_true(flagged);
-  }
-#endif
-  free(p);
-}
-
 static void cycle_reported_with_other_errors(void **state) {
   fx *f = *state;
   const char *g[] = {"a|Add|b,ghost", "b|Neg|a"};
@@ -576,7 +539,6 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(index_large_chain, setup, teardown),
       cmocka_unit_test_setup_teardown(cycle_reported_with_other_errors, setup, teardown),
       cmocka_unit_test_setup_teardown(kahn_relinked_and_foreign_ends, setup, teardown),
-      cmocka_unit_test(hint_huge_marks_range),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
