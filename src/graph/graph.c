@@ -468,6 +468,11 @@ static int build_graph(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, s
    * freed unread) */
   g->nodes = tfx_arena_alloc(a, (size_t)(n ? n : 1) * sizeof *g->nodes);
   if (!g->nodes || tfx_hmap_reserve(&g->by_name, n) < 0) return oom(c);
+  /* The map is zeroed already, but its fresh pages are not mapped yet: the puts below probe
+   * (read) a slot before writing it, and a page first read gets the shared zero page and is
+   * faulted again when written. Writing it whole first is one fault per page (at 10^6 nodes
+   * 12 000 faults fewer) for one sequential pass. */
+  memset(g->by_name.slots, 0, g->by_name.cap * sizeof *g->by_name.slots);
 
   /* Signature input args (functions only). */
   if (func && func->signature) {

@@ -295,6 +295,9 @@ static int finish(sbuild *b, const tfx_graph *g) {
   if (!t->scopes || !t->dfs || !child_all || !node_all || !cnt) goto out;
   t->n_scopes = ns;
   if (tfx_hmap_reserve(&t->by_name, ns) < 0) goto out;
+  /* written whole first: a fresh page a put probes (reads) first would be faulted twice (the
+   * shared zero page, then a page of its own when written), as in graph.c's name map */
+  memset(t->by_name.slots, 0, t->by_name.cap * sizeof *t->by_name.slots);
 
   /* The names go into the map PUT_AHEAD at a time: hashed first and their slots prefetched
    * (the map was reserved for ns names: it does not grow), so the slot misses overlap. */
