@@ -558,6 +558,9 @@ static int build_result(ap *a, uint32_t ri) {
   const char *device = NULL;
 
   for (uint32_t mi = 0; mi < r->n_claimed && rc == 0; mi++) {
+    /* the members' node records and NodeDefs are cold: fetched 8 and 4 members ahead */
+    if (mi + 8 < r->n_claimed) __builtin_prefetch(&g->nodes[r->members[mi + 8]]);
+    if (mi + 4 < r->n_claimed) __builtin_prefetch(g->nodes[r->members[mi + 4]].def);
     uint32_t c = r->members[mi];
     const tfx_node *nd = &g->nodes[c];
     if (!device && nd->def->device && *nd->def->device) device = nd->def->device;

@@ -224,9 +224,51 @@ static int report_cycle(build_ctx *c, tfx_graph *g, const uint32_t *indeg) {
   return 0;
 }
 
+/* Top bit of an ends entry in tfx_graph_kahn: the node is a back-edge producer. */
+#define KAHN_BACK 0x80000000u
+
+int tfx_graph_kahn(const tfx_graph *g, uint32_t *ends, uint32_t back_op1, uint32_t back_op2,
+                   uint32_t *topo, uint32_t *indeg, uint32_t *n_ordered) {
+  uint32_t n = g->n_nodes;
+  /* The queue visits the nodes in no useful order: it reads the lists through ends (4-byte
+   * entries) and the one array tfx_graph_link_uses filled (node u's list is base[ends[u - 1]
+   * .. ends[u])), not through the 56-byte node records, which on a large graph is far fewer
+   * cache misses. A back-edge producer is marked by the top bit of its ends entry. */
+  const tfx_use *base = NULL;
+  for (uint32_t i = 0; i < n; i++) {
+    const tfx_node *nd = &g->nodes[i];
+    uint32_t start = i ? ends[i - 1] & ~KAHN_BACK : 0;
+    if (ends[i] >= KAHN_BACK || ends[i] - start != nd->n_uses ||
+        (nd->n_uses && base && nd->uses != base + start))
+      return -2; /* not the lists tfx_graph_link_uses made with these ends */
+    if (nd->n_uses && !base) base = nd->uses - start;
+    if (nd->op_id != TFX_HASH_NONE && (nd->op_id == back_op1 || nd->op_id == back_op2)) {
+      ends[i] |= KAHN_BACK;
+      continue;
+    }
+    /* in-degrees counted from the producer side: every resolved node input is one entry of
+     * its producer's consumer list, so this is the count over the inputs whose producer is
+     * no back edge, read sequentially (node records in order, their lists) */
+    for (uint32_t k = 0; k < nd->n_uses; k++) indeg[nd->uses[k].node]++;
+  }
+  uint32_t head = 0, tail = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (indeg[i] == 0) topo[tail++] = i;
+  while (head < tail) {
+    uint32_t u = topo[head++];
+    if (ends[u] & KAHN_BACK) continue;
+    for (uint32_t k = u ? ends[u - 1] & ~KAHN_BACK : 0, e = ends[u]; k < e; k++) {
+      uint32_t v = base[k].node;
+      if (--indeg[v] == 0) topo[tail++] = v;
+    }
+  }
+  *n_ordered = tail;
+  return 0;
+}
+
 /* Kahn's algorithm; edges from NextIteration/RefNextIteration producers are ignored. Returns
  * 1 when a cycle was reported, 0 when ordered, -1 on out of memory. */
-static int topo_sort(build_ctx *c, tfx_graph *g) {
+static int topo_sort(build_ctx *c, tfx_graph *g, uint32_t *ends) {
   uint32_t n = g->n_nodes;
   g->topo = tfx_arena_alloc(&c->m->arena, (size_t)(n ? n : 1) * sizeof *g->topo); /* all written, or NULL */
   uint32_t *indeg = tfx_calloc(n ? n : 1, sizeof *indeg);
@@ -234,25 +276,10 @@ static int topo_sort(build_ctx *c, tfx_graph *g) {
     free(indeg);
     return oom(c);
   }
-  /* in-degrees counted from the producer side: every resolved node input is one entry of
-   * its producer's consumer list, so this is the count over the inputs whose producer is no
-   * back edge, read sequentially (node records in order, their lists) */
-  for (uint32_t i = 0; i < n; i++) {
-    const tfx_node *nd = &g->nodes[i];
-    if (is_back_edge_op(c, nd->op_id)) continue;
-    for (uint32_t k = 0; k < nd->n_uses; k++) indeg[nd->uses[k].node]++;
-  }
-  uint32_t head = 0, tail = 0;
-  for (uint32_t i = 0; i < n; i++)
-    if (indeg[i] == 0) g->topo[tail++] = i;
-  while (head < tail) {
-    uint32_t u = g->topo[head++];
-    if (is_back_edge_op(c, g->nodes[u].op_id)) continue;
-    const tfx_node *nd = &g->nodes[u];
-    for (uint32_t k = 0; k < nd->n_uses; k++) {
-      uint32_t v = nd->uses[k].node;
-      if (--indeg[v] == 0) g->topo[tail++] = v;
-    }
+  uint32_t tail = 0;
+  if (tfx_graph_kahn(g, ends, c->next_iter_id, c->ref_next_iter_id, g->topo, indeg, &tail) != 0) {
+    free(indeg); /* cannot fail on the lists build_graph just linked: ends are theirs */
+    return oom(c);
   }
   int rc = 0;
   if (tail < n) {
@@ -266,9 +293,12 @@ static int topo_sort(build_ctx *c, tfx_graph *g) {
 /* Resolves the inputs of node i (already parsed table sizes); returns the number of errors,
  * or -1 on out of memory. arg_map is NULL for the main graph. */
 /* How many of the nodes just before a node are tried by name before the hash map: inputs
- * mostly name a recent node (80% within 8 in the bench graphs), and at 10^6 nodes a map
- * lookup is two cache misses (slot, then the stored name). */
-#define RECENT_TRIES 8u
+ * mostly name a recent node (80% within 8, all within 32 in the bench graphs), and at 10^6
+ * nodes a map lookup is two cache misses (slot, then the stored name), while the tries read
+ * the 4-byte name_len entries in order and compare only names of the same length, which the
+ * last nodes' processing left in cache (graph-100000: 23 600 map lookups with 8 tries, none
+ * with 32). */
+#define RECENT_TRIES 32u
 
 static int resolve_inputs(build_ctx *c, tfx_graph *g, uint32_t i, const tfx_hmap *arg_map,
                           const uint32_t *name_len, uint32_t *use_count) {
@@ -396,6 +426,30 @@ int tfx_graph_link_uses(tfx_graph *g, tfx_arena *a, uint32_t *use_start) {
   return 0;
 }
 
+/* Pass 2 reads, per node, its NodeDef's input array, the input strings, and the names of the
+ * (mostly recent) nodes they name: pointer chains into the GraphDef's arena, cold since pass 1.
+ * Before node i is resolved: the NodeDef of i + 3 * INPUT_AHEAD, the input array of i + 2 *
+ * INPUT_AHEAD (its record fetched before), the first strings of i + INPUT_AHEAD (its array
+ * fetched before) and the name of i + INPUT_AHEAD, so the misses overlap. Hints only. */
+#define INPUT_AHEAD 8u
+static inline void prefetch_inputs(const tfx_graph *g, uint32_t i) {
+  uint32_t n = g->n_nodes;
+  if (i + 3 * INPUT_AHEAD < n) __builtin_prefetch(g->nodes[i + 3 * INPUT_AHEAD].def);
+  if (i + 2 * INPUT_AHEAD < n) {
+    const Tensorflow__NodeDef *d = g->nodes[i + 2 * INPUT_AHEAD].def;
+    if (d && d->n_input) __builtin_prefetch(d->input);
+  }
+  if (i + INPUT_AHEAD < n) {
+    const tfx_node *nd = &g->nodes[i + INPUT_AHEAD];
+    __builtin_prefetch(nd->name);
+    const Tensorflow__NodeDef *d = nd->def;
+    size_t k = d ? d->n_input : 0;
+    if (k > 4) k = 4;
+    while (k--)
+      if (d->input[k]) __builtin_prefetch(d->input[k]);
+  }
+}
+
 /* Builds g over nodes[0..n). func is NULL for the main graph. Returns the number of errors
  * reported, or -1 on out of memory. */
 static int build_graph(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, size_t n,
@@ -417,6 +471,11 @@ static int build_graph(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, s
    * freed unread) */
   g->nodes = tfx_arena_alloc(a, (size_t)(n ? n : 1) * sizeof *g->nodes);
   if (!g->nodes || tfx_hmap_reserve(&g->by_name, n) < 0) return oom(c);
+  /* The map is zeroed already, but its fresh pages are not mapped yet: the puts below probe
+   * (read) a slot before writing it, and a page first read gets the shared zero page and is
+   * faulted again when written. Writing it whole first is one fault per page (at 10^6 nodes
+   * 12 000 faults fewer) for one sequential pass. */
+  memset(g->by_name.slots, 0, g->by_name.cap * sizeof *g->by_name.slots);
 
   /* Signature input args (functions only). */
   if (func && func->signature) {
@@ -449,6 +508,15 @@ static int build_graph(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, s
   for (uint32_t i = 0; i < n; i++) {
     tfx_node *nd = &g->nodes[i];
     Tensorflow__NodeDef *def = defs[i];
+    /* the NodeDefs and their strings lie hundreds of bytes apart in the GraphDef's arena: each
+     * record is fetched 4 * PUT_AHEAD nodes ahead, its name and op 2 * PUT_AHEAD ahead (a
+     * whole stretch before the one that hashes the names), so their misses overlap */
+    if (i + 4 * PUT_AHEAD < n && defs[i + 4 * PUT_AHEAD]) __builtin_prefetch(defs[i + 4 * PUT_AHEAD]);
+    if (i + 2 * PUT_AHEAD < n && defs[i + 2 * PUT_AHEAD]) {
+      const Tensorflow__NodeDef *ahead = defs[i + 2 * PUT_AHEAD];
+      if (ahead->name) __builtin_prefetch(ahead->name);
+      if (ahead->op) __builtin_prefetch(ahead->op);
+    }
     nd->def = def;
     nd->name = def && def->name ? def->name : "";
     nd->op = def && def->op ? def->op : "";
@@ -510,6 +578,7 @@ static int build_graph(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, s
   size_t pos = 0;
   for (uint32_t i = 0; i < n; i++) {
     tfx_progress_nodes(i, n);
+    prefetch_inputs(g, i);
     tfx_node *nd = &g->nodes[i];
     nd->in = nd->n_in ? inputs + pos : NULL;
     pos += nd->n_in;
@@ -524,13 +593,15 @@ static int build_graph(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, s
   name_len = NULL;
 
   /* Consumer lists (CSR) */
-  int lr = tfx_graph_link_uses(g, a, use_start);
-  free(use_start);
-  if (lr) goto nomem;
+  if (tfx_graph_link_uses(g, a, use_start)) {
+    free(use_start);
+    goto nomem;
+  }
 
   /* Topological order over the edges that resolved, so a cycle is reported alongside other
-   * errors; a graph with errors exposes no order. */
-  int r = topo_sort(c, g);
+   * errors; a graph with errors exposes no order. use_start is now each list's end. */
+  int r = topo_sort(c, g, use_start);
+  free(use_start);
   if (r < 0) goto nomem_reported;
   errs += r;
   if (errs) g->topo = NULL;

@@ -115,6 +115,20 @@ uint32_t tfx_graph_find(const tfx_graph *g, const char *name);
  * nobody reads gets uses = NULL. Returns 0, or -1 when out of memory (nothing reported). */
 int tfx_graph_link_uses(tfx_graph *g, tfx_arena *a, uint32_t *use_start);
 
+/* Kahn's algorithm over g's consumer lists, the edges out of nodes whose op id is back_op1 or
+ * back_op2 (the NextIteration op ids, or TFX_HASH_NONE) ignored: the nodes with no unordered
+ * producer first in id order, then each node's consumers in list order as their last producer
+ * is taken. ends is the use_start array tfx_graph_link_uses just filled g's lists with (each
+ * list's end; its entries' top bits are used as marks and left set). Writes
+ * topo[0 .. *n_ordered) (topo has g->n_nodes entries); indeg (g->n_nodes entries, zeroed by
+ * the caller) ends with the in-degree each node has left (> 0 only when *n_ordered <
+ * g->n_nodes: nodes on or behind a cycle). The full build and the incremental re-index
+ * (passes/reindex.c) both order by it. Returns 0, or -2 when ends and the lists do not agree
+ * (not the arrays of one tfx_graph_link_uses call, or 2^31 uses or more); then nothing is
+ * ordered. */
+int tfx_graph_kahn(const tfx_graph *g, uint32_t *ends, uint32_t back_op1, uint32_t back_op2,
+                   uint32_t *topo, uint32_t *indeg, uint32_t *n_ordered);
+
 /* Parses one NodeDef input string of the main-graph form: `x`, `x:3`, `^x`.
  * On success sets *name and *name_len to the node-name part and *port (-1 for control) and
  * returns 0; returns -1 on bad syntax (empty name, bad or overflowing port, `^x:1`). */

@@ -28,10 +28,6 @@ typedef struct upd {
   uint32_t next_iter, ref_next_iter;
 } upd;
 
-static int is_back_edge(const upd *u, uint32_t op_id) {
-  return op_id != TFX_HASH_NONE && (op_id == u->next_iter || op_id == u->ref_next_iter);
-}
-
 /* The new id of op type o of the old module (interned now when first met). */
 static uint32_t map_op(upd *u, uint32_t o, const char *op) {
   if (o >= u->om->ops.n) return tfx_intern_id(&u->nm->ops, op, strlen(op));
@@ -132,23 +128,27 @@ static void hmap_delete_at(tfx_hmap *m, size_t i) {
  * their new ids, the names of gone nodes are deleted. Returns 1, or 0 when a slot holds a
  * value that is no old node id (then the update gives up). */
 static int patch_names(tfx_hmap *m, const uint32_t *new_id, uint32_t on) {
-  /* first renumber, marking the gone entries (TFX_NO_ID is no node id: n < TFX_NO_ID) */
-  size_t first = m->cap, marked = 0;
-  for (size_t k = 0; k < m->cap; k++) {
+  if (!m->cap || !m->n) return 1;
+  /* One sweep of the slots, renumbering and deleting as it goes. It starts just after an
+   * empty slot e and goes round once: a deletion at k (backward shift) pulls only entries
+   * from after k and before the next empty slot, at the latest e, i.e. entries the sweep has
+   * not reached yet, so slot k is looked at again and nothing is renumbered twice. (TFX_NO_ID
+   * is no node id: n < TFX_NO_ID.) */
+  size_t mask = m->cap - 1, e = 0;
+  while (m->slots[e].key) e++; /* the map is at most half full: there is an empty slot */
+  for (size_t k = (e + 1) & mask, left = m->cap; left;) {
     tfx_hmap_slot *s = &m->slots[k];
-    if (!s->key) continue;
-    if (s->value >= on) return 0;
-    if ((s->value = new_id[s->value]) == TFX_NO_ID && marked++ == 0) first = k;
-  }
-  /* then delete them, from the first one on; a deletion may pull a later entry (or, past the
-   * end, an earlier one already looked at and kept) into slot k, so k is looked at again */
-  for (size_t k = first; k < m->cap && marked;) {
-    if (m->slots[k].key && m->slots[k].value == TFX_NO_ID) {
-      hmap_delete_at(m, k);
-      marked--;
-    } else {
-      k++;
+    if (s->key) {
+      if (s->value >= on) return 0;
+      uint32_t v = new_id[s->value];
+      if (v == TFX_NO_ID) {
+        hmap_delete_at(m, k);
+        continue;
+      }
+      s->value = v;
     }
+    k = (k + 1) & mask;
+    left--;
   }
   return 1;
 }
@@ -302,7 +302,7 @@ static int update_graph(upd *u, tfx_graph *g, tfx_graph *og, Tensorflow__NodeDef
     goto out;
   }
 
-  /* topological order: Kahn's algorithm exactly as graph.c runs it; a cycle goes to the
+  /* topological order: Kahn's algorithm, the function graph.c orders by; a cycle goes to the
    * full build, which reports it */
   g->topo = tfx_arena_alloc(a, (size_t)(n ? n : 1) * sizeof *g->topo); /* all written, or no update */
   indeg = tfx_calloc(n ? n : 1, sizeof *indeg);
@@ -310,23 +310,9 @@ static int update_graph(upd *u, tfx_graph *g, tfx_graph *og, Tensorflow__NodeDef
     rc = UPD_OOM;
     goto out;
   }
-  for (uint32_t i = 0; i < n; i++) { /* from the producer side, as graph.c counts */
-    const tfx_node *nd = &g->nodes[i];
-    if (is_back_edge(u, nd->op_id)) continue;
-    for (uint32_t k = 0; k < nd->n_uses; k++) indeg[nd->uses[k].node]++;
-  }
-  uint32_t head = 0, tail = 0;
-  for (uint32_t i = 0; i < n; i++)
-    if (indeg[i] == 0) g->topo[tail++] = i;
-  while (head < tail) {
-    uint32_t x = g->topo[head++];
-    if (is_back_edge(u, g->nodes[x].op_id)) continue;
-    const tfx_node *nd = &g->nodes[x];
-    for (uint32_t k = 0; k < nd->n_uses; k++) {
-      uint32_t v = nd->uses[k].node;
-      if (--indeg[v] == 0) g->topo[tail++] = v;
-    }
-  }
+  uint32_t tail = 0;
+  if (tfx_graph_kahn(g, use_start, u->next_iter, u->ref_next_iter, g->topo, indeg, &tail) != 0)
+    goto out; /* lists it cannot read (2^31 uses): the full build */
   if (tail < n) goto out;
   rc = UPD_OK;
 out:

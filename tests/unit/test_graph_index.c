@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "graph/graph.h"
@@ -416,6 +417,52 @@ static void index_large_chain(void **state) {
 }
 
 
+/* tfx_graph_kahn on lists re-linked by tfx_graph_link_uses gives the build's order (the back
+ * edge of a TF1 loop ignored: without the mark the loop would leave nodes unordered), and
+ * refuses ends that are not the lists' own. */
+static void kahn_relinked_and_foreign_ends(void **state) {
+  fx *f = *state;
+  const char *g[] = {
+      "x|Placeholder",
+      "while/Enter|Enter|x",
+      "while/Merge|Merge|while/Enter,while/NextIteration",
+      "while/Less/y|Const|^while/Merge",
+      "while/Less|Less|while/Merge,while/Less/y",
+      "while/Switch|Switch|while/Merge,while/Less",
+      "while/add|Add|while/Switch:1,while/Less/y",
+      "while/NextIteration|NextIteration|while/add",
+      "while/Exit|Exit|while/Switch",
+      "out|Identity|while/Exit,^x",
+  };
+  assert_int_equal(build(f, g, TG_N(g)), 0);
+  tfx_graph *gr = &f->m.main;
+  uint32_t n = gr->n_nodes;
+  uint32_t ends[16] = {0}, indeg[16] = {0}, topo[16] = {0}, k = 0;
+  for (uint32_t i = 0; i < n; i++)
+    for (uint32_t j = 0; j < gr->nodes[i].n_in; j++) ends[gr->nodes[i].in[j].src + 1]++;
+  assert_int_equal(tfx_graph_link_uses(gr, &f->a, ends), 0);
+  uint32_t ni = tfx_intern_find(&f->m.ops, "NextIteration", strlen("NextIteration"));
+  assert_int_not_equal(ni, TFX_HASH_NONE);
+  assert_int_equal(tfx_graph_kahn(gr, ends, ni, TFX_HASH_NONE, topo, indeg, &k), 0);
+  assert_int_equal(k, n);
+  for (uint32_t i = 0; i < n; i++) assert_int_equal(topo[i], gr->topo[i]);
+  /* no back-edge op: the loop is a cycle, Merge and what follows it stay unordered */
+  uint32_t ends2[16] = {0};
+  for (uint32_t i = 0; i < n; i++)
+    for (uint32_t j = 0; j < gr->nodes[i].n_in; j++) ends2[gr->nodes[i].in[j].src + 1]++;
+  assert_int_equal(tfx_graph_link_uses(gr, &f->a, ends2), 0);
+  memset(indeg, 0, sizeof indeg);
+  assert_int_equal(tfx_graph_kahn(gr, ends2, TFX_HASH_NONE, TFX_HASH_NONE, topo, indeg, &k), 0);
+  assert_true(k < n);
+  assert_true(indeg[tfx_graph_find(gr, "while/Merge")] > 0);
+  /* ends that are not the lists': refused, nothing ordered */
+  uint32_t zero[16] = {0};
+  memset(indeg, 0, sizeof indeg);
+  k = 12345;
+  assert_int_equal(tfx_graph_kahn(gr, zero, ni, TFX_HASH_NONE, topo, indeg, &k), -2);
+  assert_int_equal(k, 12345);
+}
+
 static void cycle_reported_with_other_errors(void **state) {
   fx *f = *state;
   const char *g[] = {"a|Add|b,ghost", "b|Neg|a"};
@@ -491,6 +538,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(func_cycle_names_function, setup, teardown),
       cmocka_unit_test_setup_teardown(index_large_chain, setup, teardown),
       cmocka_unit_test_setup_teardown(cycle_reported_with_other_errors, setup, teardown),
+      cmocka_unit_test_setup_teardown(kahn_relinked_and_foreign_ends, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
