@@ -1396,6 +1396,67 @@ out:
   return rc;
 }
 
+/* (root op id, producer op id) -> type slot of the index (key_slot), per round: the candidate
+ * walk looked the pair up by name for every input of every possible root, which read the
+ * producer's op string (a cache miss per input at 10^6 nodes) and hashed both names. */
+typedef struct pair_cache {
+  uint64_t *key;  /* (root + 1) << 32 | (producer + 1); 0 = empty */
+  uint32_t *val;
+  uint32_t n, cap;
+} pair_cache;
+
+static size_t pair_hash(uint64_t k, uint32_t mask) {
+  return (size_t)((k * 0x9E3779B97F4A7C15ull) >> 40) & mask;
+}
+
+/* 1 and *slot when the pair is cached, 0 when not, -1 when the cache cannot be made. */
+static int pair_get(pair_cache *c, uint32_t a, uint32_t b, uint32_t *slot) {
+  if (!c->cap) {
+    c->cap = 256;
+    c->key = tfx_calloc(c->cap, sizeof *c->key);
+    c->val = tfx_malloc(c->cap * sizeof *c->val);
+    if (!c->key || !c->val) return -1;
+  }
+  uint64_t k = ((uint64_t)a + 1) << 32 | ((uint64_t)b + 1);
+  for (size_t j = pair_hash(k, c->cap - 1); c->key[j]; j = (j + 1) & (c->cap - 1))
+    if (c->key[j] == k) {
+      *slot = c->val[j];
+      return 1;
+    }
+  return 0;
+}
+
+/* Caches the pair (a full table only stops caching: the caller looks pairs up by name). */
+static void pair_put(pair_cache *c, uint32_t a, uint32_t b, uint32_t slot) {
+  if ((c->n + 1) * 2 > c->cap) {
+    uint32_t nc = c->cap * 2;
+    uint64_t *nk = nc > c->cap ? tfx_calloc(nc, sizeof *nk) : NULL;
+    uint32_t *nv = nk ? tfx_malloc(nc * sizeof *nv) : NULL;
+    if (!nv) {
+      free(nk);
+      return;
+    }
+    for (uint32_t i = 0; i < c->cap; i++) {
+      if (!c->key[i]) continue;
+      size_t j = pair_hash(c->key[i], nc - 1);
+      while (nk[j]) j = (j + 1) & (nc - 1);
+      nk[j] = c->key[i];
+      nv[j] = c->val[i];
+    }
+    free(c->key);
+    free(c->val);
+    c->key = nk;
+    c->val = nv;
+    c->cap = nc;
+  }
+  uint64_t k = ((uint64_t)a + 1) << 32 | ((uint64_t)b + 1);
+  size_t j = pair_hash(k, c->cap - 1);
+  while (c->key[j]) j = (j + 1) & (c->cap - 1);
+  c->key[j] = k;
+  c->val[j] = slot;
+  c->n++;
+}
+
 static int cmp_u32(const void *a, const void *b) {
   uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
   return x < y ? -1 : x > y;
@@ -1451,6 +1512,7 @@ tfx_status tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_gra
     rootish[i] = op < n_ops && has_root[op];
   }
   uint32_t *cand = NULL, cap_cand = 0;
+  pair_cache pairs = {0};
   for (uint32_t ti = 0; ti < g->n_nodes && rc == 0; ti++) {
     uint32_t n = g->topo[ti];
     if (!rootish[n] || rs.st[n] != ST_FREE) continue;
@@ -1470,8 +1532,22 @@ tfx_status tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_gra
           seen = nd->in[j].kind == TFX_IN_NODE && nd->in[j].src < g->n_nodes &&
                  g->nodes[nd->in[j].src].op_id == g->nodes[in->src].op_id;
         if (seen) continue;
-        const char *pop = g->nodes[in->src].op ? g->nodes[in->src].op : "";
-        slot = key_slot(e, nd->op, strlen(nd->op), pop, strlen(pop), 0);
+        uint32_t pop_id = g->nodes[in->src].op_id;
+        if (op < n_ops && pop_id < n_ops) { /* interned types: the pair's slot, cached */
+          int pr = pair_get(&pairs, op, pop_id, &slot);
+          if (pr < 0) {
+            rc = -1;
+            break;
+          }
+          if (pr == 0) {
+            const char *rs_ = tfx_intern_str(&m->ops, op), *ps_ = tfx_intern_str(&m->ops, pop_id);
+            slot = rs_ && ps_ ? key_slot(e, rs_, strlen(rs_), ps_, strlen(ps_), 0) : TFX_HASH_NONE;
+            pair_put(&pairs, op, pop_id, slot);
+          }
+        } else {
+          const char *pop = g->nodes[in->src].op ? g->nodes[in->src].op : "";
+          slot = key_slot(e, nd->op, strlen(nd->op), pop, strlen(pop), 0);
+        }
       }
       if (slot == TFX_HASH_NONE || slot >= e->n_types || !e->count[slot]) continue;
       runs++;
@@ -1568,6 +1644,8 @@ tfx_status tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_gra
   free(has_root);
   free(rootish);
   free(cand);
+  free(pairs.key);
+  free(pairs.val);
   if (rc == -1) goto nomem;
   if (rc == 0 && n_tk) {
     edit ed = {arena, d, g, 0, e->out_arg, g->func ? NULL : e->keep, g->func ? 0 : e->n_keep, e->change};
