@@ -869,15 +869,6 @@ static int side_effect_free(const char *op) {
   return 0;
 }
 
-/* The node an input / return string names in g (`x`, `^x`, `x:1`, `x:out:0`), or TFX_NO_ID. */
-static uint32_t ref_id(const tfx_graph *g, const char *s) {
-  if (!s) return TFX_NO_ID;
-  if (*s == '^') s++;
-  size_t n = strcspn(s, ":");
-  uint32_t id = tfx_hmap_get(&g->by_name, s, n);
-  return id == TFX_HASH_NONE ? TFX_NO_ID : id;
-}
-
 /* Removes from v[0..*k) the side-effect-free producers of the round's removed nodes that
  * nothing reads any more, and those that only they read; records them on the round's report
  * entries (the last n_tk of rep). Deterministic: rewrites in taken order, each removed node's
@@ -895,14 +886,72 @@ static int ptr_set_has(const void *const *set, size_t mask, const void *p) {
   return 0;
 }
 
-static int drop_dead(edit *e, taken *tk, uint32_t n_tk, uint8_t *removed, Tensorflow__NodeDef **v,
-                     size_t *k, Tensorflow__NodeDef ***made, const uint32_t *n_made, tfx_flow_report *rep) {
+/* The node an input / return string names in g (`x`, `^x`, `x:1`, `x:out:0`: the graph's name
+ * map asked for the text before the first ':'), here called ref_id.
+ * The candidates' names (drop_dead): what ref_id answers, restricted to the candidates, from
+ * a table of their names only. drop_dead asks about every input that reads a removed node's
+ * old reader, every new node's input and the dropped nodes' inputs, and reads the answer only
+ * for candidates; the graph's name map is two cache misses per question at 10^6 nodes, this
+ * table stays in the cache. Names are unique in a graph a round runs on (a round needs the
+ * topological order, which an index with validation problems such as a duplicate name does
+ * not have: graph.h), so the map gives each candidate for its own name: a hit is exactly
+ * ref_id's answer, and a miss means ref_id's answer is no candidate. */
+typedef struct cand_names {
+  uint32_t *id;   /* slot -> candidate id, TFX_NO_ID = empty */
+  uint32_t *h;    /* slot -> the name's hash */
+  size_t mask;
+} cand_names;
+
+static int cand_names_make(cand_names *t, const tfx_graph *g, const uint32_t *ids, uint32_t n) {
+  size_t cap = 16;
+  while (cap < (size_t)n * 2) cap *= 2;
+  t->mask = cap - 1;
+  t->id = tfx_malloc(cap * sizeof *t->id);
+  t->h = tfx_malloc(cap * sizeof *t->h);
+  if (!t->id || !t->h) return -1;
+  for (size_t j = 0; j < cap; j++) t->id[j] = TFX_NO_ID;
+  for (uint32_t i = 0; i < n; i++) {
+    const char *nm = g->nodes[ids[i]].name;
+    size_t len = strlen(nm);
+    if (!g->topo && tfx_hmap_get(&g->by_name, nm, len) != ids[i]) continue; /* (not reached: see above) */
+    uint32_t h = tfx_hash_bytes(nm, len);
+    size_t j = h & t->mask;
+    while (t->id[j] != TFX_NO_ID) j = (j + 1) & t->mask;
+    t->id[j] = ids[i];
+    t->h[j] = h;
+  }
+  return 0;
+}
+
+static void cand_names_free(cand_names *t) {
+  free(t->id);
+  free(t->h);
+}
+
+/* ref_id(g, s) when that is a candidate, else TFX_NO_ID (s: NULL or an input / return string). */
+static uint32_t cand_ref(const cand_names *t, const tfx_graph *g, const char *s) {
+  if (!s) return TFX_NO_ID;
+  if (*s == '^') s++;
+  size_t n = strcspn(s, ":");
+  uint32_t h = tfx_hash_bytes(s, n);
+  for (size_t j = h & t->mask; t->id[j] != TFX_NO_ID; j = (j + 1) & t->mask) {
+    if (t->h[j] != h) continue;
+    const char *nm = g->nodes[t->id[j]].name;
+    if (strncmp(nm, s, n) == 0 && nm[n] == 0) return t->id[j];
+  }
+  return TFX_NO_ID;
+}
+
+static int drop_dead(edit *e, taken *tk, uint32_t n_tk, uint8_t *removed, char *const *const *newin,
+                     Tensorflow__NodeDef **v, size_t *k, Tensorflow__NodeDef ***made, const uint32_t *n_made,
+                     tfx_flow_report *rep) {
   const tfx_graph *g = e->g;
   uint32_t N = g->n_nodes;
   uint32_t *owner = tfx_malloc((size_t)(N ? N : 1) * sizeof *owner); /* watched: 1 + taken index */
   uint32_t *cnt = tfx_calloc(N ? N : 1, sizeof *cnt);
   uint32_t *work = tfx_malloc((size_t)(N ? N : 1) * sizeof *work);
   uint8_t *gone = tfx_calloc(N ? N : 1, 1);
+  cand_names cn = {NULL, NULL, 0};
   int rc = -1;
   if (!owner || !cnt || !work || !gone) goto out;
   for (uint32_t i = 0; i < N; i++) owner[i] = 0;
@@ -935,6 +984,7 @@ static int drop_dead(edit *e, taken *tk, uint32_t n_tk, uint8_t *removed, Tensor
       }
     }
   }
+  if (cand_names_make(&cn, g, work, nw)) goto out;
   /* readers after the rewrites: the surviving old readers (a reader that is not removed keeps
    * its input: only inputs that read removed nodes are rewired), the data inputs rewired by
    * the round, the new nodes' inputs, returns and kept names */
@@ -949,23 +999,25 @@ static int drop_dead(edit *e, taken *tk, uint32_t n_tk, uint8_t *removed, Tensor
       for (uint32_t u = 0; u < n->n_uses; u++) {
         uint32_t c = n->uses[u].node, slot = n->uses[u].slot;
         if (removed[c] || slot >= g->nodes[c].n_data_in) continue; /* a control input now names a new node */
-        uint32_t id = ref_id(g, g->nodes[c].def->input[slot]);
+        /* the reader's input as rewired (newin: the copy apply just wrote, in the cache; its
+         * data slots are the NodeDef's, only repeated control inputs were dropped after them) */
+        uint32_t id = cand_ref(&cn, g, newin[c] ? newin[c][slot] : g->nodes[c].def->input[slot]);
         if (id < N && owner[id] && !removed[id]) cnt[id]++;
       }
     }
     for (uint32_t q = 0; q < n_made[t]; q++)
       for (size_t j = 0; j < made[t][q]->n_input; j++) {
-        uint32_t id = ref_id(g, made[t][q]->input[j]);
+        uint32_t id = cand_ref(&cn, g, made[t][q]->input[j]);
         if (id < N && owner[id] && !removed[id]) cnt[id]++;
       }
   }
   if (g->func) {
     for (size_t i = 0; i < g->func->n_ret; i++) {
-      uint32_t id = g->func->ret[i] ? ref_id(g, g->func->ret[i]->value) : TFX_NO_ID;
+      uint32_t id = g->func->ret[i] ? cand_ref(&cn, g, g->func->ret[i]->value) : TFX_NO_ID;
       if (id < N && owner[id]) cnt[id]++;
     }
     for (size_t i = 0; i < g->func->n_control_ret; i++) {
-      uint32_t id = g->func->control_ret[i] ? ref_id(g, g->func->control_ret[i]->value) : TFX_NO_ID;
+      uint32_t id = g->func->control_ret[i] ? cand_ref(&cn, g, g->func->control_ret[i]->value) : TFX_NO_ID;
       if (id < N && owner[id]) cnt[id]++;
     }
   }
@@ -991,7 +1043,7 @@ static int drop_dead(edit *e, taken *tk, uint32_t n_tk, uint8_t *removed, Tensor
       dropped[nd++] = x;
       const Tensorflow__NodeDef *def = g->nodes[x].def;
       for (size_t j = 0; j < def->n_input; j++) {
-        uint32_t p = ref_id(g, def->input[j]);
+        uint32_t p = cand_ref(&cn, g, def->input[j]);
         if (p >= N || !owner[p] || removed[p] || gone[p] || !cnt[p]) continue;
         if (--cnt[p] == 0) {
           gone[p] = 1;
@@ -1055,6 +1107,7 @@ static int drop_dead(edit *e, taken *tk, uint32_t n_tk, uint8_t *removed, Tensor
   free(dropped);
   rc = 0;
 out:
+  cand_names_free(&cn);
   free(owner);
   free(cnt);
   free(work);
@@ -1371,7 +1424,7 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
     uint32_t *n_made = tfx_malloc((size_t)(n_tk ? n_tk : 1) * sizeof *n_made);
     if (!n_made) goto nomem_made;
     for (uint32_t t = 0; t < n_tk; t++) n_made[t] = tk[t].r.n_const + tk[t].r.n_new;
-    int dr = drop_dead(e, tk, n_tk, removed, v, &k, made, n_made, rep);
+    int dr = drop_dead(e, tk, n_tk, removed, (char *const *const *)newin, v, &k, made, n_made, rep);
     free(n_made);
     if (dr) goto nomem_made;
     *arr = v;
