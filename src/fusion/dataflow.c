@@ -25,6 +25,25 @@ void tfx_flow_report_free(tfx_flow_report *r) {
   tfx_arena_init(&r->A);
 }
 
+/* A copy of s in the report: packed one after another into 64 KiB blocks of its arena (an
+ * arena string each was rounded up to 16 bytes, and the report holds ~200 000 names at 10^6
+ * nodes). NULL when out of memory. */
+static const char *rep_str(tfx_flow_report *r, const char *s) {
+  size_t n = strlen(s) + 1;
+  if (n > r->pool_left) {
+    size_t blk = n > 65536 ? n : 65536;
+    char *b = tfx_arena_alloc(&r->A, blk);
+    if (!b) return NULL;
+    r->pool = b;
+    r->pool_left = blk;
+  }
+  char *c = r->pool;
+  memcpy(c, s, n);
+  r->pool += n;
+  r->pool_left -= n;
+  return c;
+}
+
 static void json_strs(tfx_strbuf *b, const char *const *v, uint32_t n) {
   tfx_sb_putc(b, '[');
   for (uint32_t i = 0; i < n; i++) {
@@ -1097,7 +1116,7 @@ static int drop_dead(edit *e, taken *tk, uint32_t n_tk, uint8_t *removed, char *
     for (uint32_t i = 0; i < nd; i++) {
       if (owner[dropped[i]] - 1 >= n_tk) continue;
       tfx_flow_applied *a = &base[owner[dropped[i]] - 1];
-      if (!(a->dropped[a->n_dropped++] = tfx_arena_strdup(&rep->A, g->nodes[dropped[i]].name))) {
+      if (!(a->dropped[a->n_dropped++] = rep_str(rep, g->nodes[dropped[i]].name))) {
         free(dropped);
         goto out;
       }
@@ -1147,6 +1166,20 @@ static void record_change(edit *e, const uint8_t *removed, char ***newin, Tensor
   e->change->rewired = rewired;
 }
 
+/* The op types of a round's report entries, each copied once (a handful per round). */
+typedef struct type_names {
+  const char *v[32];
+  uint32_t n;
+} type_names;
+
+static const char *rep_type(tfx_flow_report *r, type_names *t, const char *type) {
+  for (uint32_t i = 0; i < t->n; i++)
+    if (!strcmp(t->v[i], type)) return t->v[i];
+  const char *c = rep_str(r, type);
+  if (c && t->n < sizeof t->v / sizeof *t->v) t->v[t->n++] = c;
+  return c;
+}
+
 static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflow__GraphDef *gd,
                  tfx_flow_report *rep, uint32_t round) {
   const tfx_graph *g = e->g;
@@ -1164,6 +1197,9 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
   const char **rule_copy = NULL; /* per rule: its name in the model's arena (provenance attrs) */
   tfx_value *items = NULL;        /* scratch: a rewrite's removed names (_fusion_nodes) */
   uint32_t cap_items = 0;
+  const char **rep_rule = NULL;   /* per rule: its name in the report */
+  const char *rep_graph = NULL;   /* the graph's name in the report */
+  type_names types = {{0}, 0};
   tfx_hmap used;
   tfx_hmap_init(&used);
   svec ctl = {0};
@@ -1204,7 +1240,8 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
   Tensorflow__NodeDef ***made = tfx_calloc(n_tk ? n_tk : 1, sizeof *made);
   if (!made) goto nomem;
   rule_copy = tfx_calloc(p->n_rules ? p->n_rules : 1, sizeof *rule_copy);
-  if (!rule_copy) goto nomem_made;
+  rep_rule = tfx_calloc(p->n_rules ? p->n_rules : 1, sizeof *rep_rule);
+  if (!rule_copy || !rep_rule) goto nomem_made;
   for (uint32_t t = 0; t < n_tk && rc == 0; t++) {
     frun *r = &tk[t].r;
     const char *rule = tfx_pack_str(p, p->rules[r->rule].name);
@@ -1371,23 +1408,31 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
     }
     tfx_flow_applied *a = &rep->v[rep->n];
     memset(a, 0, sizeof *a);
-    a->rule = tfx_arena_strdup(&rep->A, rule);
-    a->graph = tfx_arena_strdup(&rep->A, g->name ? g->name : "");
-    a->root = tfx_arena_strdup(&rep->A, g->nodes[r->root].name);
-    a->removed = tfx_arena_calloc(&rep->A, r->n_rm ? r->n_rm : 1, sizeof *a->removed);
-    a->created = tfx_arena_calloc(&rep->A, r->n_new + r->n_const + 1, sizeof *a->created);
-    a->created_types = tfx_arena_calloc(&rep->A, r->n_new + r->n_const + 1, sizeof *a->created_types);
-    if (!a->rule || !a->graph || !a->root || !a->removed || !a->created || !a->created_types) goto nomem_made;
-    for (uint32_t i = 0; i < r->n_rm; i++)
-      if (!(a->removed[i] = tfx_arena_strdup(&rep->A, g->nodes[r->rm[i]].name))) goto nomem_made;
+    /* one copy per rule, graph and type in the report (not one per rewrite); the root is one
+     * of the removed nodes (acceptable()): its name is that copy; the pointer lists are one
+     * allocation */
+    if (!rep_rule[r->rule] && !(rep_rule[r->rule] = rep_str(rep, rule))) goto nomem_made;
+    if (!rep_graph && !(rep_graph = rep_str(rep, g->name ? g->name : ""))) goto nomem_made;
+    a->rule = rep_rule[r->rule];
+    a->graph = rep_graph;
+    uint32_t n_cr = r->n_new + r->n_const + 1;
+    const char **lists = tfx_arena_calloc(&rep->A, (size_t)r->n_rm + 2u * n_cr, sizeof *lists);
+    if (!lists) goto nomem_made;
+    a->removed = lists;
+    a->created = lists + r->n_rm;
+    a->created_types = lists + r->n_rm + n_cr;
+    for (uint32_t i = 0; i < r->n_rm; i++) {
+      if (!(a->removed[i] = rep_str(rep, g->nodes[r->rm[i]].name))) goto nomem_made;
+      if (r->rm[i] == r->root && !a->root) a->root = a->removed[i];
+    }
+    if (!a->root && !(a->root = rep_str(rep, g->nodes[r->root].name))) goto nomem_made;
     for (uint32_t k = 0; k < r->n_new; k++)
-      if (!(a->created[k] = tfx_arena_strdup(&rep->A, r->nw[k].final)) ||
-          !(a->created_types[k] = tfx_arena_strdup(&rep->A, r->nw[k].type)))
+      if (!(a->created[k] = rep_str(rep, r->nw[k].final)) || !(a->created_types[k] = rep_type(rep, &types, r->nw[k].type)))
         goto nomem_made;
     a->n_removed = r->n_rm;
     for (uint32_t q = 0; q < nc; q++) /* then the Consts of `const` inputs */
-      if (!(a->created[r->n_new + q] = tfx_arena_strdup(&rep->A, made[t][q]->name)) ||
-          !(a->created_types[r->n_new + q] = tfx_arena_strdup(&rep->A, "Const")))
+      if (!(a->created[r->n_new + q] = rep_str(rep, made[t][q]->name)) ||
+          !(a->created_types[r->n_new + q] = rep_type(rep, &types, "Const")))
         goto nomem_made;
     a->n_created = r->n_new + nc;
     a->round = round;
@@ -1447,6 +1492,7 @@ nomem:
   rc = TFX_E_NOMEM;
 out:
   free(rule_copy);
+  free(rep_rule);
   free(items);
   free(ctl.v);
   tfx_hmap_free(&used);
