@@ -4,7 +4,9 @@
  * and function bodies), the TF op table (<stdlib>/ops/tf-ops.tsv). Output: NodeDefs with the
  * missing defaults added (new attr arrays in the model's arena; node ids and inputs are
  * unchanged, so the index stays valid). The added entries are parsed once per op-def attribute
- * and shared by every node that lacks it: they are read-only from here on.
+ * and shared by every node that lacks it: they are read-only from here on. With the graph
+ * indexed (ctx->module), the main graph goes by the index's op ids: each op type's def is
+ * found once, and nodes whose type has no defaults are not read at all.
  * Why: TF2 SavedModels are written with `stripped_default_attrs`, and hand-made graphs omit
  * defaults too; an op map that reads `data_format` or `is_training` must see the value TF would
  * use (NHWC, true), not `none`. TF's own importer does the same (AddDefaultsToNodeDef).

@@ -2,7 +2,8 @@
  * unless this is a precheck (--check), turns every unsupported node into an error.
  * Stage: passes/OP_MAPPING. Input: ctx->module (after scope fusion), ctx->pack (op maps; none
  * when the rules pass is off: then only ATC's auto mapping by prototype name applies), the
- * run's CANN prototypes (tfx_ctx_protos: user *.cannops.tsv files over the stdlib's). Output: ctx->opmap. Runs only when a GE output (--emit air,
+ * run's CANN prototypes (tfx_ctx_protos: user *.cannops.tsv files over the stdlib's). Output: ctx->opmap
+ * (with what lowering cannot express marked per node as it is mapped: validate_node). Runs only when a GE output (--emit air,
  * ge-pbtxt, ge-json, dot) or the precheck is asked for: `--emit tf-pbtxt` alone never maps. */
 #include <stdio.h>
 #include <stdlib.h>
