@@ -568,6 +568,8 @@ typedef struct edit {
   const char *const *keep;
   uint32_t n_keep;
   tfx_flow_change *change; /* what the round changed (NULL: not recorded) */
+  const tfx_intern *ops;   /* the module's op types (g's op ids) */
+  uint8_t *sef;            /* per op id: 0 not known yet, 1 side effects, 2 side-effect free */
 } edit;
 
 /* The concatenation of parts[0..n) (NULL parts are skipped) in the model's arena; NULL and
@@ -888,6 +890,16 @@ static int side_effect_free(const char *op) {
   return 0;
 }
 
+/* side_effect_free of node p's op, known per op id (the op string of each producer a removed
+ * node reads was a cache miss at 10^6 nodes); without the table (out of memory) or an op id,
+ * by the node's op string. */
+static int node_side_effect_free(const edit *e, uint32_t p) {
+  const tfx_node *n = &e->g->nodes[p];
+  if (!e->sef || n->op_id >= e->ops->n) return side_effect_free(n->op);
+  if (!e->sef[n->op_id]) e->sef[n->op_id] = side_effect_free(tfx_intern_str(e->ops, n->op_id)) ? 2 : 1;
+  return e->sef[n->op_id] == 2;
+}
+
 /* Removes from v[0..*k) the side-effect-free producers of the round's removed nodes that
  * nothing reads any more, and those that only they read; records them on the round's report
  * entries (the last n_tk of rep). Deterministic: rewrites in taken order, each removed node's
@@ -982,7 +994,7 @@ static int drop_dead(edit *e, taken *tk, uint32_t n_tk, uint8_t *removed, char *
       const tfx_node *n = &g->nodes[tk[t].r.rm[i]];
       for (uint32_t q = 0; q < n->n_in; q++) {
         uint32_t p = n->in[q].kind == TFX_IN_NODE ? n->in[q].src : TFX_NO_ID;
-        if (p < N && !removed[p] && !owner[p] && side_effect_free(g->nodes[p].op)) {
+        if (p < N && !removed[p] && !owner[p] && node_side_effect_free(e, p)) {
           owner[p] = t + 1;
           work[nw++] = p;
         }
@@ -997,7 +1009,7 @@ static int drop_dead(edit *e, taken *tk, uint32_t n_tk, uint8_t *removed, char *
     const tfx_node *n = &g->nodes[work[w]];
     for (uint32_t q = 0; q < n->n_in; q++) {
       uint32_t p = n->in[q].kind == TFX_IN_NODE ? n->in[q].src : TFX_NO_ID;
-      if (p < N && !removed[p] && !owner[p] && side_effect_free(g->nodes[p].op)) {
+      if (p < N && !removed[p] && !owner[p] && node_side_effect_free(e, p)) {
         owner[p] = owner[work[w]];
         work[nw++] = p;
       }
@@ -1754,8 +1766,10 @@ tfx_status tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_gra
   free(pairs.val);
   if (rc == -1) goto nomem;
   if (rc == 0 && n_tk) {
-    edit ed = {arena, d, g, 0, e->out_arg, g->func ? NULL : e->keep, g->func ? 0 : e->n_keep, e->change};
+    edit ed = {arena, d, g, 0, e->out_arg, g->func ? NULL : e->keep, g->func ? 0 : e->n_keep, e->change,
+               &m->ops, tfx_calloc((size_t)m->ops.n + 1, 1)};
     rc = apply(&ed, e->pack, tk, n_tk, gd, rep, round);
+    free(ed.sef);
     if (rc == 0) *changed = n_tk;
   }
   goto out;
