@@ -4,8 +4,6 @@
  * lists (new NodeDefs and input arrays in the model's arena) and report entries. */
 #include "fusion/dataflow.h"
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +21,25 @@ void tfx_flow_report_free(tfx_flow_report *r) {
   tfx_arena_free(&r->A);
   memset(r, 0, sizeof *r);
   tfx_arena_init(&r->A);
+}
+
+/* A copy of s in the report: packed one after another into 64 KiB blocks of its arena (an
+ * arena string each was rounded up to 16 bytes, and the report holds ~200 000 names at 10^6
+ * nodes). NULL when out of memory. */
+static const char *rep_str(tfx_flow_report *r, const char *s) {
+  size_t n = strlen(s) + 1;
+  if (n > r->pool_left) {
+    size_t blk = n > 65536 ? n : 65536;
+    char *b = tfx_arena_alloc(&r->A, blk);
+    if (!b) return NULL;
+    r->pool = b;
+    r->pool_left = blk;
+  }
+  char *c = r->pool;
+  memcpy(c, s, n);
+  r->pool += n;
+  r->pool_left -= n;
+  return c;
 }
 
 static void json_strs(tfx_strbuf *b, const char *const *v, uint32_t n) {
@@ -549,21 +566,42 @@ typedef struct edit {
   const char *const *keep;
   uint32_t n_keep;
   tfx_flow_change *change; /* what the round changed (NULL: not recorded) */
+  const tfx_intern *ops;   /* the module's op types (g's op ids) */
+  uint8_t *sef;            /* per op id: 0 not known yet, 1 side effects, 2 side-effect free */
 } edit;
 
-static char *eprintf(edit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static char *eprintf(edit *e, const char *fmt, ...) {
-  char buf[64];
-  va_list ap, ap2;
-  va_start(ap, fmt);
-  va_copy(ap2, ap);
-  int n = vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  char *s = n < 0 ? NULL : tfx_arena_alloc(e->A, (size_t)n + 1);
-  if (s) vsnprintf(s, (size_t)n + 1, fmt, ap2);
-  else e->oom = 1;
-  va_end(ap2);
+/* The concatenation of parts[0..n), n <= 8 (NULL parts are skipped), in the model's arena; NULL and
+ * e->oom when out of memory. Names are built this way, not with snprintf: a rewrite makes
+ * several per new node, and vsnprintf was 7% of the pass at 10^5 nodes. */
+static char *ejoin(edit *e, const char *const *parts, size_t n) {
+  size_t len[8], total = 0;
+  if (n > 8) n = 8;
+  for (size_t i = 0; i < n; i++) total += len[i] = parts[i] ? strlen(parts[i]) : 0;
+  char *s = tfx_arena_alloc(e->A, total + 1);
+  if (!s) {
+    e->oom = 1;
+    return NULL;
+  }
+  char *w = s;
+  for (size_t i = 0; i < n; i++) {
+    if (len[i]) memcpy(w, parts[i], len[i]);
+    w += len[i];
+  }
+  *w = 0;
   return s;
+}
+
+/* Decimal digits of v (with a '-' when negative) into buf (at least 21 bytes); returns buf. */
+static char *dec(char *buf, long long v) {
+  char tmp[24];
+  unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+  size_t n = 0;
+  do tmp[n++] = (char)('0' + u % 10); while ((u /= 10) != 0);
+  size_t k = 0;
+  if (v < 0) buf[k++] = '-';
+  while (n) buf[k++] = tmp[--n];
+  buf[k] = 0;
+  return buf;
 }
 
 static char *edup(edit *e, const char *s) {
@@ -575,12 +613,38 @@ static char *edup(edit *e, const char *s) {
 /* Reference to output q of new node `name` of type `type`. */
 static char *new_ref(edit *e, const char *name, const char *type, int64_t q) {
   const char *arg = e->g->func && e->out_arg && type ? e->out_arg(type) : NULL;
-  if (e->g->func) return eprintf(e, "%s:%s:%lld", name, arg ? arg : "output", (long long)q);
+  char num[24];
+  dec(num, (long long)q);
+  if (e->g->func) {
+    const char *p[] = {name, ":", arg ? arg : "output", ":", num};
+    return ejoin(e, p, 5);
+  }
   if (q == 0) return edup(e, name);
-  return eprintf(e, "%s:%lld", name, (long long)q);
+  const char *p[] = {name, ":", num};
+  return ejoin(e, p, 3);
 }
 
-static Tensorflow__AttrValue *add_attr(edit *e, Tensorflow__NodeDef *nd, const char *key) {
+/* An attribute entry and its value, allocated together. */
+typedef struct attr_cell {
+  Tensorflow__NodeDef__AttrEntry en;
+  Tensorflow__AttrValue val;
+} attr_cell;
+
+/* Room for cap attributes on a new NodeDef (add_attr appends without copying the array while
+ * n_attr < *room; it grew by one entry per attribute before, a copy each time). */
+static int attr_room(edit *e, Tensorflow__NodeDef *nd, size_t cap, size_t *room) {
+  nd->attr = tfx_arena_calloc(e->A, cap ? cap : 1, sizeof *nd->attr);
+  if (!nd->attr) return e->oom = 1, -1;
+  nd->n_attr = 0;
+  *room = cap;
+  return 0;
+}
+
+/* The value of attribute key of nd, a fresh one (an existing entry of that key gets a new
+ * value). room: the capacity of nd->attr (attr_room), or NULL: unknown (the array is copied).
+ * key_static: key lives as long as the model (a literal, or the model's arena): not copied. */
+static Tensorflow__AttrValue *add_attr(edit *e, Tensorflow__NodeDef *nd, const char *key, size_t *room,
+                                       int key_static) {
   for (size_t i = 0; i < nd->n_attr; i++)
     if (strcmp(nd->attr[i]->key, key) == 0) {
       Tensorflow__AttrValue *val = tfx_arena_alloc(e->A, sizeof *val);
@@ -592,26 +656,34 @@ static Tensorflow__AttrValue *add_attr(edit *e, Tensorflow__NodeDef *nd, const c
       nd->attr[i]->value = val;
       return val;
     }
-  Tensorflow__NodeDef__AttrEntry **v = tfx_arena_calloc(e->A, nd->n_attr + 1, sizeof *v);
-  Tensorflow__NodeDef__AttrEntry *en = tfx_arena_alloc(e->A, sizeof *en);
-  Tensorflow__AttrValue *val = tfx_arena_alloc(e->A, sizeof *val);
-  char *k = tfx_arena_strdup(e->A, key);
-  if (!v || !en || !val || !k) {
+  if (!room || nd->n_attr >= *room) {
+    size_t cap = room && *room ? *room * 2 : nd->n_attr + 1;
+    Tensorflow__NodeDef__AttrEntry **v = tfx_arena_calloc(e->A, cap, sizeof *v);
+    if (!v) return e->oom = 1, NULL;
+    if (nd->n_attr) memcpy(v, nd->attr, nd->n_attr * sizeof *v);
+    nd->attr = v;
+    if (room) *room = cap;
+  }
+  attr_cell *c = tfx_arena_alloc(e->A, sizeof *c);
+  char *k = key_static ? (char *)key : tfx_arena_strdup(e->A, key);
+  if (!c || !k) {
     e->oom = 1;
     return NULL;
   }
-  if (nd->n_attr) memcpy(v, nd->attr, nd->n_attr * sizeof *v);
-  tensorflow__node_def__attr_entry__init(en);
-  tensorflow__attr_value__init(val);
-  en->key = k;
-  en->value = val;
-  v[nd->n_attr++] = en;
-  nd->attr = v;
-  return val;
+  tensorflow__node_def__attr_entry__init(&c->en);
+  tensorflow__attr_value__init(&c->val);
+  c->en.key = k;
+  c->en.value = &c->val;
+  nd->attr[nd->n_attr++] = &c->en;
+  return &c->val;
 }
 
-/* Sets attribute key from a rule value; 1 when the value has no AttrValue form. */
-static int set_attr(edit *e, Tensorflow__NodeDef *nd, const char *key, const tfx_value *x) {
+/* Sets attribute key from a rule value; 1 when the value has no AttrValue form. room: as
+ * add_attr. lasting: the key and the value's strings live as long as the model (literals, the
+ * model's arena): borrowed, not copied; else (a program run's values die with the round)
+ * copied. */
+static int set_attr(edit *e, Tensorflow__NodeDef *nd, const char *key, const tfx_value *x, size_t *room,
+                    int lasting) {
   if (x->tag == TFX_V_NONE) return 0;
   if (x->tag == TFX_V_LIST) {
     int kind = x->n ? x->u.items[0].tag : TFX_V_INT;
@@ -622,7 +694,7 @@ static int set_attr(edit *e, Tensorflow__NodeDef *nd, const char *key, const tfx
       if (t != kind || (t != TFX_V_INT && t != TFX_V_FLOAT && t != TFX_V_BOOL && t != TFX_V_STR && t != TFX_V_DTYPE))
         return 1;
     }
-    Tensorflow__AttrValue *v = add_attr(e, nd, key);
+    Tensorflow__AttrValue *v = add_attr(e, nd, key, room, lasting);
     Tensorflow__AttrValue__ListValue *l = tfx_arena_alloc(e->A, sizeof *l);
     if (!v || !l) return e->oom = 1, -1;
     tensorflow__attr_value__list_value__init(l);
@@ -647,7 +719,7 @@ static int set_attr(edit *e, Tensorflow__NodeDef *nd, const char *key, const tfx
     } else {
       if (!(l->s = tfx_arena_calloc(e->A, n ? n : 1, sizeof *l->s))) return e->oom = 1, -1;
       for (size_t i = 0; i < n; i++) { /* copied: the run's values die with the round */
-        char *c = tfx_arena_strndup(e->A, x->u.items[i].u.s, x->u.items[i].n);
+        char *c = lasting ? (char *)x->u.items[i].u.s : tfx_arena_strndup(e->A, x->u.items[i].u.s, x->u.items[i].n);
         if (!c) return e->oom = 1, -1;
         l->s[i].data = (uint8_t *)c;
         l->s[i].len = x->u.items[i].n;
@@ -661,11 +733,11 @@ static int set_attr(edit *e, Tensorflow__NodeDef *nd, const char *key, const tfx
   if (x->tag != TFX_V_STR && x->tag != TFX_V_BOOL && x->tag != TFX_V_INT && x->tag != TFX_V_FLOAT &&
       x->tag != TFX_V_DTYPE)
     return 1;
-  Tensorflow__AttrValue *v = add_attr(e, nd, key);
+  Tensorflow__AttrValue *v = add_attr(e, nd, key, room, lasting);
   if (!v) return -1;
   switch (x->tag) {
     case TFX_V_STR: {
-      char *c = tfx_arena_strndup(e->A, x->u.s, x->n);
+      char *c = lasting ? (char *)x->u.s : tfx_arena_strndup(e->A, x->u.s, x->n);
       if (!c) return e->oom = 1, -1;
       v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_S;
       v->s.data = (uint8_t *)c;
@@ -686,8 +758,9 @@ static const Tensorflow__AttrValue *get_attr(const Tensorflow__NodeDef *nd, cons
   return NULL;
 }
 
-static void set_attr_raw(edit *e, Tensorflow__NodeDef *nd, const char *key, const Tensorflow__AttrValue *src) {
-  Tensorflow__AttrValue *v = add_attr(e, nd, key);
+static void set_attr_raw(edit *e, Tensorflow__NodeDef *nd, const char *key, const Tensorflow__AttrValue *src,
+                         size_t *room) {
+  Tensorflow__AttrValue *v = add_attr(e, nd, key, room, 1);
   if (v) *v = *src; /* shares the payload (read-only from here on) */
 }
 
@@ -721,8 +794,11 @@ typedef struct taken {
 /* Unique name for a new node: base, else base_1, base_2, ... */
 static const char *unique_name(edit *e, tfx_hmap *used, const char *base) {
   const char *s = edup(e, base);
-  for (unsigned i = 1; s && (tfx_graph_find(e->g, s) != TFX_NO_ID || tfx_hmap_get(used, s, strlen(s)) != TFX_HASH_NONE); i++)
-    s = eprintf(e, "%s_%u", base, i);
+  for (unsigned i = 1; s && (tfx_graph_find(e->g, s) != TFX_NO_ID || tfx_hmap_get(used, s, strlen(s)) != TFX_HASH_NONE); i++) {
+    char num[24];
+    const char *p[] = {base, "_", dec(num, (long long)i)};
+    s = ejoin(e, p, 3);
+  }
   if (s && tfx_hmap_put(used, s, strlen(s), 1, NULL) < 0) e->oom = 1;
   return s;
 }
@@ -790,8 +866,10 @@ static Tensorflow__NodeDef *const_node(edit *e, const char *name, const tfx_valu
       t->float_val[i] = (float)(items[i].tag == TFX_V_FLOAT ? items[i].u.f : (double)items[i].u.i);
     t->n_float_val = n;
   }
-  Tensorflow__AttrValue *dt = add_attr(e, nd, "dtype");
-  Tensorflow__AttrValue *val = add_attr(e, nd, "value");
+  size_t room; /* dtype, value, _fusion_pass, _fusion_description */
+  if (attr_room(e, nd, 4, &room)) return NULL;
+  Tensorflow__AttrValue *dt = add_attr(e, nd, "dtype", &room, 1);
+  Tensorflow__AttrValue *val = add_attr(e, nd, "value", &room, 1);
   if (!dt || !val) return NULL;
   dt->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TYPE;
   dt->type = t->dtype;
@@ -811,13 +889,14 @@ static int side_effect_free(const char *op) {
   return 0;
 }
 
-/* The node an input / return string names in g (`x`, `^x`, `x:1`, `x:out:0`), or TFX_NO_ID. */
-static uint32_t ref_id(const tfx_graph *g, const char *s) {
-  if (!s) return TFX_NO_ID;
-  if (*s == '^') s++;
-  size_t n = strcspn(s, ":");
-  uint32_t id = tfx_hmap_get(&g->by_name, s, n);
-  return id == TFX_HASH_NONE ? TFX_NO_ID : id;
+/* side_effect_free of node p's op, known per op id (the op string of each producer a removed
+ * node reads was a cache miss at 10^6 nodes); without the table (out of memory) or an op id,
+ * by the node's op string. */
+static int node_side_effect_free(const edit *e, uint32_t p) {
+  const tfx_node *n = &e->g->nodes[p];
+  if (!e->sef || n->op_id >= e->ops->n) return side_effect_free(n->op);
+  if (!e->sef[n->op_id]) e->sef[n->op_id] = side_effect_free(tfx_intern_str(e->ops, n->op_id)) ? 2 : 1;
+  return e->sef[n->op_id] == 2;
 }
 
 /* Removes from v[0..*k) the side-effect-free producers of the round's removed nodes that
@@ -837,14 +916,72 @@ static int ptr_set_has(const void *const *set, size_t mask, const void *p) {
   return 0;
 }
 
-static int drop_dead(edit *e, taken *tk, uint32_t n_tk, uint8_t *removed, Tensorflow__NodeDef **v,
-                     size_t *k, Tensorflow__NodeDef ***made, const uint32_t *n_made, tfx_flow_report *rep) {
+/* The node an input / return string names in g (`x`, `^x`, `x:1`, `x:out:0`: the graph's name
+ * map asked for the text before the first ':'), here called ref_id.
+ * The candidates' names (drop_dead): what ref_id answers, restricted to the candidates, from
+ * a table of their names only. drop_dead asks about every input that reads a removed node's
+ * old reader, every new node's input and the dropped nodes' inputs, and reads the answer only
+ * for candidates; the graph's name map is two cache misses per question at 10^6 nodes, this
+ * table stays in the cache. Names are unique in a graph a round runs on (a round needs the
+ * topological order, which an index with validation problems such as a duplicate name does
+ * not have: graph.h), so the map gives each candidate for its own name: a hit is exactly
+ * ref_id's answer, and a miss means ref_id's answer is no candidate. */
+typedef struct cand_names {
+  uint32_t *id;   /* slot -> candidate id, TFX_NO_ID = empty */
+  uint32_t *h;    /* slot -> the name's hash */
+  size_t mask;
+} cand_names;
+
+static int cand_names_make(cand_names *t, const tfx_graph *g, const uint32_t *ids, uint32_t n) {
+  size_t cap = 16;
+  while (cap < (size_t)n * 2) cap *= 2;
+  t->mask = cap - 1;
+  t->id = tfx_malloc(cap * sizeof *t->id);
+  t->h = tfx_malloc(cap * sizeof *t->h);
+  if (!t->id || !t->h) return -1;
+  for (size_t j = 0; j < cap; j++) t->id[j] = TFX_NO_ID;
+  for (uint32_t i = 0; i < n; i++) {
+    const char *nm = g->nodes[ids[i]].name;
+    size_t len = strlen(nm);
+    if (!g->topo && tfx_hmap_get(&g->by_name, nm, len) != ids[i]) continue; /* (not reached: see above) */
+    uint32_t h = tfx_hash_bytes(nm, len);
+    size_t j = h & t->mask;
+    while (t->id[j] != TFX_NO_ID) j = (j + 1) & t->mask;
+    t->id[j] = ids[i];
+    t->h[j] = h;
+  }
+  return 0;
+}
+
+static void cand_names_free(cand_names *t) {
+  free(t->id);
+  free(t->h);
+}
+
+/* ref_id(g, s) when that is a candidate, else TFX_NO_ID (s: NULL or an input / return string). */
+static uint32_t cand_ref(const cand_names *t, const tfx_graph *g, const char *s) {
+  if (!s) return TFX_NO_ID;
+  if (*s == '^') s++;
+  size_t n = strcspn(s, ":");
+  uint32_t h = tfx_hash_bytes(s, n);
+  for (size_t j = h & t->mask; t->id[j] != TFX_NO_ID; j = (j + 1) & t->mask) {
+    if (t->h[j] != h) continue;
+    const char *nm = g->nodes[t->id[j]].name;
+    if (strncmp(nm, s, n) == 0 && nm[n] == 0) return t->id[j];
+  }
+  return TFX_NO_ID;
+}
+
+static int drop_dead(edit *e, taken *tk, uint32_t n_tk, uint8_t *removed, char *const *const *newin,
+                     Tensorflow__NodeDef **v, size_t *k, Tensorflow__NodeDef ***made, const uint32_t *n_made,
+                     tfx_flow_report *rep) {
   const tfx_graph *g = e->g;
   uint32_t N = g->n_nodes;
   uint32_t *owner = tfx_malloc((size_t)(N ? N : 1) * sizeof *owner); /* watched: 1 + taken index */
   uint32_t *cnt = tfx_calloc(N ? N : 1, sizeof *cnt);
   uint32_t *work = tfx_malloc((size_t)(N ? N : 1) * sizeof *work);
   uint8_t *gone = tfx_calloc(N ? N : 1, 1);
+  cand_names cn = {NULL, NULL, 0};
   int rc = -1;
   if (!owner || !cnt || !work || !gone) goto out;
   for (uint32_t i = 0; i < N; i++) owner[i] = 0;
@@ -856,7 +993,7 @@ static int drop_dead(edit *e, taken *tk, uint32_t n_tk, uint8_t *removed, Tensor
       const tfx_node *n = &g->nodes[tk[t].r.rm[i]];
       for (uint32_t q = 0; q < n->n_in; q++) {
         uint32_t p = n->in[q].kind == TFX_IN_NODE ? n->in[q].src : TFX_NO_ID;
-        if (p < N && !removed[p] && !owner[p] && side_effect_free(g->nodes[p].op)) {
+        if (p < N && !removed[p] && !owner[p] && node_side_effect_free(e, p)) {
           owner[p] = t + 1;
           work[nw++] = p;
         }
@@ -871,12 +1008,13 @@ static int drop_dead(edit *e, taken *tk, uint32_t n_tk, uint8_t *removed, Tensor
     const tfx_node *n = &g->nodes[work[w]];
     for (uint32_t q = 0; q < n->n_in; q++) {
       uint32_t p = n->in[q].kind == TFX_IN_NODE ? n->in[q].src : TFX_NO_ID;
-      if (p < N && !removed[p] && !owner[p] && side_effect_free(g->nodes[p].op)) {
+      if (p < N && !removed[p] && !owner[p] && node_side_effect_free(e, p)) {
         owner[p] = owner[work[w]];
         work[nw++] = p;
       }
     }
   }
+  if (cand_names_make(&cn, g, work, nw)) goto out;
   /* readers after the rewrites: the surviving old readers (a reader that is not removed keeps
    * its input: only inputs that read removed nodes are rewired), the data inputs rewired by
    * the round, the new nodes' inputs, returns and kept names */
@@ -891,23 +1029,25 @@ static int drop_dead(edit *e, taken *tk, uint32_t n_tk, uint8_t *removed, Tensor
       for (uint32_t u = 0; u < n->n_uses; u++) {
         uint32_t c = n->uses[u].node, slot = n->uses[u].slot;
         if (removed[c] || slot >= g->nodes[c].n_data_in) continue; /* a control input now names a new node */
-        uint32_t id = ref_id(g, g->nodes[c].def->input[slot]);
+        /* the reader's input as rewired (newin: the copy apply just wrote, in the cache; its
+         * data slots are the NodeDef's, only repeated control inputs were dropped after them) */
+        uint32_t id = cand_ref(&cn, g, newin[c] ? newin[c][slot] : g->nodes[c].def->input[slot]);
         if (id < N && owner[id] && !removed[id]) cnt[id]++;
       }
     }
     for (uint32_t q = 0; q < n_made[t]; q++)
       for (size_t j = 0; j < made[t][q]->n_input; j++) {
-        uint32_t id = ref_id(g, made[t][q]->input[j]);
+        uint32_t id = cand_ref(&cn, g, made[t][q]->input[j]);
         if (id < N && owner[id] && !removed[id]) cnt[id]++;
       }
   }
   if (g->func) {
     for (size_t i = 0; i < g->func->n_ret; i++) {
-      uint32_t id = g->func->ret[i] ? ref_id(g, g->func->ret[i]->value) : TFX_NO_ID;
+      uint32_t id = g->func->ret[i] ? cand_ref(&cn, g, g->func->ret[i]->value) : TFX_NO_ID;
       if (id < N && owner[id]) cnt[id]++;
     }
     for (size_t i = 0; i < g->func->n_control_ret; i++) {
-      uint32_t id = g->func->control_ret[i] ? ref_id(g, g->func->control_ret[i]->value) : TFX_NO_ID;
+      uint32_t id = g->func->control_ret[i] ? cand_ref(&cn, g, g->func->control_ret[i]->value) : TFX_NO_ID;
       if (id < N && owner[id]) cnt[id]++;
     }
   }
@@ -933,7 +1073,7 @@ static int drop_dead(edit *e, taken *tk, uint32_t n_tk, uint8_t *removed, Tensor
       dropped[nd++] = x;
       const Tensorflow__NodeDef *def = g->nodes[x].def;
       for (size_t j = 0; j < def->n_input; j++) {
-        uint32_t p = ref_id(g, def->input[j]);
+        uint32_t p = cand_ref(&cn, g, def->input[j]);
         if (p >= N || !owner[p] || removed[p] || gone[p] || !cnt[p]) continue;
         if (--cnt[p] == 0) {
           gone[p] = 1;
@@ -987,7 +1127,7 @@ static int drop_dead(edit *e, taken *tk, uint32_t n_tk, uint8_t *removed, Tensor
     for (uint32_t i = 0; i < nd; i++) {
       if (owner[dropped[i]] - 1 >= n_tk) continue;
       tfx_flow_applied *a = &base[owner[dropped[i]] - 1];
-      if (!(a->dropped[a->n_dropped++] = tfx_arena_strdup(&rep->A, g->nodes[dropped[i]].name))) {
+      if (!(a->dropped[a->n_dropped++] = rep_str(rep, g->nodes[dropped[i]].name))) {
         free(dropped);
         goto out;
       }
@@ -997,6 +1137,7 @@ static int drop_dead(edit *e, taken *tk, uint32_t n_tk, uint8_t *removed, Tensor
   free(dropped);
   rc = 0;
 out:
+  cand_names_free(&cn);
   free(owner);
   free(cnt);
   free(work);
@@ -1036,6 +1177,20 @@ static void record_change(edit *e, const uint8_t *removed, char ***newin, Tensor
   e->change->rewired = rewired;
 }
 
+/* The op types of a round's report entries, each copied once (a handful per round). */
+typedef struct type_names {
+  const char *v[32];
+  uint32_t n;
+} type_names;
+
+static const char *rep_type(tfx_flow_report *r, type_names *t, const char *type) {
+  for (uint32_t i = 0; i < t->n; i++)
+    if (!strcmp(t->v[i], type)) return t->v[i];
+  const char *c = rep_str(r, type);
+  if (c && t->n < sizeof t->v / sizeof *t->v) t->v[t->n++] = c;
+  return c;
+}
+
 static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflow__GraphDef *gd,
                  tfx_flow_report *rep, uint32_t round) {
   const tfx_graph *g = e->g;
@@ -1050,6 +1205,12 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
   uint8_t *removed = tfx_calloc(N ? N : 1, 1);
   char ***newin = tfx_calloc(N ? N : 1, sizeof *newin);
   uint32_t *root_of = tfx_malloc((N ? N : 1) * sizeof *root_of); /* root pos -> taken index */
+  const char **rule_copy = NULL; /* per rule: its name in the model's arena (provenance attrs) */
+  tfx_value *items = NULL;        /* scratch: a rewrite's removed names (_fusion_nodes) */
+  uint32_t cap_items = 0;
+  const char **rep_rule = NULL;   /* per rule: its name in the report */
+  const char *rep_graph = NULL;   /* the graph's name in the report */
+  type_names types = {{0}, 0};
   tfx_hmap used;
   tfx_hmap_init(&used);
   svec ctl = {0};
@@ -1072,13 +1233,16 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
     }
     for (uint32_t k = 0; k < r->n_new; k++)
       if ((int)k != r->taker) {
-        char *base = eprintf(e, "%s/%s", root, r->nw[k].name);
+        const char *parts[] = {root, "/", r->nw[k].name};
+        char *base = ejoin(e, parts, 3);
         r->nw[k].final = base ? unique_name(e, &used, base) : NULL;
       }
     for (uint32_t k = 0; k < r->n_new && !e->oom; k++) /* `const` inputs: NODE/const_J */
       for (uint32_t j = 0; j < r->nw[k].n_in && !e->oom; j++)
         if (r->nw[k].in[j].cval) {
-          char *base = eprintf(e, "%s/const_%u", r->nw[k].final ? r->nw[k].final : "", j);
+          char num[24];
+          const char *parts[] = {r->nw[k].final, "/const_", dec(num, (long long)j)};
+          char *base = ejoin(e, parts, 3);
           r->nw[k].in[j].cname = base ? unique_name(e, &used, base) : NULL;
         }
     if (e->oom) goto nomem;
@@ -1086,14 +1250,21 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
   /* consumers: rewired inputs; new NodeDefs */
   Tensorflow__NodeDef ***made = tfx_calloc(n_tk ? n_tk : 1, sizeof *made);
   if (!made) goto nomem;
+  rule_copy = tfx_calloc(p->n_rules ? p->n_rules : 1, sizeof *rule_copy);
+  rep_rule = tfx_calloc(p->n_rules ? p->n_rules : 1, sizeof *rep_rule);
+  if (!rule_copy || !rep_rule) goto nomem_made;
   for (uint32_t t = 0; t < n_tk && rc == 0; t++) {
     frun *r = &tk[t].r;
     const char *rule = tfx_pack_str(p, p->rules[r->rule].name);
     const Tensorflow__NodeDef *rootdef = g->nodes[r->root].def;
     made[t] = tfx_arena_calloc(e->A, r->n_new + r->n_const + 1, sizeof **made); /* Consts, then new nodes */
-    const char **rm_names = tfx_arena_calloc(e->A, r->n_rm, sizeof *rm_names);
-    if (!made[t] || !rm_names) goto nomem_made;
-    for (uint32_t i = 0; i < r->n_rm; i++) rm_names[i] = g->nodes[r->rm[i]].name;
+    if (!made[t]) goto nomem_made;
+    if (r->n_rm > cap_items) { /* scratch: the removed names as rule values */
+      tfx_value *nv = tfx_realloc(items, (size_t)r->n_rm * sizeof *nv);
+      if (!nv) goto nomem_made;
+      items = nv;
+      cap_items = r->n_rm;
+    }
     /* control inputs of the removed nodes (from outside the match) */
     ctl.n = 0;
     for (uint32_t i = 0; i < r->n_rm; i++) {
@@ -1114,6 +1285,20 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
         if (!cd) goto nomem_made;
         made[t][nc++] = cd;
       }
+    /* provenance, one copy per rewrite shared by its new nodes and Consts (read-only from
+     * here on): the rule's name (one model-arena copy per rule and round), the removed
+     * nodes' names (the NodeDefs' own, which stay in the model's arena), the description */
+    if (!rule_copy[r->rule] && !(rule_copy[r->rule] = edup(e, rule))) goto nomem_made;
+    tfx_value pv = tfx_v_str(rule_copy[r->rule], (uint32_t)strlen(rule));
+    for (uint32_t i = 0; i < r->n_rm; i++) {
+      const char *rn = g->nodes[r->rm[i]].name;
+      items[i] = tfx_v_str(rn, (uint32_t)strlen(rn));
+    }
+    tfx_value lv = tfx_v_list(items, r->n_rm);
+    const char *dp[] = {"dataflow rewrite '", rule, "' of '", g->nodes[r->root].name, "'"};
+    char *desc = ejoin(e, dp, 5);
+    if (!desc) goto nomem_made;
+    tfx_value dv = tfx_v_str(desc, (uint32_t)strlen(desc));
     for (uint32_t k = 0; k < r->n_new; k++) {
       fnew *w = &r->nw[k];
       Tensorflow__NodeDef *nd = tfx_arena_alloc(e->A, sizeof *nd);
@@ -1141,8 +1326,10 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
       if ((int)k == anchor)
         for (size_t j = 0; j < ctl.n; j++) nd->input[w->n_in + j] = ctl.v[j];
       nd->n_input = nin;
+      size_t room; /* the rule's attrs, _output_shapes, _fusion_pass, _fusion_nodes, _fusion_description */
+      if (attr_room(e, nd, (size_t)w->n_at + 4, &room)) goto nomem_made;
       for (uint32_t j = 0; j < w->n_at; j++) {
-        int ar = set_attr(e, nd, w->at[j].name, &w->at[j].v);
+        int ar = set_attr(e, nd, w->at[j].name, &w->at[j].v, &room, 0);
         if (ar < 0) goto nomem_made;
         if (ar > 0)
           tfx_warning(e->d, NULL, 0, 0,
@@ -1151,29 +1338,18 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
       }
       if ((int)k == r->taker) {
         const Tensorflow__AttrValue *os = get_attr(rootdef, "_output_shapes");
-        if (os) set_attr_raw(e, nd, "_output_shapes", os);
+        if (os) set_attr_raw(e, nd, "_output_shapes", os, &room);
       }
-      tfx_value pv = tfx_v_str(rule, (uint32_t)strlen(rule));
-      set_attr(e, nd, "_fusion_pass", &pv);
-      tfx_value *items = tfx_arena_calloc(e->A, r->n_rm, sizeof *items);
-      if (!items) goto nomem_made;
-      for (uint32_t i = 0; i < r->n_rm; i++) items[i] = tfx_v_str(rm_names[i], (uint32_t)strlen(rm_names[i]));
-      tfx_value lv = tfx_v_list(items, r->n_rm);
-      set_attr(e, nd, "_fusion_nodes", &lv);
-      char *desc = eprintf(e, "dataflow rewrite '%s' of '%s'", rule, g->nodes[r->root].name);
-      if (!desc) goto nomem_made;
-      tfx_value dv = tfx_v_str(desc, (uint32_t)strlen(desc));
-      set_attr(e, nd, "_fusion_description", &dv);
+      set_attr(e, nd, "_fusion_pass", &pv, &room, 1);
+      set_attr(e, nd, "_fusion_nodes", &lv, &room, 1);
+      set_attr(e, nd, "_fusion_description", &dv, &room, 1);
       if (e->oom) goto nomem_made;
       made[t][r->n_const + k] = nd;
     }
     for (uint32_t q = 0; q < nc; q++) { /* the Consts: provenance like the new nodes */
-      tfx_value pv = tfx_v_str(rule, (uint32_t)strlen(rule));
-      set_attr(e, made[t][q], "_fusion_pass", &pv);
-      char *desc = eprintf(e, "dataflow rewrite '%s' of '%s'", rule, g->nodes[r->root].name);
-      if (!desc) goto nomem_made;
-      tfx_value dv = tfx_v_str(desc, (uint32_t)strlen(desc));
-      set_attr(e, made[t][q], "_fusion_description", &dv);
+      size_t room = 4; /* const_node made room for 4 attrs and used 2 */
+      set_attr(e, made[t][q], "_fusion_pass", &pv, &room, 1);
+      set_attr(e, made[t][q], "_fusion_description", &dv, &room, 1);
       if (e->oom) goto nomem_made;
     }
     /* rewire readers of the removed nodes */
@@ -1192,7 +1368,8 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
         int32_t port = g->nodes[c].in[slot].port;
         char *s = NULL;
         if (port < 0) {
-          s = eprintf(e, "^%s", anchor_name ? anchor_name : "?");
+          const char *parts[] = {"^", anchor_name ? anchor_name : "?"};
+          s = ejoin(e, parts, 2);
         } else {
           const fout *o = find_out(r, r->rm[i], port);
           if (!o) continue; /* acceptable() made sure this does not happen */
@@ -1242,23 +1419,31 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
     }
     tfx_flow_applied *a = &rep->v[rep->n];
     memset(a, 0, sizeof *a);
-    a->rule = tfx_arena_strdup(&rep->A, rule);
-    a->graph = tfx_arena_strdup(&rep->A, g->name ? g->name : "");
-    a->root = tfx_arena_strdup(&rep->A, g->nodes[r->root].name);
-    a->removed = tfx_arena_calloc(&rep->A, r->n_rm ? r->n_rm : 1, sizeof *a->removed);
-    a->created = tfx_arena_calloc(&rep->A, r->n_new + r->n_const + 1, sizeof *a->created);
-    a->created_types = tfx_arena_calloc(&rep->A, r->n_new + r->n_const + 1, sizeof *a->created_types);
-    if (!a->rule || !a->graph || !a->root || !a->removed || !a->created || !a->created_types) goto nomem_made;
-    for (uint32_t i = 0; i < r->n_rm; i++)
-      if (!(a->removed[i] = tfx_arena_strdup(&rep->A, rm_names[i]))) goto nomem_made;
+    /* one copy per rule, graph and type in the report (not one per rewrite); the root is one
+     * of the removed nodes (acceptable()): its name is that copy; the pointer lists are one
+     * allocation */
+    if (!rep_rule[r->rule] && !(rep_rule[r->rule] = rep_str(rep, rule))) goto nomem_made;
+    if (!rep_graph && !(rep_graph = rep_str(rep, g->name ? g->name : ""))) goto nomem_made;
+    a->rule = rep_rule[r->rule];
+    a->graph = rep_graph;
+    uint32_t n_cr = r->n_new + r->n_const + 1;
+    const char **lists = tfx_arena_calloc(&rep->A, (size_t)r->n_rm + 2u * n_cr, sizeof *lists);
+    if (!lists) goto nomem_made;
+    a->removed = lists;
+    a->created = lists + r->n_rm;
+    a->created_types = lists + r->n_rm + n_cr;
+    for (uint32_t i = 0; i < r->n_rm; i++) {
+      if (!(a->removed[i] = rep_str(rep, g->nodes[r->rm[i]].name))) goto nomem_made;
+      if (r->rm[i] == r->root && !a->root) a->root = a->removed[i];
+    }
+    if (!a->root && !(a->root = rep_str(rep, g->nodes[r->root].name))) goto nomem_made;
     for (uint32_t k = 0; k < r->n_new; k++)
-      if (!(a->created[k] = tfx_arena_strdup(&rep->A, r->nw[k].final)) ||
-          !(a->created_types[k] = tfx_arena_strdup(&rep->A, r->nw[k].type)))
+      if (!(a->created[k] = rep_str(rep, r->nw[k].final)) || !(a->created_types[k] = rep_type(rep, &types, r->nw[k].type)))
         goto nomem_made;
     a->n_removed = r->n_rm;
     for (uint32_t q = 0; q < nc; q++) /* then the Consts of `const` inputs */
-      if (!(a->created[r->n_new + q] = tfx_arena_strdup(&rep->A, made[t][q]->name)) ||
-          !(a->created_types[r->n_new + q] = tfx_arena_strdup(&rep->A, "Const")))
+      if (!(a->created[r->n_new + q] = rep_str(rep, made[t][q]->name)) ||
+          !(a->created_types[r->n_new + q] = rep_type(rep, &types, "Const")))
         goto nomem_made;
     a->n_created = r->n_new + nc;
     a->round = round;
@@ -1269,8 +1454,18 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
     size_t total = 0;
     for (uint32_t i = 0; i < N; i++) total += !removed[i];
     for (uint32_t t = 0; t < n_tk; t++) total += tk[t].r.n_new + tk[t].r.n_const;
-    Tensorflow__NodeDef **v = tfx_arena_calloc(e->A, total ? total : 1, sizeof *v);
-    if (!v) goto nomem_made;
+    /* the old array when the new list fits in it (each rewrite removes at least one node, so
+     * it usually does): nothing reads it any more (the walk below reads the index's NodeDef
+     * pointers), and an array per round stayed behind in the model's arena (6.5 + 6.0 MB at
+     * 10^6 nodes) */
+    uint32_t *n_made = tfx_malloc((size_t)(n_tk ? n_tk : 1) * sizeof *n_made);
+    if (!n_made) goto nomem_made;
+    for (uint32_t t = 0; t < n_tk; t++) n_made[t] = tk[t].r.n_const + tk[t].r.n_new;
+    Tensorflow__NodeDef **v = total <= N && *arr ? *arr : tfx_arena_calloc(e->A, total ? total : 1, sizeof *v);
+    if (!v) {
+      free(n_made);
+      goto nomem_made;
+    }
     size_t k = 0;
     for (uint32_t i = 0; i < N; i++) {
       if (root_of[i] != TFX_NO_ID) {
@@ -1292,14 +1487,11 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
       }
       v[k++] = nd;
     }
-    uint32_t *n_made = tfx_malloc((size_t)(n_tk ? n_tk : 1) * sizeof *n_made);
-    if (!n_made) goto nomem_made;
-    for (uint32_t t = 0; t < n_tk; t++) n_made[t] = tk[t].r.n_const + tk[t].r.n_new;
-    int dr = drop_dead(e, tk, n_tk, removed, v, &k, made, n_made, rep);
+    int dr = drop_dead(e, tk, n_tk, removed, (char *const *const *)newin, v, &k, made, n_made, rep);
     free(n_made);
-    if (dr) goto nomem_made;
-    *arr = v;
+    *arr = v; /* also after a failure: v[0..k) is the rewritten list (dead producers kept) */
     *count = k;
+    if (dr) goto nomem_made;
     record_change(e, removed, newin, v, k);
   }
   free(made);
@@ -1310,12 +1502,76 @@ nomem:
   tfx_error(e->d, NULL, 0, 0, "out of memory (dataflow rewrites)");
   rc = TFX_E_NOMEM;
 out:
+  free(rule_copy);
+  free(rep_rule);
+  free(items);
   free(ctl.v);
   tfx_hmap_free(&used);
   free(removed);
   free(newin);
   free(root_of);
   return rc;
+}
+
+/* (root op id, producer op id) -> type slot of the index (key_slot), per round: the candidate
+ * walk looked the pair up by name for every input of every possible root, which read the
+ * producer's op string (a cache miss per input at 10^6 nodes) and hashed both names. */
+typedef struct pair_cache {
+  uint64_t *key;  /* (root + 1) << 32 | (producer + 1); 0 = empty */
+  uint32_t *val;
+  uint32_t n, cap;
+} pair_cache;
+
+static size_t pair_hash(uint64_t k, uint32_t mask) {
+  return (size_t)((k * 0x9E3779B97F4A7C15ull) >> 40) & mask;
+}
+
+/* 1 and *slot when the pair is cached, 0 when not, -1 when the cache cannot be made. */
+static int pair_get(pair_cache *c, uint32_t a, uint32_t b, uint32_t *slot) {
+  if (!c->cap) {
+    c->cap = 256;
+    c->key = tfx_calloc(c->cap, sizeof *c->key);
+    c->val = tfx_malloc(c->cap * sizeof *c->val);
+    if (!c->key || !c->val) return -1;
+  }
+  uint64_t k = ((uint64_t)a + 1) << 32 | ((uint64_t)b + 1);
+  for (size_t j = pair_hash(k, c->cap - 1); c->key[j]; j = (j + 1) & (c->cap - 1))
+    if (c->key[j] == k) {
+      *slot = c->val[j];
+      return 1;
+    }
+  return 0;
+}
+
+/* Caches the pair (a full table only stops caching: the caller looks pairs up by name). */
+static void pair_put(pair_cache *c, uint32_t a, uint32_t b, uint32_t slot) {
+  if ((c->n + 1) * 2 > c->cap) {
+    uint32_t nc = c->cap * 2;
+    uint64_t *nk = nc > c->cap ? tfx_calloc(nc, sizeof *nk) : NULL;
+    uint32_t *nv = nk ? tfx_malloc(nc * sizeof *nv) : NULL;
+    if (!nv) {
+      free(nk);
+      return;
+    }
+    for (uint32_t i = 0; i < c->cap; i++) {
+      if (!c->key[i]) continue;
+      size_t j = pair_hash(c->key[i], nc - 1);
+      while (nk[j]) j = (j + 1) & (nc - 1);
+      nk[j] = c->key[i];
+      nv[j] = c->val[i];
+    }
+    free(c->key);
+    free(c->val);
+    c->key = nk;
+    c->val = nv;
+    c->cap = nc;
+  }
+  uint64_t k = ((uint64_t)a + 1) << 32 | ((uint64_t)b + 1);
+  size_t j = pair_hash(k, c->cap - 1);
+  while (c->key[j]) j = (j + 1) & (c->cap - 1);
+  c->key[j] = k;
+  c->val[j] = slot;
+  c->n++;
 }
 
 static int cmp_u32(const void *a, const void *b) {
@@ -1373,6 +1629,7 @@ tfx_status tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_gra
     rootish[i] = op < n_ops && has_root[op];
   }
   uint32_t *cand = NULL, cap_cand = 0;
+  pair_cache pairs = {0};
   for (uint32_t ti = 0; ti < g->n_nodes && rc == 0; ti++) {
     uint32_t n = g->topo[ti];
     if (!rootish[n] || rs.st[n] != ST_FREE) continue;
@@ -1392,8 +1649,22 @@ tfx_status tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_gra
           seen = nd->in[j].kind == TFX_IN_NODE && nd->in[j].src < g->n_nodes &&
                  g->nodes[nd->in[j].src].op_id == g->nodes[in->src].op_id;
         if (seen) continue;
-        const char *pop = g->nodes[in->src].op ? g->nodes[in->src].op : "";
-        slot = key_slot(e, nd->op, strlen(nd->op), pop, strlen(pop), 0);
+        uint32_t pop_id = g->nodes[in->src].op_id;
+        if (op < n_ops && pop_id < n_ops) { /* interned types: the pair's slot, cached */
+          int pr = pair_get(&pairs, op, pop_id, &slot);
+          if (pr < 0) {
+            rc = -1;
+            break;
+          }
+          if (pr == 0) {
+            const char *rs_ = tfx_intern_str(&m->ops, op), *ps_ = tfx_intern_str(&m->ops, pop_id);
+            slot = rs_ && ps_ ? key_slot(e, rs_, strlen(rs_), ps_, strlen(ps_), 0) : TFX_HASH_NONE;
+            pair_put(&pairs, op, pop_id, slot);
+          }
+        } else {
+          const char *pop = g->nodes[in->src].op ? g->nodes[in->src].op : "";
+          slot = key_slot(e, nd->op, strlen(nd->op), pop, strlen(pop), 0);
+        }
       }
       if (slot == TFX_HASH_NONE || slot >= e->n_types || !e->count[slot]) continue;
       runs++;
@@ -1490,10 +1761,14 @@ tfx_status tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_gra
   free(has_root);
   free(rootish);
   free(cand);
+  free(pairs.key);
+  free(pairs.val);
   if (rc == -1) goto nomem;
   if (rc == 0 && n_tk) {
-    edit ed = {arena, d, g, 0, e->out_arg, g->func ? NULL : e->keep, g->func ? 0 : e->n_keep, e->change};
+    edit ed = {arena, d, g, 0, e->out_arg, g->func ? NULL : e->keep, g->func ? 0 : e->n_keep, e->change,
+               &m->ops, tfx_calloc((size_t)m->ops.n + 1, 1)};
     rc = apply(&ed, e->pack, tk, n_tk, gd, rep, round);
+    free(ed.sef);
     if (rc == 0) *changed = n_tk;
   }
   goto out;

@@ -60,7 +60,9 @@ typedef struct tfx_flow_applied {
 } tfx_flow_applied;
 
 typedef struct tfx_flow_report {
-  tfx_arena A;                  /* owns every string */
+  tfx_arena A;                  /* owns every string and list */
+  char *pool;                   /* the strings' current block in A (packed), and room left */
+  size_t pool_left;
   tfx_flow_applied *v;
   uint32_t n, cap;
   uint32_t rounds;              /* rounds run (the last one changed nothing, unless capped) */

@@ -417,6 +417,7 @@ static int map_graph(om_run *r, const tfx_graph *g, tfx_mapped_graph *mg) {
     }
     if (op->cause || op->how == TFX_MAP_UNSUPPORTED) r->om->n_failed++;
     else r->om->n_ok++;
+    if (r->o->after_node) r->o->after_node(r->o->after_user, r->om, op, &g->nodes[i]);
   }
   return 0;
 }

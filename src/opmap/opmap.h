@@ -166,6 +166,12 @@ typedef struct tfx_opmap_opts {
    * only when a rule maps to a type no prototype declares: returns a prototype hook (NULL after
    * reporting into d). NULL: no such list (the passes give tfx_cann_stdlib_protos). */
   const struct tfx_rules_protos *(*known_types)(tfx_diag *d);
+  /* Called for each node right after it is mapped and counted (n_ok / n_failed), while its
+   * NodeDef is still in the cache: checks the caller makes on every mapped node (pass
+   * op-mapping: what lowering cannot express) without a second walk over the graph. NULL:
+   * none. */
+  void (*after_node)(void *user, tfx_opmap *om, tfx_mapped_op *op, const tfx_node *nd);
+  void *after_user;
 } tfx_opmap_opts;
 
 /* Maps every node of m. pack may have no op maps (then only AUTO / unsupported apply); protos

@@ -4,7 +4,9 @@
  * and function bodies), the TF op table (<stdlib>/ops/tf-ops.tsv). Output: NodeDefs with the
  * missing defaults added (new attr arrays in the model's arena; node ids and inputs are
  * unchanged, so the index stays valid). The added entries are parsed once per op-def attribute
- * and shared by every node that lacks it: they are read-only from here on.
+ * and shared by every node that lacks it: they are read-only from here on. With the graph
+ * indexed (ctx->module), the main graph goes by the index's op ids: each op type's def is
+ * found once, and nodes whose type has no defaults are not read at all.
  * Why: TF2 SavedModels are written with `stripped_default_attrs`, and hand-made graphs omit
  * defaults too; an op map that reads `data_format` or `is_training` must see the value TF would
  * use (NHWC, true), not `none`. TF's own importer does the same (AddDefaultsToNodeDef).
@@ -317,10 +319,8 @@ static Tensorflow__NodeDef__AttrEntry *default_entry(defaults_run *r, const tfx_
   return e;
 }
 
-static void fill_node(defaults_run *r, const tfx_tf_table *tf, Tensorflow__NodeDef *nd) {
-  if (!nd->op) return;
-  const tfx_tf_op *op = find_op(r, tf, nd->op);
-  if (!op) return;
+/* Adds the defaults op declares that nd lacks (op: nd's TF op def). */
+static void fill_op(defaults_run *r, const tfx_tf_op *op, Tensorflow__NodeDef *nd) {
   uint32_t missing = 0;
   uint64_t mask = 0; /* attrs < 64: the missing ones, so the second loop needs no search */
   for (uint32_t a = 0; a < op->n_attrs; a++)
@@ -345,6 +345,70 @@ static void fill_node(defaults_run *r, const tfx_tf_table *tf, Tensorflow__NodeD
   nd->n_attr = n;
 }
 
+static void fill_node(defaults_run *r, const tfx_tf_table *tf, Tensorflow__NodeDef *nd) {
+  if (!nd->op) return;
+  const tfx_tf_op *op = find_op(r, tf, nd->op);
+  if (op) fill_op(r, op, nd);
+}
+
+/* 1 when some attribute of op has a default. */
+static int has_defaults(const tfx_tf_op *op) {
+  for (uint32_t a = 0; op && a < op->n_attrs; a++)
+    if (op->attrs[a].def) return 1;
+  return 0;
+}
+
+/* Prefetch distances (nodes ahead) of fill_indexed's stages. */
+#define PF_DEF 16u
+#define PF_ARR 12u
+#define PF_ENT 8u
+#define PF_KEY 4u
+
+/* The main graph through its index: the op def is found once per interned op type (the
+ * index's op ids), and a node whose type declares no default (Const, most of a graph) is
+ * passed over without reading its NodeDef; the NodeDef walk read every node's op string and
+ * looked it up. Nodes the index does not describe (it is stale) go the NodeDef way.
+ * Returns -1 when the per-type table cannot be allocated (the caller walks the NodeDefs). */
+static int fill_indexed(defaults_run *r, const tfx_tf_table *tf, const tfx_module *m, Tensorflow__GraphDef *gd) {
+  uint32_t n_ops = m->ops.n;
+  const tfx_tf_op **ops = tfx_malloc(((size_t)n_ops + 1) * sizeof *ops); /* NULL: no defaults */
+  if (!ops) return -1;
+  for (uint32_t o = 0; o < n_ops; o++) {
+    const char *name = tfx_intern_str(&m->ops, o);
+    const tfx_tf_op *op = name ? find_op(r, tf, name) : NULL;
+    ops[o] = has_defaults(op) ? op : NULL;
+  }
+  const tfx_graph *g = &m->main;
+  size_t n = gd->n_node, ng = g->n_nodes < n ? g->n_nodes : n;
+  for (size_t i = 0; i < n && !r->oom; i++) {
+    /* what fill_op reads of a later node with defaults, fetched ahead in stages (each stage
+     * reads what the one before brought in): its NodeDef, its attr array, the entries, their
+     * keys. At 10^6 nodes each of these is a cache miss otherwise, one after the other. */
+    if (i + PF_DEF < ng && g->nodes[i + PF_DEF].op_id < n_ops && ops[g->nodes[i + PF_DEF].op_id])
+      __builtin_prefetch(gd->node[i + PF_DEF]);
+    if (i + PF_ARR < ng && g->nodes[i + PF_ARR].op_id < n_ops && ops[g->nodes[i + PF_ARR].op_id])
+      __builtin_prefetch(gd->node[i + PF_ARR]->attr);
+    if (i + PF_ENT < ng && g->nodes[i + PF_ENT].op_id < n_ops && ops[g->nodes[i + PF_ENT].op_id]) {
+      const Tensorflow__NodeDef *pd = gd->node[i + PF_ENT];
+      for (size_t a = 0; a < pd->n_attr && a < 8; a++) __builtin_prefetch(pd->attr[a]);
+    }
+    if (i + PF_KEY < ng && g->nodes[i + PF_KEY].op_id < n_ops && ops[g->nodes[i + PF_KEY].op_id]) {
+      const Tensorflow__NodeDef *pd = gd->node[i + PF_KEY];
+      for (size_t a = 0; a < pd->n_attr && a < 8; a++)
+        if (pd->attr[a]) __builtin_prefetch(pd->attr[a]->key);
+    }
+    Tensorflow__NodeDef *nd = gd->node[i];
+    if (i < g->n_nodes && g->nodes[i].def == nd && g->nodes[i].op_id < n_ops) {
+      const tfx_tf_op *op = ops[g->nodes[i].op_id];
+      if (op) fill_op(r, op, nd);
+    } else if (nd) {
+      fill_node(r, tf, nd);
+    }
+  }
+  free(ops);
+  return 0;
+}
+
 tfx_status tfx_pass_op_defaults(tfx_ctx *ctx, void *user) {
   (void)user;
   if (!tfx_ctx_wants_mapping(ctx) || !ctx->have_model || !ctx->model.graph) return 0;
@@ -354,7 +418,8 @@ tfx_status tfx_pass_op_defaults(tfx_ctx *ctx, void *user) {
   memset(&r, 0, sizeof r);
   r.A = &ctx->model.arena;
   Tensorflow__GraphDef *gd = ctx->model.graph;
-  for (size_t i = 0; i < gd->n_node && !r.oom; i++) fill_node(&r, tf, gd->node[i]);
+  if (!ctx->have_module || fill_indexed(&r, tf, &ctx->module, gd) != 0)
+    for (size_t i = 0; i < gd->n_node && !r.oom; i++) fill_node(&r, tf, gd->node[i]);
   if (gd->library)
     for (size_t f = 0; f < gd->library->n_function && !r.oom; f++) {
       Tensorflow__FunctionDef *fd = gd->library->function[f];

@@ -4,7 +4,9 @@
  * Stage: tests (passes). Covers: the defaults a node lacks are added in op-def order with the
  * op-def values, present attrs are kept (not duplicated), every node lacking a default gets
  * the same (shared) entry, a node whose op has no defaults or is unknown keeps its attr
- * array, a second run adds nothing; any_train says whether the graph had training machinery,
+ * array, a second run adds nothing; an indexed graph (the pass's main-graph path then goes by
+ * the index's op ids) gets the same attrs as the NodeDef walk, also for a node whose NodeDef
+ * was replaced after indexing; any_train says whether the graph had training machinery,
  * and tfx_train_report agrees with it. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "graph/graph.h"
 #include "graph/training.h"
 #include "passes/passes.h"
 #include "test_graph_util.h"
@@ -165,6 +168,53 @@ static void many_op_types(void **state) {
   assert_false(entry(node(f, "a5"), "transpose_a")->value->b);
 }
 
+/* The attr keys of every node, "name:key,key;" in node order. */
+static void keys_of(const Tensorflow__GraphDef *gd, char *buf, size_t cap) {
+  size_t n = 0;
+  buf[0] = 0;
+  for (size_t i = 0; i < gd->n_node; i++) {
+    n += (size_t)snprintf(buf + n, cap - n, "%s:", gd->node[i]->name);
+    for (size_t a = 0; a < gd->node[i]->n_attr; a++)
+      n += (size_t)snprintf(buf + n, cap - n, "%s=%d,", gd->node[i]->attr[a]->key,
+                            (int)gd->node[i]->attr[a]->value->value_case);
+    n += (size_t)snprintf(buf + n, cap - n, ";");
+    assert_true(n < cap);
+  }
+}
+
+/* With the graph indexed the pass finds each node's op def by the index's op id and passes
+ * over the nodes of types without defaults: the same attrs as the NodeDef walk, arrays of
+ * nodes without defaults untouched; a NodeDef swapped in after indexing (the index describes
+ * another node there) goes the NodeDef way and gets its own type's defaults. */
+static void indexed_same_as_walk(void **state) {
+  fx *f = *state;
+  static const char *const g[] = {"x|Placeholder", "w|Const",      "c1|Conv2D|x,w", "r|Relu|c1",
+                                  "m|MatMul|r,w",  "u|NoSuchOpType|r", "p|MaxPool|x", "c2|Conv2D|p,w"};
+  char want[4096], got[4096];
+  graph(f, g, TG_N(g));
+  assert_int_equal(tfx_pass_op_defaults(&f->ctx, NULL), 0); /* not indexed: the NodeDef walk */
+  keys_of(f->ctx.model.graph, want, sizeof want);
+  Tensorflow__GraphDef *gd = graph(f, g, TG_N(g));
+  assert_int_equal(tfx_module_build(&f->ctx.module, gd, "m.pb", &f->d), 0);
+  f->ctx.have_module = 1;
+  Tensorflow__NodeDef__AttrEntry **w_attrs = node(f, "w")->attr, **r_attrs = node(f, "r")->attr;
+  assert_int_equal(tfx_pass_op_defaults(&f->ctx, NULL), 0);
+  assert_int_equal(f->d.errors, 0);
+  keys_of(gd, got, sizeof got);
+  assert_string_equal(got, want);
+  assert_ptr_equal(node(f, "w")->attr, w_attrs); /* Const, Relu: no defaults, not touched */
+  assert_ptr_equal(node(f, "r")->attr, r_attrs);
+  assert_non_null(entry(node(f, "c2"), "data_format"));
+  /* node 3 (the index's Relu "r") replaced by a Conv2D after indexing */
+  static const char *const g2[] = {"x|Placeholder", "k|Conv2D|x,x"};
+  Tensorflow__GraphDef *other = tg_graph(&f->ctx.model.arena, g2, TG_N(g2));
+  gd->node[3] = other->node[1];
+  assert_int_equal(tfx_pass_op_defaults(&f->ctx, NULL), 0);
+  assert_int_equal(node(f, "k")->n_attr, 4);
+  assert_s(entry(node(f, "k"), "data_format"), "NHWC");
+  assert_non_null(entry(node(f, "k"), "dilations"));
+}
+
 /* any_train: 1 exactly when the graph had a training-machinery node; the report then finds
  * the ones left, and with 0 it would find none. */
 static void train_scan(void **state) {
@@ -201,6 +251,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(defaults_added_and_shared, setup, teardown),
       cmocka_unit_test_setup_teardown(many_op_types, setup, teardown),
+      cmocka_unit_test_setup_teardown(indexed_same_as_walk, setup, teardown),
       cmocka_unit_test_setup_teardown(train_scan, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

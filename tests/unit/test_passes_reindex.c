@@ -232,11 +232,22 @@ static void dataflow_commuted(void **state) {
   tfx_ctx_init(&ctx, &o, &d);
   assert_int_equal(tfx_pipeline_run(&p, &ctx, TFX_GROUP_SCOPE_FUSION), 0);
   unsigned before = ctx.reindex_updates;
+  Tensorflow__NodeDef **arr0 = ctx.model.graph->node;
+  size_t n0 = ctx.model.graph->n_node;
   assert_int_equal((int)tfx_pass_dataflow(&ctx, NULL), 0);
   const tfx_flow_report *fr = ctx.flow_report;
   assert_non_null(fr);
   assert_int_equal(fr->n, 2); /* m (swapped operands) in round 1, m2 in round 2 (reads m) */
   assert_string_equal(fr->v[0].root, "m");
+  /* each round's list fit in the array it replaced: written there, no new array per round */
+  assert_true(ctx.model.graph->n_node < n0);
+  assert_ptr_equal(ctx.model.graph->node, arr0);
+  /* the report keeps one copy of a name: the root's is its entry among the removed nodes */
+  for (uint32_t i = 0; i < fr->n; i++) {
+    int shared = 0;
+    for (uint32_t k = 0; k < fr->v[i].n_removed; k++) shared |= fr->v[i].removed[k] == fr->v[i].root;
+    assert_true(shared);
+  }
   assert_int_equal(ctx.reindex_updates - before, fr->rounds - 1);
   assert_true(fr->rounds >= 2);
   uint32_t y = tfx_graph_find(&ctx.module.main, "y");
