@@ -184,6 +184,11 @@ void tfx_arena_reset(tfx_arena *a) {
   a->head->next = NULL;
   a->used = 0;
   a->total = a->cap;
+#ifdef TFX_ARENA_ASAN
+  /* the kept chunk is reused: pages a sweep or tfx_arena_give_back poisoned are writable
+   * again (given back with madvise, they simply read as zeros until written) */
+  ASAN_UNPOISON_MEMORY_REGION(a->head + 1, a->cap);
+#endif
 }
 
 void tfx_arena_get_mark(const tfx_arena *a, tfx_arena_mark *m) {
