@@ -115,10 +115,11 @@ TFXC_API const char *tfxc_errmsg(const tfxc_session *s);
  * several kinds the stem, of the written outputs; "-" is standard output), dump-after (PASS
  * list or "all": the TF graph is written as text after those passes), dump-dir (where,
  * default "tfxc-dump") and no-report (a flag, what the command sets without --report or
- * --check: nothing will ask about the run afterwards, so before lowering the run releases
- * what only that would read, the scope fusion and dataflow reports and the graph's node-name
- * map, lowering's peak memory; tfxc_report_json and tfxc_explain then fail, saying the run
- * kept no report; ignored with check). Values are copied and
+ * --check: nothing will ask about the run afterwards, so the run releases what only that
+ * would read as soon as no pass needs it, the dataflow report before op mapping, the scope
+ * fusion report and the graph's node-name map before lowering, the peak memory; after a run
+ * that reached op mapping tfxc_report_json and tfxc_explain then fail, saying the run kept no
+ * report; ignored with check). Values are copied and
  * checked here as the command line checks them. Options apply to the next tfxc_run.
  * Returns TFXC_OK, TFXC_MISUSE (unknown name, bad value) or TFXC_NOMEM. */
 TFXC_API tfxc_status tfxc_set_option(tfxc_session *s, const char *name, const char *value)
@@ -249,16 +250,15 @@ TFXC_API tfxc_status tfxc_output_name(tfxc_session *s, const char *kind, char **
  * "Report"): the exit code the command line would give, the precheck per node (when the op
  * mapping ran) and the scope fusion report. NUL-terminated; free with tfxc_free.
  * Returns TFXC_OK, TFXC_MISUSE (no run yet, or the run had the option no-report and reached
- * lowering: it kept no report; the message says so) or TFXC_NOMEM. */
+ * op mapping: it kept no report; the message says so) or TFXC_NOMEM. */
 TFXC_API tfxc_status tfxc_report_json(tfxc_session *s, char **json, size_t *len)
     TFXC_MUST_CHECK;
 /* Why a node of the last run was converted as it was: one JSON object (NUL-terminated, free
  * with tfxc_free) with its TF type, result, mapping ("rule", "graph", "auto", "passthrough",
  * "unsupported", "fused"), CANN type, the rule and its site, the cause of a failure, a hint,
  * and "fused_into" for nodes absorbed by scope fusion; the object of that node in the report's
- * "op" list. Needs a run through "op-mapping" (and, with the option no-report, not through
- * lowering). Returns TFXC_OK, TFXC_MISUSE (no op mapping, no report kept, no such node) or
- * TFXC_NOMEM. */
+ * "op" list. Needs a run through "op-mapping" without the option no-report. Returns TFXC_OK,
+ * TFXC_MISUSE (no op mapping, no report kept, no such node) or TFXC_NOMEM. */
 TFXC_API tfxc_status tfxc_explain(tfxc_session *s, const char *node, char **json, size_t *len)
     TFXC_MUST_CHECK;
 

@@ -816,8 +816,8 @@ tfxc_status tfxc_output_name(tfxc_session *s, const char *kind, char **name) {
 
 /* Why a run with the option no-report answers no question about itself. */
 #define NO_REPORT_KEPT                                                                             \
-  "the last run kept no report (option no-report: the fusion and dataflow reports and the "       \
-  "graph's node names were released before lowering); run again without it"
+  "the last run kept no report (option no-report: the dataflow report was released before op "   \
+  "mapping, the fusion report and the graph's node names before lowering); run again without it"
 
 tfxc_status tfxc_report_json(tfxc_session *s, char **json, size_t *len) {
   if (!s) return TFXC_MISUSE;

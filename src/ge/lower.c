@@ -350,7 +350,9 @@ static int names_reserve(lg *G, size_t n) {
 
 /* Adds slot under hash h (its name is not in the table). 0 or -1 (out of memory). */
 static int names_add(lg *G, uint32_t h, uint32_t slot) {
-  if (names_reserve(G, (size_t)G->n_names + 1)) return -1;
+  if ((size_t)(G->n_names + 1) * 4 > (size_t)G->cap_names * 3 &&
+      names_reserve(G, (size_t)G->n_names + 1))
+    return -1;
   uint32_t mask = G->cap_names - 1, j = h & mask;
   while (G->names[j]) j = (j + 1) & mask;
   G->names[j] = (uint64_t)h | (uint64_t)(slot + 1) << 32;
@@ -358,18 +360,29 @@ static int names_add(lg *G, uint32_t h, uint32_t slot) {
   return 0;
 }
 
-/* Reserves the name of TF node id for its op (pass 0): slot id, in *out. */
+/* Reserves the name of TF node id for its op (pass 0): slot id, in *out (one probe: the
+ * name is looked up and added where the look-up ends). */
 static int reserve_name(lg *G, uint32_t id, uint32_t *out) {
   const char *name = G->nr[id].gname;
   size_t len = strlen(name);
   uint32_t h = tfx_hash_bytes(name, len);
-  uint32_t existing = names_get(G, name, len, h);
-  if (existing != TFX_HASH_NONE) { /* duplicate TF names cannot happen (the index rejects them) */
-    *out = existing;
-    return 0;
+  if ((size_t)(G->n_names + 1) * 4 > (size_t)G->cap_names * 3 &&
+      names_reserve(G, (size_t)G->n_names + 1))
+    return -1;
+  uint32_t mask = G->cap_names - 1, j = h & mask;
+  for (uint64_t e; (e = G->names[j]) != 0; j = (j + 1) & mask) {
+    if ((uint32_t)e != h) continue;
+    uint32_t slot = (uint32_t)(e >> 32) - 1;
+    const char *k = slot_name(G, slot);
+    if (strncmp(k, name, len) == 0 && k[len] == '\0') {
+      *out = slot; /* duplicate TF names cannot happen (the index rejects them) */
+      return 0;
+    }
   }
+  G->names[j] = (uint64_t)h | (uint64_t)(id + 1) << 32;
+  G->n_names++;
   *out = id;
-  return names_add(G, h, id);
+  return 0;
 }
 
 /* A new generated name's slot (its op: index), *slot. 0 or -1 (out of memory). */
@@ -431,7 +444,9 @@ Ge__Proto__OpDef *tfx_lower_op_new(lg *G, const char *name, const char *type, ui
     tfx_lower_oom(w);
     return NULL;
   }
-  if (tfx_ge_push_ptr(w->A, (void ***)&G->gd->op, &G->gd->n_op, op)) {
+  if (G->gd->n_op < G->cap_op) /* the array lower_graph sized (no arena garbage) */
+    G->gd->op[G->gd->n_op++] = op;
+  else if (tfx_ge_push_ptr(w->A, (void ***)&G->gd->op, &G->gd->n_op, op)) {
     tfx_lower_oom(w);
     return NULL;
   }
@@ -1010,6 +1025,27 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
     goto out;
   }
   for (unsigned k = 0; G.ring && k < TFX_LOWER_RING; k++) ge__proto__op_def__init(&G.ring[k]);
+  /* the op array and (streaming) the per-op arrays for the ops expected: one per node, one
+   * per argument, the NetOutput (graph maps may make more: then they grow). The op array's
+   * capacity is a power of two, what tfx_ge_grow implies for any count from half of it on,
+   * so that pushing past it with tfx_ge_push_ptr grows it right; growing it from 4 left each
+   * smaller copy in the arena (8 MB of 16 at 10^6 nodes) */
+  size_t expect = (size_t)g->n_nodes + g->n_args + 1, cap_op = 4;
+  while (cap_op < expect) cap_op *= 2;
+  if (cap_op <= UINT32_MAX && !(gd->op = tfx_arena_alloc(w->A, cap_op * sizeof *gd->op))) {
+    rc = tfx_lower_oom(w);
+    goto out;
+  }
+  G.cap_op = gd->op ? (uint32_t)cap_op : 0;
+  if (w->S) {
+    G.pre = tfx_calloc(expect, sizeof *G.pre);
+    G.lite = tfx_malloc(expect * sizeof *G.lite);
+    if (!G.pre || !G.lite) {
+      rc = tfx_lower_oom(w);
+      goto out;
+    }
+    G.cap_pre = expect;
+  }
   G.slot_op = tfx_malloc((g->n_nodes ? g->n_nodes : 1) * sizeof *G.slot_op);
   if (!G.slot_op || names_reserve(&G, (size_t)g->n_nodes + 16)) {
     rc = tfx_lower_oom(w);

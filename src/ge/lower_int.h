@@ -259,6 +259,7 @@ typedef struct tfx_lower_graph {
     uint32_t op; /* index in gd->op */
   } *gen_names;    /* generated names, in slot order (malloc) */
   uint32_t n_gen, cap_gen;
+  uint32_t cap_op; /* gd->op's capacity while lower_graph's own array (0: tfx_ge_grow's) */
   uint32_t n_data;
   uint32_t *stamp; /* layout walk: visit generation per node (malloc, lazy) */
   uint32_t *queue;

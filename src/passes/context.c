@@ -137,6 +137,18 @@ int tfx_ctx_reindex_changed(tfx_ctx *ctx, const tfx_graph_change *changes) {
   return 0;
 }
 
+static int no_report(const tfx_ctx *ctx) {
+  return ctx->opts && ctx->opts->no_report && !ctx->opts->check_only;
+}
+
+void tfx_ctx_release_flow_report(tfx_ctx *ctx) {
+  if (!no_report(ctx)) return;
+  if (ctx->flow_report) tfx_flow_report_free(ctx->flow_report);
+  free(ctx->flow_report);
+  ctx->flow_report = NULL;
+  ctx->no_report_kept = 1; /* the report is not whole any more */
+}
+
 size_t tfx_ctx_release_unused(tfx_ctx *ctx) {
   if (ctx->have_scopes) { /* nothing after scope fusion reads it (context.h) */
     tfx_scope_tree_free(&ctx->scopes);
@@ -144,12 +156,11 @@ size_t tfx_ctx_release_unused(tfx_ctx *ctx) {
     ctx->scopes_stale = ctx->have_module; /* rebuilt on demand */
   }
   ctx->released = 0;
-  if (ctx->opts && ctx->opts->no_report && !ctx->opts->check_only) {
-    /* nobody asks about the run: the reports (scope fusion's and dataflow's, which the op
-     * mapping has read) and the main graph's name map (lowering reads nodes by id) go */
-    if (ctx->flow_report) tfx_flow_report_free(ctx->flow_report);
-    free(ctx->flow_report);
-    ctx->flow_report = NULL;
+  if (no_report(ctx)) {
+    /* nobody asks about the run: the reports (scope fusion's, which the op mapping has read;
+     * dataflow's, gone already unless the pipeline skipped the op-mapping group) and the main
+     * graph's name map (lowering reads nodes by id) go */
+    tfx_ctx_release_flow_report(ctx);
     if (ctx->fusion_report) tfx_fusion_report_free(ctx->fusion_report);
     free(ctx->fusion_report);
     ctx->fusion_report = NULL;

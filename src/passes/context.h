@@ -111,10 +111,12 @@ typedef struct tfx_ctx {
   unsigned reindex_updates;    /* re-indexes done incrementally (tfx_ctx_reindex_changed) */
   size_t released;             /* bytes the last tfx_ctx_release_unused gave back (the model's
                                   unreachable pages; a dropped ScopeTree is not counted) */
-  int no_report_kept;          /* opts->no_report: tfx_ctx_release_unused freed the fusion and
-                                  dataflow reports and the main graph's name map (module.main.
-                                  by_name is empty: tfx_graph_find finds nothing); the report
-                                  and the queries on the run refuse (0 again with the model) */
+  int no_report_kept;          /* opts->no_report: the run reached the OP_MAPPING group, the
+                                  dataflow report is gone (tfx_ctx_release_flow_report), and
+                                  from lowering on the fusion report and the main graph's name
+                                  map too (tfx_ctx_release_unused: module.main.by_name is empty,
+                                  tfx_graph_find finds nothing); the report and the queries on
+                                  the run refuse (0 again with the model) */
   /* progress within the running pass (its node loops, util/progress.h), set before the
    * pipeline's progress hook is called during a pass: progress_done of progress_total
    * progress_unit ("nodes"); 0 / NULL at a pass start */
@@ -205,6 +207,12 @@ int tfx_module_diff(const tfx_module *a, const tfx_module *b, char *why, size_t 
  * emitters read stays. Sets and returns ctx->released (0 when out of memory: nothing is
  * given back). */
 size_t tfx_ctx_release_unused(tfx_ctx *ctx);
+
+/* With opts->no_report (and not check_only): the dataflow report goes, and no_report_kept is
+ * set (the report is not whole any more). Nothing after the dataflow pass reads that report
+ * but the report itself: the pipeline calls it before the first pass of the OP_MAPPING group,
+ * so that the op mapping's memory does not come on top of it. */
+void tfx_ctx_release_flow_report(tfx_ctx *ctx);
 
 /* The main-graph node id of each --out-nodes entry (ctx->prune.outs; TFX_NO_ID: no such
  * node), looked up while the name map is there: a malloc'ed array of prune.n_outs ids (free

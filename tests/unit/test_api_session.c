@@ -273,12 +273,14 @@ static void no_report_keeps_none(void **state) {
   assert_int_equal(tfxc_last_run(s, &info), TFXC_OK);
   assert_int_equal(info.fused, 0); /* released */
   assert_int_equal(info.mapped, 1);
-  /* up to op mapping: nothing released yet */
+  /* up to op mapping: the dataflow report is gone (no report), up to dataflow: all kept */
   assert_int_equal(tfxc_run(s, "op-mapping"), TFXC_OK);
-  assert_int_equal(tfxc_explain(s, "input", &j, NULL), TFXC_OK);
-  tfxc_free(j);
+  assert_int_equal(tfxc_explain(s, "input", &j, NULL), TFXC_MISUSE);
+  assert_int_equal(tfxc_report_json(s, &j, NULL), TFXC_MISUSE);
+  assert_int_equal(tfxc_run(s, "dataflow"), TFXC_OK);
   assert_int_equal(tfxc_report_json(s, &j, NULL), TFXC_OK);
   assert_non_null(strstr(j, "\"scope_fusion\": {"));
+  assert_non_null(strstr(j, "\"dataflow\": {"));
   tfxc_free(j);
   /* off again: the whole run keeps it */
   assert_int_equal(tfxc_set_option(s, "no-report", "0"), TFXC_OK);

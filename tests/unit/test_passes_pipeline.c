@@ -417,9 +417,9 @@ static void test_release_before_lowering(void **state) {
   assert_int_equal(f->ctx.scopes_stale, 1);
 }
 
-/* The option no_report: before lowering the fusion and dataflow reports and the main graph's
- * name map go (and the --out-nodes reach lowering as ids, looked up before); without it, or
- * with --check, they stay. The lowered models are the same. */
+/* The option no_report: before op mapping the dataflow report goes, before lowering the
+ * fusion report and the main graph's name map (and the --out-nodes reach lowering as ids,
+ * looked up before); without it, or with --check, they stay. The lowered models are the same. */
 static void test_no_report_release(void **state) {
   fixture *f = *state;
   enum { N = 40 };
@@ -462,6 +462,20 @@ static void test_no_report_release(void **state) {
     assert_string_equal(g->output[0], "chain/n29:0");
     assert_string_equal(g->output[1], "chain/n9:0");
   }
+  /* up to op mapping: the dataflow report is gone already (nothing but the report reads it
+   * after its pass), what the op mapping read (fusion report, names) is still there */
+  f->o.no_report = 1;
+  f->o.check_only = 0;
+  assert_int_equal(tfx_pipeline_run(&f->p, &f->ctx, TFX_GROUP_OP_MAPPING), 0);
+  assert_non_null(f->ctx.opmap);
+  assert_int_equal(f->ctx.no_report_kept, 1);
+  assert_null(f->ctx.flow_report);
+  assert_non_null(f->ctx.fusion_report);
+  assert_int_not_equal(tfx_graph_find(&f->ctx.module.main, "chain/n9"), TFX_NO_ID);
+  /* up to dataflow: everything kept */
+  assert_int_equal(tfx_pipeline_run(&f->p, &f->ctx, TFX_GROUP_SCOPE_FUSION), 0);
+  assert_int_equal(f->ctx.no_report_kept, 0);
+  assert_non_null(f->ctx.flow_report);
   unlink(path);
   f->o.no_report = f->o.check_only = 0;
 }
