@@ -1,7 +1,8 @@
 /* tfxc_bench_passes: tfxc's conversion pipeline run in-process, once, with each pass's wall
  * time, CPU time and memory.
  * Stage: bench (not part of tfxc). Input: a model and the options of `tfxc MODEL -o OUT`
- * (-r PATH..., --no-stdlib, --emit KIND, --passthrough-unknown). Output: one line of key=value
+ * (-r PATH..., --no-stdlib, --emit KIND, --passthrough-unknown; --report: as with tfxc's
+ * --report, the reports are kept, else released before lowering). Output: one line of key=value
  * pairs on stdout:
  *   passes=load,rules,...  (the passes that ran, in order)
  *   wall_<pass>=ms cpu_<pass>=ms rss_<pass>=KB hwm_<pass>=KB   (per pass, '-' in names -> '_')
@@ -303,7 +304,7 @@ static void put_name(const char *s) {
 
 static int usage(void) {
   fprintf(stderr, "usage: tfxc_bench_passes [-r PATH]... [--no-stdlib] [--emit KIND] "
-                  "[--passthrough-unknown] [--layout] [--fusion K] -o OUT MODEL\n");
+                  "[--passthrough-unknown] [--report] [--layout] [--fusion K] -o OUT MODEL\n");
   return 2;
 }
 
@@ -315,7 +316,7 @@ int main(int argc, char **argv) {
   tfx_options o;
   memset(&o, 0, sizeof o);
   const char *out = NULL;
-  int emit = TFX_EMIT_AIR, layout = 0, fusion = 0;
+  int emit = TFX_EMIT_AIR, layout = 0, fusion = 0, report = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "-r") && i + 1 < argc && n_paths < MAX_PATHS) {
       paths[n_paths++] = argv[++i];
@@ -328,6 +329,8 @@ int main(int argc, char **argv) {
       layout = 1;
     } else if (!strcmp(argv[i], "--passthrough-unknown")) {
       o.passthrough_unknown = 1;
+    } else if (!strcmp(argv[i], "--report")) {
+      report = 1;
     } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
       out = argv[++i];
     } else if (!strcmp(argv[i], "--emit") && i + 1 < argc) {
@@ -347,6 +350,7 @@ int main(int argc, char **argv) {
   o.n_rule_paths = n_paths;
   o.verbose = -1;
   o.dump_after = "all";
+  o.no_report = !report; /* as tfxc without --report: the reports go before lowering */
 
   tfx_diag d;
   tfx_diag_init(&d);

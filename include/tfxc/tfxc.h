@@ -113,8 +113,13 @@ TFXC_API const char *tfxc_errmsg(const tfxc_session *s);
  * allow-dangling-inputs, write-outputs (a flag: tfxc_run also writes the "emit" kinds to
  * files, as the command does, see tfxc_run), output (the command's -o FILE: the file, or with
  * several kinds the stem, of the written outputs; "-" is standard output), dump-after (PASS
- * list or "all": the TF graph is written as text after those passes) and dump-dir (where,
- * default "tfxc-dump"). Values are copied and
+ * list or "all": the TF graph is written as text after those passes), dump-dir (where,
+ * default "tfxc-dump") and no-report (a flag, what the command sets without --report or
+ * --check: nothing will ask about the run afterwards, so the run releases what only that
+ * would read as soon as no pass needs it, the dataflow report before op mapping, the scope
+ * fusion report and the graph's node-name map before lowering, the peak memory; after a run
+ * that reached op mapping tfxc_report_json and tfxc_explain then fail, saying the run kept no
+ * report; ignored with check). Values are copied and
  * checked here as the command line checks them. Options apply to the next tfxc_run.
  * Returns TFXC_OK, TFXC_MISUSE (unknown name, bad value) or TFXC_NOMEM. */
 TFXC_API tfxc_status tfxc_set_option(tfxc_session *s, const char *name, const char *value)
@@ -161,7 +166,8 @@ typedef struct tfxc_run_info {
   tfxc_status status;     /* what tfxc_run returned */
   int exit_code;          /* the command's exit code for it */
   int mapped;             /* the op mapping ran: the report holds the precheck */
-  int fused;              /* scope fusion ran: the report holds its report */
+  int fused;              /* scope fusion ran: the report holds its report (0 when the run
+                             released it: option no-report) */
   int wrote;              /* the outputs were written (write-outputs) */
   unsigned long nodes_failed; /* nodes the op mapping could not convert */
   /* A run hands the diagnostic handler its first 1000 diagnostics; errors and warnings past
@@ -243,15 +249,16 @@ TFXC_API tfxc_status tfxc_output_name(tfxc_session *s, const char *kind, char **
 /* The report of the last run as JSON, the same text `tfxc --report FILE` writes (docs/CLI.md
  * "Report"): the exit code the command line would give, the precheck per node (when the op
  * mapping ran) and the scope fusion report. NUL-terminated; free with tfxc_free.
- * Returns TFXC_OK, TFXC_MISUSE (no run yet) or TFXC_NOMEM. */
+ * Returns TFXC_OK, TFXC_MISUSE (no run yet, or the run had the option no-report and reached
+ * op mapping: it kept no report; the message says so) or TFXC_NOMEM. */
 TFXC_API tfxc_status tfxc_report_json(tfxc_session *s, char **json, size_t *len)
     TFXC_MUST_CHECK;
 /* Why a node of the last run was converted as it was: one JSON object (NUL-terminated, free
  * with tfxc_free) with its TF type, result, mapping ("rule", "graph", "auto", "passthrough",
  * "unsupported", "fused"), CANN type, the rule and its site, the cause of a failure, a hint,
  * and "fused_into" for nodes absorbed by scope fusion; the object of that node in the report's
- * "op" list. Needs a run through "op-mapping". Returns TFXC_OK, TFXC_MISUSE (no op mapping,
- * no such node) or TFXC_NOMEM. */
+ * "op" list. Needs a run through "op-mapping" without the option no-report. Returns TFXC_OK,
+ * TFXC_MISUSE (no op mapping, no report kept, no such node) or TFXC_NOMEM. */
 TFXC_API tfxc_status tfxc_explain(tfxc_session *s, const char *node, char **json, size_t *len)
     TFXC_MUST_CHECK;
 

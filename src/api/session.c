@@ -287,7 +287,7 @@ static const char *const option_names[] = {
   "enable-scope-fusion-passes", "vm-budget", "passthrough-unknown", "check", "no-stdlib",
   "max-file-size", "limit", "W", "verbose", "signature", "checkpoint", "no-freeze",
   "allow-dangling-inputs", "usage-command", "output", "write-outputs", "dump-after",
-  "dump-dir",
+  "dump-dir", "no-report",
 };
 
 tfxc_status tfxc_set_option(tfxc_session *s, const char *name, const char *value) {
@@ -309,10 +309,12 @@ tfxc_status tfxc_set_option(tfxc_session *s, const char *name, const char *value
     /* an empty signature is the run's error ("the model has no signature ''"), as the command's */
     if (!*value && name[0] == 'c') return bad(s, "--%s: empty value", name);
     oom = set_str(name[0] == 's' ? &s->signature : &s->checkpoint, value);
-  } else if (strcmp(name, "no-freeze") == 0 || strcmp(name, "allow-dangling-inputs") == 0) {
+  } else if (strcmp(name, "no-freeze") == 0 || strcmp(name, "allow-dangling-inputs") == 0 ||
+             strcmp(name, "no-report") == 0) {
     if (flag < 0) return bad(s, "--%s: '%s' is not a flag value (1/0, true/false, yes/no, on/off)", name, value);
-    if (name[0] == 'n') s->o.no_freeze = flag;
-    else s->o.allow_dangling_inputs = flag;
+    if (name[0] == 'a') s->o.allow_dangling_inputs = flag;
+    else if (name[3] == 'f') s->o.no_freeze = flag;
+    else s->o.no_report = flag;
   } else if (strcmp(name, "input-format") == 0) {
     if (tfx_api_opt_input_format(value, NULL, d) != 0) return finish(s, TFXC_MISUSE);
     oom = set_str(&s->input_format, value);
@@ -812,11 +814,17 @@ tfxc_status tfxc_output_name(tfxc_session *s, const char *kind, char **name) {
 
 /* ---------------------------------------------------------------- report and explain */
 
+/* Why a run with the option no-report answers no question about itself. */
+#define NO_REPORT_KEPT                                                                             \
+  "the last run kept no report (option no-report: the dataflow report was released before op "   \
+  "mapping, the fusion report and the graph's node names before lowering); run again without it"
+
 tfxc_status tfxc_report_json(tfxc_session *s, char **json, size_t *len) {
   if (!s) return TFXC_MISUSE;
   tfxc_status st0 = tfx_api_result_start(s, "tfxc_report_json", (void **)json, len, 0);
   if (st0 != TFXC_OK) return st0;
   if (!s->ran) return bad(s, "tfxc_report_json: %s", "no run yet (tfxc_run)");
+  if (s->ctx.no_report_kept) return bad(s, "tfxc_report_json: %s", NO_REPORT_KEPT);
   tfx_strbuf sb;
   tfx_sb_init(&sb);
   if (tfx_api_report_json(&s->ctx, s->model_name, s->run_rc, &sb) != 0) {
@@ -836,6 +844,7 @@ tfxc_status tfxc_explain(tfxc_session *s, const char *node, char **json, size_t 
   if (len) *len = 0;
   if (!s->ctx.opmap)
     return bad(s, "tfxc_explain: %s", "the op mapping has not run (tfxc_run through 'op-mapping')");
+  if (s->ctx.no_report_kept) return bad(s, "tfxc_explain: %s", NO_REPORT_KEPT);
   /* the node's object in the precheck's "op" list: one entry per line, "{\"name\": N, ..." */
   tfx_strbuf pre, key;
   tfx_sb_init(&pre);

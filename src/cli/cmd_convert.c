@@ -1,7 +1,8 @@
 /* `tfxc [OPTIONS] MODEL`: the convert command.
  * Stage: cli. Input: argv. Output: the options handed to a library session (tfxc.h), its run
  * (the pipeline through the EMIT passes, which write the outputs: tfxc_run with the option
- * write-outputs), the --report JSON (tfxc_report_json), the --time-passes table on stderr
+ * write-outputs; and no-report without --report or --check: nothing asks about the run
+ * afterwards), the --report JSON (tfxc_report_json), the --time-passes table on stderr
  * (tfxc_pass_timing), diagnostics printed once at the end.
  * Checks run cheapest first: usage errors (exit 2) before options whose feature does not exist
  * yet (exit 1), both before the model is read. */
@@ -265,6 +266,9 @@ static int setup_session(tfx_cli_session *cs, const convert_args *ca) {
   if (!rc && ca->check) rc = tfx_cli_session_set(cs, "check", "1");
   if (!rc && ca->no_freeze) rc = tfx_cli_session_set(cs, "no-freeze", "1");
   if (!rc && !ca->check) rc = tfx_cli_session_set(cs, "write-outputs", "1");
+  /* nothing asks about the run afterwards: the reports and the graph's name map go before
+   * lowering (the peak of a large conversion) */
+  if (!rc && !ca->check && !ca->report) rc = tfx_cli_session_set(cs, "no-report", "1");
   if (!rc) rc = tfx_cli_session_rules(cs, &ca->rules, ca->verbose);
   if (!rc && ca->model) { /* --list-passes needs none */
     cs->mark = cs->errors;

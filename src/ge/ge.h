@@ -81,6 +81,10 @@ typedef struct tfx_ge_lower_opts {
    * tfx_ge_model.air reads them from there (tfx_wpiece.fd1); a failed write of it is
    * reported ("cannot write output", TFX_E_INPUT). */
   const char *air_path;
+  /* The main-graph node id of each prune->outs entry (TFX_NO_ID: not in the graph), looked up
+   * before lowering; NULL: lowering looks them up by name (the index's name map, which a run
+   * that keeps no report has freed by then: passes/context.h). */
+  const uint32_t *out_ids;
 } tfx_ge_lower_opts;
 
 typedef struct tfx_ge_model {

@@ -303,31 +303,102 @@ static int keep_lite(lg *G, uint32_t id, size_t i) {
 
 /* ---------------------------------------------------------------- op names */
 
-static int slot_new(lg *G, uint32_t op_index, uint32_t *slot) {
-  if (G->n_slots == G->cap_slots) {
-    uint32_t nc = G->cap_slots ? G->cap_slots * 2 : 64;
-    uint32_t *v = tfx_realloc(G->slot_op, (size_t)nc * sizeof *v);
-    if (!v) return tfx_lower_oom(G->w);
-    G->slot_op = v;
-    G->cap_slots = nc;
+/* The name table holds what a name is needed for (a TF name is reserved before any op is made,
+ * a generated one must not take a name in use, an edge names its producer) in 8 bytes an entry
+ * at a load of at most 3/4: 8 MiB for 10^6 names, where a tfx_hmap (24 bytes, load 1/2) took
+ * 48 MiB. A TF node's slot is its id (its name is tfx_lower_node.gname); generated names are
+ * kept in gen_names[]. */
+
+static const char *slot_name(const lg *G, uint32_t slot) {
+  return slot < G->g->n_nodes ? G->nr[slot].gname : G->gen_names[slot - G->g->n_nodes].name;
+}
+
+/* Slot of the name name[0..len) whose hash is h, or TFX_HASH_NONE. */
+static uint32_t names_get(const lg *G, const char *name, size_t len, uint32_t h) {
+  if (!G->cap_names) return TFX_HASH_NONE;
+  uint32_t mask = G->cap_names - 1;
+  for (uint32_t j = h & mask;; j = (j + 1) & mask) {
+    uint64_t e = G->names[j];
+    if (!e) return TFX_HASH_NONE;
+    if ((uint32_t)e != h) continue;
+    uint32_t slot = (uint32_t)(e >> 32) - 1;
+    const char *k = slot_name(G, slot);
+    if (strncmp(k, name, len) == 0 && k[len] == '\0') return slot;
   }
-  G->slot_op[G->n_slots] = op_index;
-  *slot = G->n_slots++;
+}
+
+/* Room for n names at a load of at most 3/4 (entries moved by their stored hash). 0 or -1. */
+static int names_reserve(lg *G, size_t n) {
+  size_t cap = G->cap_names ? G->cap_names : 16;
+  while (cap * 3 < n * 4) cap *= 2;
+  if (cap == G->cap_names) return 0;
+  if (cap > UINT32_MAX / 2 + 1) return tfx_lower_oom(G->w);
+  uint64_t *v = tfx_calloc(cap, sizeof *v);
+  if (!v) return tfx_lower_oom(G->w);
+  for (uint32_t i = 0; i < G->cap_names; i++) {
+    uint64_t e = G->names[i];
+    if (!e) continue;
+    size_t j = (uint32_t)e & (cap - 1);
+    while (v[j]) j = (j + 1) & (cap - 1);
+    v[j] = e;
+  }
+  free(G->names);
+  G->names = v;
+  G->cap_names = (uint32_t)cap;
   return 0;
 }
 
-/* Reserves name for a TF node's op (pass 0), in slot *out. */
-static int reserve_name(lg *G, const char *name, uint32_t *out) {
-  uint32_t slot, existing;
-  if (slot_new(G, TFX_LOWER_NAME_RESERVED, &slot)) return -1;
-  int r = tfx_hmap_put(&G->names, name, strlen(name), slot, &existing);
-  if (r < 0) return tfx_lower_oom(G->w);
-  if (r == 0) { /* duplicate TF names cannot happen (the index rejects them) */
-    G->n_slots--;
-    slot = existing;
-  }
-  *out = slot;
+/* Adds slot under hash h (its name is not in the table). 0 or -1 (out of memory). */
+static int names_add(lg *G, uint32_t h, uint32_t slot) {
+  if ((size_t)(G->n_names + 1) * 4 > (size_t)G->cap_names * 3 &&
+      names_reserve(G, (size_t)G->n_names + 1))
+    return -1;
+  uint32_t mask = G->cap_names - 1, j = h & mask;
+  while (G->names[j]) j = (j + 1) & mask;
+  G->names[j] = (uint64_t)h | (uint64_t)(slot + 1) << 32;
+  G->n_names++;
   return 0;
+}
+
+/* Reserves the name of TF node id for its op (pass 0): slot id, in *out (one probe: the
+ * name is looked up and added where the look-up ends). */
+static int reserve_name(lg *G, uint32_t id, uint32_t *out) {
+  const char *name = G->nr[id].gname;
+  size_t len = strlen(name);
+  uint32_t h = tfx_hash_bytes(name, len);
+  if ((size_t)(G->n_names + 1) * 4 > (size_t)G->cap_names * 3 &&
+      names_reserve(G, (size_t)G->n_names + 1))
+    return -1;
+  uint32_t mask = G->cap_names - 1, j = h & mask;
+  for (uint64_t e; (e = G->names[j]) != 0; j = (j + 1) & mask) {
+    if ((uint32_t)e != h) continue;
+    uint32_t slot = (uint32_t)(e >> 32) - 1;
+    const char *k = slot_name(G, slot);
+    if (strncmp(k, name, len) == 0 && k[len] == '\0') {
+      *out = slot; /* duplicate TF names cannot happen (the index rejects them) */
+      return 0;
+    }
+  }
+  G->names[j] = (uint64_t)h | (uint64_t)(id + 1) << 32;
+  G->n_names++;
+  *out = id;
+  return 0;
+}
+
+/* A new generated name's slot (its op: index), *slot. 0 or -1 (out of memory). */
+static int slot_new(lg *G, const char *name, uint32_t h, uint32_t index, uint32_t *slot) {
+  if (G->n_gen == G->cap_gen) {
+    uint32_t nc = G->cap_gen ? G->cap_gen * 2 : 16;
+    if (nc <= G->cap_gen || (uint64_t)G->g->n_nodes + nc >= UINT32_MAX) return tfx_lower_oom(G->w);
+    struct tfx_lower_gen *v = tfx_realloc(G->gen_names, (size_t)nc * sizeof *v);
+    if (!v) return tfx_lower_oom(G->w);
+    G->gen_names = v;
+    G->cap_gen = nc;
+  }
+  G->gen_names[G->n_gen].name = name;
+  G->gen_names[G->n_gen].op = index;
+  *slot = G->g->n_nodes + G->n_gen++;
+  return names_add(G, h, *slot);
 }
 
 /* Appends a new op called name (arena or static string; reserved: the TF node's name reserved
@@ -342,29 +413,29 @@ Ge__Proto__OpDef *tfx_lower_op_new(lg *G, const char *name, const char *type, ui
   }
   ge__proto__op_def__init(op);
   uint32_t index = (uint32_t)G->gd->n_op;
-  uint32_t slot =
-      reserved != TFX_LOWER_NO_SLOT ? reserved : tfx_hmap_get(&G->names, name, strlen(name));
+  size_t len = strlen(name);
+  uint32_t h = reserved != TFX_LOWER_NO_SLOT ? 0 : tfx_hash_bytes(name, len);
+  uint32_t slot = reserved != TFX_LOWER_NO_SLOT ? reserved : names_get(G, name, len, h);
   const char *final = name;
-  if (reserved != TFX_LOWER_NO_SLOT && G->slot_op[slot] == TFX_LOWER_NAME_RESERVED) {
-    G->slot_op[slot] = index;
+  if (reserved != TFX_LOWER_NO_SLOT && reserved < G->g->n_nodes &&
+      G->slot_op[reserved] == TFX_LOWER_NAME_RESERVED) {
+    G->slot_op[reserved] = index;
   } else {
     if (slot != TFX_HASH_NONE) {
       for (unsigned k = 1;; k++) {
         char *cand = tfx_lower_fmt(w, "%s_%u", name, k);
         if (!cand) return NULL;
-        if (tfx_hmap_get(&G->names, cand, strlen(cand)) == TFX_HASH_NONE) {
+        size_t cl = strlen(cand);
+        uint32_t ch = tfx_hash_bytes(cand, cl);
+        if (names_get(G, cand, cl, ch) == TFX_HASH_NONE) {
           GWARN(G, "GE op name '%s' is taken; the generated op is called '%s'", name, cand);
           final = cand;
+          h = ch;
           break;
         }
       }
     }
-    uint32_t existing;
-    if (slot_new(G, index, &slot)) return NULL;
-    if (tfx_hmap_put(&G->names, final, strlen(final), slot, &existing) < 0) {
-      tfx_lower_oom(w);
-      return NULL;
-    }
+    if (slot_new(G, final, h, index, &slot)) return NULL;
   }
   op->name = (char *) final;
   if (w->S) /* borrowed: see tfx_ge_lower */
@@ -373,7 +444,9 @@ Ge__Proto__OpDef *tfx_lower_op_new(lg *G, const char *name, const char *type, ui
     tfx_lower_oom(w);
     return NULL;
   }
-  if (tfx_ge_push_ptr(w->A, (void ***)&G->gd->op, &G->gd->n_op, op)) {
+  if (G->gd->n_op < G->cap_op) /* the array lower_graph sized (no arena garbage) */
+    G->gd->op[G->gd->n_op++] = op;
+  else if (tfx_ge_push_ptr(w->A, (void ***)&G->gd->op, &G->gd->n_op, op)) {
     tfx_lower_oom(w);
     return NULL;
   }
@@ -382,8 +455,9 @@ Ge__Proto__OpDef *tfx_lower_op_new(lg *G, const char *name, const char *type, ui
 
 /* Index in gd->op of the op called name, or TFX_LOWER_NAME_RESERVED. */
 static uint32_t op_index(const lg *G, const char *name, size_t len) {
-  uint32_t slot = tfx_hmap_get(&G->names, name, len);
-  return slot == TFX_HASH_NONE ? TFX_LOWER_NAME_RESERVED : G->slot_op[slot];
+  uint32_t slot = names_get(G, name, len, tfx_hash_bytes(name, len));
+  if (slot == TFX_HASH_NONE) return TFX_LOWER_NAME_RESERVED;
+  return slot < G->g->n_nodes ? G->slot_op[slot] : G->gen_names[slot - G->g->n_nodes].op;
 }
 
 /* ---------------------------------------------------------------- subgraphs */
@@ -702,7 +776,9 @@ static int main_outputs(lg *G, Ge__Proto__OpDef *no, const uint8_t *consumed, si
   if (po && po->n_outs) {
     for (uint32_t k = 0; k < po->n_outs; k++) {
       const tfx_prune_out *o = &po->outs[k];
-      uint32_t id = o->name ? tfx_graph_find(G->g, o->name) : TFX_NO_ID;
+      uint32_t id = w->o->out_ids ? w->o->out_ids[k]
+                    : o->name        ? tfx_graph_find(G->g, o->name)
+                                     : TFX_NO_ID;
       if (id == TFX_NO_ID) {
         GERR(G, "--out-nodes: node '%s' is not in the graph", o->name ? o->name : "");
         continue;
@@ -925,7 +1001,6 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
   G.mg = mg;
   G.sub = sub;
   G.fn = sub ? sub->fn : NULL;
-  tfx_hmap_init(&G.names);
   int rc = 0;
   uint8_t *consumed = NULL;
   if (!mg || !mg->ops) {
@@ -950,10 +1025,33 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
     goto out;
   }
   for (unsigned k = 0; G.ring && k < TFX_LOWER_RING; k++) ge__proto__op_def__init(&G.ring[k]);
-  if (tfx_hmap_reserve(&G.names, (size_t)g->n_nodes + 16)) {
+  /* the op array and (streaming) the per-op arrays for the ops expected: one per node, one
+   * per argument, the NetOutput (graph maps may make more: then they grow). The op array's
+   * capacity is a power of two, what tfx_ge_grow implies for any count from half of it on,
+   * so that pushing past it with tfx_ge_push_ptr grows it right; growing it from 4 left each
+   * smaller copy in the arena (8 MB of 16 at 10^6 nodes) */
+  size_t expect = (size_t)g->n_nodes + g->n_args + 1, cap_op = 4;
+  while (cap_op < expect) cap_op *= 2;
+  if (cap_op <= UINT32_MAX && !(gd->op = tfx_arena_alloc(w->A, cap_op * sizeof *gd->op))) {
     rc = tfx_lower_oom(w);
     goto out;
   }
+  G.cap_op = gd->op ? (uint32_t)cap_op : 0;
+  if (w->S) {
+    G.pre = tfx_calloc(expect, sizeof *G.pre);
+    G.lite = tfx_malloc(expect * sizeof *G.lite);
+    if (!G.pre || !G.lite) {
+      rc = tfx_lower_oom(w);
+      goto out;
+    }
+    G.cap_pre = expect;
+  }
+  G.slot_op = tfx_malloc((g->n_nodes ? g->n_nodes : 1) * sizeof *G.slot_op);
+  if (!G.slot_op || names_reserve(&G, (size_t)g->n_nodes + 16)) {
+    rc = tfx_lower_oom(w);
+    goto out;
+  }
+  for (uint32_t id = 0; id < g->n_nodes; id++) G.slot_op[id] = TFX_LOWER_NAME_RESERVED;
   /* pass 0: TF node names are reserved, so generated names never take them */
   for (uint32_t id = 0; id < g->n_nodes && rc == 0; id++) {
     uint8_t how = mg->ops[id].how;
@@ -961,8 +1059,8 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
       /* streaming, main graph: the TF name itself (borrowed: see tfx_ge_lower) */
       char *name = w->S && !*G.prefix ? (char *)g->nodes[id].name
                                       : tfx_lower_cat(w, G.prefix, g->nodes[id].name);
-      rc = name ? reserve_name(&G, name, &G.nr[id].slot) : -1;
       G.nr[id].gname = name;
+      rc = name ? reserve_name(&G, id, &G.nr[id].slot) : -1;
       const char *names[8];
       G.nr[id].n_sub = (uint8_t)tfx_lower_subgraph_attrs(&mg->ops[id], &g->nodes[id], names, 8);
     }
@@ -1107,9 +1205,10 @@ out:
   free(G.nr);
   free(G.args);
   free(G.slot_op);
+  free(G.gen_names);
+  free(G.names);
   free(G.stamp);
   free(G.queue);
-  tfx_hmap_free(&G.names);
   return rc;
 }
 

@@ -246,9 +246,20 @@ typedef struct tfx_lower_graph {
   const tfx_lower_sub *sub;
   tfx_lower_node *nr;      /* per node (malloc) */
   Ge__Proto__OpDef **args; /* subgraphs: Data per signature input arg (malloc) */
-  tfx_hmap names;          /* op name -> slot */
-  uint32_t *slot_op;       /* slot -> index in gd->op, TFX_LOWER_NAME_RESERVED until created */
-  uint32_t n_slots, cap_slots;
+  /* op name -> slot (lower.c, "op names"): a TF node's slot is its id, the k-th generated
+   * name's n_nodes + k. Open addressing, 8 bytes an entry: the name's hash | (slot + 1) << 32
+   * (0: empty); the name itself is read through the slot (tfx_lower_node.gname,
+   * gen_names[k].name). malloc */
+  uint64_t *names;
+  uint32_t cap_names, n_names;
+  /* node id -> index in gd->op, TFX_LOWER_NAME_RESERVED until created (malloc) */
+  uint32_t *slot_op;
+  struct tfx_lower_gen {
+    const char *name;
+    uint32_t op; /* index in gd->op */
+  } *gen_names;    /* generated names, in slot order (malloc) */
+  uint32_t n_gen, cap_gen;
+  uint32_t cap_op; /* gd->op's capacity while lower_graph's own array (0: tfx_ge_grow's) */
   uint32_t n_data;
   uint32_t *stamp; /* layout walk: visit generation per node (malloc, lazy) */
   uint32_t *queue;

@@ -750,3 +750,8 @@ uint32_t tfx_graph_find(const tfx_graph *g, const char *name) {
   uint32_t id = tfx_hmap_get(&g->by_name, name, strlen(name));
   return id == TFX_HASH_NONE ? TFX_NO_ID : id;
 }
+
+void tfx_graph_drop_names(tfx_graph *g) {
+  tfx_hmap_free(&g->by_name);
+  tfx_hmap_init(&g->by_name);
+}

@@ -142,4 +142,10 @@ int tfx_parse_input(const char *s, const char **name, size_t *name_len, int32_t 
 int tfx_parse_func_input(const char *s, const char **name, size_t *name_len, const char **out_arg,
                          size_t *out_arg_len, int32_t *port);
 
+/* Frees g's name map (by_name: 2^21 slots x 24 B = 48 MiB for a graph of 10^6 nodes) and
+ * leaves it empty: tfx_graph_find then finds no node, and nothing may re-index g (the
+ * incremental re-index takes the map over). For what reads nodes by id only from there on
+ * (passes/context.c: lowering of a run that keeps no report). */
+void tfx_graph_drop_names(tfx_graph *g);
+
 #endif

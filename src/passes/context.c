@@ -1,6 +1,7 @@
 /* Conversion context lifetime and re-indexing (see context.h).
  * Stage: passes. Frees in reverse dependency order: scope tree -> module -> model; before
- * lowering, gives back what nothing reads any more (tfx_ctx_release_unused). */
+ * lowering, gives back what nothing reads any more (tfx_ctx_release_unused; with the option
+ * no_report also the reports and the main graph's name map). */
 #include "passes/context.h"
 
 #include <stdlib.h>
@@ -32,6 +33,7 @@ void tfx_ctx_free(tfx_ctx *ctx) {
   ctx->have_scopes = ctx->have_module = ctx->have_model = 0;
   ctx->graph_edits = 0; /* they were edits of that model */
   ctx->released = 0;
+  ctx->no_report_kept = 0;
   if (ctx->ckpt) tfx_ckpt_free(ctx->ckpt); /* after the model: its Consts point into the shards */
   free(ctx->ckpt);
   ctx->ckpt = NULL;
@@ -135,6 +137,18 @@ int tfx_ctx_reindex_changed(tfx_ctx *ctx, const tfx_graph_change *changes) {
   return 0;
 }
 
+static int no_report(const tfx_ctx *ctx) {
+  return ctx->opts && ctx->opts->no_report && !ctx->opts->check_only;
+}
+
+void tfx_ctx_release_flow_report(tfx_ctx *ctx) {
+  if (!no_report(ctx)) return;
+  if (ctx->flow_report) tfx_flow_report_free(ctx->flow_report);
+  free(ctx->flow_report);
+  ctx->flow_report = NULL;
+  ctx->no_report_kept = 1; /* the report is not whole any more */
+}
+
 size_t tfx_ctx_release_unused(tfx_ctx *ctx) {
   if (ctx->have_scopes) { /* nothing after scope fusion reads it (context.h) */
     tfx_scope_tree_free(&ctx->scopes);
@@ -142,6 +156,17 @@ size_t tfx_ctx_release_unused(tfx_ctx *ctx) {
     ctx->scopes_stale = ctx->have_module; /* rebuilt on demand */
   }
   ctx->released = 0;
+  if (no_report(ctx)) {
+    /* nobody asks about the run: the reports (scope fusion's, which the op mapping has read;
+     * dataflow's, gone already unless the pipeline skipped the op-mapping group) and the main
+     * graph's name map (lowering reads nodes by id) go */
+    tfx_ctx_release_flow_report(ctx);
+    if (ctx->fusion_report) tfx_fusion_report_free(ctx->fusion_report);
+    free(ctx->fusion_report);
+    ctx->fusion_report = NULL;
+    if (ctx->have_module) tfx_graph_drop_names(&ctx->module.main);
+    ctx->no_report_kept = 1;
+  }
   /* an unedited tree is all live (protobuf-c's scratch went back at load, io.c): no walk */
   if (!ctx->have_model || !ctx->model.root || ctx->graph_edits == 0) return 0;
   /* the model's arena as it is now: its tree, and the parsed --input-shape / --out-nodes
@@ -162,6 +187,20 @@ size_t tfx_ctx_release_unused(tfx_ctx *ctx) {
     if (po->outs[i].name) tfx_arena_sweep_keep(&s, po->outs[i].name, strlen(po->outs[i].name) + 1);
   ctx->released = tfx_arena_sweep_release(&s);
   return ctx->released;
+}
+
+uint32_t *tfx_ctx_out_ids(tfx_ctx *ctx, int *oom) {
+  *oom = 0;
+  const tfx_prune_opts *po = &ctx->prune;
+  if (!po->n_outs || !ctx->have_module) return NULL;
+  uint32_t *ids = tfx_malloc(po->n_outs * sizeof *ids);
+  if (!ids) {
+    *oom = 1;
+    return NULL;
+  }
+  for (uint32_t k = 0; k < po->n_outs; k++)
+    ids[k] = tfx_graph_find(&ctx->module.main, po->outs[k].name);
+  return ids;
 }
 
 const tfx_scope_tree *tfx_ctx_scopes(tfx_ctx *ctx) {

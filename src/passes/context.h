@@ -88,6 +88,10 @@ typedef struct tfx_options {
   int allow_dangling_inputs;   /* --allow-dangling-inputs: a data input lost to scope fusion
                                   (the result does not export that output) is dropped with a
                                   warning, as ATC does, instead of failing the run */
+  int no_report;               /* nobody asks about the run afterwards (the convert command
+                                  without --report; the library's option no-report): what only
+                                  the report and the queries on a run read is released before
+                                  lowering (tfx_ctx_release_unused), not with the context */
 } tfx_options;
 
 typedef struct tfx_ctx {
@@ -107,6 +111,12 @@ typedef struct tfx_ctx {
   unsigned reindex_updates;    /* re-indexes done incrementally (tfx_ctx_reindex_changed) */
   size_t released;             /* bytes the last tfx_ctx_release_unused gave back (the model's
                                   unreachable pages; a dropped ScopeTree is not counted) */
+  int no_report_kept;          /* opts->no_report: the run reached the OP_MAPPING group, the
+                                  dataflow report is gone (tfx_ctx_release_flow_report), and
+                                  from lowering on the fusion report and the main graph's name
+                                  map too (tfx_ctx_release_unused: module.main.by_name is empty,
+                                  tfx_graph_find finds nothing); the report and the queries on
+                                  the run refuse (0 again with the model) */
   /* progress within the running pass (its node loops, util/progress.h), set before the
    * pipeline's progress hook is called during a pass: progress_done of progress_total
    * progress_unit ("nodes"); 0 / NULL at a pass start */
@@ -182,7 +192,11 @@ int tfx_module_update(tfx_module *nm, tfx_module *om, Tensorflow__GraphDef *gd,
 int tfx_module_diff(const tfx_module *a, const tfx_module *b, char *why, size_t why_len);
 
 /* Before lowering (pass "lowering" calls it; the GraphDef is not edited after op mapping):
- * releases what nothing after it reads. The ScopeTree is dropped and marked stale
+ * releases what nothing after it reads. With opts->no_report (and not check_only, whose
+ * report is the output) that includes what only the report and the queries on a finished run
+ * read: the fusion and dataflow reports and the main graph's node-name map (lowering
+ * resolves nodes by id; --out-nodes are looked up before, tfx_ctx_out_ids); no_report_kept
+ * then says so. The ScopeTree is dropped and marked stale
  * (tfx_ctx_scopes rebuilds it when asked; after a re-index it is gone already), and the whole
  * pages of the model's arena that neither its tree (tfx_model_keep_reachable) nor ctx->prune
  * touches are given back to the system (tfx_arena_sweep_*: NodeDefs removed by prune, scope
@@ -193,6 +207,17 @@ int tfx_module_diff(const tfx_module *a, const tfx_module *b, char *why, size_t 
  * emitters read stays. Sets and returns ctx->released (0 when out of memory: nothing is
  * given back). */
 size_t tfx_ctx_release_unused(tfx_ctx *ctx);
+
+/* With opts->no_report (and not check_only): the dataflow report goes, and no_report_kept is
+ * set (the report is not whole any more). Nothing after the dataflow pass reads that report
+ * but the report itself: the pipeline calls it before the first pass of the OP_MAPPING group,
+ * so that the op mapping's memory does not come on top of it. */
+void tfx_ctx_release_flow_report(tfx_ctx *ctx);
+
+/* The main-graph node id of each --out-nodes entry (ctx->prune.outs; TFX_NO_ID: no such
+ * node), looked up while the name map is there: a malloc'ed array of prune.n_outs ids (free
+ * it), NULL when there are none or out of memory (*oom set). */
+uint32_t *tfx_ctx_out_ids(tfx_ctx *ctx, int *oom);
 
 /* The main graph's ScopeTree, rebuilt first if a re-index left it stale; NULL when there is
  * none (no scope-tree pass ran) or the rebuild failed (reported). */

@@ -7,7 +7,8 @@
  * report (tfx_precheck_lowering); nothing is emitted. With nodes already failed it is skipped
  * (lowering needs every node mapped; the precheck fails anyway). Before lowering starts, what
  * nothing reads any more is released (tfx_ctx_release_unused: the ScopeTree, the loaded
- * model's unreachable pages). */
+ * model's unreachable pages; with the option no_report the reports and the main graph's name
+ * map, so the --out-nodes are looked up first and handed over as node ids). */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,13 +28,22 @@ tfx_status tfx_pass_lower(tfx_ctx *ctx, void *user) {
   int check = ctx->opts->check_only;
   if (check && ctx->opmap->n_failed) return 0;
   size_t first_diag = ctx->diag->n;
-  /* the GraphDef is final: the pages of removed nodes, the ScopeTree go back before the
-   * lowering's own memory grows (context.h) */
+  /* --out-nodes by id: looked up while the name map is there */
+  int oom;
+  uint32_t *out_ids = tfx_ctx_out_ids(ctx, &oom);
+  if (oom) {
+    tfx_error(ctx->diag, NULL, 0, 0, "out of memory (lowering)");
+    return TFX_E_NOMEM;
+  }
+  /* the GraphDef is final: the pages of removed nodes, the ScopeTree (and, when no report is
+   * wanted, the reports and the name map) go back before the lowering's own memory grows
+   * (context.h) */
   tfx_ctx_release_unused(ctx);
   const tfx_cann_table *protos = tfx_ctx_protos(ctx); /* user prototypes over the stdlib's */
-  if (!protos) return TFX_E_FAIL;
-  char *stem = tfx_ctx_default_output(ctx->opts->model_path, "");
+  char *stem = protos ? tfx_ctx_default_output(ctx->opts->model_path, "") : NULL;
   if (!stem) {
+    free(out_ids);
+    if (!protos) return TFX_E_FAIL;
     tfx_error(ctx->diag, NULL, 0, 0, "out of memory (lowering)");
     return TFX_E_NOMEM;
   }
@@ -44,6 +54,7 @@ tfx_status tfx_pass_lower(tfx_ctx *ctx, void *user) {
   ctx->ge = tfx_malloc(sizeof *ctx->ge);
   if (!ctx->ge) {
     free(stem);
+    free(out_ids);
     tfx_error(ctx->diag, NULL, 0, 0, "out of memory (lowering)");
     return TFX_E_NOMEM;
   }
@@ -52,6 +63,7 @@ tfx_status tfx_pass_lower(tfx_ctx *ctx, void *user) {
   lo.model_name = stem;
   lo.input_format = ctx->opts->input_format;
   lo.prune = &ctx->prune;
+  lo.out_ids = out_ids;
   /* A conversion to an .air file alone (tf-pbtxt aside, which is printed from the TF model)
    * lowers straight into the .air bytes (ge.h: stream_air): the whole GE model is never built.
    * The text kinds print from the model, the library's tfxc_emit and the precheck read it, so
@@ -82,5 +94,6 @@ tfx_status tfx_pass_lower(tfx_ctx *ctx, void *user) {
     tfx_diag_free(&again);
   }
   free(stem);
+  free(out_ids);
   return check ? tfx_precheck_lowering(ctx, first_diag, rc) : rc;
 }

@@ -1,7 +1,8 @@
 /* Pass registry and runner (see pipeline.h).
  * Stage: passes. Sorting is stable on (group, phase, registration order); the runner times
  * each pass with CLOCK_MONOTONIC, stops at the first non-zero return code, and calls the dump
- * hook after passes selected by --dump-after. */
+ * hook after passes selected by --dump-after. From the OP_MAPPING group on, a run that keeps no
+ * report drops the dataflow report (tfx_ctx_release_flow_report). */
 #define _POSIX_C_SOURCE 200809L
 #include "passes/pipeline.h"
 
@@ -278,6 +279,8 @@ static int run_passes(tfx_pipeline *p, tfx_ctx *ctx, tfx_pass_group last_group) 
     if (!ps->enabled) continue;
     ps->position = ++pos;
     ps->ran = 1;
+    /* a run that keeps no report: the dataflow report is not read from here on */
+    if (ps->group >= TFX_GROUP_OP_MAPPING) tfx_ctx_release_flow_report(ctx);
     ctx->progress_done = ctx->progress_total = 0;
     ctx->progress_unit = NULL;
     if (p->progress) p->progress(p->progress_user, ctx, ps, pos, n_run, 0);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # CLI test: --out-nodes / --input-shape trimming (ATC TrimGraph, docs/ASCEND.md §7.2),
-# seen through --emit tf-pbtxt and inspect --json; unknown names exit 3 with no output left.
+# seen through --emit tf-pbtxt and inspect --json; unknown names exit 3 with no output left;
+# the .air with --out-nodes and no report kept is the one with --report.
 # Env: TFXC; python3.
 set -u
 : "${TFXC:?set TFXC to the tfxc binary}"
@@ -64,6 +65,28 @@ PB
 conv chain.pbtxt --emit tf-pbtxt --input-shape "body/relu:1,3"
 [ -f chain.tf.pbtxt ] || { echo "FAIL: default output chain.tf.pbtxt missing"; fail=1; }
 [ "$(nodes chain.tf.pbtxt)" = "body/relu body/out " ] || { echo "FAIL: --input-shape kept '$(nodes chain.tf.pbtxt)'"; fail=1; }
+
+# A conversion without --report keeps no report (the library's no-report: the graph's name
+# map is freed before lowering, which then takes the --out-nodes as node ids): the same .air,
+# the same NetOutput order, as with --report.
+cat >g.pbtxt <<'PB'
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+node { name: "a/relu" op: "Relu" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "a/mul" op: "Mul" input: "a/relu" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "a/b/add" op: "Add" input: "a/relu" input: "a/mul" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "out" op: "Identity" input: "a/b/add" attr { key: "T" value { type: DT_FLOAT } } }
+PB
+conv g.pbtxt --out-nodes "a/mul:0;a/b/add" -o nr.air
+conv g.pbtxt --out-nodes "a/mul:0;a/b/add" -o r.air --report r.json
+[ -s nr.air ] && cmp -s nr.air r.air || { echo "FAIL: the .air differs with and without --report"; fail=1; }
+conv g.pbtxt --out-nodes "a/mul:0;a/b/add" --emit air,ge-pbtxt -o nrt
+python3 -c '
+import sys
+t=open(sys.argv[1]).read()
+outs=[l.split(chr(34))[1] for l in t.splitlines() if l.startswith("  output: ")]
+assert outs==["a/mul:0","a/b/add:0"], outs
+' nrt.ge.pbtxt || { echo "FAIL: NetOutput order without --report"; fail=1; }
+cmp -s nrt.air r.air || { echo "FAIL: the whole-model .air differs without --report"; fail=1; }
 
 # Names that are not in the graph: exit 3, message names them, no output file.
 for args in "--out-nodes nope:0" "--input-shape nope:1,2" "--out-nodes a/mul:0 --input-shape ghost:1"; do

@@ -245,6 +245,53 @@ static void report_and_explain(void **state) {
   tfxc_close(s);
 }
 
+/* The option no-report: the run converts alike, then says it kept no report (report and
+ * explain fail with that message instead of returning empty data); a run that stops before
+ * lowering still has its report, and turning the option off brings it back. */
+static void no_report_keeps_none(void **state) {
+  (void)state;
+  void *a1, *a2;
+  size_t n1, n2;
+  tfxc_session *s1 = convert(0, &a1, &n1), *s;
+  assert_int_equal(tfxc_open(&s), TFXC_OK);
+  assert_int_equal(tfxc_set_option(s, "no-report", "maybe"), TFXC_MISUSE);
+  assert_int_equal(tfxc_set_option(s, "no-report", "1"), TFXC_OK);
+  assert_int_equal(tfxc_load_model_path(s, model_path), TFXC_OK);
+  assert_int_equal(tfxc_run(s, NULL), TFXC_OK);
+  assert_int_equal(tfxc_emit(s, "air", &a2, &n2), TFXC_OK);
+  assert_int_equal(n1, n2);
+  assert_memory_equal(a1, a2, n1);
+  tfxc_free(a1);
+  tfxc_free(a2);
+  char *j = NULL;
+  assert_int_equal(tfxc_report_json(s, &j, NULL), TFXC_MISUSE);
+  assert_null(j);
+  assert_non_null(strstr(tfxc_errmsg(s), "the last run kept no report (option no-report"));
+  assert_int_equal(tfxc_explain(s, "input", &j, NULL), TFXC_MISUSE);
+  assert_non_null(strstr(tfxc_errmsg(s), "kept no report"));
+  tfxc_run_info info;
+  assert_int_equal(tfxc_last_run(s, &info), TFXC_OK);
+  assert_int_equal(info.fused, 0); /* released */
+  assert_int_equal(info.mapped, 1);
+  /* up to op mapping: the dataflow report is gone (no report), up to dataflow: all kept */
+  assert_int_equal(tfxc_run(s, "op-mapping"), TFXC_OK);
+  assert_int_equal(tfxc_explain(s, "input", &j, NULL), TFXC_MISUSE);
+  assert_int_equal(tfxc_report_json(s, &j, NULL), TFXC_MISUSE);
+  assert_int_equal(tfxc_run(s, "dataflow"), TFXC_OK);
+  assert_int_equal(tfxc_report_json(s, &j, NULL), TFXC_OK);
+  assert_non_null(strstr(j, "\"scope_fusion\": {"));
+  assert_non_null(strstr(j, "\"dataflow\": {"));
+  tfxc_free(j);
+  /* off again: the whole run keeps it */
+  assert_int_equal(tfxc_set_option(s, "no-report", "0"), TFXC_OK);
+  assert_int_equal(tfxc_run(s, NULL), TFXC_OK);
+  assert_int_equal(tfxc_report_json(s, &j, NULL), TFXC_OK);
+  assert_non_null(strstr(j, "\"mapping\": \"fused\""));
+  tfxc_free(j);
+  tfxc_close(s);
+  tfxc_close(s1);
+}
+
 static void check_fails_on_unsupported_ops(void **state) {
   (void)state;
   static const char model[] =
@@ -615,6 +662,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(path_and_buffer_convert_alike),
       cmocka_unit_test(emit_file_and_output_limit),
       cmocka_unit_test(run_up_to_a_pass),
+      cmocka_unit_test(no_report_keeps_none),
       cmocka_unit_test(report_and_explain),
       cmocka_unit_test(check_fails_on_unsupported_ops),
       cmocka_unit_test(bad_model_and_rules_have_locations),

@@ -404,6 +404,52 @@ static void graph_map_name_clash(void **state) {
   assert_true(tg_diag_has(&f->d, TFX_SEV_WARNING, "sp/e_1", (const char *)NULL));
 }
 
+/* Lowering's name table (lower.c, "op names") past its first size: 40 generated names in a
+ * graph of 3 nodes make it grow (the names move by their hashes); afterwards a TF name is
+ * still taken (an inner op of that name gets `_1`) and every edge still finds its producer. A
+ * generated name equal to a graph-mapped node's own name is not taken: only the TF nodes
+ * that get an op of their own reserve their names. */
+static void graph_map_names_grow(void **state) {
+  lt *f = *state;
+  enum { N_INNER = 40 };
+  static const char *const specs[] = {"x|Placeholder", "sp|Softplus|x", "sp/e20|Identity|sp"};
+  Tensorflow__GraphDef *gd = tg_graph(&f->a, specs, TG_N(specs));
+  lt_attr_type(f, lt_nd(gd, "x"), "dtype", TENSORFLOW__DATA_TYPE__DT_FLOAT);
+  lt_build(f, gd);
+  lt_map(f, &f->om.main, "x", "Data", "", "y:0");
+  lt_map(f, &f->om.main, "sp/e20", "Identity", "x:0", "y:0");
+  tfx_mapped_op *sp = lt_mop(&f->om.main, "sp");
+  sp->how = TFX_MAP_GRAPH;
+  static tfx_map_inner_in in[N_INNER];
+  static tfx_map_inner inner[N_INNER];
+  static char names[N_INNER][16];
+  for (int k = 0; k < N_INNER; k++) {
+    if (k == 0) snprintf(names[k], sizeof names[k], "sp");
+    else snprintf(names[k], sizeof names[k], "sp/e%d", k);
+    in[k] = (tfx_map_inner_in){k ? names[k - 1] : NULL, 0, NULL};
+    inner[k] = (tfx_map_inner){.name = names[k], .type = "Exp", .in = &in[k], .n_in = 1};
+  }
+  sp->inner = inner;
+  sp->n_inner = N_INNER;
+  static tfx_map_graph_out outs[1];
+  outs[0] = (tfx_map_graph_out){0, names[N_INNER - 1], 0};
+  sp->outs = outs;
+  sp->n_outs = 1;
+  lt_lower_ok(f);
+  lt_same_streamed(f); /* the streamed .air: the same bytes */
+  assert_string_equal(lt_op(f, "sp")->type, "Exp");
+  assert_string_equal(lt_inputs(lt_op(f, "sp")), "x:0");
+  assert_string_equal(lt_inputs(lt_op(f, "sp/e1")), "sp:0");
+  assert_string_equal(lt_op(f, "sp/e20")->type, "Identity");
+  assert_string_equal(lt_op(f, "sp/e20_1")->type, "Exp");
+  assert_string_equal(lt_inputs(lt_op(f, "sp/e21")), "sp/e20_1:0");
+  assert_string_equal(lt_inputs(lt_op(f, "sp/e20")), "sp/e39:0");
+  assert_string_equal(lt_inputs(lt_op(f, "NetOutput")), "sp/e20:0");
+  assert_true(tg_diag_has(&f->d, TFX_SEV_WARNING, "sp/e20_1", (const char *)NULL));
+  assert_false(tg_diag_has(&f->d, TFX_SEV_WARNING, "sp_1", (const char *)NULL));
+  assert_int_equal(f->gm.model->graph[0]->n_op, 1 + N_INNER + 1 + 1);
+}
+
 static void determinism_with_subgraphs(void **state) {
   lt *f = *state;
   static const char *const more[] = {"cond|If|c,x", "cond2|If|c,cond"};
@@ -446,7 +492,8 @@ int main(void) {
       T(while_subgraphs),      T(case_branches),
       T(nested_calls),         T(recursion_and_missing_functions),
       T(arg_count_mismatch),   T(graph_map),
-      T(graph_map_name_clash), T(determinism_with_subgraphs),
+      T(graph_map_name_clash), T(graph_map_names_grow),
+      T(determinism_with_subgraphs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

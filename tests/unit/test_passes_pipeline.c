@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "ge/ge.h"
 #include "passes/passes.h"
 #include "passes/pipeline.h"
 #include "tfxc/tfxc.h"
@@ -416,6 +417,69 @@ static void test_release_before_lowering(void **state) {
   assert_int_equal(f->ctx.scopes_stale, 1);
 }
 
+/* The option no_report: before op mapping the dataflow report goes, before lowering the
+ * fusion report and the main graph's name map (and the --out-nodes reach lowering as ids,
+ * looked up before); without it, or with --check, they stay. The lowered models are the same. */
+static void test_no_report_release(void **state) {
+  fixture *f = *state;
+  enum { N = 40 };
+  char path[] = "/tmp/tfxc_noreport_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  FILE *fp = fdopen(fd, "w");
+  assert_non_null(fp);
+  fprintf(fp, "node { name: \"x\" op: \"Placeholder\" attr { key: \"dtype\" value { type: DT_FLOAT } } "
+              "attr { key: \"shape\" value { shape { dim { size: 2 } } } } }\n");
+  for (int i = 0; i < N; i++) {
+    char in[32] = "x";
+    if (i) snprintf(in, sizeof in, "chain/n%d", i - 1);
+    fprintf(fp, "node { name: \"chain/n%d\" op: \"Identity\" input: \"%s\" attr { key: \"T\" "
+                "value { type: DT_FLOAT } } }\n", i, in);
+  }
+  fclose(fp);
+  f->o.model_path = path;
+  f->o.out_nodes = "chain/n29:0;chain/n9";
+  f->o.emit = 1u << TFX_EMIT_AIR; /* a GE output: op mapping and lowering run (in memory) */
+  assert_int_equal(tfx_pass_register_builtin(&f->p), 0);
+  /* 0: kept (the default); 1: no_report; 2: no_report with --check (the report is the output) */
+  for (int run = 0; run < 3; run++) {
+    f->o.no_report = run > 0;
+    f->o.check_only = run == 2;
+    int rc = tfx_pipeline_run(&f->p, &f->ctx, TFX_GROUP_LOWERING);
+    if (rc) tfx_diag_print(&f->d, stderr);
+    assert_int_equal(rc, 0);
+    assert_non_null(f->ctx.ge);
+    int gone = run == 1;
+    assert_int_equal(f->ctx.no_report_kept, gone);
+    assert_int_equal(f->ctx.fusion_report == NULL, gone);
+    assert_int_equal(f->ctx.flow_report == NULL, gone);
+    assert_int_equal(f->ctx.module.main.by_name.cap == 0, gone);
+    assert_int_equal(tfx_graph_find(&f->ctx.module.main, "chain/n9") == TFX_NO_ID, gone);
+    assert_int_equal(f->ctx.module.main.n_nodes, 31); /* x .. chain/n29 */
+    if (run == 2) continue; /* the precheck: no model kept */
+    const Ge__Proto__GraphDef *g = f->ctx.ge->model->graph[0];
+    assert_int_equal(g->n_output, 2); /* --out-nodes, in option order */
+    assert_string_equal(g->output[0], "chain/n29:0");
+    assert_string_equal(g->output[1], "chain/n9:0");
+  }
+  /* up to op mapping: the dataflow report is gone already (nothing but the report reads it
+   * after its pass), what the op mapping read (fusion report, names) is still there */
+  f->o.no_report = 1;
+  f->o.check_only = 0;
+  assert_int_equal(tfx_pipeline_run(&f->p, &f->ctx, TFX_GROUP_OP_MAPPING), 0);
+  assert_non_null(f->ctx.opmap);
+  assert_int_equal(f->ctx.no_report_kept, 1);
+  assert_null(f->ctx.flow_report);
+  assert_non_null(f->ctx.fusion_report);
+  assert_int_not_equal(tfx_graph_find(&f->ctx.module.main, "chain/n9"), TFX_NO_ID);
+  /* up to dataflow: everything kept */
+  assert_int_equal(tfx_pipeline_run(&f->p, &f->ctx, TFX_GROUP_SCOPE_FUSION), 0);
+  assert_int_equal(f->ctx.no_report_kept, 0);
+  assert_non_null(f->ctx.flow_report);
+  unlink(path);
+  f->o.no_report = f->o.check_only = 0;
+}
+
 /* Failed allocations are reported, never ignored (arena.h fault injection). */
 static void test_alloc_failure(void **state) {
   fixture *f = *state;
@@ -512,6 +576,7 @@ int main(int argc, char **argv) {
     cmocka_unit_test_setup_teardown(test_dump_without_model_warns, setup, teardown),
     cmocka_unit_test_setup_teardown(test_builtin, setup, teardown),
     cmocka_unit_test_setup_teardown(test_release_before_lowering, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_no_report_release, setup, teardown),
     cmocka_unit_test(test_group_names),
     cmocka_unit_test(test_closest),
     cmocka_unit_test(test_default_output),
