@@ -120,6 +120,14 @@ typedef struct run {
   int max_direct_known;
   int snapped;                     /* snap holds the sub_types from before this pass's writes */
   uint32_t *snap;
+  /* The dfs positions of every scope that had a sub_type at some point of this run (those set
+   * before it, and every match since; a cleared one stays listed): a superset of the scopes
+   * with a sub_type, so a sweep for sub_types (the `scopes(...)` builtin, a pass's changes,
+   * the final sub_types) reads these instead of every scope. typed_sorted: ascending, no
+   * repeats (else sorted on the next read). */
+  uint32_t *typed;
+  uint32_t n_typed, cap_typed;
+  int typed_sorted;
   uint64_t tests, tests_total;     /* progress: scope tests made, and at most to make */
 } run;
 
@@ -973,7 +981,10 @@ static int h_end(void *c) {
   return rc;
 }
 
+static int h_subtyped(void *c, const uint32_t **pos, uint32_t *n);
+
 static const tfx_vm_host fusion_host = {
+    .subtyped = h_subtyped,
     .result_begin = h_begin,
     .result_end = h_end,
     .result_scopes = h_scopes,
@@ -1216,6 +1227,32 @@ static int build_ln_index(run *r) {
   return 0;
 }
 
+static int cmp_u32v(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* r->typed in ascending order without repeats. */
+static void typed_sort(run *r) {
+  if (r->typed_sorted) return;
+  r->typed_sorted = 1;
+  if (r->n_typed < 2) return;
+  qsort(r->typed, r->n_typed, sizeof *r->typed, cmp_u32v);
+  uint32_t u = 1;
+  for (uint32_t i = 1; i < r->n_typed; i++)
+    if (r->typed[i] != r->typed[u - 1]) r->typed[u++] = r->typed[i];
+  r->n_typed = u;
+}
+
+/* host.h `subtyped`: the listed dfs positions include every scope with a sub_type. */
+static int h_subtyped(void *c, const uint32_t **pos, uint32_t *n) {
+  run *r = c;
+  typed_sort(r);
+  *pos = r->typed;
+  *n = r->n_typed;
+  return 0;
+}
+
 /* Before the first sub_type write of a pass: remember every sub_type (the pass's changes are
  * reported against this). A pass that writes nothing never copies. */
 static void snapshot(run *r) {
@@ -1231,6 +1268,9 @@ static int record_match(run *r, const tfx_vm_pattern *pat, const tfx_vm_result *
                         uint32_t *n_out, uint32_t *cap_out) {
   uint32_t st = pattern_subtype(r, pat, res);
   snapshot(r);
+  if (MGROW(r, r->typed, r->n_typed, r->cap_typed)) return -1;
+  r->typed[r->n_typed++] = r->t->scopes[s].dfs_index;
+  r->typed_sorted = 0;
   r->t->scopes[s].sub_type = st;
   if (MGROW(r, *out, *n_out, *cap_out)) return -1;
   (*out)[(*n_out)++] = s;
@@ -1510,10 +1550,12 @@ static int run_pass(run *r, uint32_t rule) {
   if (rc) pr->status = TFX_FUSION_FAILED;
 
   /* Sub_type changes (dfs order = byte order of scope names). Every write follows a match,
-   * and the first one took the snapshot: no snapshot, no change. */
+   * and the first one took the snapshot: no snapshot, no change. A changed scope had a
+   * sub_type before or after: it is listed in r->typed. */
   uint32_t cap_set = 0, cap_cl = 0;
-  for (uint32_t k = 0; k < t->n_scopes && !r->oom && r->snapped; k++) {
-    uint32_t s = t->dfs[k];
+  if (r->snapped) typed_sort(r);
+  for (uint32_t j = 0; j < r->n_typed && !r->oom && r->snapped; j++) {
+    uint32_t s = t->dfs[r->typed[j]];
     uint32_t now = t->scopes[s].sub_type, was = snap[s];
     if (now == was) continue;
     if (now != TFX_NO_ID) {
@@ -1570,6 +1612,13 @@ tfx_status tfx_fusion_run(tfx_fusion_engine *e, const tfx_fusion_enables *en, co
   r.by_op = tfx_calloc(r.n_by_op ? r.n_by_op : 1, sizeof *r.by_op);
   if (!gr->graph || !r.scope_names || !r.node_names || !r.snap || !r.reqs || !r.by_op) goto nomem;
 
+  /* the scopes with a sub_type already (none for a fresh tree): one pass in id order */
+  r.typed_sorted = 0;
+  for (uint32_t i = 0; i < t->n_scopes; i++) {
+    if (t->scopes[i].sub_type == TFX_NO_ID) continue;
+    if (MGROW(&r, r.typed, r.n_typed, r.cap_typed)) goto nomem;
+    r.typed[r.n_typed++] = t->scopes[i].dfs_index;
+  }
   if ((rc = tfx_vm_link(e->vm, g, &m->ops, t, &e->subtypes, d)) != 0) goto out;
   tfx_vm_set_host(e->vm, &fusion_host, &r);
   r.use_index = !tfx_vm_observed(e->vm);
@@ -1602,10 +1651,12 @@ tfx_status tfx_fusion_run(tfx_fusion_engine *e, const tfx_fusion_enables *en, co
 
   /* A final result whose index maps failed check_keys fails the run. */
   if (rc == 0 && !r.oom && report_map_errs(&r)) rc = TFX_E_FAIL;
-  /* Final sub_types and the final result map (sorted by name). */
+  /* Final sub_types (those listed in r.typed, in dfs order) and the final result map (sorted
+   * by name). */
   uint32_t cap_fs = 0;
-  for (uint32_t k = 0; k < t->n_scopes && !r.oom; k++) {
-    uint32_t s = t->dfs[k];
+  typed_sort(&r);
+  for (uint32_t j = 0; j < r.n_typed && !r.oom; j++) {
+    uint32_t s = t->dfs[r.typed[j]];
     if (t->scopes[s].sub_type == TFX_NO_ID) continue;
     if (AGROW(&r, gr->final_sub_types, gr->n_final_sub_types, cap_fs)) break;
     gr->final_sub_types[gr->n_final_sub_types].scope = scope_name(&r, s);
@@ -1635,6 +1686,7 @@ out:
   free(r.node_names);
   free(r.st_names);
   free(r.snap);
+  free(r.typed);
   free(r.reqs);
   tfx_hmap_free(&r.ln_ix);
   free(r.ln_start);

@@ -460,6 +460,52 @@ static void dataflow_effects(void **state) {
                       "flow_remove lstm_1/cell/MatMul\n");
 }
 
+/* scopes(...) with a host that lists the dfs positions that may have a sub_type (host.h
+ * `subtyped`): the same list as a sweep of every scope when the list covers them (extra
+ * positions are tested, not taken), and the same steps charged; a position left out is not
+ * read (the builtin trusts the list: what the fusion engine relies on for speed). */
+static void scopes_from_subtyped_list(void **state) {
+  vt *f = *state;
+  build_model(f);
+  vt_set_subtype(f, "lstm_1/", "cell");
+  vt_begin(f, TFX_PK_SELECT);
+  E(f, LOADK, 1, KS(f, "cell"), 0);
+  E4(f, CALL, 2, BI(scopes), 1, 1);
+  E(f, RET, 2, 0, 0);
+  vt_finish(f);
+  uint32_t lstm = vt_scope(f, "lstm_1/"), cell = vt_scope(f, "lstm_1/cell/");
+  uint32_t d_root = f->t.scopes[0].dfs_index, d_lstm = f->t.scopes[lstm].dfs_index,
+           d_cell = f->t.scopes[cell].dfs_index;
+  assert_true(d_root < d_lstm && d_lstm < d_cell);
+  /* no list: every scope is swept */
+  assert_int_equal(vt_run_prog(f, f->prog, TFX_PK_SELECT, 0), 0);
+  assert_string_equal(vt_ret(f), "[lstm_1/, lstm_1/cell/]");
+  uint64_t steps = f->res.steps;
+  assert_int_equal(f->typed_calls, 1);
+  /* exactly the typed scopes; a superset (the root has no sub_type) */
+  uint32_t exact[2] = {d_lstm, d_cell}, super[3] = {d_root, d_lstm, d_cell}, part[1] = {d_cell};
+  f->typed_set = 1;
+  f->typed = exact;
+  f->n_typed = 2;
+  assert_int_equal(vt_run_prog(f, f->prog, TFX_PK_SELECT, 0), 0);
+  assert_string_equal(vt_ret(f), "[lstm_1/, lstm_1/cell/]");
+  assert_int_equal(f->res.steps, steps);
+  f->typed = super;
+  f->n_typed = 3;
+  assert_int_equal(vt_run_prog(f, f->prog, TFX_PK_SELECT, 0), 0);
+  assert_string_equal(vt_ret(f), "[lstm_1/, lstm_1/cell/]");
+  assert_int_equal(f->res.steps, steps);
+  /* the list is what is read */
+  f->typed = part;
+  f->n_typed = 1;
+  assert_int_equal(vt_run_prog(f, f->prog, TFX_PK_SELECT, 0), 0);
+  assert_string_equal(vt_ret(f), "[lstm_1/cell/]");
+  f->n_typed = 0;
+  assert_int_equal(vt_run_prog(f, f->prog, TFX_PK_SELECT, 0), 0);
+  assert_string_equal(vt_ret(f), "[]");
+  assert_int_equal(f->typed_calls, 5);
+}
+
 static void selection_effects(void **state) {
   vt *f = *state;
   build_model(f);
@@ -772,6 +818,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(builtins_general, vt_setup, vt_teardown),
       cmocka_unit_test_setup_teardown(builtins_map_and_effects, vt_setup, vt_teardown),
       cmocka_unit_test_setup_teardown(dataflow_effects, vt_setup, vt_teardown),
+      cmocka_unit_test_setup_teardown(scopes_from_subtyped_list, vt_setup, vt_teardown),
       cmocka_unit_test_setup_teardown(selection_effects, vt_setup, vt_teardown),
       cmocka_unit_test_setup_teardown(type_error_names_rule_and_line, vt_setup, vt_teardown),
       cmocka_unit_test_setup_teardown(runtime_errors, vt_setup, vt_teardown),
