@@ -687,7 +687,13 @@ int tfx_vm_prop(tfx_vm *vm, uint32_t prop, const tfx_value *obj, tfx_value *out)
     const tfx_node *nd = &vm->graph->nodes[obj->u.id];
     switch ((tfx_prop)prop) {
     case TFX_PR_name: *out = tfx_v_str(nd->name, (uint32_t)strlen(nd->name)); return TFX_VMR_OK;
-    case TFX_PR_op: *out = tfx_v_str(nd->op ? nd->op : "", nd->op ? (uint32_t)strlen(nd->op) : 0); return TFX_VMR_OK;
+    case TFX_PR_op: {
+      /* the linked op table's copy of the same string (nd->op_id interns nd->op): a few
+       * hundred short strings that stay in cache, where nd->op is a cold read per node */
+      const char *op = vm->ops && nd->op_id < vm->ops->n ? tfx_intern_str(vm->ops, nd->op_id) : nd->op;
+      *out = tfx_v_str(op ? op : "", op ? (uint32_t)strlen(op) : 0);
+      return TFX_VMR_OK;
+    }
     case TFX_PR_scope: {
       uint32_t s = vm->tree ? vm->tree->node_scope[obj->u.id] : TFX_NO_ID;
       *out = s == TFX_NO_ID ? tfx_v_none() : tfx_v_scope(s);
@@ -883,16 +889,21 @@ static int distinct_nodes(tfx_vm *vm, const uint32_t *ids, uint32_t n, tfx_value
   return TFX_VMR_OK;
 }
 
+/* 1 if nd's op is "Const": by the linked op id (the node record only), else by name. */
+static int is_const_op(const tfx_vm *vm, const tfx_node *nd) {
+  if (vm->ops) return nd->op_id != TFX_NO_ID && nd->op_id == vm->const_op_id;
+  return nd->op && strcmp(nd->op, "Const") == 0;
+}
+
 static int const_node_value(tfx_vm *vm, uint32_t n, tfx_value *out) {
   const tfx_node *nd = &vm->graph->nodes[n];
   uint32_t src = TFX_NO_ID;
-  if (nd->op && strcmp(nd->op, "Const") == 0) {
+  if (is_const_op(vm, nd)) {
     src = n;
   } else {
     for (uint32_t i = 0; i < nd->n_data_in && src == TFX_NO_ID; i++) {
       const tfx_input *in = &nd->in[i];
-      if (in->kind == TFX_IN_NODE && in->src != TFX_NO_ID && vm->graph->nodes[in->src].op &&
-          strcmp(vm->graph->nodes[in->src].op, "Const") == 0)
+      if (in->kind == TFX_IN_NODE && in->src != TFX_NO_ID && is_const_op(vm, &vm->graph->nodes[in->src]))
         src = in->src;
     }
   }
