@@ -309,6 +309,20 @@ static int cmp_u32(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* Sorts v[0 .. n) ascending: by insertion when short (a result's children come as a few
+ * ascending runs, one per scope), else qsort. */
+static void sort_u32(uint32_t *v, uint32_t n) {
+  if (n > 32) {
+    qsort(v, n, sizeof *v, cmp_u32);
+    return;
+  }
+  for (uint32_t i = 1; i < n; i++) {
+    uint32_t x = v[i], j = i;
+    for (; j > 0 && v[j - 1] > x; j--) v[j] = v[j - 1];
+    v[j] = x;
+  }
+}
+
 /* Children (docs/ASCEND.md §4.2): extra nodes, and nodes whose name has a member scope name as a strict
  * prefix. Graph order. When no node name has an empty piece (tfx_scope_tree.odd_names), the
  * nodes a scope's name prefixes are the nodes of its subtree, read from the tree; otherwise
@@ -369,7 +383,7 @@ static int compute_children(run *r, tfx_fusion_result *res) {
       v[n++] = id;
     }
   }
-  if (n) qsort(v, n, sizeof *v, cmp_u32);
+  sort_u32(v, n);
 #ifndef NDEBUG
   /* debug builds (the sanitizer runs of the tests): the tree gave what the name prefixes give */
   if (by_tree) {
@@ -699,8 +713,7 @@ static int h_node_out(void *c, int64_t index, const char *node, size_t nl, int64
  * final results only: a result the pass's `require` discards or a later result of the same
  * name replaces is never an error. */
 
-static int ends_with(const char *s, const char *tail, size_t tl) {
-  size_t n = strlen(s);
+static int ends_with_n(const char *s, size_t n, const char *tail, size_t tl) {
   return n >= tl && memcmp(s + n - tl, tail, tl) == 0;
 }
 
@@ -717,22 +730,20 @@ static int map_unmatched(const builder *b, int dir, const char *key) {
   return 0;
 }
 
-/* Fills *e for res (children computed), or leaves e->msg NULL. Returns -1 on out of memory. */
-static int check_keys(run *r, tfx_fusion_result *res) {
+/* check_keys with the children's name lengths len[]; the message is written into buf. */
+static int check_keys_len(run *r, tfx_fusion_result *res, const size_t *len, char *buf, size_t bufn) {
   builder *b = &r->b;
-  res->map_error = NULL;
-  char buf[512];
   for (uint32_t k = 0; k < b->n_keys; k++) {
     key_site *ks = &b->keys[k];
     if (ks->absent >= 0) continue;
     int hit = 0;
-    for (uint32_t i = 0; i < res->n_children && !hit; i++) hit = ends_with(res->child_names[i], ks->key, ks->klen);
+    for (uint32_t i = 0; i < res->n_children && !hit; i++) hit = ends_with_n(res->child_names[i], len[i], ks->key, ks->klen);
     if (hit) continue;
     if (ks->optional) {
       ks->unmatched = 1; /* its ports give nothing: they count as gaps below */
       continue;
     }
-    snprintf(buf, sizeof buf,
+    snprintf(buf, bufn,
              "scope pass '%s': fusion result '%.120s' (type %.60s): %s key \"%.120s\" matches no node "
              "of the result (%u node%s); fix the key, or write 'optional %s' if it may be absent",
              r->pass_name, res->name, res->type, ks->dir ? "output" : "input", ks->key,
@@ -758,7 +769,7 @@ static int check_keys(run *r, tfx_fusion_result *res) {
       uint32_t pc = TFX_PACK_NONE;
       for (uint32_t k = 0; k < b->n_keys; k++)
         if (b->keys[k].dir == dir) pc = b->keys[k].pc;
-      snprintf(buf, sizeof buf,
+      snprintf(buf, bufn,
                "scope pass '%s': fusion result '%.120s' (type %.60s): fused %s %lld is given by no "
                "index map, but %s %lld is (the fused ports are numbered without gaps; "
                "'absent %s %lld;' declares an unfed port)",
@@ -770,6 +781,19 @@ static int check_keys(run *r, tfx_fusion_result *res) {
     }
   }
   return 0;
+}
+
+/* Fills *e for res (children computed), or leaves e->msg NULL. Returns -1 on out of memory. */
+static int check_keys(run *r, tfx_fusion_result *res) {
+  builder *b = &r->b;
+  res->map_error = NULL;
+  char buf[512];
+  size_t lens[64], *len = lens; /* the children's name lengths, measured once */
+  if (b->n_keys && res->n_children > 64 && !(len = tfx_malloc(res->n_children * sizeof *len))) return oom(r);
+  for (uint32_t i = 0; i < res->n_children && b->n_keys; i++) len[i] = strlen(res->child_names[i]);
+  int rc = check_keys_len(r, res, len, buf, sizeof buf);
+  if (len != lens) free(len);
+  return rc;
 }
 
 /* Reports the index-map failures of the graph's final results (a result replaced by a later
@@ -811,7 +835,16 @@ static int freeze_maps(run *r, int dir, tfx_fusion_map **out, uint32_t *nout) {
   *nout = 0;
   *out = NULL;
   if (!n) return 0;
-  qsort(b->maps[dir], n, sizeof *b->maps[dir], cmp_map);
+  if (n > 16) {
+    qsort(b->maps[dir], n, sizeof *b->maps[dir], cmp_map);
+  } else { /* by insertion (keys differ: the same order) */
+    for (uint32_t i = 1; i < n; i++) {
+      map_b x = b->maps[dir][i];
+      uint32_t j = i;
+      for (; j > 0 && cmp_map(&b->maps[dir][j - 1], &x) > 0; j--) b->maps[dir][j] = b->maps[dir][j - 1];
+      b->maps[dir][j] = x;
+    }
+  }
   tfx_fusion_map *v = tfx_arena_calloc(r->A, n, sizeof *v);
   if (!v) return oom(r);
   for (uint32_t i = 0; i < n; i++) {

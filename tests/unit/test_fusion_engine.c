@@ -363,6 +363,47 @@ static void children_and_maps(void **state) {
   assert_int_equal(res->outputs[0].to[0], 2); /* batchnorm/Rsqrt first in byte order */
 }
 
+/* Index-map keys of a result with more children than check_keys measures on its stack (64):
+ * "n69" ends the 70th child's name and matches, "nope" matches none and is the error. */
+static void keys_of_many_children(void **state) {
+  vt *f = *state;
+  static char names[70][24];
+  const char *g[71];
+  g[0] = "x|Placeholder";
+  for (int i = 0; i < 70; i++) {
+    snprintf(names[i], sizeof names[i], "big/n%02d|Relu|x", i);
+    g[i + 1] = names[i];
+  }
+  vt_model(f, g, 71);
+  uint32_t r = ft_pass(f, "Big", 1, 1);
+  ft_simple(f, r, "big", "name big");
+  ft_sel_begin(f, r, 3);
+  uint32_t loop, done;
+  ft_each(f, "big", &loop, &done);
+  ft_begin(f);
+  ft_scopes(f);
+  ft_type(f, "T");
+  E(f, LOADK, 8, KS(f, "n69"), 0);
+  E(f, FR_KEY, 0, 8, 0);
+  ft_map(f, 0, "n69", 0, 0);
+  E(f, LOADK, 8, KS(f, "nope"), 0);
+  E(f, FR_KEY, 0, 8, 0);
+  ft_map(f, 0, "nope", 0, 1);
+  ft_end(f);
+  ft_each_end(f, loop, done);
+  ft_ret(f, 1);
+  ft_sel_end(f);
+  ft_finish(f);
+  int rc = tfx_fusion_run(&ftx->e, &ftx->en, &f->m, &f->m.main, &f->t, &ftx->rep, &f->d);
+  assert_int_equal(rc, TFX_E_FAIL);
+  const tfx_fusion_graph_report *gr = &ftx->rep.graphs[ftx->rep.n_graphs - 1];
+  assert_int_equal(gr->n_final, 1);
+  assert_int_equal(gr->final[0]->n_children, 70);
+  assert_non_null(gr->final[0]->map_error);
+  assert_true(ft_diag_has(&f->d, "input key \"nope\" matches no node of the result (70 nodes)"));
+  assert_false(ft_diag_has(&f->d, "\"n69\""));
+}
+
 /* The JSON report: deterministic, sorted, 99999 for disabled ports. */
 static void json_report(void **state) {
   vt *f = *state;
@@ -439,6 +480,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(pattern_overwrite_order, ft_setup, ft_teardown),
       cmocka_unit_test_setup_teardown(subtypes_persist_across_passes, ft_setup, ft_teardown),
       cmocka_unit_test_setup_teardown(preset_subtypes_seen, ft_setup, ft_teardown),
+      cmocka_unit_test_setup_teardown(keys_of_many_children, ft_setup, ft_teardown),
       cmocka_unit_test_setup_teardown(require_false_clears, ft_setup, ft_teardown),
       cmocka_unit_test_setup_teardown(same_name_replaces, ft_setup, ft_teardown),
       cmocka_unit_test_setup_teardown(invalid_result_dropped, ft_setup, ft_teardown),
