@@ -70,7 +70,8 @@ typedef struct builder {           /* the fusion result between FR_BEGIN and FR_
   uint32_t cap_scopes, cap_scope_names, cap_extra, cap_extra_names, cap_attrs, cap_inner, cap_outs;
   map_b *maps[2];
   uint32_t n_maps[2], cap_maps[2];
-  tfx_hmap mh[2];                  /* key -> index into maps[dir] */
+  tfx_hmap mh[2];                  /* key -> index into maps[dir], once there are many keys */
+  int mh_on[2];                    /* mh[dir] holds every key of maps[dir] */
   tfx_fusion_inner *cur;           /* newest inner node */
   const char *prefix;              /* result name at the first NODE_NEW (NULL: not set then) */
   int prefix_known;
@@ -521,7 +522,18 @@ static int h_map(void *c, int dir, const char *key, size_t klen, int64_t from, i
   }
   if (to == TFX_FUSION_DISABLE_INDEX) to = -1;
   builder *b = &r->b;
-  uint32_t k = tfx_hmap_get(&b->mh[dir], key, klen);
+  uint32_t k = TFX_HASH_NONE;
+  if (!b->mh_on[dir] && b->n_maps[dir] > 16) { /* many keys: a table from now on */
+    for (uint32_t i = 0; i < b->n_maps[dir]; i++)
+      if (tfx_hmap_put(&b->mh[dir], b->maps[dir][i].key, b->maps[dir][i].klen, i, NULL) < 0) return oom(r);
+    b->mh_on[dir] = 1;
+  }
+  if (b->mh_on[dir]) {
+    k = tfx_hmap_get(&b->mh[dir], key, klen);
+  } else { /* a few keys (a result's statements): compared in turn */
+    for (uint32_t i = 0; i < b->n_maps[dir] && k == TFX_HASH_NONE; i++)
+      if (b->maps[dir][i].klen == klen && memcmp(b->maps[dir][i].key, key, klen) == 0) k = i;
+  }
   if (k == TFX_HASH_NONE) {
     if (MGROW(r, b->maps[dir], b->n_maps[dir], b->cap_maps[dir])) return -1;
     map_b *mb = &b->maps[dir][b->n_maps[dir]];
@@ -530,7 +542,7 @@ static int h_map(void *c, int dir, const char *key, size_t klen, int64_t from, i
     if (!mb->key) return -1;
     mb->klen = (uint32_t)klen;
     k = b->n_maps[dir]++;
-    if (tfx_hmap_put(&b->mh[dir], mb->key, klen, k, NULL) < 0) return oom(r);
+    if (b->mh_on[dir] && tfx_hmap_put(&b->mh[dir], mb->key, klen, k, NULL) < 0) return oom(r);
   }
   map_b *mb = &b->maps[dir][k];
   while (mb->n <= (uint32_t)from) {

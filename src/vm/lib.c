@@ -271,10 +271,18 @@ int tfx_vm_compare(tfx_vm *vm, tfx_opcode op, const tfx_value *a, const tfx_valu
   return TFX_VMR_OK;
 }
 
+/* The first occurrence of sub[0 .. m) in s[0 .. n), or NULL. Candidates are found with
+ * memchr on the first byte (`name contains "..."` over long names was a byte loop). */
 static const char *find_sub(const char *s, size_t n, const char *sub, size_t m) {
   if (m == 0) return s;
-  for (size_t i = 0; i + m <= n; i++)
-    if (s[i] == sub[0] && memcmp(s + i, sub, m) == 0) return s + i;
+  if (m > n) return NULL;
+  const char *p = s, *last = s + (n - m); /* the last possible start */
+  while (p <= last) {
+    p = memchr(p, (unsigned char)sub[0], (size_t)(last - p) + 1);
+    if (!p) return NULL;
+    if (memcmp(p, sub, m) == 0) return p;
+    p++;
+  }
   return NULL;
 }
 
@@ -410,7 +418,16 @@ static int subtree_nodes(tfx_vm *vm, uint32_t s, tfx_value *out) {
     const tfx_scope *c = &t->scopes[t->dfs[d]];
     for (uint32_t j = 0; j < c->n_nodes && k < n; j++) items[k++] = tfx_v_node(c->nodes[j]);
   }
-  qsort(items, k, sizeof *items, cmp_node_value);
+  if (k > 32) {
+    qsort(items, k, sizeof *items, cmp_node_value);
+  } else { /* short: by insertion (ascending runs, one per scope; ids differ: the same order) */
+    for (uint32_t i = 1; i < k; i++) {
+      tfx_value x = items[i];
+      uint32_t j = i;
+      for (; j > 0 && items[j - 1].u.id > x.u.id; j--) items[j] = items[j - 1];
+      items[j] = x;
+    }
+  }
   *out = tfx_v_list(items, k);
   return TFX_VMR_OK;
 }

@@ -78,6 +78,40 @@ static void compare_and_strings(void **state) {
                                  "true, false, true, false, false, false]");
 }
 
+/* `contains` and before()/after() find the first occurrence: a candidate whose first byte
+ * matches but the rest does not, a match at the very end, the whole string, the empty needle,
+ * a needle longer than the string, a byte past the string's end not read. */
+static void substring_search(void **state) {
+  vt *f = *state;
+  vt_begin(f, TFX_PK_SELECT);
+  const char *cases[][2] = {{"abacabad", "abad"}, {"abacabad", "d"},   {"abc", "abc"}, {"abc", ""},
+                            {"ab", "abc"},          {"aaaab", "aab"},  {"xyz", "a"},   {"a/b/while/c", "while"},
+                            {"", ""},               {"", "a"}};
+  int o = 100;
+  for (int i = 0; i < 10; i++) {
+    E(f, LOADK, 1, KS(f, cases[i][0]), 0);
+    E(f, LOADK, 2, KS(f, cases[i][1]), 0);
+    E(f, CONTAINS, o++, 1, 2);
+  }
+  E(f, LOADK, 1, KS(f, "x/batchnorm/y/batchnorm/z"), 0);
+  E(f, LOADK, 2, KS(f, "batchnorm"), 0);
+  E4(f, CALL, o++, BI(before), 1, 2);
+  E4(f, CALL, o++, BI(after), 1, 2);
+  /* "ab" taken from "abc" as a 2-byte string: "bc" must not be found past its end */
+  E(f, LOADK, 3, KS(f, "abc"), 0);
+  E(f, LOADI, 4, 0, 0);
+  E(f, LOADI, 5, 2, 0);
+  E4(f, SLICE, 6, 3, 4, 5);
+  E(f, LOADK, 7, KS(f, "bc"), 0);
+  E(f, CONTAINS, o++, 6, 7);
+  E(f, LOADK, 7, KS(f, "b"), 0);
+  E(f, CONTAINS, o++, 6, 7);
+  ret_results(f, o - 100);
+  vt_run_ok(f, TFX_PK_SELECT, 0);
+  assert_string_equal(vt_ret(f), "[true, true, true, true, false, true, false, true, true, false, "
+                                 "\"x/\", \"/y/batchnorm/z\", false, true]");
+}
+
 static void index_slice_perm_len(void **state) {
   vt *f = *state;
   vt_begin(f, TFX_PK_SELECT);
@@ -819,6 +853,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(builtins_map_and_effects, vt_setup, vt_teardown),
       cmocka_unit_test_setup_teardown(dataflow_effects, vt_setup, vt_teardown),
       cmocka_unit_test_setup_teardown(scopes_from_subtyped_list, vt_setup, vt_teardown),
+      cmocka_unit_test_setup_teardown(substring_search, vt_setup, vt_teardown),
       cmocka_unit_test_setup_teardown(selection_effects, vt_setup, vt_teardown),
       cmocka_unit_test_setup_teardown(type_error_names_rule_and_line, vt_setup, vt_teardown),
       cmocka_unit_test_setup_teardown(runtime_errors, vt_setup, vt_teardown),
