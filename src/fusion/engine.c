@@ -1247,15 +1247,17 @@ static int build_ln_index(run *r) {
     free(gid);
     return oom(r);
   }
-  for (uint32_t k = 0; k < n; k++) {
-    const char *ln = t->scopes[t->dfs[k]].last_name;
+  /* gid per scope id: the scope records (and their names, allocated in the same order) are
+   * read in order, not in depth-first order, which at 10^6 nodes is a random walk over them */
+  for (uint32_t s = 0; s < n; s++) {
+    const char *ln = t->scopes[s].last_name;
     uint32_t old;
     int put = tfx_hmap_put(&r->ln_ix, ln, strlen(ln), groups, &old);
     if (put < 0) {
       free(gid);
       return oom(r);
     }
-    gid[k] = put ? groups++ : old;
+    gid[s] = put ? groups++ : old;
   }
   r->ln_start = tfx_calloc((size_t)groups + 1, sizeof *r->ln_start);
   r->ln_list = tfx_malloc((size_t)(n ? n : 1) * sizeof *r->ln_list);
@@ -1263,9 +1265,9 @@ static int build_ln_index(run *r) {
     free(gid);
     return oom(r);
   }
-  for (uint32_t k = 0; k < n; k++) r->ln_start[gid[k] + 1]++;
+  for (uint32_t s = 0; s < n; s++) r->ln_start[gid[s] + 1]++;
   for (uint32_t g = 0; g < groups; g++) r->ln_start[g + 1] += r->ln_start[g];
-  for (uint32_t k = 0; k < n; k++) r->ln_list[r->ln_start[gid[k]]++] = t->dfs[k];
+  for (uint32_t k = 0; k < n; k++) r->ln_list[r->ln_start[gid[t->dfs[k]]]++] = t->dfs[k]; /* dfs order */
   for (uint32_t g = groups; g > 0; g--) r->ln_start[g] = r->ln_start[g - 1]; /* undo the fill */
   r->ln_start[0] = 0;
   free(gid);
