@@ -91,6 +91,8 @@ typedef struct run {
   const char **scope_names;        /* per scope: copy in A (lazy) */
   const char **node_names;         /* per node: copy in A (lazy) */
   const char **st_names;           /* per sub_type id: copy in A (lazy) */
+  const char **op_names;           /* per module op id: copy in A (lazy; children's types) */
+  uint32_t n_op_names;
   uint32_t n_st_names;
   /* children lookup */
   tfx_fusion_name_ix *by_name;     /* nodes sorted by name (lazy) */
@@ -183,6 +185,15 @@ static const char *scope_name(run *r, uint32_t s) {
 static const char *node_name(run *r, uint32_t n) {
   if (!r->node_names[n]) r->node_names[n] = adup(r, r->g->nodes[n].name, strlen(r->g->nodes[n].name));
   return r->node_names[n] ? r->node_names[n] : "";
+}
+
+/* Node n's op type, one copy in A per op type (the node's own string past the module's ops). */
+static const char *op_name(run *r, uint32_t n) {
+  const tfx_node *nd = &r->g->nodes[n];
+  const char *op = nd->op ? nd->op : "";
+  if (nd->op_id >= r->n_op_names) return adup(r, op, strlen(op));
+  if (!r->op_names[nd->op_id]) r->op_names[nd->op_id] = adup(r, op, strlen(op));
+  return r->op_names[nd->op_id];
 }
 
 static const char *st_name(run *r, uint32_t id) {
@@ -418,7 +429,7 @@ static int compute_children(run *r, tfx_fusion_result *res) {
   if (n) memcpy(res->children, v, (size_t)n * sizeof *v);
   for (uint32_t i = 0; i < n; i++) {
     res->child_names[i] = node_name(r, v[i]);
-    res->child_types[i] = adup(r, r->g->nodes[v[i]].op, strlen(r->g->nodes[v[i]].op));
+    res->child_types[i] = op_name(r, v[i]);
   }
   if (r->oom) goto fail;
   res->n_children = n;
@@ -1657,7 +1668,9 @@ tfx_status tfx_fusion_run(tfx_fusion_engine *e, const tfx_fusion_enables *en, co
   r.reqs = tfx_calloc(p->n_patterns ? p->n_patterns : 1, sizeof *r.reqs);
   r.n_by_op = m->ops.n;
   r.by_op = tfx_calloc(r.n_by_op ? r.n_by_op : 1, sizeof *r.by_op);
-  if (!gr->graph || !r.scope_names || !r.node_names || !r.snap || !r.reqs || !r.by_op) goto nomem;
+  r.n_op_names = m->ops.n;
+  r.op_names = tfx_calloc(r.n_op_names ? r.n_op_names : 1, sizeof *r.op_names);
+  if (!gr->graph || !r.scope_names || !r.node_names || !r.snap || !r.reqs || !r.by_op || !r.op_names) goto nomem;
 
   /* the scopes with a sub_type already (none for a fresh tree): one pass in id order */
   r.typed_sorted = 0;
@@ -1732,6 +1745,7 @@ out:
   free(r.scope_names);
   free(r.node_names);
   free(r.st_names);
+  free(r.op_names);
   free(r.snap);
   free(r.typed);
   free(r.reqs);
