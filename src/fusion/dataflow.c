@@ -1630,29 +1630,7 @@ tfx_status tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_gra
   }
   uint32_t *cand = NULL, cap_cand = 0;
   pair_cache pairs = {0};
-  const uint32_t NN = g->n_nodes;
-  for (uint32_t ti = 0; ti < NN && rc == 0; ti++) {
-    /* The walk goes in topological order, i.e. all over the node array: what it reads of the
-     * nodes ahead is fetched in stages (their bytes, then a root's record, then its inputs,
-     * then its producers' records), as each address becomes known. Reads only. */
-    if (ti + 24 < NN) {
-      __builtin_prefetch(&rootish[g->topo[ti + 24]]);
-      __builtin_prefetch(&rs.st[g->topo[ti + 24]]);
-    }
-    if (ti + 12 < NN && rootish[g->topo[ti + 12]]) {
-      const tfx_node *an = &g->nodes[g->topo[ti + 12]];
-      __builtin_prefetch(an);
-      __builtin_prefetch((const char *)an + sizeof *an - 1);
-    }
-    if (ti + 6 < NN && rootish[g->topo[ti + 6]]) {
-      const tfx_node *an = &g->nodes[g->topo[ti + 6]];
-      if (an->n_in) __builtin_prefetch(an->in);
-    }
-    if (ti + 3 < NN && rootish[g->topo[ti + 3]]) {
-      const tfx_node *an = &g->nodes[g->topo[ti + 3]];
-      for (uint32_t i = 0; i < an->n_data_in && i < 2; i++)
-        if (an->in[i].kind == TFX_IN_NODE && an->in[i].src < NN) __builtin_prefetch(&g->nodes[an->in[i].src].op_id);
-    }
+  for (uint32_t ti = 0; ti < g->n_nodes && rc == 0; ti++) {
     uint32_t n = g->topo[ti];
     if (!rootish[n] || rs.st[n] != ST_FREE) continue;
     uint32_t op = g->nodes[n].op_id;
