@@ -168,12 +168,17 @@ static char *ref(ap *a, const char *name, int64_t q) {
 
 /* ---------------------------------------------------------------- key tables */
 
+/* Up to this many keys a map is searched key by key (match_key); larger ones get hash tables
+ * per key length. A fused result has a handful of keys (LayerNorm: 3 + 3), where building and
+ * freeing the tables cost more than the comparisons. */
+#define KEYS_LINEAR 16
+
 static int build_keys(ap *a, const tfx_fusion_map *m, uint32_t n, uint32_t **lens, uint32_t *n_lens,
                       tfx_hmap **h) {
   *lens = NULL;
   *h = NULL;
   *n_lens = 0;
-  if (!n) return 0;
+  if (n <= KEYS_LINEAR) return 0;
   *lens = tfx_calloc(n, sizeof **lens);
   *h = tfx_calloc(n, sizeof **h);
   if (!*lens || !*h) return oom(a);
@@ -196,9 +201,18 @@ static void free_keys(uint32_t *lens, uint32_t n_lens, tfx_hmap *h) {
   free(h);
 }
 
-/* The first key (lowest index = byte order) equal to a tail of name, or TFX_NO_ID. */
-static uint32_t match_key(const char *name, const uint32_t *lens, uint32_t n_lens, const tfx_hmap *h) {
+/* The first key of m[0 .. n) (lowest index = byte order) equal to a tail of name, or
+ * TFX_NO_ID: the keys in order when there are few (h NULL), else the tables of build_keys. */
+static uint32_t match_key(const char *name, const tfx_fusion_map *m, uint32_t n, const uint32_t *lens,
+                          uint32_t n_lens, const tfx_hmap *h) {
   size_t len = strlen(name);
+  if (!h) {
+    for (uint32_t i = 0; i < n; i++) {
+      size_t kl = strlen(m[i].key);
+      if (kl <= len && memcmp(name + len - kl, m[i].key, kl) == 0) return i;
+    }
+    return TFX_NO_ID;
+  }
   uint32_t best = TFX_NO_ID;
   for (uint32_t k = 0; k < n_lens; k++) {
     if (lens[k] > len) continue;
@@ -1038,8 +1052,9 @@ static int apply_graph(ap *a, Tensorflow__GraphDef *gd) {
   for (uint32_t c = 0; c < n; c++) {
     if (a->claim[c] == TFX_NO_ID) continue;
     rstate *r = &a->rs[a->claim[c]];
-    a->in_key[c] = match_key(g->nodes[c].name, r->in_lens, r->n_in_lens, r->in_h);
-    a->out_key[c] = match_key(g->nodes[c].name, r->out_lens, r->n_out_lens, r->out_h);
+    a->in_key[c] = match_key(g->nodes[c].name, r->res->inputs, r->res->n_inputs, r->in_lens, r->n_in_lens, r->in_h);
+    a->out_key[c] =
+        match_key(g->nodes[c].name, r->res->outputs, r->res->n_outputs, r->out_lens, r->n_out_lens, r->out_h);
   }
 
   /* new nodes */

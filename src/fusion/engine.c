@@ -70,7 +70,8 @@ typedef struct builder {           /* the fusion result between FR_BEGIN and FR_
   uint32_t cap_scopes, cap_scope_names, cap_extra, cap_extra_names, cap_attrs, cap_inner, cap_outs;
   map_b *maps[2];
   uint32_t n_maps[2], cap_maps[2];
-  tfx_hmap mh[2];                  /* key -> index into maps[dir] */
+  tfx_hmap mh[2];                  /* key -> index into maps[dir], once there are many keys */
+  int mh_on[2];                    /* mh[dir] holds every key of maps[dir] */
   tfx_fusion_inner *cur;           /* newest inner node */
   const char *prefix;              /* result name at the first NODE_NEW (NULL: not set then) */
   int prefix_known;
@@ -90,6 +91,8 @@ typedef struct run {
   const char **scope_names;        /* per scope: copy in A (lazy) */
   const char **node_names;         /* per node: copy in A (lazy) */
   const char **st_names;           /* per sub_type id: copy in A (lazy) */
+  const char **op_names;           /* per module op id: copy in A (lazy; children's types) */
+  uint32_t n_op_names;
   uint32_t n_st_names;
   /* children lookup */
   tfx_fusion_name_ix *by_name;     /* nodes sorted by name (lazy) */
@@ -120,6 +123,14 @@ typedef struct run {
   int max_direct_known;
   int snapped;                     /* snap holds the sub_types from before this pass's writes */
   uint32_t *snap;
+  /* The dfs positions of every scope that had a sub_type at some point of this run (those set
+   * before it, and every match since; a cleared one stays listed): a superset of the scopes
+   * with a sub_type, so a sweep for sub_types (the `scopes(...)` builtin, a pass's changes,
+   * the final sub_types) reads these instead of every scope. typed_sorted: ascending, no
+   * repeats (else sorted on the next read). */
+  uint32_t *typed;
+  uint32_t n_typed, cap_typed;
+  int typed_sorted;
   uint64_t tests, tests_total;     /* progress: scope tests made, and at most to make */
 } run;
 
@@ -174,6 +185,15 @@ static const char *scope_name(run *r, uint32_t s) {
 static const char *node_name(run *r, uint32_t n) {
   if (!r->node_names[n]) r->node_names[n] = adup(r, r->g->nodes[n].name, strlen(r->g->nodes[n].name));
   return r->node_names[n] ? r->node_names[n] : "";
+}
+
+/* Node n's op type, one copy in A per op type (the node's own string past the module's ops). */
+static const char *op_name(run *r, uint32_t n) {
+  const tfx_node *nd = &r->g->nodes[n];
+  const char *op = nd->op ? nd->op : "";
+  if (nd->op_id >= r->n_op_names) return adup(r, op, strlen(op));
+  if (!r->op_names[nd->op_id]) r->op_names[nd->op_id] = adup(r, op, strlen(op));
+  return r->op_names[nd->op_id];
 }
 
 static const char *st_name(run *r, uint32_t id) {
@@ -301,6 +321,20 @@ static int cmp_u32(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* Sorts v[0 .. n) ascending: by insertion when short (a result's children come as a few
+ * ascending runs, one per scope), else qsort. */
+static void sort_u32(uint32_t *v, uint32_t n) {
+  if (n > 32) {
+    qsort(v, n, sizeof *v, cmp_u32);
+    return;
+  }
+  for (uint32_t i = 1; i < n; i++) {
+    uint32_t x = v[i], j = i;
+    for (; j > 0 && v[j - 1] > x; j--) v[j] = v[j - 1];
+    v[j] = x;
+  }
+}
+
 /* Children (docs/ASCEND.md §4.2): extra nodes, and nodes whose name has a member scope name as a strict
  * prefix. Graph order. When no node name has an empty piece (tfx_scope_tree.odd_names), the
  * nodes a scope's name prefixes are the nodes of its subtree, read from the tree; otherwise
@@ -361,7 +395,7 @@ static int compute_children(run *r, tfx_fusion_result *res) {
       v[n++] = id;
     }
   }
-  if (n) qsort(v, n, sizeof *v, cmp_u32);
+  sort_u32(v, n);
 #ifndef NDEBUG
   /* debug builds (the sanitizer runs of the tests): the tree gave what the name prefixes give */
   if (by_tree) {
@@ -395,7 +429,7 @@ static int compute_children(run *r, tfx_fusion_result *res) {
   if (n) memcpy(res->children, v, (size_t)n * sizeof *v);
   for (uint32_t i = 0; i < n; i++) {
     res->child_names[i] = node_name(r, v[i]);
-    res->child_types[i] = adup(r, r->g->nodes[v[i]].op, strlen(r->g->nodes[v[i]].op));
+    res->child_types[i] = op_name(r, v[i]);
   }
   if (r->oom) goto fail;
   res->n_children = n;
@@ -499,7 +533,18 @@ static int h_map(void *c, int dir, const char *key, size_t klen, int64_t from, i
   }
   if (to == TFX_FUSION_DISABLE_INDEX) to = -1;
   builder *b = &r->b;
-  uint32_t k = tfx_hmap_get(&b->mh[dir], key, klen);
+  uint32_t k = TFX_HASH_NONE;
+  if (!b->mh_on[dir] && b->n_maps[dir] > 16) { /* many keys: a table from now on */
+    for (uint32_t i = 0; i < b->n_maps[dir]; i++)
+      if (tfx_hmap_put(&b->mh[dir], b->maps[dir][i].key, b->maps[dir][i].klen, i, NULL) < 0) return oom(r);
+    b->mh_on[dir] = 1;
+  }
+  if (b->mh_on[dir]) {
+    k = tfx_hmap_get(&b->mh[dir], key, klen);
+  } else { /* a few keys (a result's statements): compared in turn */
+    for (uint32_t i = 0; i < b->n_maps[dir] && k == TFX_HASH_NONE; i++)
+      if (b->maps[dir][i].klen == klen && memcmp(b->maps[dir][i].key, key, klen) == 0) k = i;
+  }
   if (k == TFX_HASH_NONE) {
     if (MGROW(r, b->maps[dir], b->n_maps[dir], b->cap_maps[dir])) return -1;
     map_b *mb = &b->maps[dir][b->n_maps[dir]];
@@ -508,7 +553,7 @@ static int h_map(void *c, int dir, const char *key, size_t klen, int64_t from, i
     if (!mb->key) return -1;
     mb->klen = (uint32_t)klen;
     k = b->n_maps[dir]++;
-    if (tfx_hmap_put(&b->mh[dir], mb->key, klen, k, NULL) < 0) return oom(r);
+    if (b->mh_on[dir] && tfx_hmap_put(&b->mh[dir], mb->key, klen, k, NULL) < 0) return oom(r);
   }
   map_b *mb = &b->maps[dir][k];
   while (mb->n <= (uint32_t)from) {
@@ -691,8 +736,7 @@ static int h_node_out(void *c, int64_t index, const char *node, size_t nl, int64
  * final results only: a result the pass's `require` discards or a later result of the same
  * name replaces is never an error. */
 
-static int ends_with(const char *s, const char *tail, size_t tl) {
-  size_t n = strlen(s);
+static int ends_with_n(const char *s, size_t n, const char *tail, size_t tl) {
   return n >= tl && memcmp(s + n - tl, tail, tl) == 0;
 }
 
@@ -709,22 +753,20 @@ static int map_unmatched(const builder *b, int dir, const char *key) {
   return 0;
 }
 
-/* Fills *e for res (children computed), or leaves e->msg NULL. Returns -1 on out of memory. */
-static int check_keys(run *r, tfx_fusion_result *res) {
+/* check_keys with the children's name lengths len[]; the message is written into buf. */
+static int check_keys_len(run *r, tfx_fusion_result *res, const size_t *len, char *buf, size_t bufn) {
   builder *b = &r->b;
-  res->map_error = NULL;
-  char buf[512];
   for (uint32_t k = 0; k < b->n_keys; k++) {
     key_site *ks = &b->keys[k];
     if (ks->absent >= 0) continue;
     int hit = 0;
-    for (uint32_t i = 0; i < res->n_children && !hit; i++) hit = ends_with(res->child_names[i], ks->key, ks->klen);
+    for (uint32_t i = 0; i < res->n_children && !hit; i++) hit = ends_with_n(res->child_names[i], len[i], ks->key, ks->klen);
     if (hit) continue;
     if (ks->optional) {
       ks->unmatched = 1; /* its ports give nothing: they count as gaps below */
       continue;
     }
-    snprintf(buf, sizeof buf,
+    snprintf(buf, bufn,
              "scope pass '%s': fusion result '%.120s' (type %.60s): %s key \"%.120s\" matches no node "
              "of the result (%u node%s); fix the key, or write 'optional %s' if it may be absent",
              r->pass_name, res->name, res->type, ks->dir ? "output" : "input", ks->key,
@@ -750,7 +792,7 @@ static int check_keys(run *r, tfx_fusion_result *res) {
       uint32_t pc = TFX_PACK_NONE;
       for (uint32_t k = 0; k < b->n_keys; k++)
         if (b->keys[k].dir == dir) pc = b->keys[k].pc;
-      snprintf(buf, sizeof buf,
+      snprintf(buf, bufn,
                "scope pass '%s': fusion result '%.120s' (type %.60s): fused %s %lld is given by no "
                "index map, but %s %lld is (the fused ports are numbered without gaps; "
                "'absent %s %lld;' declares an unfed port)",
@@ -762,6 +804,19 @@ static int check_keys(run *r, tfx_fusion_result *res) {
     }
   }
   return 0;
+}
+
+/* Fills *e for res (children computed), or leaves e->msg NULL. Returns -1 on out of memory. */
+static int check_keys(run *r, tfx_fusion_result *res) {
+  builder *b = &r->b;
+  res->map_error = NULL;
+  char buf[512];
+  size_t lens[64], *len = lens; /* the children's name lengths, measured once */
+  if (b->n_keys && res->n_children > 64 && !(len = tfx_malloc(res->n_children * sizeof *len))) return oom(r);
+  for (uint32_t i = 0; i < res->n_children && b->n_keys; i++) len[i] = strlen(res->child_names[i]);
+  int rc = check_keys_len(r, res, len, buf, sizeof buf);
+  if (len != lens) free(len);
+  return rc;
 }
 
 /* Reports the index-map failures of the graph's final results (a result replaced by a later
@@ -803,7 +858,16 @@ static int freeze_maps(run *r, int dir, tfx_fusion_map **out, uint32_t *nout) {
   *nout = 0;
   *out = NULL;
   if (!n) return 0;
-  qsort(b->maps[dir], n, sizeof *b->maps[dir], cmp_map);
+  if (n > 16) {
+    qsort(b->maps[dir], n, sizeof *b->maps[dir], cmp_map);
+  } else { /* by insertion (keys differ: the same order) */
+    for (uint32_t i = 1; i < n; i++) {
+      map_b x = b->maps[dir][i];
+      uint32_t j = i;
+      for (; j > 0 && cmp_map(&b->maps[dir][j - 1], &x) > 0; j--) b->maps[dir][j] = b->maps[dir][j - 1];
+      b->maps[dir][j] = x;
+    }
+  }
   tfx_fusion_map *v = tfx_arena_calloc(r->A, n, sizeof *v);
   if (!v) return oom(r);
   for (uint32_t i = 0; i < n; i++) {
@@ -973,7 +1037,10 @@ static int h_end(void *c) {
   return rc;
 }
 
+static int h_subtyped(void *c, const uint32_t **pos, uint32_t *n);
+
 static const tfx_vm_host fusion_host = {
+    .subtyped = h_subtyped,
     .result_begin = h_begin,
     .result_end = h_end,
     .result_scopes = h_scopes,
@@ -1191,15 +1258,17 @@ static int build_ln_index(run *r) {
     free(gid);
     return oom(r);
   }
-  for (uint32_t k = 0; k < n; k++) {
-    const char *ln = t->scopes[t->dfs[k]].last_name;
+  /* gid per scope id: the scope records (and their names, allocated in the same order) are
+   * read in order, not in depth-first order, which at 10^6 nodes is a random walk over them */
+  for (uint32_t s = 0; s < n; s++) {
+    const char *ln = t->scopes[s].last_name;
     uint32_t old;
     int put = tfx_hmap_put(&r->ln_ix, ln, strlen(ln), groups, &old);
     if (put < 0) {
       free(gid);
       return oom(r);
     }
-    gid[k] = put ? groups++ : old;
+    gid[s] = put ? groups++ : old;
   }
   r->ln_start = tfx_calloc((size_t)groups + 1, sizeof *r->ln_start);
   r->ln_list = tfx_malloc((size_t)(n ? n : 1) * sizeof *r->ln_list);
@@ -1207,12 +1276,38 @@ static int build_ln_index(run *r) {
     free(gid);
     return oom(r);
   }
-  for (uint32_t k = 0; k < n; k++) r->ln_start[gid[k] + 1]++;
+  for (uint32_t s = 0; s < n; s++) r->ln_start[gid[s] + 1]++;
   for (uint32_t g = 0; g < groups; g++) r->ln_start[g + 1] += r->ln_start[g];
-  for (uint32_t k = 0; k < n; k++) r->ln_list[r->ln_start[gid[k]]++] = t->dfs[k];
+  for (uint32_t k = 0; k < n; k++) r->ln_list[r->ln_start[gid[t->dfs[k]]]++] = t->dfs[k]; /* dfs order */
   for (uint32_t g = groups; g > 0; g--) r->ln_start[g] = r->ln_start[g - 1]; /* undo the fill */
   r->ln_start[0] = 0;
   free(gid);
+  return 0;
+}
+
+static int cmp_u32v(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* r->typed in ascending order without repeats. */
+static void typed_sort(run *r) {
+  if (r->typed_sorted) return;
+  r->typed_sorted = 1;
+  if (r->n_typed < 2) return;
+  qsort(r->typed, r->n_typed, sizeof *r->typed, cmp_u32v);
+  uint32_t u = 1;
+  for (uint32_t i = 1; i < r->n_typed; i++)
+    if (r->typed[i] != r->typed[u - 1]) r->typed[u++] = r->typed[i];
+  r->n_typed = u;
+}
+
+/* host.h `subtyped`: the listed dfs positions include every scope with a sub_type. */
+static int h_subtyped(void *c, const uint32_t **pos, uint32_t *n) {
+  run *r = c;
+  typed_sort(r);
+  *pos = r->typed;
+  *n = r->n_typed;
   return 0;
 }
 
@@ -1231,6 +1326,9 @@ static int record_match(run *r, const tfx_vm_pattern *pat, const tfx_vm_result *
                         uint32_t *n_out, uint32_t *cap_out) {
   uint32_t st = pattern_subtype(r, pat, res);
   snapshot(r);
+  if (MGROW(r, r->typed, r->n_typed, r->cap_typed)) return -1;
+  r->typed[r->n_typed++] = r->t->scopes[s].dfs_index;
+  r->typed_sorted = 0;
   r->t->scopes[s].sub_type = st;
   if (MGROW(r, *out, *n_out, *cap_out)) return -1;
   (*out)[(*n_out)++] = s;
@@ -1510,10 +1608,12 @@ static int run_pass(run *r, uint32_t rule) {
   if (rc) pr->status = TFX_FUSION_FAILED;
 
   /* Sub_type changes (dfs order = byte order of scope names). Every write follows a match,
-   * and the first one took the snapshot: no snapshot, no change. */
+   * and the first one took the snapshot: no snapshot, no change. A changed scope had a
+   * sub_type before or after: it is listed in r->typed. */
   uint32_t cap_set = 0, cap_cl = 0;
-  for (uint32_t k = 0; k < t->n_scopes && !r->oom && r->snapped; k++) {
-    uint32_t s = t->dfs[k];
+  if (r->snapped) typed_sort(r);
+  for (uint32_t j = 0; j < r->n_typed && !r->oom && r->snapped; j++) {
+    uint32_t s = t->dfs[r->typed[j]];
     uint32_t now = t->scopes[s].sub_type, was = snap[s];
     if (now == was) continue;
     if (now != TFX_NO_ID) {
@@ -1568,8 +1668,17 @@ tfx_status tfx_fusion_run(tfx_fusion_engine *e, const tfx_fusion_enables *en, co
   r.reqs = tfx_calloc(p->n_patterns ? p->n_patterns : 1, sizeof *r.reqs);
   r.n_by_op = m->ops.n;
   r.by_op = tfx_calloc(r.n_by_op ? r.n_by_op : 1, sizeof *r.by_op);
-  if (!gr->graph || !r.scope_names || !r.node_names || !r.snap || !r.reqs || !r.by_op) goto nomem;
+  r.n_op_names = m->ops.n;
+  r.op_names = tfx_calloc(r.n_op_names ? r.n_op_names : 1, sizeof *r.op_names);
+  if (!gr->graph || !r.scope_names || !r.node_names || !r.snap || !r.reqs || !r.by_op || !r.op_names) goto nomem;
 
+  /* the scopes with a sub_type already (none for a fresh tree): one pass in id order */
+  r.typed_sorted = 0;
+  for (uint32_t i = 0; i < t->n_scopes; i++) {
+    if (t->scopes[i].sub_type == TFX_NO_ID) continue;
+    if (MGROW(&r, r.typed, r.n_typed, r.cap_typed)) goto nomem;
+    r.typed[r.n_typed++] = t->scopes[i].dfs_index;
+  }
   if ((rc = tfx_vm_link(e->vm, g, &m->ops, t, &e->subtypes, d)) != 0) goto out;
   tfx_vm_set_host(e->vm, &fusion_host, &r);
   r.use_index = !tfx_vm_observed(e->vm);
@@ -1602,10 +1711,12 @@ tfx_status tfx_fusion_run(tfx_fusion_engine *e, const tfx_fusion_enables *en, co
 
   /* A final result whose index maps failed check_keys fails the run. */
   if (rc == 0 && !r.oom && report_map_errs(&r)) rc = TFX_E_FAIL;
-  /* Final sub_types and the final result map (sorted by name). */
+  /* Final sub_types (those listed in r.typed, in dfs order) and the final result map (sorted
+   * by name). */
   uint32_t cap_fs = 0;
-  for (uint32_t k = 0; k < t->n_scopes && !r.oom; k++) {
-    uint32_t s = t->dfs[k];
+  typed_sort(&r);
+  for (uint32_t j = 0; j < r.n_typed && !r.oom; j++) {
+    uint32_t s = t->dfs[r.typed[j]];
     if (t->scopes[s].sub_type == TFX_NO_ID) continue;
     if (AGROW(&r, gr->final_sub_types, gr->n_final_sub_types, cap_fs)) break;
     gr->final_sub_types[gr->n_final_sub_types].scope = scope_name(&r, s);
@@ -1634,7 +1745,9 @@ out:
   free(r.scope_names);
   free(r.node_names);
   free(r.st_names);
+  free(r.op_names);
   free(r.snap);
+  free(r.typed);
   free(r.reqs);
   tfx_hmap_free(&r.ln_ix);
   free(r.ln_start);

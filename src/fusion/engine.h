@@ -138,7 +138,7 @@ typedef struct tfx_fusion_result {
   int inner_check;                /* CheckInnerNodesInfo (1 ok; meaningful with inner nodes) */
   uint32_t *children;             /* node ids of the run's graph, graph order */
   const char **child_names;       /* their names (copies), same order */
-  const char **child_types;       /* their op types (copies), same order (precheck report) */
+  const char **child_types;       /* their op types (copies, one per type), same order (precheck report) */
   uint32_t n_children;
   const char *map_error;          /* index-map check (engine.c check_keys): the first failure,
                                      reported at map_error_pc if the result is final; or NULL */

@@ -84,6 +84,15 @@ typedef struct tfx_vm_host {
   int (*flow_out)(void *ctx, uint32_t node, int64_t port, const char *tname, size_t tlen,
                   uint32_t tnode, int64_t tport);                        /* DF_OUT */
   int (*flow_remove)(void *ctx, const uint32_t *nodes, size_t n);        /* DF_DEL */
+
+  /* ---- queries, added later ---- */
+  /* Optional speed-up of the `scopes(...)` builtin: *pos gets n tree->dfs positions, in
+   * ascending order without repeats, that include the position of every scope of the linked
+   * tree whose sub_type is set now (others may be listed too: each is tested). The list must
+   * stay valid until the builtin returns. Return 0, or nonzero to have the builtin sweep every
+   * scope instead. NULL: the builtin sweeps every scope. Never observable in a run's result:
+   * the builtin charges the same steps and heap either way. */
+  int (*subtyped)(void *ctx, const uint32_t **pos, uint32_t *n);
 } tfx_vm_host;
 
 #endif

@@ -271,10 +271,18 @@ int tfx_vm_compare(tfx_vm *vm, tfx_opcode op, const tfx_value *a, const tfx_valu
   return TFX_VMR_OK;
 }
 
+/* The first occurrence of sub[0 .. m) in s[0 .. n), or NULL. Candidates are found with
+ * memchr on the first byte (`name contains "..."` over long names was a byte loop). */
 static const char *find_sub(const char *s, size_t n, const char *sub, size_t m) {
   if (m == 0) return s;
-  for (size_t i = 0; i + m <= n; i++)
-    if (s[i] == sub[0] && memcmp(s + i, sub, m) == 0) return s + i;
+  if (m > n) return NULL;
+  const char *p = s, *last = s + (n - m); /* the last possible start */
+  while (p <= last) {
+    p = memchr(p, (unsigned char)sub[0], (size_t)(last - p) + 1);
+    if (!p) return NULL;
+    if (memcmp(p, sub, m) == 0) return p;
+    p++;
+  }
   return NULL;
 }
 
@@ -410,7 +418,16 @@ static int subtree_nodes(tfx_vm *vm, uint32_t s, tfx_value *out) {
     const tfx_scope *c = &t->scopes[t->dfs[d]];
     for (uint32_t j = 0; j < c->n_nodes && k < n; j++) items[k++] = tfx_v_node(c->nodes[j]);
   }
-  qsort(items, k, sizeof *items, cmp_node_value);
+  if (k > 32) {
+    qsort(items, k, sizeof *items, cmp_node_value);
+  } else { /* short: by insertion (ascending runs, one per scope; ids differ: the same order) */
+    for (uint32_t i = 1; i < k; i++) {
+      tfx_value x = items[i];
+      uint32_t j = i;
+      for (; j > 0 && items[j - 1].u.id > x.u.id; j--) items[j] = items[j - 1];
+      items[j] = x;
+    }
+  }
   *out = tfx_v_list(items, k);
   return TFX_VMR_OK;
 }
@@ -687,7 +704,13 @@ int tfx_vm_prop(tfx_vm *vm, uint32_t prop, const tfx_value *obj, tfx_value *out)
     const tfx_node *nd = &vm->graph->nodes[obj->u.id];
     switch ((tfx_prop)prop) {
     case TFX_PR_name: *out = tfx_v_str(nd->name, (uint32_t)strlen(nd->name)); return TFX_VMR_OK;
-    case TFX_PR_op: *out = tfx_v_str(nd->op ? nd->op : "", nd->op ? (uint32_t)strlen(nd->op) : 0); return TFX_VMR_OK;
+    case TFX_PR_op: {
+      /* the linked op table's copy of the same string (nd->op_id interns nd->op): a few
+       * hundred short strings that stay in cache, where nd->op is a cold read per node */
+      const char *op = vm->ops && nd->op_id < vm->ops->n ? tfx_intern_str(vm->ops, nd->op_id) : nd->op;
+      *out = tfx_v_str(op ? op : "", op ? (uint32_t)strlen(op) : 0);
+      return TFX_VMR_OK;
+    }
     case TFX_PR_scope: {
       uint32_t s = vm->tree ? vm->tree->node_scope[obj->u.id] : TFX_NO_ID;
       *out = s == TFX_NO_ID ? tfx_v_none() : tfx_v_scope(s);
@@ -883,16 +906,21 @@ static int distinct_nodes(tfx_vm *vm, const uint32_t *ids, uint32_t n, tfx_value
   return TFX_VMR_OK;
 }
 
+/* 1 if nd's op is "Const": by the linked op id (the node record only), else by name. */
+static int is_const_op(const tfx_vm *vm, const tfx_node *nd) {
+  if (vm->ops) return nd->op_id != TFX_NO_ID && nd->op_id == vm->const_op_id;
+  return nd->op && strcmp(nd->op, "Const") == 0;
+}
+
 static int const_node_value(tfx_vm *vm, uint32_t n, tfx_value *out) {
   const tfx_node *nd = &vm->graph->nodes[n];
   uint32_t src = TFX_NO_ID;
-  if (nd->op && strcmp(nd->op, "Const") == 0) {
+  if (is_const_op(vm, nd)) {
     src = n;
   } else {
     for (uint32_t i = 0; i < nd->n_data_in && src == TFX_NO_ID; i++) {
       const tfx_input *in = &nd->in[i];
-      if (in->kind == TFX_IN_NODE && in->src != TFX_NO_ID && vm->graph->nodes[in->src].op &&
-          strcmp(vm->graph->nodes[in->src].op, "Const") == 0)
+      if (in->kind == TFX_IN_NODE && in->src != TFX_NO_ID && is_const_op(vm, &vm->graph->nodes[in->src]))
         src = in->src;
     }
   }
@@ -995,10 +1023,18 @@ int tfx_vm_builtin(tfx_vm *vm, uint32_t id, const tfx_value *a, uint32_t argc, t
     const tfx_scope_tree *t = vm->tree;
     if ((rc = tfx_vm_charge(vm, t->n_scopes / 8 + 1))) return rc;
     uint32_t k = 0;
-    tfx_value *items = alloc_items(vm, t->n_scopes);
+    tfx_value *items = alloc_items(vm, t->n_scopes); /* the heap charge does not depend on k */
     if (!items) return tfx_vm_heap_fail(vm);
-    for (uint32_t i = 0; i < t->n_scopes; i++) {
-      uint32_t s = t->dfs[i], st = t->scopes[s].sub_type;
+    /* the host may know which dfs positions can have a sub_type (host.h `subtyped`): those
+     * are read in the same (depth-first) order instead of every scope record, which at 10^6
+     * nodes is a sweep of 368 000 records in random order per call */
+    const uint32_t *pos = NULL;
+    uint32_t np = t->n_scopes;
+    if (!vm->host || !vm->host->subtyped || vm->host->subtyped(vm->host_ctx, &pos, &np) != 0) pos = NULL, np = t->n_scopes;
+    for (uint32_t i = 0; i < np; i++) {
+      uint32_t d = pos ? pos[i] : i;
+      if (d >= t->n_scopes) continue;
+      uint32_t s = t->dfs[d], st = t->scopes[s].sub_type;
       if (st == TFX_NO_ID) continue;
       for (uint32_t j = 0; j < argc; j++)
         if (want[j] == st) {

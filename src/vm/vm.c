@@ -22,7 +22,7 @@ tfx_vm *tfx_vm_new(const tfx_pack *pack) {
   vm->pack = pack;
   vm->max_steps = TFX_VM_DEFAULT_STEPS;
   vm->max_mem = TFX_VM_DEFAULT_MEM;
-  vm->retval_op = TFX_NO_ID;
+  vm->retval_op = vm->const_op_id = TFX_NO_ID;
   vm->cur_scope = vm->cur_node = TFX_NO_ID;
   vm->fails = tfx_malloc(TFX_VM_MAX_FAILS * sizeof *vm->fails); /* a run allocates only past it */
   if (!vm->fails) {
@@ -109,10 +109,12 @@ tfx_status tfx_vm_link(tfx_vm *vm, const tfx_graph *graph, const tfx_intern *ops
     vm->const_op[k] = id;
     vm->const_st[k] = TFX_NO_ID;
   }
-  vm->retval_op = TFX_NO_ID;
+  vm->retval_op = vm->const_op_id = TFX_NO_ID;
   if (ops) {
     uint32_t id = tfx_intern_find(ops, "_Retval", 7);
     vm->retval_op = id == TFX_HASH_NONE ? TFX_NO_ID : id;
+    id = tfx_intern_find(ops, "Const", 5);
+    vm->const_op_id = id == TFX_HASH_NONE ? TFX_NO_ID : id;
   }
   /* Sub_types: every KT operand and every pattern's sub_type. */
   for (uint32_t pc = 0; pc < p->n_code; pc += TFX_INS_LEN(TFX_INS_OP(p->code + pc))) {

@@ -39,6 +39,7 @@ struct tfx_vm {
   uint32_t *const_op;     /* per constant: linked op id (strings), else TFX_NO_ID */
   uint32_t *const_st;     /* per constant: linked sub_type id, else TFX_NO_ID */
   uint32_t retval_op;     /* op id of "_Retval" or TFX_NO_ID */
+  uint32_t const_op_id;   /* op id of "Const" or TFX_NO_ID (no node of the graph is one) */
   int linked;
   /* settings */
   const tfx_vm_host *host;

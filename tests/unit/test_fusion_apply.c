@@ -58,8 +58,10 @@ static void blk_pass(vt *f, const char *type, const mp *maps, int n, const char 
 }
 
 /* ASCEND.md §4.3: tails, byte-order first key, disabled/out-of-range ports, ignored children,
- * control edges. */
-static void index_maps(void **state) {
+ * control edges. pad: that many extra input keys ("zz00"...: match no node, port disabled),
+ * so the keys are searched through apply.c's hash tables (more than KEYS_LINEAR keys) instead
+ * of one by one: the same wiring either way. */
+static void index_maps_pad(void **state, int pad) {
   vt *f = *state;
   const char *g[] = {
       "x|Placeholder", "w|Placeholder", "v|Placeholder", "c|NoOp", "z|Placeholder",
@@ -72,9 +74,19 @@ static void index_maps(void **state) {
       "after|NoOp|^blk/mul,^blk/a_mul,^c",
   };
   vt_model(f, g, TG_N(g));
-  const mp maps[] = {{0, "mul", 0, 0}, {0, "mul", 1, -1}, {0, "a_mul", 0, 1}, {0, "a_mul", 1, 3},
+  const mp real[] = {{0, "mul", 0, 0}, {0, "mul", 1, -1}, {0, "a_mul", 0, 1}, {0, "a_mul", 1, 3},
                      {0, "ail", 0, 2},  {1, "mul", 0, 1}};
-  blk_pass(f, "Blk", maps, TG_N(maps), "k");
+  mp maps[64];
+  int n = 0;
+  static char keys[40][8];
+  /* the pad first: the statements for "mul" and "a_mul" then find their keys through the
+   * engine's table of map keys too (engine.c h_map: a table past 16 keys) */
+  for (int i = 0; i < pad && n < 40; i++, n++) {
+    snprintf(keys[i], sizeof keys[i], "zz%02d", i);
+    maps[n] = (mp){0, keys[i], 0, -1};
+  }
+  for (int i = 0; i < (int)TG_N(real); i++) maps[n++] = real[i];
+  blk_pass(f, "Blk", maps, n, "k");
   ft_finish(f);
   ft_run(f);
   ft_apply(f);
@@ -103,7 +115,11 @@ static void index_maps(void **state) {
   assert_string_equal(dg->pass, "BlkPass");
   assert_string_equal(ft_inputs(ft_find(f->gd->node, f->gd->n_node, "after")), "^blk,^c");
   assert_string_equal(ft_names(f->gd->node, f->gd->n_node), "x w v c z blk out out2 after");
+  assert_int_equal(ftx->rep.graphs[0].final[0]->n_inputs, 3 + (uint32_t)pad);
 }
+
+static void index_maps(void **state) { index_maps_pad(state, 0); }
+static void index_maps_many_keys(void **state) { index_maps_pad(state, 20); }
 
 /* ASCEND.md §4.4: ScopeToMultiNodes: inner nodes `<name>/<inner>`, boundary wiring, Const input. */
 static void many_to_many(void **state) {
@@ -280,6 +296,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(layernorm_fused, ft_setup, ft_teardown),
       cmocka_unit_test_setup_teardown(index_maps, ft_setup, ft_teardown),
+      cmocka_unit_test_setup_teardown(index_maps_many_keys, ft_setup, ft_teardown),
       cmocka_unit_test_setup_teardown(many_to_many, ft_setup, ft_teardown),
       cmocka_unit_test_setup_teardown(function_body, ft_setup, ft_teardown),
       cmocka_unit_test_setup_teardown(name_clash, ft_setup, ft_teardown),

@@ -134,6 +134,59 @@ static void require_false_clears(void **state) {
   assert_string_equal(pr->cleared[0].sub_type, "moments");
 }
 
+/* Sub_types the tree carries into a run (set by hand here; a second run on one tree) are seen
+ * by `scopes(...)`, listed among the final sub_types and reported when a false `require`
+ * clears them: the engine lists them before its first program runs (the VM reads sub_types
+ * only at the dfs positions the engine lists, host.h `subtyped`). */
+static void preset_subtypes_seen(void **state) {
+  vt *f = *state;
+  vt_model(f, g_two, TG_N(g_two));
+  uint32_t p0 = ft_pass(f, "Keep", 1, 1);
+  ft_simple(f, p0, "ln", "name LayerNorm");
+  ft_sel_begin(f, p0, 5);
+  uint32_t loop, done;
+  ft_each(f, "pre", &loop, &done);
+  ft_begin(f);
+  ft_scopes(f);
+  ft_type(f, "T");
+  ft_end(f);
+  ft_each_end(f, loop, done);
+  ft_ret(f, 1);
+  ft_sel_end(f);
+  uint32_t p1 = ft_pass(f, "Drop", 1, 20);
+  ft_simple(f, p1, "ln2", "name LayerNorm");
+  ft_sel_begin(f, p1, 22);
+  ft_each(f, "ln2", &loop, &done);
+  ft_begin(f);
+  ft_scopes(f);
+  ft_type(f, "T");
+  ft_end(f);
+  ft_each_end(f, loop, done);
+  ft_ret(f, 0); /* require failed: clears a/LayerNorm/ and the scopes under it */
+  ft_sel_end(f);
+  ft_finish(f);
+  uint32_t pre = tfx_intern_id(&ftx->e.subtypes, "pre", 3);
+  f->t.scopes[vt_scope(f, "b/moments/")].sub_type = pre;
+  f->t.scopes[vt_scope(f, "a/LayerNorm/moments/")].sub_type = pre;
+  tfx_fusion_graph_report *gr = ft_run(f);
+  const tfx_fusion_pass_report *keep = &gr->passes[0], *drop = &gr->passes[1];
+  assert_int_equal(keep->n_results, 2); /* scopes("pre"), depth-first */
+  assert_string_equal(keep->results[0]->name, "a/LayerNorm/moments");
+  assert_string_equal(keep->results[1]->name, "b/moments");
+  assert_int_equal(keep->n_set, 1);
+  assert_string_equal(keep->set[0].scope, "a/LayerNorm/");
+  assert_false(drop->select_value);
+  assert_int_equal(drop->n_set, 0);
+  assert_int_equal(drop->n_cleared, 2); /* the earlier pass's ln, and a preset one under it */
+  assert_string_equal(drop->cleared[0].scope, "a/LayerNorm/");
+  assert_string_equal(drop->cleared[0].sub_type, "ln");
+  assert_string_equal(drop->cleared[1].scope, "a/LayerNorm/moments/");
+  assert_string_equal(drop->cleared[1].sub_type, "pre");
+  assert_int_equal(gr->n_final_sub_types, 1);
+  assert_string_equal(gr->final_sub_types[0].scope, "b/moments/");
+  assert_string_equal(gr->final_sub_types[0].sub_type, "pre");
+}
+
 /* A pass that emits results named by `names` (type = types[i]) over the scopes of sub_type st. */
 static void emit_named(vt *f, uint32_t rule, uint32_t line, const char *const *names,
                        const char *const *types, int n, int invalid_at) {
@@ -310,6 +363,47 @@ static void children_and_maps(void **state) {
   assert_int_equal(res->outputs[0].to[0], 2); /* batchnorm/Rsqrt first in byte order */
 }
 
+/* Index-map keys of a result with more children than check_keys measures on its stack (64):
+ * "n69" ends the 70th child's name and matches, "nope" matches none and is the error. */
+static void keys_of_many_children(void **state) {
+  vt *f = *state;
+  static char names[70][24];
+  const char *g[71];
+  g[0] = "x|Placeholder";
+  for (int i = 0; i < 70; i++) {
+    snprintf(names[i], sizeof names[i], "big/n%02d|Relu|x", i);
+    g[i + 1] = names[i];
+  }
+  vt_model(f, g, 71);
+  uint32_t r = ft_pass(f, "Big", 1, 1);
+  ft_simple(f, r, "big", "name big");
+  ft_sel_begin(f, r, 3);
+  uint32_t loop, done;
+  ft_each(f, "big", &loop, &done);
+  ft_begin(f);
+  ft_scopes(f);
+  ft_type(f, "T");
+  E(f, LOADK, 8, KS(f, "n69"), 0);
+  E(f, FR_KEY, 0, 8, 0);
+  ft_map(f, 0, "n69", 0, 0);
+  E(f, LOADK, 8, KS(f, "nope"), 0);
+  E(f, FR_KEY, 0, 8, 0);
+  ft_map(f, 0, "nope", 0, 1);
+  ft_end(f);
+  ft_each_end(f, loop, done);
+  ft_ret(f, 1);
+  ft_sel_end(f);
+  ft_finish(f);
+  int rc = tfx_fusion_run(&ftx->e, &ftx->en, &f->m, &f->m.main, &f->t, &ftx->rep, &f->d);
+  assert_int_equal(rc, TFX_E_FAIL);
+  const tfx_fusion_graph_report *gr = &ftx->rep.graphs[ftx->rep.n_graphs - 1];
+  assert_int_equal(gr->n_final, 1);
+  assert_int_equal(gr->final[0]->n_children, 70);
+  assert_non_null(gr->final[0]->map_error);
+  assert_true(ft_diag_has(&f->d, "input key \"nope\" matches no node of the result (70 nodes)"));
+  assert_false(ft_diag_has(&f->d, "\"n69\""));
+}
+
 /* The JSON report: deterministic, sorted, 99999 for disabled ports. */
 static void json_report(void **state) {
   vt *f = *state;
@@ -385,6 +479,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(no_descend_root_never_tested, ft_setup, ft_teardown),
       cmocka_unit_test_setup_teardown(pattern_overwrite_order, ft_setup, ft_teardown),
       cmocka_unit_test_setup_teardown(subtypes_persist_across_passes, ft_setup, ft_teardown),
+      cmocka_unit_test_setup_teardown(preset_subtypes_seen, ft_setup, ft_teardown),
+      cmocka_unit_test_setup_teardown(keys_of_many_children, ft_setup, ft_teardown),
       cmocka_unit_test_setup_teardown(require_false_clears, ft_setup, ft_teardown),
       cmocka_unit_test_setup_teardown(same_name_replaces, ft_setup, ft_teardown),
       cmocka_unit_test_setup_teardown(invalid_result_dropped, ft_setup, ft_teardown),

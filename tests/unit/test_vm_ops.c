@@ -78,6 +78,40 @@ static void compare_and_strings(void **state) {
                                  "true, false, true, false, false, false]");
 }
 
+/* `contains` and before()/after() find the first occurrence: a candidate whose first byte
+ * matches but the rest does not, a match at the very end, the whole string, the empty needle,
+ * a needle longer than the string, a byte past the string's end not read. */
+static void substring_search(void **state) {
+  vt *f = *state;
+  vt_begin(f, TFX_PK_SELECT);
+  const char *cases[][2] = {{"abacabad", "abad"}, {"abacabad", "d"},   {"abc", "abc"}, {"abc", ""},
+                            {"ab", "abc"},          {"aaaab", "aab"},  {"xyz", "a"},   {"a/b/while/c", "while"},
+                            {"", ""},               {"", "a"}};
+  int o = 100;
+  for (int i = 0; i < 10; i++) {
+    E(f, LOADK, 1, KS(f, cases[i][0]), 0);
+    E(f, LOADK, 2, KS(f, cases[i][1]), 0);
+    E(f, CONTAINS, o++, 1, 2);
+  }
+  E(f, LOADK, 1, KS(f, "x/batchnorm/y/batchnorm/z"), 0);
+  E(f, LOADK, 2, KS(f, "batchnorm"), 0);
+  E4(f, CALL, o++, BI(before), 1, 2);
+  E4(f, CALL, o++, BI(after), 1, 2);
+  /* "ab" taken from "abc" as a 2-byte string: "bc" must not be found past its end */
+  E(f, LOADK, 3, KS(f, "abc"), 0);
+  E(f, LOADI, 4, 0, 0);
+  E(f, LOADI, 5, 2, 0);
+  E4(f, SLICE, 6, 3, 4, 5);
+  E(f, LOADK, 7, KS(f, "bc"), 0);
+  E(f, CONTAINS, o++, 6, 7);
+  E(f, LOADK, 7, KS(f, "b"), 0);
+  E(f, CONTAINS, o++, 6, 7);
+  ret_results(f, o - 100);
+  vt_run_ok(f, TFX_PK_SELECT, 0);
+  assert_string_equal(vt_ret(f), "[true, true, true, true, false, true, false, true, true, false, "
+                                 "\"x/\", \"/y/batchnorm/z\", false, true]");
+}
+
 static void index_slice_perm_len(void **state) {
   vt *f = *state;
   vt_begin(f, TFX_PK_SELECT);
@@ -460,6 +494,52 @@ static void dataflow_effects(void **state) {
                       "flow_remove lstm_1/cell/MatMul\n");
 }
 
+/* scopes(...) with a host that lists the dfs positions that may have a sub_type (host.h
+ * `subtyped`): the same list as a sweep of every scope when the list covers them (extra
+ * positions are tested, not taken), and the same steps charged; a position left out is not
+ * read (the builtin trusts the list: what the fusion engine relies on for speed). */
+static void scopes_from_subtyped_list(void **state) {
+  vt *f = *state;
+  build_model(f);
+  vt_set_subtype(f, "lstm_1/", "cell");
+  vt_begin(f, TFX_PK_SELECT);
+  E(f, LOADK, 1, KS(f, "cell"), 0);
+  E4(f, CALL, 2, BI(scopes), 1, 1);
+  E(f, RET, 2, 0, 0);
+  vt_finish(f);
+  uint32_t lstm = vt_scope(f, "lstm_1/"), cell = vt_scope(f, "lstm_1/cell/");
+  uint32_t d_root = f->t.scopes[0].dfs_index, d_lstm = f->t.scopes[lstm].dfs_index,
+           d_cell = f->t.scopes[cell].dfs_index;
+  assert_true(d_root < d_lstm && d_lstm < d_cell);
+  /* no list: every scope is swept */
+  assert_int_equal(vt_run_prog(f, f->prog, TFX_PK_SELECT, 0), 0);
+  assert_string_equal(vt_ret(f), "[lstm_1/, lstm_1/cell/]");
+  uint64_t steps = f->res.steps;
+  assert_int_equal(f->typed_calls, 1);
+  /* exactly the typed scopes; a superset (the root has no sub_type) */
+  uint32_t exact[2] = {d_lstm, d_cell}, super[3] = {d_root, d_lstm, d_cell}, part[1] = {d_cell};
+  f->typed_set = 1;
+  f->typed = exact;
+  f->n_typed = 2;
+  assert_int_equal(vt_run_prog(f, f->prog, TFX_PK_SELECT, 0), 0);
+  assert_string_equal(vt_ret(f), "[lstm_1/, lstm_1/cell/]");
+  assert_int_equal(f->res.steps, steps);
+  f->typed = super;
+  f->n_typed = 3;
+  assert_int_equal(vt_run_prog(f, f->prog, TFX_PK_SELECT, 0), 0);
+  assert_string_equal(vt_ret(f), "[lstm_1/, lstm_1/cell/]");
+  assert_int_equal(f->res.steps, steps);
+  /* the list is what is read */
+  f->typed = part;
+  f->n_typed = 1;
+  assert_int_equal(vt_run_prog(f, f->prog, TFX_PK_SELECT, 0), 0);
+  assert_string_equal(vt_ret(f), "[lstm_1/cell/]");
+  f->n_typed = 0;
+  assert_int_equal(vt_run_prog(f, f->prog, TFX_PK_SELECT, 0), 0);
+  assert_string_equal(vt_ret(f), "[]");
+  assert_int_equal(f->typed_calls, 5);
+}
+
 static void selection_effects(void **state) {
   vt *f = *state;
   build_model(f);
@@ -772,6 +852,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(builtins_general, vt_setup, vt_teardown),
       cmocka_unit_test_setup_teardown(builtins_map_and_effects, vt_setup, vt_teardown),
       cmocka_unit_test_setup_teardown(dataflow_effects, vt_setup, vt_teardown),
+      cmocka_unit_test_setup_teardown(scopes_from_subtyped_list, vt_setup, vt_teardown),
+      cmocka_unit_test_setup_teardown(substring_search, vt_setup, vt_teardown),
       cmocka_unit_test_setup_teardown(selection_effects, vt_setup, vt_teardown),
       cmocka_unit_test_setup_teardown(type_error_names_rule_and_line, vt_setup, vt_teardown),
       cmocka_unit_test_setup_teardown(runtime_errors, vt_setup, vt_teardown),

@@ -39,6 +39,10 @@ typedef struct vt {
   tfx_strbuf trace; /* trace lines when tracing */
   int tracing;
   int fail_effect;  /* host callbacks return nonzero */
+  const uint32_t *typed; /* host.h `subtyped`: this list (typed_set), else "sweep every scope" */
+  uint32_t n_typed;
+  int typed_set;
+  uint32_t typed_calls;  /* how often the VM asked */
   uint32_t rule, prog;
   tfx_vm_result res;
 } vt;
@@ -311,13 +315,22 @@ static inline int h_flow_remove(void *c, const uint32_t *nodes, size_t n) {
   return f->fail_effect;
 }
 
+static inline int h_subtyped(void *c, const uint32_t **pos, uint32_t *n) {
+  vt *f = c;
+  f->typed_calls++;
+  if (!f->typed_set) return 1;
+  *pos = f->typed;
+  *n = f->n_typed;
+  return 0;
+}
+
 static const tfx_vm_host vt_host = {
     h_result_begin, h_result_end, h_result_scopes, h_result_name, h_result_type,
     h_result_desc, h_result_map, h_result_absorb, h_result_attr, h_result_invalid,
     h_node_new, h_node_input, h_node_const, h_node_attr, h_node_format, h_node_out,
     h_map_type, h_map_auto, h_map_attr, h_map_drop, h_map_format, h_map_port,
     h_map_optional, h_map_dynamic, h_map_delete, h_format_of, h_dtype_of, h_result_key, h_flow_input,
-    h_flow_out, h_flow_remove};
+    h_flow_out, h_flow_remove, h_subtyped};
 
 /* ---- assembling and running ---- */
 
