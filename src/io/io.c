@@ -463,7 +463,7 @@ tfx_status tfx_io_load_model_buffer(const void *data, size_t len, const char *fi
     out->wire = TFX_WIRE_BINARY;
     unsigned depth = 0, limit = max_depth ? max_depth : 100;
     if (limit > TFX_WIRE_DEPTH_CAP) limit = TFX_WIRE_DEPTH_CAP;
-    tfx_wire_limits wl = {max_depth, opts ? opts->max_string : 0, opts ? opts->max_list : 0};
+    tfx_wire_limits wl = {max_depth, opts ? opts->max_string : 0, opts ? opts->max_list : 0, 0};
     rc = tfx_io_sniff_binary((const uint8_t *)buf, len, file, hint, &wl, &kind, &depth, d);
     if (rc != TFX_OK) goto out;
     /* The sniffing walk already validated these bytes as this kind (string and list limits
