@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "io/io.h"
@@ -591,6 +592,72 @@ static void wire_fast_path_agrees(void **state) {
   tfx_sb_free(&sm);
 }
 
+/* A regular file is loaded through a mapping (io.c tfx_io_map_file), anything else through
+ * the read path: a FIFO gives the same model unmapped; an empty file and a file over the
+ * size limit go the read path, which reports them as before. */
+static void regular_files_are_mapped(void **state) {
+  fx *f = *state;
+  tfx_strbuf gd;
+  tfx_diag_clear(&f->d);
+  ProtobufCMessage *msg = tfx_pbtxt_parse(&tensorflow__graph_def__descriptor, GD, strlen(GD), "t", &f->a, NULL, &f->d);
+  assert_non_null(msg);
+  tfx_sb_init(&gd);
+  assert_int_equal(tfx_io_pack(msg, &gd), 0);
+  write_bytes(path_in(f, "g.pb"), gd.data, gd.len);
+  write_bytes(path_in(f, "g.pbtxt"), GD, strlen(GD));
+  const char *files[2] = {"g.pb", "g.pbtxt"};
+  for (int i = 0; i < 2; i++) {
+    tfx_model m;
+    assert_int_equal(load(f, path_in(f, files[i]), NULL, &m), 0);
+    assert_int_equal(m.mapped, 1);
+    assert_int_equal(m.graph->n_node, 2);
+    assert_string_equal(m.graph->node[1]->input[0], "a");
+    tfx_strbuf again;
+    tfx_sb_init(&again);
+    assert_int_equal(tfx_io_pack(m.root, &again), 0);
+    assert_int_equal(again.len, gd.len);
+    assert_memory_equal(again.data, gd.data, gd.len);
+    tfx_sb_free(&again);
+    tfx_model_free(&m);
+  }
+  /* a FIFO: read, not mapped, the same model */
+  char fifo[512];
+  snprintf(fifo, sizeof fifo, "%s", path_in(f, "fifo.pb"));
+  assert_int_equal(mkfifo(fifo, 0600), 0);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    FILE *w = fopen(fifo, "wb");
+    size_t put = w ? fwrite(gd.data, 1, gd.len, w) : 0;
+    if (w) fclose(w);
+    _exit(put == gd.len ? 0 : 1);
+  }
+  tfx_model m;
+  int rc = load(f, fifo, NULL, &m);
+  int status = 0;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  assert_int_equal(rc, 0);
+  assert_int_equal(m.mapped, 0);
+  assert_int_equal(m.graph->n_node, 2);
+  assert_string_equal(m.graph->node[1]->input[0], "a");
+  tfx_model_free(&m);
+  /* empty: an empty GraphDef, read */
+  write_bytes(path_in(f, "empty.pb"), "", 0);
+  assert_int_equal(load(f, path_in(f, "empty.pb"), NULL, &m), 0);
+  assert_int_equal(m.mapped, 0);
+  assert_int_equal(m.graph->n_node, 0);
+  tfx_model_free(&m);
+  /* over the size limit: not mapped, refused by the read path */
+  tfx_load_opts small = {.max_file_size = gd.len - 1};
+  expect_fail(f, path_in(f, "g.pb"), &small, "larger than the limit");
+  tfx_load_opts exact = {.max_file_size = gd.len};
+  assert_int_equal(load(f, path_in(f, "g.pb"), &exact, &m), 0);
+  assert_int_equal(m.mapped, 1);
+  tfx_model_free(&m);
+  tfx_sb_free(&gd);
+}
+
 /* Every MANIFEST row: ok rows load with the recorded kind, wire and top-level node count; the
  * rest (malformed, fails, GraphDebugInfo) fail with one error. */
 static void corpus_manifest(void **state) {
@@ -692,6 +759,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(removed_nodes_are_given_back, fx_setup, fx_teardown),
       cmocka_unit_test_setup_teardown(binary_load_gives_back_unpack_scratch, fx_setup, fx_teardown),
       cmocka_unit_test_setup_teardown(wire_fast_path_agrees, fx_setup, fx_teardown),
+      cmocka_unit_test_setup_teardown(regular_files_are_mapped, fx_setup, fx_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
