@@ -193,7 +193,8 @@ static inline int wire_fast_ok(const tfx_wire_frame *fr, size_t n) {
  * wire_fast_ok. */
 static size_t wire_fast(const uint8_t *d, size_t pos, tfx_wire_frame *stk, size_t *np, size_t max_depth,
                         size_t max_str, wire_tabs *tabs, unsigned *depth) {
-  size_t n = *np;
+  size_t n = *np, n0 = n; /* the frames from n0 - 1 up are wire_fast_ok */
+  unsigned dep = *depth;
   tfx_wire_frame *fr = &stk[n - 1];
   const wire_tab *tab = fr->tab;
   size_t end = fr->end;
@@ -202,7 +203,7 @@ static size_t wire_fast(const uint8_t *d, size_t pos, tfx_wire_frame *stk, size_
     if (pos == end) { /* leave the message */
       n--;
       fr = &stk[n - 1];
-      if (!wire_fast_ok(fr, n)) break;
+      if (n < n0 && !wire_fast_ok(fr, n)) break;
       tab = fr->tab;
       end = fr->end;
       sn = fr->seen;
@@ -235,7 +236,7 @@ static size_t wire_fast(const uint8_t *d, size_t pos, tfx_wire_frame *stk, size_
         /* not counted either: it is no longer than this message, which is not */
         if (n > max_depth) goto stay;
         fr->seen = sn | wf->sbit;
-        if (n > *depth) *depth = (unsigned)n;
+        if (n > dep) dep = (unsigned)n;
         if (!wf->child) wf->child = wire_tab_of(tabs, wf->f->descriptor);
         fr = &stk[n++];
         *fr = (tfx_wire_frame){wf->child, wf->f->descriptor, p + (size_t)v, 0, NO_COUNT};
@@ -258,6 +259,7 @@ static size_t wire_fast(const uint8_t *d, size_t pos, tfx_wire_frame *stk, size_
   }
 out:
   *np = n;
+  *depth = dep;
   return pos;
 }
 
