@@ -68,6 +68,8 @@ typedef struct tfx_model {
   tfx_msg_kind kind;
   ProtobufCMessage *root;      /* the whole unpacked message (GraphDef/MetaGraphDef/SavedModel) */
   Tensorflow__GraphDef *graph; /* the GraphDef inside root (never NULL after a successful load) */
+  int mapped;                  /* tfx_io_load_model read the file through a mapping (a regular,
+                                  non-empty file), not into a buffer */
 } tfx_model;
 
 /* io/reach.c. Tells a sweep of m's arena (util/arena.h) everything m->root reaches (every

@@ -2,7 +2,9 @@
  * Stage: io (internal). Input: bytes + descriptor. Output: status, nesting depth, anomaly count
  * and top-level field set. Mirrors what protobuf-c 1.4 accepts: known fields must carry their
  * declared wire type (repeated scalars may also be packed), groups are rejected, unknown
- * fields are skipped. No recursion: an explicit stack of at most max_depth + 1 frames. */
+ * fields are skipped. No recursion: an explicit stack of at most max_depth + 1 frames. Most
+ * fields go through a tight loop (wire_fast: one-byte tags of known fields, uncounted messages)
+ * that leaves everything else, errors included, to the general code at the same position. */
 #include "io/wire.h"
 
 #include <stdarg.h>
@@ -25,6 +27,8 @@ struct wire_tab;
 typedef struct wire_field {
   const ProtobufCFieldDescriptor *f; /* NULL: no field of that number */
   int native;
+  uint8_t strb, msg;                 /* f is a string or bytes field / a message field */
+  uint64_t sbit;                     /* singular with index < 64: its bit in the frame's seen */
   struct wire_tab *child;            /* f's message type (lazily) */
 } wire_field;
 
@@ -32,6 +36,9 @@ typedef struct wire_tab {
   const ProtobufCMessageDescriptor *desc;
   unsigned max;                      /* by[0 .. max] */
   wire_field *by;
+  /* By one-byte tag (field number < 16): 1 + the field number when the tag carries that
+   * field's own wire type, else 0 (the fast walk leaves that field to the general way). */
+  uint8_t fast[128];
 } wire_tab;
 
 typedef struct wire_tabs {
@@ -61,8 +68,16 @@ static wire_tab *wire_tab_of(wire_tabs *w, const ProtobufCMessageDescriptor *des
     wire_field *x = &t->by[desc->fields[i].id];
     if (x->f) continue; /* a repeated number: protobuf-c's lookup decides (keep its first) */
     x->f = protobuf_c_message_descriptor_get_field(desc, desc->fields[i].id);
-    x->native = x->f ? tfx_wire_native(x->f->type) : 0;
+    if (!x->f) continue;
+    x->native = tfx_wire_native(x->f->type);
+    x->strb = x->f->type == PROTOBUF_C_TYPE_STRING || x->f->type == PROTOBUF_C_TYPE_BYTES;
+    x->msg = x->f->type == PROTOBUF_C_TYPE_MESSAGE;
+    size_t idx = (size_t)(x->f - desc->fields);
+    x->sbit = x->f->label != PROTOBUF_C_LABEL_REPEATED && idx < 64 ? (uint64_t)1 << idx : 0;
   }
+  memset(t->fast, 0, sizeof t->fast);
+  for (unsigned num = 1; num <= max && num < 16; num++)
+    if (t->by[num].f) t->fast[(num << 3) | (unsigned)t->by[num].native] = (uint8_t)(1 + num);
   return t;
 }
 
@@ -71,8 +86,8 @@ typedef struct tfx_wire_frame {
   const ProtobufCMessageDescriptor *desc;
   size_t end;
   uint64_t seen; /* singular fields seen (field index < 64) */
-  size_t cbase;  /* with a list limit: this message's counters are cnt[cbase .. cbase +
-                    n_fields] (the last one counts unknown fields) */
+  size_t cbase;  /* this message's counters are cnt[cbase .. cbase + n_fields] (the last one
+                    counts unknown fields); NO_COUNT when it is not counted (counted()) */
 } tfx_wire_frame;
 
 /* Per-message value counters for the list limit, a stack parallel to the frames. */
@@ -96,6 +111,13 @@ static size_t tfx_wire_counts_push(tfx_wire_counts *k, const ProtobufCMessageDes
   k->n += need;
   return base;
 }
+
+/* A message of len bytes holds at most len values of one field (a packed value takes at
+ * least a byte, an occurrence at least two: tag and value) and at most len unknown fields, so
+ * its counters can pass max_list only when len > max_list: smaller messages (with the default
+ * limit of 64 Mi, every one but a huge top level) are not counted at all. */
+#define NO_COUNT SIZE_MAX
+static inline int counted(size_t max_list, size_t len) { return max_list && len > max_list; }
 
 /* Counts n more values of counter *c against max (0 = no limit). 0 when within it. */
 static int tfx_wire_count(uint32_t *c, uint64_t n, size_t max) {
@@ -155,6 +177,92 @@ static int tfx_wire_native(ProtobufCType t) {
   }
 }
 
+/* A frame the fast walk may run in: its fields are looked up in a table and its values are
+ * not counted; the top level is left to the general way (it notes top_fields). */
+static inline int wire_fast_ok(const tfx_wire_frame *fr, size_t n) {
+  return fr->tab && fr->cbase == NO_COUNT && n > 1;
+}
+
+/* The common case of a walk, in a tight loop over the frames stk[0 .. *np) from the top one
+ * (which is wire_fast_ok): fields with a one-byte tag of a known field carrying its own wire
+ * type, a first occurrence when singular, values within their message, strings within max_str;
+ * a message field is entered (a frame pushed, as the general way does) when the nesting allows
+ * it, and a finished message is left. Returns the position
+ * where it stopped, with *np frames: at a field it leaves to the general way (the position of
+ * its tag: the general code reports any error from there), or in a frame that is not
+ * wire_fast_ok. */
+static size_t wire_fast(const uint8_t *d, size_t pos, tfx_wire_frame *stk, size_t *np, size_t max_depth,
+                        size_t max_str, wire_tabs *tabs, unsigned *depth) {
+  size_t n = *np, n0 = n; /* the frames from n0 - 1 up are wire_fast_ok */
+  unsigned dep = *depth;
+  tfx_wire_frame *fr = &stk[n - 1];
+  const wire_tab *tab = fr->tab;
+  size_t end = fr->end;
+  uint64_t sn = fr->seen;
+  for (;;) {
+    if (pos == end) { /* leave the message */
+      n--;
+      fr = &stk[n - 1];
+      if (n < n0 && !wire_fast_ok(fr, n)) break;
+      tab = fr->tab;
+      end = fr->end;
+      sn = fr->seen;
+      continue;
+    }
+    unsigned t = d[pos];
+    if (t >= 0x80 || !tab->fast[t]) goto stay;
+    wire_field *wf = &tab->by[t >> 3];
+    if (sn & wf->sbit) goto stay;
+    size_t p = pos + 1;
+    uint64_t v;
+    switch (t & 7) {
+    case 0:
+      if (p < end && d[p] < 0x80) p++;
+      else if (tfx_wire_varint(d, end, &p, &v)) goto stay;
+      break;
+    case 1:
+      if (end - p < 8) goto stay;
+      p += 8;
+      break;
+    case 5:
+      if (end - p < 4) goto stay;
+      p += 4;
+      break;
+    default: /* 2 */
+      if (p < end && d[p] < 0x80) v = d[p++];
+      else if (tfx_wire_varint(d, end, &p, &v) || p - (pos + 1) > 5) goto stay;
+      if (v > end - p || (wf->strb && v > max_str)) goto stay;
+      if (wf->msg) { /* enter it */
+        /* not counted either: it is no longer than this message, which is not */
+        if (n > max_depth) goto stay;
+        fr->seen = sn | wf->sbit;
+        if (n > dep) dep = (unsigned)n;
+        if (!wf->child) wf->child = wire_tab_of(tabs, wf->f->descriptor);
+        fr = &stk[n++];
+        *fr = (tfx_wire_frame){wf->child, wf->f->descriptor, p + (size_t)v, 0, NO_COUNT};
+        pos = p;
+        if (!fr->tab) goto out; /* no table: the general way */
+        tab = fr->tab;
+        end = fr->end;
+        sn = 0;
+        continue;
+      }
+      p += (size_t)v;
+      break;
+    }
+    sn |= wf->sbit;
+    pos = p;
+    continue;
+  stay:
+    fr->seen = sn;
+    break;
+  }
+out:
+  *np = n;
+  *depth = dep;
+  return pos;
+}
+
 static int has_oneof(const ProtobufCMessageDescriptor *d) {
   for (unsigned i = 0; d && i < d->n_fields; i++)
     if (d->fields[i].flags & PROTOBUF_C_FIELD_FLAG_ONEOF) return 1;
@@ -163,7 +271,7 @@ static int has_oneof(const ProtobufCMessageDescriptor *d) {
 
 tfx_wire_status tfx_io_wire_walk(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t len,
                                  unsigned max_depth, tfx_wire_stats *st) {
-  tfx_wire_limits lim = {max_depth, 0, 0};
+  tfx_wire_limits lim = {max_depth, 0, 0, 0};
   return tfx_io_wire_walk_lim(desc, data, len, &lim, st);
 }
 
@@ -180,14 +288,16 @@ tfx_wire_status tfx_io_wire_walk_lim(const ProtobufCMessageDescriptor *desc, con
   size_t max_string = lim ? lim->max_string : 0, max_list = lim ? lim->max_list : 0;
   if (max_depth == 0) max_depth = 100;
   if (max_depth > TFX_WIRE_DEPTH_CAP) max_depth = TFX_WIRE_DEPTH_CAP;
+  size_t max_str = max_string ? max_string : SIZE_MAX;
+  int fast = !(lim && lim->general_only);
   tfx_wire_frame *stk = tfx_malloc(((size_t)max_depth + 1) * sizeof *stk);
   if (!stk) return tfx_wire_nomem(st);
   wire_tabs tabs;
   tabs.n = tabs.used = 0;
   tabs.pool = tfx_malloc(WIRE_TAB_FIELDS * sizeof *tabs.pool); /* none: lookups as before */
   tfx_wire_counts cnt = {NULL, 0, 0};
-  size_t n = 0, pos = 0, base = 0;
-  if (max_list && (base = tfx_wire_counts_push(&cnt, desc)) == SIZE_MAX) {
+  size_t n = 0, pos = 0, base = NO_COUNT;
+  if (counted(max_list, len) && (base = tfx_wire_counts_push(&cnt, desc)) == SIZE_MAX) {
     free(tabs.pool);
     free(stk);
     return tfx_wire_nomem(st);
@@ -196,11 +306,18 @@ tfx_wire_status tfx_io_wire_walk_lim(const ProtobufCMessageDescriptor *desc, con
   while (n) {
     tfx_wire_frame *fr = &stk[n - 1];
     if (pos == fr->end) {
-      if (max_list) cnt.n = fr->cbase;
+      if (fr->cbase != NO_COUNT) cnt.n = fr->cbase;
       n--;
       continue;
     }
     size_t tag_off = pos;
+    /* The common case (wire_fast) first; it stops where the general way below must go on. */
+    if (fast && wire_fast_ok(fr, n)) {
+      pos = wire_fast(data, pos, stk, &n, max_depth, max_str, &tabs, &st->depth);
+      fr = &stk[n - 1];
+      if (pos == fr->end) continue; /* the frame is finished: pop it above */
+      tag_off = pos;
+    }
     uint64_t tag;
     /* protobuf-c reads a tag in at most 5 bytes */
     if (tfx_wire_varint(data, fr->end, &pos, &tag) || pos - tag_off > 5) {
@@ -253,7 +370,7 @@ tfx_wire_status tfx_io_wire_walk_lim(const ProtobufCMessageDescriptor *desc, con
     }
     if (!f) {
       if (fr->desc->n_fields) st->anomalies++;
-      if (max_list && tfx_wire_count(&cnt.c[fr->cbase + fr->desc->n_fields], 1, max_list)) {
+      if (fr->cbase != NO_COUNT && tfx_wire_count(&cnt.c[fr->cbase + fr->desc->n_fields], 1, max_list)) {
         tfx_wire_limit(st, tag_off, "message %s has more than %zu unknown fields (raise the list "
                        "limit with --limit list=N)", fr->desc->name, max_list);
         break;
@@ -319,7 +436,7 @@ tfx_wire_status tfx_io_wire_walk_lim(const ProtobufCMessageDescriptor *desc, con
         }
       }
     }
-    if (max_list && tfx_wire_count(&cnt.c[fr->cbase + idx], nvals, max_list)) {
+    if (fr->cbase != NO_COUNT && tfx_wire_count(&cnt.c[fr->cbase + idx], nvals, max_list)) {
       tfx_wire_limit(st, tag_off, "field %s.%s has more than %zu %s in one message (raise the list "
                      "limit with --limit list=N)", fr->desc->name, f->name, max_list,
                      f->label == PROTOBUF_C_LABEL_REPEATED ? "elements" : "occurrences");
@@ -336,7 +453,8 @@ tfx_wire_status tfx_io_wire_walk_lim(const ProtobufCMessageDescriptor *desc, con
       break;
     }
     if (n > st->depth) st->depth = (unsigned)n;
-    if (max_list && (base = tfx_wire_counts_push(&cnt, f->descriptor)) == SIZE_MAX) {
+    base = NO_COUNT;
+    if (counted(max_list, (size_t)v) && (base = tfx_wire_counts_push(&cnt, f->descriptor)) == SIZE_MAX) {
       tfx_wire_nomem(st);
       break;
     }

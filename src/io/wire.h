@@ -31,6 +31,7 @@ typedef struct tfx_wire_limits {
   unsigned max_depth;  /* message nesting; 0 = 100; capped at TFX_WIRE_DEPTH_CAP */
   size_t max_string;   /* bytes of one value of a known string/bytes field; 0 = no limit */
   size_t max_list;     /* values of one field in one message; 0 = no limit */
+  int general_only;    /* 1: no fast path (wire.c wire_fast); tests compare the two ways */
 } tfx_wire_limits;
 
 typedef struct tfx_wire_stats {

@@ -12,10 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "io/io.h"
 #include "io/pbtxt.h"
+#include "io/wire.h"
 #include "tfxc/tfxc.h"
 #include "util/fileio.h"
 #include "util/arena.h"
@@ -458,6 +460,204 @@ static void allocation_failures_in_load(void **state) {
   }
 }
 
+/* ---- the wire walk's fast path (wire.c wire_fast) against its general way ---- */
+
+static uint64_t xorshift(uint64_t *s) {
+  *s ^= *s << 13;
+  *s ^= *s >> 7;
+  *s ^= *s << 17;
+  return *s;
+}
+
+/* Walks b as each model type under several limits, with and without the fast path: every
+ * figure a walk reports must be the same. Returns how many walks succeeded. */
+static int walk_both_ways(const uint8_t *b, size_t n, const char *what) {
+  static const ProtobufCMessageDescriptor *const ds[3] = {&tensorflow__graph_def__descriptor,
+                                                          &tensorflow__meta_graph_def__descriptor,
+                                                          &tensorflow__saved_model__descriptor};
+  /* default; shallow; tight string and list limits (counted messages); list limit 2 only */
+  static const tfx_wire_limits lims[4] = {{0, 0, 0, 0}, {3, 0, 0, 0}, {100, 12, 3, 0}, {1000, 0, 2, 0}};
+  int ok = 0;
+  for (int d = 0; d < 3; d++)
+    for (int l = 0; l < 4; l++) {
+      tfx_wire_limits gl = lims[l];
+      gl.general_only = 1;
+      tfx_wire_stats a, c;
+      tfx_wire_status ra = tfx_io_wire_walk_lim(ds[d], b, n, &gl, &a);
+      tfx_wire_status rc = tfx_io_wire_walk_lim(ds[d], b, n, &lims[l], &c);
+      if (ra != rc || a.anomalies != c.anomalies || a.depth != c.depth || a.top_fields != c.top_fields ||
+          a.err_off != c.err_off || strcmp(a.err, c.err) != 0) {
+        fprintf(stderr, "%s as %s, limits %d: general %d (%zu anomalies, depth %u, top %llx, at %zu: %s), "
+                "fast %d (%zu, %u, %llx, at %zu: %s)\n", what, ds[d]->name, l, ra, a.anomalies, a.depth,
+                (unsigned long long)a.top_fields, a.err_off, a.err, rc, c.anomalies, c.depth,
+                (unsigned long long)c.top_fields, c.err_off, c.err);
+        fail();
+      }
+      ok += ra == TFX_WIRE_OK;
+    }
+  return ok;
+}
+
+/* Walks n_mut damaged copies of b (bit flips, random bytes, continuation bytes, random tags,
+ * truncation) both ways. Returns the successful walks. */
+static int mutate_and_walk(const uint8_t *b, size_t n, int n_mut, uint64_t seed, const char *what) {
+  uint8_t *m = malloc(n ? n : 1);
+  assert_non_null(m);
+  int ok = walk_both_ways(b, n, what);
+  for (int it = 0; it < n_mut && n > 0; it++) {
+    size_t len = it % 7 == 0 ? 1 + xorshift(&seed) % n : n;
+    memcpy(m, b, len);
+    for (int k = 1 + (int)(xorshift(&seed) % 4); k > 0; k--) {
+      size_t at = xorshift(&seed) % len;
+      switch (xorshift(&seed) % 4) {
+      case 0: m[at] ^= (uint8_t)(1u << xorshift(&seed) % 8); break;
+      case 1: m[at] = (uint8_t)xorshift(&seed); break;
+      case 2: m[at] = (uint8_t)(0x80 | xorshift(&seed)); break;
+      default: m[at] = (uint8_t)((xorshift(&seed) % 16) << 3 | xorshift(&seed) % 8); break;
+      }
+    }
+    ok += walk_both_ways(m, len, what);
+  }
+  free(m);
+  return ok;
+}
+
+/* A SavedModel using more message types than the walk keeps tables for (so some messages
+ * are walked without one), packed and unpacked repeated scalars, maps, oneofs, nesting. */
+static const char *RICH_MG =
+    "meta_info_def { meta_graph_version: \"v\" tags: \"serve\" tags: \"gpu\" tensorflow_version: \"2\" "
+    "  stripped_op_list { op { name: \"X\" input_arg { name: \"a\" type: DT_FLOAT } attr { name: \"T\" type: \"type\" } } } "
+    "  function_aliases { key: \"k\" value: \"v\" } } "
+    "graph_def { "
+    "  node { name: \"a\" op: \"Placeholder\" attr { key: \"dtype\" value { type: DT_FLOAT } } "
+    "    attr { key: \"shape\" value { shape { dim { size: -1 } dim { size: 3 name: \"c\" } } } } } "
+    "  node { name: \"w\" op: \"Const\" device: \"/cpu:0\" attr { key: \"value\" value { tensor { dtype: DT_FLOAT "
+    "    tensor_shape { dim { size: 3 } } float_val: 1.5 float_val: 2 float_val: -3 } } } } "
+    "  node { name: \"i\" op: \"Const\" attr { key: \"value\" value { tensor { dtype: DT_INT64 "
+    "    tensor_shape { dim { size: 2 } } int64_val: 300 int64_val: -1 } } } } "
+    "  node { name: \"m\" op: \"MatMul\" input: \"a\" input: \"w\" input: \"^i\" input: \"^w\" "
+    "    attr { key: \"l\" value { list { i: 1 i: 2 i: 3 i: 200000 f: 0.5 s: \"xy\" b: true type: DT_INT32 shape { dim { size: 2 } } } } } "
+    "    attr { key: \"f\" value { func { name: \"g\" attr { key: \"x\" value { i: 7 } } } } } } "
+    "  library { function { signature { name: \"g\" input_arg { name: \"x\" type: DT_FLOAT } "
+    "    output_arg { name: \"y\" type: DT_FLOAT } } node_def { name: \"n\" op: \"Identity\" input: \"x\" } "
+    "    ret { key: \"y\" value: \"n:output:0\" } attr { key: \"_noinline\" value { b: true } } } } "
+    "  versions { producer: 27 min_consumer: 12 bad_consumers: 3 bad_consumers: 4 } } "
+    "saver_def { filename_tensor_name: \"save/Const:0\" max_to_keep: 5 sharded: true "
+    "  keep_checkpoint_every_n_hours: 10000 version: V2 } "
+    "collection_def { key: \"c1\" value { node_list { value: \"a\" value: \"b\" } } } "
+    "collection_def { key: \"c2\" value { int64_list { value: 1 value: 2 } } } "
+    "collection_def { key: \"c3\" value { float_list { value: 1 } } } "
+    "collection_def { key: \"c4\" value { bytes_list { value: \"zz\" } } } "
+    "signature_def { key: \"serving_default\" value { "
+    "  inputs { key: \"x\" value { name: \"a:0\" dtype: DT_FLOAT tensor_shape { dim { size: -1 } } } } "
+    "  outputs { key: \"y\" value { coo_sparse { values_tensor_name: \"v\" } dtype: DT_FLOAT } } "
+    "  method_name: \"tensorflow/serving/predict\" defaults { key: \"d\" value { dtype: DT_INT32 int_val: 4 } } } } "
+    "asset_file_def { tensor_info { name: \"asset:0\" } filename: \"vocab.txt\" }";
+
+static void pack_text(fx *f, const ProtobufCMessageDescriptor *desc, const char *text, tfx_strbuf *out) {
+  tfx_diag_clear(&f->d);
+  ProtobufCMessage *m = tfx_pbtxt_parse(desc, text, strlen(text), "t", &f->a, NULL, &f->d);
+  if (!m) tfx_diag_print(&f->d, stderr);
+  assert_non_null(m);
+  tfx_sb_init(out);
+  assert_int_equal(tfx_io_pack(m, out), 0);
+  assert_false(out->oom);
+}
+
+/* The fast path gives what the general way gives, on valid and damaged models of each type
+ * (fails if it takes a field, a limit, a nesting level or an error position differently). */
+static void wire_fast_path_agrees(void **state) {
+  fx *f = *state;
+  char *saved = malloc(strlen(RICH_MG) * 2 + 64);
+  assert_non_null(saved);
+  sprintf(saved, "saved_model_schema_version: 1 meta_graphs { %s } meta_graphs { %s }", RICH_MG, RICH_MG);
+  tfx_strbuf gd, mg, sm;
+  pack_text(f, &tensorflow__graph_def__descriptor, GD, &gd);
+  pack_text(f, &tensorflow__meta_graph_def__descriptor, RICH_MG, &mg);
+  pack_text(f, &tensorflow__saved_model__descriptor, saved, &sm);
+  free(saved);
+  /* the intact models are valid as their own type */
+  tfx_wire_stats st;
+  assert_int_equal(tfx_io_wire_walk(&tensorflow__saved_model__descriptor, (const uint8_t *)sm.data, sm.len, 0, &st),
+                   TFX_WIRE_OK);
+  assert_int_equal(tfx_io_wire_walk(&tensorflow__meta_graph_def__descriptor, (const uint8_t *)mg.data, mg.len, 0, &st),
+                   TFX_WIRE_OK);
+  int ok = 0;
+  ok += mutate_and_walk((const uint8_t *)gd.data, gd.len, 2000, 1, "GraphDef");
+  ok += mutate_and_walk((const uint8_t *)mg.data, mg.len, 2000, 2, "MetaGraphDef");
+  ok += mutate_and_walk((const uint8_t *)sm.data, sm.len, 3000, 3, "SavedModel");
+  assert_true(ok > 1000); /* many damaged copies still walk: the fast path ran */
+  tfx_sb_free(&gd);
+  tfx_sb_free(&mg);
+  tfx_sb_free(&sm);
+}
+
+/* A regular file is loaded through a mapping (io.c tfx_io_map_file), anything else through
+ * the read path: a FIFO gives the same model unmapped; an empty file and a file over the
+ * size limit go the read path, which reports them as before. */
+static void regular_files_are_mapped(void **state) {
+  fx *f = *state;
+  tfx_strbuf gd;
+  tfx_diag_clear(&f->d);
+  ProtobufCMessage *msg = tfx_pbtxt_parse(&tensorflow__graph_def__descriptor, GD, strlen(GD), "t", &f->a, NULL, &f->d);
+  assert_non_null(msg);
+  tfx_sb_init(&gd);
+  assert_int_equal(tfx_io_pack(msg, &gd), 0);
+  write_bytes(path_in(f, "g.pb"), gd.data, gd.len);
+  write_bytes(path_in(f, "g.pbtxt"), GD, strlen(GD));
+  const char *files[2] = {"g.pb", "g.pbtxt"};
+  for (int i = 0; i < 2; i++) {
+    tfx_model m;
+    assert_int_equal(load(f, path_in(f, files[i]), NULL, &m), 0);
+    assert_int_equal(m.mapped, 1);
+    assert_int_equal(m.graph->n_node, 2);
+    assert_string_equal(m.graph->node[1]->input[0], "a");
+    tfx_strbuf again;
+    tfx_sb_init(&again);
+    assert_int_equal(tfx_io_pack(m.root, &again), 0);
+    assert_int_equal(again.len, gd.len);
+    assert_memory_equal(again.data, gd.data, gd.len);
+    tfx_sb_free(&again);
+    tfx_model_free(&m);
+  }
+  /* a FIFO: read, not mapped, the same model */
+  char fifo[512];
+  snprintf(fifo, sizeof fifo, "%s", path_in(f, "fifo.pb"));
+  assert_int_equal(mkfifo(fifo, 0600), 0);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    FILE *w = fopen(fifo, "wb");
+    size_t put = w ? fwrite(gd.data, 1, gd.len, w) : 0;
+    if (w) fclose(w);
+    _exit(put == gd.len ? 0 : 1);
+  }
+  tfx_model m;
+  int rc = load(f, fifo, NULL, &m);
+  int status = 0;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  assert_int_equal(rc, 0);
+  assert_int_equal(m.mapped, 0);
+  assert_int_equal(m.graph->n_node, 2);
+  assert_string_equal(m.graph->node[1]->input[0], "a");
+  tfx_model_free(&m);
+  /* empty: an empty GraphDef, read */
+  write_bytes(path_in(f, "empty.pb"), "", 0);
+  assert_int_equal(load(f, path_in(f, "empty.pb"), NULL, &m), 0);
+  assert_int_equal(m.mapped, 0);
+  assert_int_equal(m.graph->n_node, 0);
+  tfx_model_free(&m);
+  /* over the size limit: not mapped, refused by the read path */
+  tfx_load_opts small = {.max_file_size = gd.len - 1};
+  expect_fail(f, path_in(f, "g.pb"), &small, "larger than the limit");
+  tfx_load_opts exact = {.max_file_size = gd.len};
+  assert_int_equal(load(f, path_in(f, "g.pb"), &exact, &m), 0);
+  assert_int_equal(m.mapped, 1);
+  tfx_model_free(&m);
+  tfx_sb_free(&gd);
+}
+
 /* Every MANIFEST row: ok rows load with the recorded kind, wire and top-level node count; the
  * rest (malformed, fails, GraphDebugInfo) fail with one error. */
 static void corpus_manifest(void **state) {
@@ -558,6 +758,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(write_text_and_binary_then_load, fx_setup, fx_teardown),
       cmocka_unit_test_setup_teardown(removed_nodes_are_given_back, fx_setup, fx_teardown),
       cmocka_unit_test_setup_teardown(binary_load_gives_back_unpack_scratch, fx_setup, fx_teardown),
+      cmocka_unit_test_setup_teardown(wire_fast_path_agrees, fx_setup, fx_teardown),
+      cmocka_unit_test_setup_teardown(regular_files_are_mapped, fx_setup, fx_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
