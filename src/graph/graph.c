@@ -747,6 +747,11 @@ void tfx_module_free(tfx_module *m) {
 
 uint32_t tfx_graph_find(const tfx_graph *g, const char *name) {
   if (!name) return TFX_NO_ID;
+  if (g->names_dropped) { /* no map any more: the first node of that name, as the map holds */
+    for (uint32_t i = 0; i < g->n_nodes; i++)
+      if (g->nodes[i].name && strcmp(g->nodes[i].name, name) == 0) return i;
+    return TFX_NO_ID;
+  }
   uint32_t id = tfx_hmap_get(&g->by_name, name, strlen(name));
   return id == TFX_HASH_NONE ? TFX_NO_ID : id;
 }
@@ -754,4 +759,5 @@ uint32_t tfx_graph_find(const tfx_graph *g, const char *name) {
 void tfx_graph_drop_names(tfx_graph *g) {
   tfx_hmap_free(&g->by_name);
   tfx_hmap_init(&g->by_name);
+  g->names_dropped = 1;
 }

@@ -67,10 +67,11 @@ typedef struct tfx_graph {
   Tensorflow__FunctionDef *func; /* NULL for the main graph */
   tfx_node *nodes;
   uint32_t n_nodes;
-  tfx_hmap by_name;              /* node name -> id */
+  tfx_hmap by_name;              /* node name -> id (empty once names_dropped) */
   uint32_t *topo;                /* node ids, producers before consumers (NextIteration back edges ignored) */
   const char **args;             /* function signature input arg names (n_args); NULL for main */
   uint32_t n_args;
+  int names_dropped;             /* tfx_graph_drop_names ran: by_name is empty */
 } tfx_graph;
 
 typedef struct tfx_module {
@@ -143,8 +144,9 @@ int tfx_parse_func_input(const char *s, const char **name, size_t *name_len, con
                          size_t *out_arg_len, int32_t *port);
 
 /* Frees g's name map (by_name: 2^21 slots x 24 B = 48 MiB for a graph of 10^6 nodes) and
- * leaves it empty: tfx_graph_find then finds no node, and nothing may re-index g (the
- * incremental re-index takes the map over). For what reads nodes by id only from there on
+ * leaves it empty (names_dropped set): tfx_graph_find then looks names up by a linear scan
+ * (correct, slow: no pass after lowering's start should need it), and the incremental
+ * re-index refuses g (tfx_module_update answers "full build", which makes a new map). For what reads nodes by id only from there on
  * (passes/context.c: lowering of a run that keeps no report). */
 void tfx_graph_drop_names(tfx_graph *g);
 

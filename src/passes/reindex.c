@@ -331,7 +331,7 @@ int tfx_module_update(tfx_module *nm, tfx_module *om, Tensorflow__GraphDef *gd,
   tfx_hmap_init(&nm->main.by_name);
   nm->fname = om->fname;
   nm->main.name = "";
-  if (!gd || om->has_errors) return UPD_FULL;
+  if (!gd || om->has_errors || om->main.names_dropped) return UPD_FULL; /* no map to take over */
   Tensorflow__FunctionDefLibrary *lib = gd->library;
   size_t nf = lib ? lib->n_function : 0;
   if (nf != om->n_funcs) return UPD_FULL;

@@ -377,6 +377,31 @@ static void left_to_full_build(void **state) {
   }
 }
 
+/* After tfx_graph_drop_names (a run that keeps no report, before lowering) the graph has no
+ * name map: tfx_graph_find must still answer right (by a scan), and the incremental re-index,
+ * which takes the old map over, must refuse the graph (a full build) instead of producing an
+ * index whose names cannot be found. */
+static void dropped_names(void **state) {
+  (void)state;
+  hg h;
+  base(&h);
+  tfx_module old, nm;
+  build(&old, &h);
+  uint32_t want_c = tfx_graph_find(&old.main, "c");
+  assert_int_not_equal(want_c, TFX_NO_ID);
+  tfx_graph_drop_names(&old.main);
+  assert_int_equal(old.main.by_name.n, 0);
+  assert_int_equal(tfx_graph_find(&old.main, "c"), want_c);
+  assert_int_equal(tfx_graph_find(&old.main, "a"), 0);
+  assert_int_equal(tfx_graph_find(&old.main, "zzz"), TFX_NO_ID);
+  tfx_graph_change same[1] = {{NULL, NULL}}; /* nothing changed: the map would be taken over */
+  assert_int_equal(tfx_module_update(&nm, &old, &h.gd, same), 1);
+  tfx_module_free(&nm);
+  assert_int_equal(rewrite(&h, &old, &nm, "x", "Fused", "a", "x"), 1);
+  tfx_module_free(&nm);
+  tfx_module_free(&old);
+}
+
 /* Many names gone at once: the old name map is patched in place (gone names deleted by
  * backward shift, kept ones renumbered), including a removed name given to a new node. Over
  * several sizes and removal patterns the updated index must equal a full build: every kept
@@ -455,6 +480,7 @@ int main(void) {
       cmocka_unit_test(dataflow_commuted),
       cmocka_unit_test(renumbered_graph),
       cmocka_unit_test(left_to_full_build),
+      cmocka_unit_test(dropped_names),
       cmocka_unit_test(many_names_removed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
