@@ -791,6 +791,11 @@ static int pre_encode(lg *G, size_t i) {
     G->lite = l;
     G->cap_pre = nc;
   }
+  const tfx_ge_air_attrs *hit;
+  if (tfx_lower_attrs_hit(w, &hit)) { /* its block, known by what determines it (lower_node.c) */
+    G->pre[i] = hit;
+    return 0;
+  }
   Ge__Proto__OpDef *op = G->gd->op[i];
   if (!op->n_attr) return 0;
   Ge__Proto__OpDef t = *op;
@@ -995,6 +1000,7 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
     G.nr[id].op_end = (uint32_t)gd->n_op;
     if (pre) {
       for (size_t i = first; i < gd->n_op && rc == 0; i++) rc = pre_encode(&G, i);
+      if (rc == 0) rc = tfx_lower_attrs_put(&G, first); /* a new block, for later nodes */
       if (rc) /* the ops keep no attr in the scratch being reset */
         for (size_t i = first; i < gd->n_op; i++) gd->op[i]->attr = NULL, gd->op[i]->n_attr = 0;
       for (size_t i = first; lite && i < gd->n_op && rc == 0; i++) rc = keep_lite(&G, id, i);
@@ -1217,6 +1223,7 @@ done:
   tfx_hmap_free(&w.unfed);
   tfx_hmap_free(&w.pre_map);
   tfx_hmap_free(&w.outs_map);
+  tfx_lower_attrs_free(&w);
   tfx_ge_shape_cache_free(&w.shapes);
   tfx_arena_free(&w.scratch);
   tfx_ge_air_stream_free(w.S);

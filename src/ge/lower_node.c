@@ -483,6 +483,263 @@ static int dyn_attrs(lw *w, Ge__Proto__OpDef *op, const tfx_map_dyn *dyn, uint32
   return 0;
 }
 
+/* ---------------------------------------------------------------- attr block cache */
+
+/* Streaming phase 1 writes an op's own attrs ahead as one block of wire bytes (lower.c's
+ * pre_encode), and most blocks repeat (10% distinct in the bench graphs). What the block of a
+ * RULE / AUTO / PASSTHROUGH op that is neither a Data nor a Const op of the main graph holds
+ * is determined by: the prototype (attr types, defaults), the mapped attrs (name; the TF
+ * AttrValue or the rule's value), the dynamic-port counts, the optional inputs, and no
+ * fusion provenance. Those are encoded into a key (exactly: bytes, lengths and tags, no
+ * hash standing in for content); a node whose key was seen gets the block of the first node
+ * with that key, and none of its AttrDefs is built, sorted nor written. A build that reported
+ * anything (a dropped attr, a missing required one) is never cached, so every node that would
+ * report still builds and reports. Keys that do not fit AC_KEY_MAX bytes, tensors, functions,
+ * placeholders, scope/node values and fused nodes are not cached (built as before). */
+#define AC_KEY_MAX 2048
+
+typedef struct ac_slot {
+  const uint8_t *key; /* in the cache's arena; NULL: empty slot */
+  uint32_t len, hash;
+  const tfx_ge_air_attrs *rec; /* the block's record (lower.c's pre array); NULL: no attr */
+} ac_slot;
+
+struct tfx_lower_acache {
+  ac_slot *slots; /* malloc, power-of-two capacity, at most half full */
+  size_t cap, n;
+  tfx_arena keys;
+  /* the node being built: its key, kept until pre_encode has written its block (pending),
+   * or the record found for it (has_hit) */
+  uint8_t key[AC_KEY_MAX];
+  uint32_t key_len, key_hash;
+  int pending, has_hit;
+  const tfx_ge_air_attrs *hit;
+};
+
+typedef struct ac_buf {
+  uint8_t *p;
+  size_t n, cap;
+  int bad; /* over cap, or a value the key does not describe */
+} ac_buf;
+
+static void ac_put(ac_buf *b, const void *v, size_t n) {
+  if (b->bad || n > b->cap - b->n) {
+    b->bad = 1;
+    return;
+  }
+  memcpy(b->p + b->n, v, n);
+  b->n += n;
+}
+static void ac_u8(ac_buf *b, uint8_t v) { ac_put(b, &v, 1); }
+static void ac_u64(ac_buf *b, uint64_t v) { ac_put(b, &v, sizeof v); }
+/* a string with its length (NULL and "" differ) */
+static void ac_str(ac_buf *b, const char *s) {
+  if (!s) {
+    ac_u8(b, 0);
+    return;
+  }
+  size_t n = strlen(s);
+  ac_u8(b, 1);
+  ac_u64(b, n);
+  ac_put(b, s, n);
+}
+
+static void ac_shape(ac_buf *b, const Tensorflow__TensorShapeProto *s) {
+  if (!s || s->unknown_rank) {
+    ac_u8(b, 'U');
+    return;
+  }
+  ac_u8(b, 'K');
+  ac_u64(b, s->n_dim);
+  for (size_t k = 0; k < s->n_dim; k++) ac_u64(b, (uint64_t)(s->dim[k] ? s->dim[k]->size : -1));
+}
+
+/* A TF AttrValue as attr.c's from_tf reads it (value case and every field it may read). */
+static void ac_tf(ac_buf *b, const Tensorflow__AttrValue *v) {
+  ac_u8(b, (uint8_t)v->value_case);
+  switch (v->value_case) {
+  case TENSORFLOW__ATTR_VALUE__VALUE_S:
+    ac_u64(b, v->s.len);
+    ac_put(b, v->s.data, v->s.len);
+    return;
+  case TENSORFLOW__ATTR_VALUE__VALUE_I: ac_u64(b, (uint64_t)v->i); return;
+  case TENSORFLOW__ATTR_VALUE__VALUE_F: ac_put(b, &v->f, sizeof v->f); return;
+  case TENSORFLOW__ATTR_VALUE__VALUE_B: ac_u8(b, v->b != 0); return;
+  case TENSORFLOW__ATTR_VALUE__VALUE_TYPE: ac_u64(b, (uint64_t)v->type); return;
+  case TENSORFLOW__ATTR_VALUE__VALUE_SHAPE: ac_shape(b, v->shape); return;
+  case TENSORFLOW__ATTR_VALUE__VALUE_LIST: {
+    const Tensorflow__AttrValue__ListValue *l = v->list;
+    if (!l) {
+      ac_u8(b, 0);
+      return;
+    }
+    if (l->n_tensor || l->n_func) {
+      b->bad = 1;
+      return;
+    }
+    ac_u8(b, 1);
+    ac_u64(b, l->n_s);
+    for (size_t k = 0; k < l->n_s; k++) {
+      ac_u64(b, l->s[k].len);
+      ac_put(b, l->s[k].data, l->s[k].len);
+    }
+    ac_u64(b, l->n_i);
+    ac_put(b, l->i, l->n_i * sizeof *l->i);
+    ac_u64(b, l->n_f);
+    ac_put(b, l->f, l->n_f * sizeof *l->f);
+    ac_u64(b, l->n_b);
+    for (size_t k = 0; k < l->n_b; k++) ac_u8(b, l->b[k] != 0);
+    ac_u64(b, l->n_type);
+    for (size_t k = 0; k < l->n_type; k++) ac_u64(b, (uint64_t)l->type[k]);
+    ac_u64(b, l->n_shape);
+    for (size_t k = 0; k < l->n_shape; k++) ac_shape(b, l->shape[k]);
+    return;
+  }
+  default: b->bad = 1; return; /* tensor, func, placeholder, unset */
+  }
+}
+
+/* A rule value (tag, length and content; lists item by item). */
+static void ac_value(ac_buf *b, const tfx_value *v, unsigned depth) {
+  if (depth > TFX_V_MAX_DEPTH) {
+    b->bad = 1;
+    return;
+  }
+  ac_u8(b, v->tag);
+  switch (v->tag) {
+  case TFX_V_NONE: return;
+  case TFX_V_BOOL:
+  case TFX_V_INT:
+  case TFX_V_DTYPE: ac_u64(b, (uint64_t)v->u.i); return;
+  case TFX_V_FLOAT: ac_put(b, &v->u.f, sizeof v->u.f); return;
+  case TFX_V_STR:
+    ac_u64(b, v->n);
+    ac_put(b, v->u.s, v->n);
+    return;
+  case TFX_V_LIST:
+    ac_u64(b, v->n);
+    for (uint32_t k = 0; k < v->n && !b->bad; k++) ac_value(b, &v->u.items[k], depth + 1);
+    return;
+  default: b->bad = 1; return; /* scope, node */
+  }
+}
+
+/* The key of node id's attr block into b; 0 when it has none (not cached). */
+static int ac_key(const lg *G, uint32_t id, ac_buf *b) {
+  const tfx_mapped_op *mop = &G->mg->ops[id];
+  const Tensorflow__AttrValue *fn = tfx_ge_tf_attr(G->g->nodes[id].def, "_fusion_nodes");
+  if (fn && fn->value_case == TENSORFLOW__ATTR_VALUE__VALUE_LIST && fn->list && fn->list->n_s)
+    return 0; /* provenance: the node's own names */
+  ac_str(b, mop->type);
+  ac_put(b, &mop->proto, sizeof mop->proto);
+  ac_u64(b, mop->n_attrs);
+  for (uint32_t k = 0; k < mop->n_attrs && !b->bad; k++) {
+    const tfx_map_attr *a = &mop->attrs[k];
+    ac_str(b, a->name);
+    if (!a->name) continue;
+    if (a->tf) {
+      ac_u8(b, 'T');
+      ac_tf(b, a->tf);
+    } else {
+      ac_u8(b, 'V');
+      ac_value(b, &a->v, 0);
+    }
+  }
+  ac_u64(b, mop->n_dyn);
+  for (uint32_t k = 0; k < mop->n_dyn; k++) {
+    ac_str(b, mop->dyn[k].name);
+    ac_u8(b, mop->dyn[k].is_output);
+    ac_u64(b, mop->dyn[k].count);
+  }
+  for (uint32_t k = 0; k < mop->n_in; k++)
+    if (mop->in[k].kind == TFX_CANN_OPT)
+      ac_str(b, mop->in[k].ir_name ? mop->in[k].ir_name : mop->in[k].name);
+  return !b->bad;
+}
+
+/* The cache (made on first use). NULL after reporting out of memory. */
+static struct tfx_lower_acache *ac_get(lw *w) {
+  if (!w->acache) {
+    struct tfx_lower_acache *ac = tfx_calloc(1, sizeof *ac);
+    if (!ac) {
+      tfx_lower_oom(w);
+      return NULL;
+    }
+    tfx_arena_init(&ac->keys);
+    w->acache = ac;
+  }
+  return w->acache;
+}
+
+/* Looks node id up: 1 found (ac->hit), 0 not found (its key pending: tfx_lower_attrs_put
+ * adds it once its block is written), -1 not cacheable. */
+static int ac_lookup(const lg *G, uint32_t id, struct tfx_lower_acache *ac) {
+  ac->pending = ac->has_hit = 0;
+  ac_buf b = {ac->key, 0, sizeof ac->key, 0};
+  if (!ac_key(G, id, &b) || b.n > UINT32_MAX) return -1;
+  ac->key_len = (uint32_t)b.n;
+  ac->key_hash = tfx_hash_bytes(ac->key, b.n);
+  for (size_t m = ac->cap - 1, i = ac->key_hash & m; ac->cap && ac->slots[i].key; i = (i + 1) & m) {
+    const ac_slot *s = &ac->slots[i];
+    if (s->hash == ac->key_hash && s->len == ac->key_len && memcmp(s->key, ac->key, b.n) == 0) {
+      ac->hit = s->rec;
+      ac->has_hit = 1;
+      return 1;
+    }
+  }
+  ac->pending = 1;
+  return 0;
+}
+
+int tfx_lower_attrs_hit(lw *w, const tfx_ge_air_attrs **rec) {
+  struct tfx_lower_acache *ac = w->acache;
+  if (!ac || !ac->has_hit) return 0;
+  ac->has_hit = 0;
+  *rec = ac->hit;
+  return 1;
+}
+
+int tfx_lower_attrs_put(lg *G, size_t first) {
+  lw *w = G->w;
+  struct tfx_lower_acache *ac = w->acache;
+  if (!ac || !ac->pending) return 0;
+  ac->pending = 0;
+  if (G->gd->n_op != first + 1) return 0; /* (never: one op) */
+  const tfx_ge_air_attrs *rec = first < G->cap_pre ? G->pre[first] : NULL;
+  if (rec && rec->tail) return 0; /* borrowed bytes: its own (never: no tensor) */
+  if (2 * (ac->n + 1) > ac->cap) {
+    size_t nc = ac->cap ? 2 * ac->cap : 1024;
+    ac_slot *v = tfx_calloc(nc, sizeof *v);
+    if (!v) return tfx_lower_oom(w);
+    for (size_t k = 0; k < ac->cap; k++) {
+      if (!ac->slots[k].key) continue;
+      size_t i = ac->slots[k].hash & (nc - 1);
+      while (v[i].key) i = (i + 1) & (nc - 1);
+      v[i] = ac->slots[k];
+    }
+    free(ac->slots);
+    ac->slots = v;
+    ac->cap = nc;
+  }
+  uint8_t *key = tfx_arena_alloc(&ac->keys, ac->key_len ? ac->key_len : 1);
+  if (!key) return tfx_lower_oom(w);
+  memcpy(key, ac->key, ac->key_len);
+  size_t i = ac->key_hash & (ac->cap - 1);
+  while (ac->slots[i].key) i = (i + 1) & (ac->cap - 1);
+  ac->slots[i] = (ac_slot){key, ac->key_len, ac->key_hash, rec};
+  ac->n++;
+  return 0;
+}
+
+void tfx_lower_attrs_free(lw *w) {
+  struct tfx_lower_acache *ac = w->acache;
+  if (!ac) return;
+  free(ac->slots);
+  tfx_arena_free(&ac->keys);
+  free(ac);
+  w->acache = NULL;
+}
+
 /* RULE / AUTO / PASSTHROUGH: one op. Input descs are made when wiring. */
 int tfx_lower_build_op(lg *G, uint32_t id) {
   lw *w = G->w;
@@ -512,6 +769,21 @@ int tfx_lower_build_op(lg *G, uint32_t id) {
       return -1;
     return 0;
   }
+  /* streaming, its attrs written ahead (lower.c's pre_encode): the block cache */
+  struct tfx_lower_acache *ac = NULL;
+  size_t n_diag = w->d->errors + w->d->warnings;
+  if (w->S && w->AT == &w->scratch && !G->sub && !w->failed && r->n_sub == 0 && n_skip == 0) {
+    if (!(ac = ac_get(w))) return -1;
+    if (ac_lookup(G, id, ac) == 1) { /* the block is known: only the output descs */
+      for (uint32_t k = 0; k < mop->n_out; k++) {
+        const tfx_map_port *p = &mop->out[k];
+        if (tfx_lower_push_out(w, op,
+                               out_desc(G, nd, p->tf_port, p->name ? p->name : "", p->format)))
+          return -1;
+      }
+      return 0;
+    }
+  }
   if (map_attrs(G, op, nd->name, type, mop->attrs, mop->n_attrs, mop->proto, skip, n_skip))
     return -1;
   for (uint32_t k = 0; k < mop->n_out; k++) {
@@ -532,7 +804,10 @@ int tfx_lower_build_op(lg *G, uint32_t id) {
         v[n_opt++] = mop->in[k].ir_name ? mop->in[k].ir_name : mop->in[k].name;
     if (tfx_lower_set_attr(w, op, "_opt_input", tfx_ge_attr_list_str(w->AT, v, n_opt))) return -1;
   }
-  return provenance(G, op, nd, 0);
+  if (provenance(G, op, nd, 0)) return -1;
+  /* reported something: not cached (each node with this key reports it again) */
+  if (ac && (w->failed || w->d->errors + w->d->warnings != n_diag)) ac->pending = 0;
+  return 0;
 }
 
 /* Ports of an inner node of a graph map: names and kinds from its prototype. */
