@@ -1178,8 +1178,10 @@ int tfx_lower_wire_op(lg *G, uint32_t id, ctl *c) {
   nrec *r = &G->nr[id];
   Ge__Proto__OpDef *op = r->op;
   uint32_t nd_in = nd->n_data_in;
-  uint8_t *bound = tfx_calloc(nd_in ? nd_in : 1, 1);
+  uint8_t few[64]; /* (most nodes: no allocation) */
+  uint8_t *bound = nd_in <= sizeof few ? few : tfx_calloc(nd_in, 1);
   if (!bound) return tfx_lower_oom(w);
+  if (bound == few) memset(few, 0, sizeof few);
   int rc = 0;
   if (r->special == TFX_LOWER_SP_DATA) {
     if (nd_in)
@@ -1232,7 +1234,7 @@ int tfx_lower_wire_op(lg *G, uint32_t id, ctl *c) {
   }
   for (uint32_t j = nd_in; j < nd->n_in && rc == 0; j++)
     rc = tfx_lower_ctl_add_input(G, c, &nd->in[j]);
-  free(bound);
+  if (bound != few) free(bound);
   if (rc == 0) rc = tfx_lower_ctl_flush(w, op, c);
   if (rc == 0 && !r->special) rc = tfx_lower_port_names(w, op);
   return rc;
