@@ -215,8 +215,69 @@ static Ge__Proto__OpDef__AttrEntry *shared_entry(lw *w, Ge__Proto__OpDef__AttrEn
   return *slot;
 }
 
-int tfx_lower_port_names(lw *w, Ge__Proto__OpDef *op) {
+/* The port lists of the ops whose descriptors are named after a mapping's port array (most:
+ * see port_names), by the array's address and length: the index into w->port_list, found
+ * without joining and hashing the names. The arrays live in the op mapping's arena (shared by
+ * nodes with the same ports) and are not changed while lowering runs. */
+#define PN_SLOTS 512
+typedef struct pn_slot {
+  const tfx_map_port *p; /* NULL: empty */
+  size_t n, ix;
+} pn_slot;
+
+#define AC_KEY_MAX 2048
+
+typedef struct ac_slot {
+  const uint8_t *key; /* in the cache's arena; NULL: empty slot */
+  uint32_t len, hash;
+  const tfx_ge_air_attrs *rec; /* the block's record (lower.c's pre array); NULL: no attr */
+} ac_slot;
+
+struct tfx_lower_acache {
+  ac_slot *slots; /* malloc, power-of-two capacity, at most half full */
+  size_t cap, n;
+  tfx_arena keys;
+  /* the node being built: its key, kept until pre_encode has written its block (pending),
+   * or the record found for it (has_hit) */
+  uint8_t key[AC_KEY_MAX];
+  uint32_t key_len, key_hash;
+  int pending, has_hit;
+  const tfx_ge_air_attrs *hit;
+  pn_slot *pn; /* port lists by mapping port array (port_list_of); PN_SLOTS, malloc */
+};
+
+/* The port list of descs v (n of them) into *ix: through the memo when every desc's name is
+ * the name of mp's port ("" for a port with none), else port_name_list. */
+static Ge__Proto__AttrDef *port_list_of(lw *w, Ge__Proto__TensorDescriptor **v, size_t n,
+                                        const tfx_map_port *mp, size_t mn, size_t *ix) {
+  pn_slot *slot = NULL;
+  if (mp && mn == n && w->acache) {
+    size_t k = 0;
+    for (; k < n && v[k] && v[k]->name; k++) {
+      const char *a = v[k]->name, *b = mp[k].name ? mp[k].name : "";
+      if (a != b && strcmp(a, b) != 0) break;
+    }
+    if (k == n && (slot = w->acache->pn)) {
+      slot += (((uintptr_t)mp >> 4) ^ n) & (PN_SLOTS - 1);
+      if (slot->p == mp && slot->n == n) {
+        *ix = slot->ix;
+        return w->port_list[slot->ix];
+      }
+    }
+  }
+  Ge__Proto__AttrDef *a = port_name_list(w, v, n, ix);
+  if (a && slot) *slot = (pn_slot){mp, n, *ix};
+  return a;
+}
+
+/* tfx_lower_port_names for op, whose input / output descs may be named after mp[0] / mp[1]
+ * (mn[] ports; NULL: not known). */
+static int port_names(lw *w, Ge__Proto__OpDef *op, const tfx_map_port *const *mp,
+                      const size_t *mn) {
   size_t cached = sizeof w->port_index / sizeof w->port_index[0];
+  /* an op with no attr yet (a lite op being wired) takes the four keys, which differ, without
+   * looking each up first */
+  int fresh = op->n_attr == 0;
   for (int dir = 0; dir < 2; dir++) {
     size_t n = dir ? op->n_output_desc : op->n_input_desc;
     if (!n) continue;
@@ -224,21 +285,35 @@ int tfx_lower_port_names(lw *w, Ge__Proto__OpDef *op) {
     const char *nk = dir ? "_output_name_key" : "_input_name_key";
     const char *vk = dir ? "_output_name_value" : "_input_name_value";
     size_t ix = 0;
-    Ge__Proto__AttrDef *names = port_name_list(w, v, n, &ix);
+    Ge__Proto__AttrDef *names =
+        mp ? port_list_of(w, v, n, mp[dir], mn[dir], &ix) : port_name_list(w, v, n, &ix);
     Ge__Proto__AttrDef *index = names ? port_index_list(w, n) : NULL;
     if (!names || !index) return tfx_lower_oom(w);
     /* both shared: so are their entries (an op keeps the entries, not copies) */
     Ge__Proto__OpDef__AttrEntry *ne =
         shared_entry(w, &w->port_entry[2 * ix + (size_t)dir], nk, names);
-    if (!ne || tfx_ge_op_entry_put(w->AT, op, ne)) return tfx_lower_oom(w);
+    if (!ne || (fresh ? TFX_GE_PUSH(w->AT, op->attr, op->n_attr, ne)
+                      : tfx_ge_op_entry_put(w->AT, op, ne)))
+      return tfx_lower_oom(w);
     if (n < cached) {
       Ge__Proto__OpDef__AttrEntry *ve = shared_entry(w, &w->index_entry[dir][n], vk, index);
-      if (!ve || tfx_ge_op_entry_put(w->AT, op, ve)) return tfx_lower_oom(w);
+      if (!ve || (fresh ? TFX_GE_PUSH(w->AT, op->attr, op->n_attr, ve)
+                        : tfx_ge_op_entry_put(w->AT, op, ve)))
+        return tfx_lower_oom(w);
     } else if (tfx_lower_set_attr(w, op, vk, index)) {
       return -1;
     }
   }
   return 0;
+}
+
+int tfx_lower_port_names(lw *w, Ge__Proto__OpDef *op) { return port_names(w, op, NULL, NULL); }
+
+/* The same for the op of mapped node mop (descs named after its ports, as a rule). */
+static int port_names_mop(lw *w, Ge__Proto__OpDef *op, const tfx_mapped_op *mop) {
+  const tfx_map_port *mp[2] = {mop->in, mop->out};
+  size_t mn[2] = {mop->n_in, mop->n_out};
+  return port_names(w, op, mp, mn);
 }
 
 /* Provenance attrs (see the header). */
@@ -496,26 +571,6 @@ static int dyn_attrs(lw *w, Ge__Proto__OpDef *op, const tfx_map_dyn *dyn, uint32
  * anything (a dropped attr, a missing required one) is never cached, so every node that would
  * report still builds and reports. Keys that do not fit AC_KEY_MAX bytes, tensors, functions,
  * placeholders, scope/node values and fused nodes are not cached (built as before). */
-#define AC_KEY_MAX 2048
-
-typedef struct ac_slot {
-  const uint8_t *key; /* in the cache's arena; NULL: empty slot */
-  uint32_t len, hash;
-  const tfx_ge_air_attrs *rec; /* the block's record (lower.c's pre array); NULL: no attr */
-} ac_slot;
-
-struct tfx_lower_acache {
-  ac_slot *slots; /* malloc, power-of-two capacity, at most half full */
-  size_t cap, n;
-  tfx_arena keys;
-  /* the node being built: its key, kept until pre_encode has written its block (pending),
-   * or the record found for it (has_hit) */
-  uint8_t key[AC_KEY_MAX];
-  uint32_t key_len, key_hash;
-  int pending, has_hit;
-  const tfx_ge_air_attrs *hit;
-};
-
 typedef struct ac_buf {
   uint8_t *p;
   size_t n, cap;
@@ -666,6 +721,7 @@ static struct tfx_lower_acache *ac_get(lw *w) {
       return NULL;
     }
     tfx_arena_init(&ac->keys);
+    ac->pn = tfx_calloc(PN_SLOTS, sizeof *ac->pn); /* NULL: no memo, no error */
     w->acache = ac;
   }
   return w->acache;
@@ -735,6 +791,7 @@ void tfx_lower_attrs_free(lw *w) {
   struct tfx_lower_acache *ac = w->acache;
   if (!ac) return;
   free(ac->slots);
+  free(ac->pn);
   tfx_arena_free(&ac->keys);
   free(ac);
   w->acache = NULL;
@@ -765,7 +822,7 @@ int tfx_lower_build_op(lg *G, uint32_t id) {
     r->special = TFX_LOWER_SP_CONST;
     skip[n_skip++] = "value";
     if (map_attrs(G, op, nd->name, type, mop->attrs, mop->n_attrs, mop->proto, skip, n_skip) ||
-        build_const(G, id, op, mop) || provenance(G, op, nd, 0) || tfx_lower_port_names(w, op))
+        build_const(G, id, op, mop) || provenance(G, op, nd, 0) || port_names_mop(w, op, mop))
       return -1;
     return 0;
   }
@@ -1236,7 +1293,7 @@ int tfx_lower_wire_op(lg *G, uint32_t id, ctl *c) {
     rc = tfx_lower_ctl_add_input(G, c, &nd->in[j]);
   if (bound != few) free(bound);
   if (rc == 0) rc = tfx_lower_ctl_flush(w, op, c);
-  if (rc == 0 && !r->special) rc = tfx_lower_port_names(w, op);
+  if (rc == 0 && !r->special) rc = port_names_mop(w, op, mop);
   return rc;
 }
 

@@ -485,6 +485,7 @@ static void attr_block_cache(void **state) {
   lt_attr(f, lt_nd(gd, "w2"), "SrcT", lt_av(f, TENSORFLOW__ATTR_VALUE__VALUE_TYPE));
   lt_build(f, gd);
   lt_map(f, &f->om.main, "a", "Data", "", "y:0");
+  tfx_mapped_op *op0[NV];
   for (int r = 0; r < 2; r++) {
     tfx_mapped_op *op[NV];
     for (int v = 0; v < NV; v++) {
@@ -498,6 +499,13 @@ static void attr_block_cache(void **state) {
     lt_map_dyn(f, op[21], "x", 0, 3);
     lt_map_attr(op[3], "pads", tfx_v_list((const tfx_value[]){tfx_v_int(1), tfx_v_int(2)}, 2));
     lt_map_attr(op[4], "pads", tfx_v_list((const tfx_value[]){tfx_v_int(1)}, 1));
+    /* port arrays shared like the op mapping's (port names found by array, lower_node.c's
+     * port_list_of), and one array read to two lengths: "x" and "x, bias" */
+    for (int v = 0; v < NV; v++) {
+      if (r) op[v]->in = op0[v]->in, op[v]->out = op0[v]->out;
+      op0[v] = op[v];
+    }
+    op[0]->in = op0[20]->in; /* n_in 1 */
   }
   lt_map(f, &f->om.main, "w1", "Cast", "x:0", "y:0"); /* dst_type missing: warned */
   lt_map(f, &f->om.main, "w2", "Cast", "x:0", "y:0");
