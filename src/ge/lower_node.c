@@ -230,7 +230,10 @@ typedef struct pn_slot {
 typedef struct ac_slot {
   const uint8_t *key; /* in the cache's arena; NULL: empty slot */
   uint32_t len, hash;
-  const tfx_ge_air_attrs *rec; /* the block's record (lower.c's pre array); NULL: no attr */
+  /* the block's record (lower.c's pre array; NULL: no attr); with a tail (a Const's data,
+   * borrowed), the first node's own: a later node gets a copy with its own data */
+  const tfx_ge_air_attrs *rec;
+  Ge__Proto__TensorDescriptor *out; /* a Const's output desc (interned), else NULL */
 } ac_slot;
 
 struct tfx_lower_acache {
@@ -243,6 +246,10 @@ struct tfx_lower_acache {
   uint32_t key_len, key_hash;
   int pending, has_hit;
   const tfx_ge_air_attrs *hit;
+  /* a Const being looked up: its data (borrowed when written: the tail) and the slot found */
+  const ProtobufCBinaryData *data;
+  const ac_slot *found;
+  int is_const;
   pn_slot *pn; /* port lists by mapping port array (port_list_of); PN_SLOTS, malloc */
 };
 
@@ -654,6 +661,53 @@ static void ac_tf(ac_buf *b, const Tensorflow__AttrValue *v) {
   }
 }
 
+static void ac_arr(ac_buf *b, const void *v, size_t n, size_t size) {
+  ac_u64(b, n);
+  if (n) ac_put(b, v, n * size);
+}
+
+/* A Const's TF tensor as attr.c's tensor_tf reads it: dtype, shape, and the data's length when
+ * it is tensor_content (borrowed: the tail of the block, not part of it), else every typed
+ * value field. *content: the tensor_content (NULL when the data is typed values). */
+static void ac_tensor(ac_buf *b, const Tensorflow__TensorProto *t, const ProtobufCBinaryData **content) {
+  *content = NULL;
+  if (!t || t->n_resource_handle_val || t->n_variant_val) {
+    b->bad = 1;
+    return;
+  }
+  ac_u64(b, (uint64_t)t->dtype);
+  const Tensorflow__TensorShapeProto *sh = t->tensor_shape;
+  if (!sh) {
+    ac_u8(b, 'N');
+  } else if (sh->unknown_rank) {
+    ac_u8(b, 'U');
+  } else {
+    ac_u8(b, 'K');
+    ac_u64(b, sh->n_dim);
+    for (size_t k = 0; k < sh->n_dim; k++)
+      ac_u64(b, (uint64_t)(sh->dim[k] ? sh->dim[k]->size : -1));
+  }
+  ac_u64(b, t->tensor_content.len);
+  if (t->tensor_content.len) {
+    *content = &t->tensor_content;
+    return;
+  }
+  ac_arr(b, t->half_val, t->n_half_val, sizeof *t->half_val);
+  ac_arr(b, t->float_val, t->n_float_val, sizeof *t->float_val);
+  ac_arr(b, t->double_val, t->n_double_val, sizeof *t->double_val);
+  ac_arr(b, t->int_val, t->n_int_val, sizeof *t->int_val);
+  ac_arr(b, t->scomplex_val, t->n_scomplex_val, sizeof *t->scomplex_val);
+  ac_arr(b, t->int64_val, t->n_int64_val, sizeof *t->int64_val);
+  ac_u64(b, t->n_bool_val);
+  for (size_t k = 0; k < t->n_bool_val; k++) ac_u8(b, t->bool_val[k] != 0);
+  ac_arr(b, t->dcomplex_val, t->n_dcomplex_val, sizeof *t->dcomplex_val);
+  ac_arr(b, t->uint32_val, t->n_uint32_val, sizeof *t->uint32_val);
+  ac_arr(b, t->uint64_val, t->n_uint64_val, sizeof *t->uint64_val);
+  ac_arr(b, t->float8_val.data, t->float8_val.len, 1);
+  ac_u64(b, t->n_string_val);
+  for (size_t k = 0; k < t->n_string_val; k++) ac_arr(b, t->string_val[k].data, t->string_val[k].len, 1);
+}
+
 /* A rule value (tag, length and content; lists item by item). */
 static void ac_value(ac_buf *b, const tfx_value *v, unsigned depth) {
   if (depth > TFX_V_MAX_DEPTH) {
@@ -679,9 +733,14 @@ static void ac_value(ac_buf *b, const tfx_value *v, unsigned depth) {
   }
 }
 
-/* The key of node id's attr block into b; 0 when it has none (not cached). */
-static int ac_key(const lg *G, uint32_t id, ac_buf *b) {
+/* The key of node id's attr block into b; 0 when it has none (not cached). A Const
+ * (is_const): its mapped "value" attrs by ac_tensor (the first one is its value; *content set
+ * when that one's data is tensor_content), its output's name (the output desc's). */
+static int ac_key(const lg *G, uint32_t id, ac_buf *b, int is_const,
+                  const ProtobufCBinaryData **content) {
   const tfx_mapped_op *mop = &G->mg->ops[id];
+  int have_value = 0;
+  *content = NULL;
   const Tensorflow__AttrValue *fn = tfx_ge_tf_attr(G->g->nodes[id].def, "_fusion_nodes");
   if (fn && fn->value_case == TENSORFLOW__ATTR_VALUE__VALUE_LIST && fn->list && fn->list->n_s)
     return 0; /* provenance: the node's own names */
@@ -692,13 +751,25 @@ static int ac_key(const lg *G, uint32_t id, ac_buf *b) {
     const tfx_map_attr *a = &mop->attrs[k];
     ac_str(b, a->name);
     if (!a->name) continue;
-    if (a->tf) {
+    if (is_const && a->tf && strcmp(a->name, "value") == 0) {
+      if (a->tf->value_case != TENSORFLOW__ATTR_VALUE__VALUE_TENSOR) return 0;
+      const ProtobufCBinaryData *c = NULL;
+      ac_u8(b, 'C');
+      ac_tensor(b, a->tf->tensor, &c);
+      if (!have_value) *content = c;
+      have_value = 1;
+    } else if (a->tf) {
       ac_u8(b, 'T');
       ac_tf(b, a->tf);
     } else {
+      have_value |= is_const && strcmp(a->name, "value") == 0;
       ac_u8(b, 'V');
       ac_value(b, &a->v, 0);
     }
+  }
+  if (is_const) { /* its value from the NodeDef (not mapped): not cached */
+    if (!have_value) return 0;
+    ac_str(b, mop->n_out ? mop->out[0].name : NULL);
   }
   ac_u64(b, mop->n_dyn);
   for (uint32_t k = 0; k < mop->n_dyn; k++) {
@@ -729,16 +800,19 @@ static struct tfx_lower_acache *ac_get(lw *w) {
 
 /* Looks node id up: 1 found (ac->hit), 0 not found (its key pending: tfx_lower_attrs_put
  * adds it once its block is written), -1 not cacheable. */
-static int ac_lookup(const lg *G, uint32_t id, struct tfx_lower_acache *ac) {
+static int ac_lookup(const lg *G, uint32_t id, struct tfx_lower_acache *ac, int is_const) {
   ac->pending = ac->has_hit = 0;
+  ac->found = NULL;
+  ac->is_const = is_const;
   ac_buf b = {ac->key, 0, sizeof ac->key, 0};
-  if (!ac_key(G, id, &b) || b.n > UINT32_MAX) return -1;
+  if (!ac_key(G, id, &b, is_const, &ac->data) || b.n > UINT32_MAX) return -1;
   ac->key_len = (uint32_t)b.n;
   ac->key_hash = tfx_hash_bytes(ac->key, b.n);
   for (size_t m = ac->cap - 1, i = ac->key_hash & m; ac->cap && ac->slots[i].key; i = (i + 1) & m) {
     const ac_slot *s = &ac->slots[i];
     if (s->hash == ac->key_hash && s->len == ac->key_len && memcmp(s->key, ac->key, b.n) == 0) {
       ac->hit = s->rec;
+      ac->found = s;
       ac->has_hit = 1;
       return 1;
     }
@@ -762,7 +836,17 @@ int tfx_lower_attrs_put(lg *G, size_t first) {
   ac->pending = 0;
   if (G->gd->n_op != first + 1) return 0; /* (never: one op) */
   const tfx_ge_air_attrs *rec = first < G->cap_pre ? G->pre[first] : NULL;
-  if (rec && rec->tail) return 0; /* borrowed bytes: its own (never: no tensor) */
+  /* a tail must be this Const's data (as the key says), and a Const has its output desc */
+  const ProtobufCBinaryData *data = ac->data;
+  if (rec && rec->tail && (!data || rec->tail != data->data || rec->n_tail != data->len))
+    return 0;
+  if (!rec && data) return 0;
+  Ge__Proto__OpDef *op = G->gd->op[first];
+  Ge__Proto__TensorDescriptor *out = NULL;
+  if (ac->is_const) {
+    if (!op || op->n_output_desc != 1 || !op->output_desc[0]) return 0;
+    out = op->output_desc[0];
+  }
   if (2 * (ac->n + 1) > ac->cap) {
     size_t nc = ac->cap ? 2 * ac->cap : 1024;
     ac_slot *v = tfx_calloc(nc, sizeof *v);
@@ -782,7 +866,7 @@ int tfx_lower_attrs_put(lg *G, size_t first) {
   memcpy(key, ac->key, ac->key_len);
   size_t i = ac->key_hash & (ac->cap - 1);
   while (ac->slots[i].key) i = (i + 1) & (ac->cap - 1);
-  ac->slots[i] = (ac_slot){key, ac->key_len, ac->key_hash, rec};
+  ac->slots[i] = (ac_slot){key, ac->key_len, ac->key_hash, rec, out};
   ac->n++;
   return 0;
 }
@@ -795,6 +879,26 @@ void tfx_lower_attrs_free(lw *w) {
   tfx_arena_free(&ac->keys);
   free(ac);
   w->acache = NULL;
+}
+
+/* A Const found in the block cache: its output desc, and its block (a copy of the record with
+ * this Const's own data as the tail, when the data is borrowed). 0, -1 (out of memory), or 1:
+ * not usable after all (the data's length differs: never, the key has it), build it. */
+static int const_hit(lw *w, Ge__Proto__OpDef *op, struct tfx_lower_acache *ac) {
+  const ac_slot *sl = ac->found;
+  const tfx_ge_air_attrs *rec = sl->rec;
+  if (!sl->out || (rec && rec->tail && (!ac->data || ac->data->len != rec->n_tail))) {
+    ac->has_hit = ac->pending = 0;
+    return 1;
+  }
+  if (rec && rec->tail) {
+    tfx_ge_air_attrs *own = tfx_arena_alloc(w->P, sizeof *own);
+    if (!own) return tfx_lower_oom(w);
+    *own = *rec;
+    own->tail = ac->data->data;
+    ac->hit = own;
+  }
+  return tfx_lower_push_out(w, op, sl->out);
 }
 
 /* RULE / AUTO / PASSTHROUGH: one op. Input descs are made when wiring. */
@@ -818,20 +922,29 @@ int tfx_lower_build_op(lg *G, uint32_t id) {
   }
   const char *skip[8];
   uint32_t n_skip = tfx_lower_subgraph_attrs(mop, nd, skip, 7);
+  /* streaming, its attrs written ahead (lower.c's pre_encode): the block cache */
+  struct tfx_lower_acache *ac = NULL;
+  size_t n_diag = w->d->errors + w->d->warnings;
+  int cache = w->S && w->AT == &w->scratch && !G->sub && !w->failed && r->n_sub == 0 && n_skip == 0;
   if (tfx_lower_is_type(type, "Const") || tfx_lower_is_type(type, "Constant")) {
     r->special = TFX_LOWER_SP_CONST;
+    if (cache) {
+      if (!(ac = ac_get(w))) return -1;
+      if (ac_lookup(G, id, ac, 1) == 1) {
+        int rc = const_hit(w, op, ac);
+        if (rc <= 0) return rc;
+      }
+    }
     skip[n_skip++] = "value";
     if (map_attrs(G, op, nd->name, type, mop->attrs, mop->n_attrs, mop->proto, skip, n_skip) ||
         build_const(G, id, op, mop) || provenance(G, op, nd, 0) || port_names_mop(w, op, mop))
       return -1;
+    if (ac && (w->failed || w->d->errors + w->d->warnings != n_diag)) ac->pending = 0;
     return 0;
   }
-  /* streaming, its attrs written ahead (lower.c's pre_encode): the block cache */
-  struct tfx_lower_acache *ac = NULL;
-  size_t n_diag = w->d->errors + w->d->warnings;
-  if (w->S && w->AT == &w->scratch && !G->sub && !w->failed && r->n_sub == 0 && n_skip == 0) {
+  if (cache) {
     if (!(ac = ac_get(w))) return -1;
-    if (ac_lookup(G, id, ac) == 1) { /* the block is known: only the output descs */
+    if (ac_lookup(G, id, ac, 0) == 1) { /* the block is known: only the output descs */
       for (uint32_t k = 0; k < mop->n_out; k++) {
         const tfx_map_port *p = &mop->out[k];
         if (tfx_lower_push_out(w, op,

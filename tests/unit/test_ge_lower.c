@@ -527,6 +527,48 @@ static void attr_block_cache(void **state) {
   assert_int_equal(lt_int(lt_oattr(lt_op(f, "n43"), "__dynamic_input_x_cnt")), 3);
 }
 
+/* Consts in the block cache: one key per dtype, shape, data length (tensor_content: the data
+ * is borrowed, each Const writes its own) or typed values, and output name. k0/k1 differ only
+ * in their tensor_content bytes, k2 in dtype, k3 in shape (same length), k4/k5 in a typed
+ * value, k6 repeats k4, k7 repeats k0 with the output named otherwise. */
+static void const_block_cache(void **state) {
+  lt *f = *state;
+  static const char *const specs[] = {"k0|Const", "k1|Const", "k2|Const", "k3|Const",
+                                      "k4|Const", "k5|Const", "k6|Const", "k7|Const",
+                                      "k8|Const", "s|AddN|k0,k1,k2,k3,k4,k5,k6,k7,k8"};
+  Tensorflow__GraphDef *gd = tg_graph(&f->a, specs, TG_N(specs));
+  static const uint8_t da[8] = {1, 2, 3, 4, 5, 6, 7, 8}, db[8] = {9, 9, 9, 9, 8, 8, 8, 8};
+  static const int64_t d2[] = {2}, d12[] = {1, 2};
+  for (int k = 0; k < 9; k++) {
+    Tensorflow__NodeDef *nd = gd->node[k];
+    int i32 = k == 2;
+    lt_attr_type(f, nd, "dtype", i32 ? TENSORFLOW__DATA_TYPE__DT_INT32 : TENSORFLOW__DATA_TYPE__DT_FLOAT);
+    float fv = k == 5 ? 0.25f : 0.5f;
+    Tensorflow__TensorProto *t =
+        lt_attr_ftensor(f, nd, "value", k == 3 ? d12 : d2, k == 3 ? 2 : 1, &fv, 1);
+    if (i32) t->dtype = TENSORFLOW__DATA_TYPE__DT_INT32;
+    if (k == 4 || k == 5 || k == 6) { /* a scalar of typed values */
+      t->tensor_shape = lt_shape(f, NULL, 0);
+      if (i32) t->n_float_val = 0;
+      continue;
+    }
+    t->n_float_val = 0;
+    t->tensor_content.data = (uint8_t *)(k == 1 ? db : da);
+    t->tensor_content.len = 8;
+  }
+  lt_build(f, gd);
+  for (int k = 0; k < 9; k++) {
+    char name[4] = {'k', (char)('0' + k), 0};
+    lt_map(f, &f->om.main, name, "Const", "", k == 7 ? "z:0" : "y:0");
+  }
+  lt_map(f, &f->om.main, "s", "AddN", "x0:0*,x1:1*,x2:2*,x3:3*,x4:4*,x5:5*,x6:6*,x7:7*,x8:8*", "y:0");
+  lt_lower_ok(f);
+  lt_same_streamed(f);
+  const Ge__Proto__AttrDef *v1 = lt_oattr(lt_op(f, "k1"), "value");
+  assert_memory_equal(v1->t->data.data, db, 8);
+  assert_string_equal(lt_op(f, "k7")->output_desc[0]->name, "z");
+}
+
 static void unsupported_fails(void **state) {
   lt *f = *state;
   static const char *const more[] = {"weird|Frobnicate|a"};
@@ -662,6 +704,7 @@ int main(int argc, char **argv) {
       T(netoutput_name_clash),
       T(fused_provenance),
       T(attr_block_cache),
+      T(const_block_cache),
       T(unsupported_fails),
       T(bad_binding),
       T(model_fields),
