@@ -584,26 +584,42 @@ typedef struct ac_buf {
   int bad; /* over cap, or a value the key does not describe */
 } ac_buf;
 
-static void ac_put(ac_buf *b, const void *v, size_t n) {
-  if (b->bad || n > b->cap - b->n) {
-    b->bad = 1;
-    return;
-  }
+/* (once bad, n stays where it was: every later put fails its room check too or is ignored) */
+static inline int ac_room(ac_buf *b, size_t n) {
+  if (n <= b->cap - b->n) return 1;
+  b->bad = 1;
+  b->n = b->cap;
+  return 0;
+}
+static inline void ac_put(ac_buf *b, const void *v, size_t n) {
+  if (!ac_room(b, n)) return;
   memcpy(b->p + b->n, v, n);
   b->n += n;
 }
-static void ac_u8(ac_buf *b, uint8_t v) { ac_put(b, &v, 1); }
-static void ac_u64(ac_buf *b, uint64_t v) { ac_put(b, &v, sizeof v); }
-/* a string with its length (NULL and "" differ) */
-static void ac_str(ac_buf *b, const char *s) {
+static inline void ac_u8(ac_buf *b, uint8_t v) {
+  if (ac_room(b, 1)) b->p[b->n++] = v;
+}
+static inline void ac_u64(ac_buf *b, uint64_t v) {
+  if (!ac_room(b, 8)) return;
+  memcpy(b->p + b->n, &v, 8);
+  b->n += 8;
+}
+/* a string with its length (NULL and "" differ): 0, or 1, its length (4 bytes) and bytes */
+static inline void ac_str(ac_buf *b, const char *s) {
   if (!s) {
     ac_u8(b, 0);
     return;
   }
   size_t n = strlen(s);
-  ac_u8(b, 1);
-  ac_u64(b, n);
-  ac_put(b, s, n);
+  if (n > UINT32_MAX || !ac_room(b, 5 + n)) {
+    b->bad = 1;
+    return;
+  }
+  uint32_t l = (uint32_t)n;
+  b->p[b->n] = 1;
+  memcpy(b->p + b->n + 1, &l, 4);
+  memcpy(b->p + b->n + 5, s, n);
+  b->n += 5 + n;
 }
 
 static void ac_shape(ac_buf *b, const Tensorflow__TensorShapeProto *s) {
