@@ -75,7 +75,10 @@
  *    output descs, a Data op's attrs. The node's own attrs are built in the scratch arena and
  *    written ahead as wire bytes (pre_encode: air_write.c's tfx_ge_air_stream_attrs, a Const's
  *    data borrowed from the TF tensor, not copied; equal blocks kept once, one record each),
- *    merged in key order with phase 2's when the op is written. The op of such a RULE / AUTO /
+ *    merged in key order with phase 2's when the op is written. A node whose block is
+ *    determined by the same inputs as an earlier node's (prototype, mapped attr values,
+ *    dynamic counts, optional inputs; a Const's dtype, shape and data length) takes that block
+ *    without building its attrs (lower_node.c's attr block cache: tfx_lower_attrs_hit / _put). The op of such a RULE / AUTO /
  *    PASSTHROUGH node is kept "lite" (keep_lite): its OpDef and output-desc array are made in
  *    the scratch arena too and dropped; what stays is the node's name, the mapping's type and
  *    an output-desc array shared by content (tfx_lower_node.lite_out; per op only the node id,

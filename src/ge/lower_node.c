@@ -2,7 +2,11 @@
  * output descriptors, the Data layout walk, phase 1 (the ops of each mapped node) and phase 2
  * (their edges and input descriptors). Stage: ge (part of lowering; lower.c drives it and
  * documents the decisions). Input: one graph's nodes and mapping. Output: OpDefs appended to
- * the graph being lowered, in the model's arena. */
+ * the graph being lowered, in the model's arena.
+ * Streaming only (the same bytes, fewer instructions): the attr block cache (a node whose
+ * attrs are determined by what an earlier node's were gets that node's written block, and
+ * builds no AttrDef: see "attr block cache" below) and the port-name lists found by the
+ * mapping's port array (port_list_of). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
