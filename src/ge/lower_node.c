@@ -596,7 +596,7 @@ static inline int ac_room(ac_buf *b, size_t n) {
   return 0;
 }
 static inline void ac_put(ac_buf *b, const void *v, size_t n) {
-  if (!ac_room(b, n)) return;
+  if (!n || !ac_room(b, n)) return; /* (v may be NULL when n is 0) */
   memcpy(b->p + b->n, v, n);
   b->n += n;
 }

@@ -486,6 +486,7 @@ static void attr_block_cache(void **state) {
   lt_build(f, gd);
   lt_map(f, &f->om.main, "a", "Data", "", "y:0");
   tfx_mapped_op *op0[NV];
+  const tfx_value pads12[] = {tfx_v_int(1), tfx_v_int(2)};
   for (int r = 0; r < 2; r++) {
     tfx_mapped_op *op[NV];
     for (int v = 0; v < NV; v++) {
@@ -497,8 +498,8 @@ static void attr_block_cache(void **state) {
     lt_map_attr(op[19], "negative_slope", tfx_v_float(0.5));
     lt_map_dyn(f, op[20], "x", 0, 2);
     lt_map_dyn(f, op[21], "x", 0, 3);
-    lt_map_attr(op[3], "pads", tfx_v_list((const tfx_value[]){tfx_v_int(1), tfx_v_int(2)}, 2));
-    lt_map_attr(op[4], "pads", tfx_v_list((const tfx_value[]){tfx_v_int(1)}, 1));
+    lt_map_attr(op[3], "pads", tfx_v_list(pads12, 2)); /* (the lists must outlive lowering) */
+    lt_map_attr(op[4], "pads", tfx_v_list(pads12, 1));
     /* port arrays shared like the op mapping's (port names found by array, lower_node.c's
      * port_list_of), and one array read to two lengths: "x" and "x, bias" */
     for (int v = 0; v < NV; v++) {
