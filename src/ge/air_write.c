@@ -518,10 +518,11 @@ static void as_merge_keep(aw *c, size_t n) {
   /* too long, or across chunks: not kept (the slot stays empty) */
   if (n > AS_MERGE_MAX || n > (size_t)(c->head->data + c->head->cap - c->p)) return;
   if (m->cap < n) {
-    uint8_t *b = tfx_realloc(m->bytes, AS_MERGE_MAX);
+    size_t cap = (n + 63) & ~(size_t)63;
+    uint8_t *b = tfx_realloc(m->bytes, cap);
     if (!b) return;
     m->bytes = b;
-    m->cap = AS_MERGE_MAX;
+    m->cap = (uint32_t)cap;
   }
   memcpy(m->bytes, c->p, n);
   m->len = (uint32_t)n;
