@@ -78,10 +78,11 @@
  *    merged in key order with phase 2's when the op is written. A node whose block is
  *    determined by the same inputs as an earlier node's (prototype, mapped attr values,
  *    dynamic counts, optional inputs; a Const's dtype, shape and data length) takes that block
- *    without building its attrs (lower_node.c's attr block cache: tfx_lower_attrs_hit / _put). The op of such a RULE / AUTO /
- *    PASSTHROUGH node is kept "lite" (keep_lite): its OpDef and output-desc array are made in
- *    the scratch arena too and dropped; what stays is the node's name, the mapping's type and
- *    an output-desc array shared by content (tfx_lower_node.lite_out; per op only the node id,
+ *    without building its attrs (lower_node.c's attr block cache: tfx_lower_attrs_hit and
+ *    tfx_lower_attrs_put). The op of such a RULE / AUTO / PASSTHROUGH node is kept "lite"
+ *    (keep_lite): its OpDef and output-desc array are made in the scratch arena too and
+ *    dropped; what stays is the node's name, the mapping's type and an output-desc array
+ *    shared by content (tfx_lower_node.lite_out; per op only the node id,
  *    tfx_lower_graph.lite). Wiring and the checks read such a producer through an OpDef made
  *    on demand (tfx_lower_op_get: a small ring, read at once, never kept; control inputs are
  *    collected by name), and the node's own OpDef is made anew in the scratch while it is

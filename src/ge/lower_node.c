@@ -689,7 +689,8 @@ static void ac_arr(ac_buf *b, const void *v, size_t n, size_t size) {
 /* A Const's TF tensor as attr.c's tensor_tf reads it: dtype, shape, and the data's length when
  * it is tensor_content (borrowed: the tail of the block, not part of it), else every typed
  * value field. *content: the tensor_content (NULL when the data is typed values). */
-static void ac_tensor(ac_buf *b, const Tensorflow__TensorProto *t, const ProtobufCBinaryData **content) {
+static void ac_tensor(ac_buf *b, const Tensorflow__TensorProto *t,
+                      const ProtobufCBinaryData **content) {
   *content = NULL;
   if (!t || t->n_resource_handle_val || t->n_variant_val) {
     b->bad = 1;
@@ -725,7 +726,8 @@ static void ac_tensor(ac_buf *b, const Tensorflow__TensorProto *t, const Protobu
   ac_arr(b, t->uint64_val, t->n_uint64_val, sizeof *t->uint64_val);
   ac_arr(b, t->float8_val.data, t->float8_val.len, 1);
   ac_u64(b, t->n_string_val);
-  for (size_t k = 0; k < t->n_string_val; k++) ac_arr(b, t->string_val[k].data, t->string_val[k].len, 1);
+  for (size_t k = 0; k < t->n_string_val; k++)
+    ac_arr(b, t->string_val[k].data, t->string_val[k].len, 1);
 }
 
 /* A rule value (tag, length and content; lists item by item). */

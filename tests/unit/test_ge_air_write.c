@@ -919,7 +919,8 @@ static void stream_attrs_shared(void **state) {
  * (which air_write.h forbids) still gives the kept bytes. */
 static void stream_merge_kept(void **state) {
   (void)state;
-  Ge__Proto__AttrDef *i5 = attr(GE__PROTO__ATTR_DEF__VALUE_I), *i6 = attr(GE__PROTO__ATTR_DEF__VALUE_I);
+  Ge__Proto__AttrDef *i5 = attr(GE__PROTO__ATTR_DEF__VALUE_I);
+  Ge__Proto__AttrDef *i6 = attr(GE__PROTO__ATTR_DEF__VALUE_I);
   i5->i = 5;
   i6->i = 6;
   Ge__Proto__OpDef__AttrEntry *pe1[] = {kv("a", i5), kv("m", i6)}, *pe2[] = {kv("a", i6)};

@@ -543,7 +543,8 @@ static void const_block_cache(void **state) {
   for (int k = 0; k < 9; k++) {
     Tensorflow__NodeDef *nd = gd->node[k];
     int i32 = k == 2;
-    lt_attr_type(f, nd, "dtype", i32 ? TENSORFLOW__DATA_TYPE__DT_INT32 : TENSORFLOW__DATA_TYPE__DT_FLOAT);
+    lt_attr_type(f, nd, "dtype",
+                 i32 ? TENSORFLOW__DATA_TYPE__DT_INT32 : TENSORFLOW__DATA_TYPE__DT_FLOAT);
     float fv = k == 5 ? 0.25f : 0.5f;
     Tensorflow__TensorProto *t =
         lt_attr_ftensor(f, nd, "value", k == 3 ? d12 : d2, k == 3 ? 2 : 1, &fv, 1);
@@ -562,7 +563,8 @@ static void const_block_cache(void **state) {
     char name[4] = {'k', (char)('0' + k), 0};
     lt_map(f, &f->om.main, name, "Const", "", k == 7 ? "z:0" : "y:0");
   }
-  lt_map(f, &f->om.main, "s", "AddN", "x0:0*,x1:1*,x2:2*,x3:3*,x4:4*,x5:5*,x6:6*,x7:7*,x8:8*", "y:0");
+  lt_map(f, &f->om.main, "s", "AddN", "x0:0*,x1:1*,x2:2*,x3:3*,x4:4*,x5:5*,x6:6*,x7:7*,x8:8*",
+         "y:0");
   lt_lower_ok(f);
   lt_same_streamed(f);
   const Ge__Proto__AttrDef *v1 = lt_oattr(lt_op(f, "k1"), "value");
