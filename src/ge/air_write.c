@@ -893,12 +893,12 @@ static as_merge *as_merge_find(tfx_ge_air_stream *s, const Ge__Proto__OpDef *op,
   *hit = 0;
   if (!s->c.memo || pre->tail || op->n_attr > AS_MERGE_ENTRIES) return NULL;
   uint64_t h = (uint64_t)(uintptr_t)pre->p * 0x9E3779B97F4A7C15u;
-  for (size_t k = 0; k < op->n_attr; k++) {
-    if (!op->attr[k] || !tfx_ge_air_memo_has(s->c.memo, op->attr[k])) return NULL;
+  for (size_t k = 0; k < op->n_attr; k++)
     h = (h ^ (uint64_t)(uintptr_t)op->attr[k]) * 0x9E3779B97F4A7C15u;
-  }
   if (!s->merge && !(s->merge = tfx_calloc(AS_MERGE_SLOTS, sizeof *s->merge))) return NULL;
   as_merge *m = &s->merge[(h >> 40) & (AS_MERGE_SLOTS - 1)];
+  /* a kept slot's entries were frozen when it was filled, and a frozen object is neither
+   * changed nor freed while the memo is used: the same addresses are the same entries */
   if (m->pre == pre->p && m->pre_len == pre->len && m->pre_n == pre->n && m->n == op->n_attr) {
     size_t k = 0;
     while (k < op->n_attr && m->e[k] == op->attr[k]) k++;
@@ -907,6 +907,8 @@ static as_merge *as_merge_find(tfx_ge_air_stream *s, const Ge__Proto__OpDef *op,
       return m;
     }
   }
+  for (size_t k = 0; k < op->n_attr; k++)
+    if (!op->attr[k] || !tfx_ge_air_memo_has(s->c.memo, op->attr[k])) return NULL;
   m->pre = NULL; /* empty until the merge's bytes are kept (as_merge_keep) */
   m->pre_len = pre->len;
   m->pre_n = pre->n;
