@@ -532,8 +532,19 @@ static void attr_block_cache(void **state) {
  * is borrowed, each Const writes its own) or typed values, and output name. k0/k1 differ only
  * in their tensor_content bytes, k2 in dtype, k3 in shape (same length), k4/k5 in a typed
  * value, k6 repeats k4, k7 repeats k0 with the output named otherwise. */
+static void const_cache_graph(lt *f);
 static void const_block_cache(void **state) {
   lt *f = *state;
+  const_cache_graph(f);
+  lt_lower_ok(f);
+  lt_same_streamed(f);
+  static const uint8_t db[8] = {9, 9, 9, 9, 8, 8, 8, 8};
+  const Ge__Proto__AttrDef *v1 = lt_oattr(lt_op(f, "k1"), "value");
+  assert_memory_equal(v1->t->data.data, db, 8);
+  assert_string_equal(lt_op(f, "k7")->output_desc[0]->name, "z");
+}
+
+static void const_cache_graph(lt *f) {
   static const char *const specs[] = {"k0|Const", "k1|Const", "k2|Const", "k3|Const",
                                       "k4|Const", "k5|Const", "k6|Const", "k7|Const",
                                       "k8|Const", "s|AddN|k0,k1,k2,k3,k4,k5,k6,k7,k8"};
@@ -565,11 +576,6 @@ static void const_block_cache(void **state) {
   }
   lt_map(f, &f->om.main, "s", "AddN", "x0:0*,x1:1*,x2:2*,x3:3*,x4:4*,x5:5*,x6:6*,x7:7*,x8:8*",
          "y:0");
-  lt_lower_ok(f);
-  lt_same_streamed(f);
-  const Ge__Proto__AttrDef *v1 = lt_oattr(lt_op(f, "k1"), "value");
-  assert_memory_equal(v1->t->data.data, db, 8);
-  assert_string_equal(lt_op(f, "k7")->output_desc[0]->name, "z");
 }
 
 static void unsupported_fails(void **state) {
@@ -675,6 +681,39 @@ static void oom_every_allocation(void **state) {
   assert_true(ok);
 }
 
+/* The same when streaming, on nodes the block cache finds (Consts whose record is copied
+ * with their own data, ops, the kept merges, the port-list memo): every allocation failed in
+ * turn ends in out of memory and nothing written, never a crash or another error. */
+static void oom_streaming_caches(void **state) {
+  lt *f = *state;
+  const_cache_graph(f);
+  tfx_diag scratch;
+  tfx_diag_init(&scratch);
+  (void)tfx_tf_ops_stdlib(&scratch);
+  tfx_diag_free(&scratch);
+  f->o.stream_air = 1;
+  f->o.air_max = SIZE_MAX;
+  int ok = 0;
+  for (long k = 1; k < 4000 && !ok; k++) {
+    tfx_diag_clear(&f->d);
+    tfx_ge_model_free(&f->gm);
+    tfx_alloc_fail_at(k);
+    int rc = tfx_ge_lower(&f->gm, &f->m, &f->om, f->protos, &f->o, &f->d);
+    long hits = tfx_alloc_failures();
+    tfx_alloc_fail_at(0);
+    if (rc == 0) {
+      assert_true(f->gm.streamed);
+      ok = hits == 0;
+    } else {
+      assert_int_equal(f->gm.air.total, 0);
+      assert_true(f->d.errors > 0);
+      assert_int_equal(rc, TFX_E_NOMEM);
+    }
+  }
+  f->o.stream_air = 0;
+  assert_true(ok);
+}
+
 int main(int argc, char **argv) {
 #define T(x) cmocka_unit_test_setup_teardown(x, lt_setup, lt_teardown)
   /* the fault-injection cases: their own ctest test (unit/NAME/fault-injection), skipped
@@ -686,6 +725,7 @@ int main(int argc, char **argv) {
     }
     const struct CMUnitTest fault_tests[] = {
         T(oom_every_allocation),
+        T(oom_streaming_caches),
     };
     return cmocka_run_group_tests(fault_tests, NULL, NULL);
   }
