@@ -943,7 +943,8 @@ int tfx_lower_build_op(lg *G, uint32_t id) {
     return 0;
   }
   const char *skip[8];
-  uint32_t n_skip = tfx_lower_subgraph_attrs(mop, nd, skip, 7);
+  /* (pass 0 counted them: none, as a rule) */
+  uint32_t n_skip = r->n_sub ? tfx_lower_subgraph_attrs(mop, nd, skip, 7) : 0;
   /* streaming, its attrs written ahead (lower.c's pre_encode): the block cache */
   struct tfx_lower_acache *ac = NULL;
   size_t n_diag = w->d->errors + w->d->warnings;
