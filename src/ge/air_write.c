@@ -53,6 +53,11 @@ typedef struct aw {
   /* frozen messages whose content bytes are written once and copied (tfx_ge_air_memo); NULL:
    * none */
   const struct tfx_ge_air_memo *memo;
+  /* tfx_ge_air_stream_op_pre: the op's attr map as bytes merged before (put as they are), or
+   * the slot to keep the bytes merged now in (as_merge); NULL: neither */
+  const struct as_merge *merged;
+  struct as_merge *fill;
+  const uint8_t *fill_pre; /* the key's block, set in fill->pre once its bytes are there */
 } aw;
 
 static inline size_t aw_pos(const aw *c) {
@@ -488,6 +493,42 @@ static void w_op_pre(aw *c, const Ge__Proto__OpDef *op, const aw_span *pre, size
                      int depth);
 static void w_op(aw *c, const Ge__Proto__OpDef *op, int depth) { w_op_pre(c, op, NULL, 0, depth); }
 
+/* An op record's attr map as merged bytes (tfx_ge_air_stream_op_pre): most ops merge a shared
+ * block written ahead (tfx_ge_air_attrs.p) with the same frozen entries (the port-name lists
+ * lowering shares), so the merged bytes repeat. They are kept by the block's and the entries'
+ * addresses (both immutable while the stream is used: air_write.h) in a direct-mapped table
+ * of AS_MERGE_SLOTS slots, one merge each (replaced by the next one mapping there): memory
+ * bounded by AS_MERGE_SLOTS x AS_MERGE_MAX bytes. */
+#define AS_MERGE_SLOTS 4096
+#define AS_MERGE_ENTRIES 6
+#define AS_MERGE_MAX 1024
+typedef struct as_merge {
+  const uint8_t *pre; /* NULL: empty slot */
+  uint32_t pre_len, pre_n, n;
+  const void *e[AS_MERGE_ENTRIES];
+  uint8_t *bytes; /* malloc (cap), len of them the merge */
+  uint32_t len, cap;
+} as_merge;
+
+/* Keeps the newest n bytes written (the merge just done) in c->fill; on failure the slot is
+ * left empty (nothing changes but the next lookup's miss). */
+static void as_merge_keep(aw *c, size_t n) {
+  as_merge *m = c->fill;
+  c->fill = NULL;
+  /* too long, or across chunks: not kept (the slot stays empty) */
+  if (n > AS_MERGE_MAX || n > (size_t)(c->head->data + c->head->cap - c->p)) return;
+  if (m->cap < n) {
+    size_t cap = (n + 63) & ~(size_t)63;
+    uint8_t *b = tfx_realloc(m->bytes, cap);
+    if (!b) return;
+    m->bytes = b;
+    m->cap = (uint32_t)cap;
+  }
+  memcpy(m->bytes, c->p, n);
+  m->len = (uint32_t)n;
+  m->pre = c->fill_pre;
+}
+
 static void w_op_pre(aw *c, const Ge__Proto__OpDef *op, const aw_span *pre, size_t n_pre,
                      int depth) {
   if (aw_deep(c, depth)) return;
@@ -511,9 +552,13 @@ static void w_op_pre(aw *c, const Ge__Proto__OpDef *op, const aw_span *pre, size
   aw_i64(c, 21, op->id);
   aw_bool(c, 20, op->has_out_attr);
   if (op->attr_groups) AW_SUB(c, 11, depth, w_attr_groups(c, op->attr_groups));
-  if (n_pre)
+  if (c->merged) {
+    aw_raw(c, c->merged->bytes, c->merged->len);
+  } else if (n_pre) {
+    size_t at = aw_pos(c);
     w_op_attrs(c, op, pre, n_pre, depth);
-  else
+    if (c->fill && !c->err) as_merge_keep(c, aw_pos(c) - at);
+  } else
     w_entries(c, 10, (void *const *)op->attr, op->n_attr, depth);
   aw_strs(c, 5, op->input, op->n_input);
   aw_str(c, 2, op->type);
@@ -727,6 +772,7 @@ struct tfx_ge_air_stream {
   tfx_hmap shared_map;
   const uint8_t **shared;
   size_t n_shared, cap_shared;
+  as_merge *merge; /* AS_MERGE_SLOTS (malloc on first use) */
   tfx_ge_air_spill *spill; /* tfx_ge_air_stream_spill: op records go there (air_sink.c) */
   int io_err;              /* finish: errno of a failed spill write */
   size_t max;              /* tfx_ge_air_stream_max: records past it are dropped (over) */
@@ -752,6 +798,8 @@ void tfx_ge_air_stream_free(tfx_ge_air_stream *s) {
   }
   for (size_t i = 0; i < s->n_seg; i++) free(s->seg[i].own);
   tfx_ge_air_spill_free(s->spill);
+  for (size_t i = 0; s->merge && i < AS_MERGE_SLOTS; i++) free(s->merge[i].bytes);
+  free(s->merge);
   free(s->seg);
   free(s->span);
   free(s->tmp);
@@ -791,6 +839,8 @@ static void as_reset(aw *c) {
   c->max = SIZE_MAX;
   c->borrow = NULL;
   c->virt = 0;
+  c->merged = NULL;
+  c->fill = NULL;
   if (!c->next_cap) c->next_cap = TFX_AIR_CHUNK_MIN;
 }
 
@@ -835,12 +885,52 @@ static int as_spans(tfx_ge_air_stream *s, const tfx_ge_air_attrs *pre) {
   return at == pre->len ? 0 : -1;
 }
 
+/* The merge slot of op's attrs with pre (as_merge), found (*hit) or to fill; NULL when they
+ * are not kept: an entry not frozen (its bytes may change), too many entries, a borrowed
+ * tail, no memo, or no room. */
+static as_merge *as_merge_find(tfx_ge_air_stream *s, const Ge__Proto__OpDef *op,
+                               const tfx_ge_air_attrs *pre, int *hit) {
+  *hit = 0;
+  if (!s->c.memo || pre->tail || op->n_attr > AS_MERGE_ENTRIES) return NULL;
+  uint64_t h = (uint64_t)(uintptr_t)pre->p * 0x9E3779B97F4A7C15u;
+  for (size_t k = 0; k < op->n_attr; k++)
+    h = (h ^ (uint64_t)(uintptr_t)op->attr[k]) * 0x9E3779B97F4A7C15u;
+  if (!s->merge && !(s->merge = tfx_calloc(AS_MERGE_SLOTS, sizeof *s->merge))) return NULL;
+  as_merge *m = &s->merge[(h >> 40) & (AS_MERGE_SLOTS - 1)];
+  /* a kept slot's entries were frozen when it was filled, and a frozen object is neither
+   * changed nor freed while the memo is used: the same addresses are the same entries */
+  if (m->pre == pre->p && m->pre_len == pre->len && m->pre_n == pre->n && m->n == op->n_attr) {
+    size_t k = 0;
+    while (k < op->n_attr && m->e[k] == op->attr[k]) k++;
+    if (k == op->n_attr) {
+      *hit = 1;
+      return m;
+    }
+  }
+  for (size_t k = 0; k < op->n_attr; k++)
+    if (!op->attr[k] || !tfx_ge_air_memo_has(s->c.memo, op->attr[k])) return NULL;
+  m->pre = NULL; /* empty until the merge's bytes are kept (as_merge_keep) */
+  m->pre_len = pre->len;
+  m->pre_n = pre->n;
+  m->n = (uint32_t)op->n_attr;
+  for (size_t k = 0; k < op->n_attr; k++) m->e[k] = op->attr[k];
+  return m;
+}
+
 static size_t as_record(tfx_ge_air_stream *s, const Ge__Proto__OpDef *op,
                         const tfx_ge_air_attrs *pre, int *err) {
   aw *c = &s->c;
   size_t n_pre = pre ? pre->n : 0;
-  if (n_pre && (*err = as_spans(s, pre)) != 0) return 0;
+  int hit = 0;
+  as_merge *m = n_pre ? as_merge_find(s, op, pre, &hit) : NULL;
+  if (n_pre && !hit && (*err = as_spans(s, pre)) != 0) return 0;
   as_reset(c);
+  if (m && hit) {
+    c->merged = m;
+  } else if (m) {
+    c->fill = m;
+    c->fill_pre = pre->p;
+  }
   /* as in w_graph: the model is depth 0, a graph 1 */
   AW_SUB(c, 6, 1, w_op_pre(c, op, s->span, n_pre, 2));
   if (c->err) {

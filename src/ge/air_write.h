@@ -49,7 +49,10 @@ int tfx_ge_air_stream_attrs(tfx_ge_air_stream *s, const Ge__Proto__OpDef *op, tf
                             const uint8_t *borrow, tfx_ge_air_attrs *out);
 /* tfx_ge_air_stream_op / _fill for an op whose attr map is op's entries (sorted) merged in key
  * order with pre's (NULL: none); an entry of op replaces an entry of pre with the same key, as
- * setting it on the op would have. */
+ * setting it on the op would have. When op's entries are all frozen (the memo) and pre has no
+ * borrowed tail, the merged bytes are kept by the addresses of pre's bytes and the entries
+ * (a bounded table) and copied for the next op with the same ones: pre's bytes, like frozen
+ * objects, must not change while the stream is used. */
 int tfx_ge_air_stream_op_pre(tfx_ge_air_stream *s, size_t gi, const Ge__Proto__OpDef *op,
                              const tfx_ge_air_attrs *pre);
 int tfx_ge_air_stream_fill_pre(tfx_ge_air_stream *s, size_t slot, const Ge__Proto__OpDef *op,

@@ -75,10 +75,14 @@
  *    output descs, a Data op's attrs. The node's own attrs are built in the scratch arena and
  *    written ahead as wire bytes (pre_encode: air_write.c's tfx_ge_air_stream_attrs, a Const's
  *    data borrowed from the TF tensor, not copied; equal blocks kept once, one record each),
- *    merged in key order with phase 2's when the op is written. The op of such a RULE / AUTO /
- *    PASSTHROUGH node is kept "lite" (keep_lite): its OpDef and output-desc array are made in
- *    the scratch arena too and dropped; what stays is the node's name, the mapping's type and
- *    an output-desc array shared by content (tfx_lower_node.lite_out; per op only the node id,
+ *    merged in key order with phase 2's when the op is written. A node whose block is
+ *    determined by the same inputs as an earlier node's (prototype, mapped attr values,
+ *    dynamic counts, optional inputs; a Const's dtype, shape and data length) takes that block
+ *    without building its attrs (lower_node.c's attr block cache: tfx_lower_attrs_hit and
+ *    tfx_lower_attrs_put). The op of such a RULE / AUTO / PASSTHROUGH node is kept "lite"
+ *    (keep_lite): its OpDef and output-desc array are made in the scratch arena too and
+ *    dropped; what stays is the node's name, the mapping's type and an output-desc array
+ *    shared by content (tfx_lower_node.lite_out; per op only the node id,
  *    tfx_lower_graph.lite). Wiring and the checks read such a producer through an OpDef made
  *    on demand (tfx_lower_op_get: a small ring, read at once, never kept; control inputs are
  *    collected by name), and the node's own OpDef is made anew in the scratch while it is
@@ -867,6 +871,11 @@ static int pre_encode(lg *G, size_t i) {
     G->lite = l;
     G->cap_pre = nc;
   }
+  const tfx_ge_air_attrs *hit;
+  if (tfx_lower_attrs_hit(w, &hit)) { /* its block, known by what determines it (lower_node.c) */
+    G->pre[i] = hit;
+    return 0;
+  }
   Ge__Proto__OpDef *op = G->gd->op[i];
   if (!op->n_attr) return 0;
   Ge__Proto__OpDef t = *op;
@@ -1093,6 +1102,7 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
     G.nr[id].op_end = (uint32_t)gd->n_op;
     if (pre) {
       for (size_t i = first; i < gd->n_op && rc == 0; i++) rc = pre_encode(&G, i);
+      if (rc == 0) rc = tfx_lower_attrs_put(&G, first); /* a new block, for later nodes */
       if (rc) /* the ops keep no attr in the scratch being reset */
         for (size_t i = first; i < gd->n_op; i++) gd->op[i]->attr = NULL, gd->op[i]->n_attr = 0;
       for (size_t i = first; lite && i < gd->n_op && rc == 0; i++) rc = keep_lite(&G, id, i);
@@ -1316,6 +1326,7 @@ done:
   tfx_hmap_free(&w.unfed);
   tfx_hmap_free(&w.pre_map);
   tfx_hmap_free(&w.outs_map);
+  tfx_lower_attrs_free(&w);
   tfx_ge_shape_cache_free(&w.shapes);
   tfx_arena_free(&w.scratch);
   tfx_ge_air_stream_free(w.S);

@@ -340,6 +340,8 @@ struct tfx_lower_ctx {
   Ge__Proto__OpDef__AttrEntry **port_entry;
   size_t n_port_entry;
   Ge__Proto__OpDef__AttrEntry *index_entry[2][32];
+  /* streaming phase 1: attr blocks by what determines them (lower_node.c; NULL until used) */
+  struct tfx_lower_acache *acache;
 };
 
 /* Control inputs being collected for one op (deduplicated by op: by name pointer, which is
@@ -412,5 +414,15 @@ int tfx_lower_add_unfed(tfx_lower_ctx *w, Ge__Proto__OpDef *op, const char *name
 
 static inline const char *tfx_lower_node_op(const tfx_node *nd) { return nd->op ? nd->op : "?"; }
 static inline int tfx_lower_is_type(const char *t, const char *a) { return t && strcmp(t, a) == 0; }
+
+/* The attr block cache of streaming phase 1 (lower_node.c): tfx_lower_build_op looks a node's
+ * attrs up by what determines them; when found, its op gets no attrs and the next call of
+ * tfx_lower_attrs_hit (pre_encode, for that op) returns 1 with the block's record (NULL: the
+ * op has no attr) to use as is; else 0. When not found, tfx_lower_attrs_put (after the op's
+ * block was written into G->pre[first]) keeps that record for later nodes. put: 0 or -1
+ * (out of memory). */
+int tfx_lower_attrs_hit(tfx_lower_ctx *w, const tfx_ge_air_attrs **rec);
+int tfx_lower_attrs_put(tfx_lower_graph *G, size_t first);
+void tfx_lower_attrs_free(tfx_lower_ctx *w);
 
 #endif

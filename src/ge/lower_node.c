@@ -2,7 +2,11 @@
  * output descriptors, the Data layout walk, phase 1 (the ops of each mapped node) and phase 2
  * (their edges and input descriptors). Stage: ge (part of lowering; lower.c drives it and
  * documents the decisions). Input: one graph's nodes and mapping. Output: OpDefs appended to
- * the graph being lowered, in the model's arena. */
+ * the graph being lowered, in the model's arena.
+ * Streaming only (the same bytes, fewer instructions): the attr block cache (a node whose
+ * attrs are determined by what an earlier node's were gets that node's written block, and
+ * builds no AttrDef: see "attr block cache" below) and the port-name lists found by the
+ * mapping's port array (port_list_of). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,8 +219,76 @@ static Ge__Proto__OpDef__AttrEntry *shared_entry(lw *w, Ge__Proto__OpDef__AttrEn
   return *slot;
 }
 
-int tfx_lower_port_names(lw *w, Ge__Proto__OpDef *op) {
+/* The port lists of the ops whose descriptors are named after a mapping's port array (most:
+ * see port_names), by the array's address and length: the index into w->port_list, found
+ * without joining and hashing the names. The arrays live in the op mapping's arena (shared by
+ * nodes with the same ports) and are not changed while lowering runs. */
+#define PN_SLOTS 512
+typedef struct pn_slot {
+  const tfx_map_port *p; /* NULL: empty */
+  size_t n, ix;
+} pn_slot;
+
+#define AC_KEY_MAX 2048
+
+typedef struct ac_slot {
+  const uint8_t *key; /* in the cache's arena; NULL: empty slot */
+  uint32_t len, hash;
+  /* the block's record (lower.c's pre array; NULL: no attr); with a tail (a Const's data,
+   * borrowed), the first node's own: a later node gets a copy with its own data */
+  const tfx_ge_air_attrs *rec;
+  Ge__Proto__TensorDescriptor *out; /* a Const's output desc (interned), else NULL */
+} ac_slot;
+
+struct tfx_lower_acache {
+  ac_slot *slots; /* malloc, power-of-two capacity, at most half full */
+  size_t cap, n;
+  tfx_arena keys;
+  /* the node being built: its key, kept until pre_encode has written its block (pending),
+   * or the record found for it (has_hit) */
+  uint8_t key[AC_KEY_MAX];
+  uint32_t key_len, key_hash;
+  int pending, has_hit;
+  const tfx_ge_air_attrs *hit;
+  /* a Const being looked up: its data (borrowed when written: the tail) and the slot found */
+  const ProtobufCBinaryData *data;
+  const ac_slot *found;
+  int is_const;
+  pn_slot *pn; /* port lists by mapping port array (port_list_of); PN_SLOTS, malloc */
+};
+
+/* The port list of descs v (n of them) into *ix: through the memo when every desc's name is
+ * the name of mp's port ("" for a port with none), else port_name_list. */
+static Ge__Proto__AttrDef *port_list_of(lw *w, Ge__Proto__TensorDescriptor **v, size_t n,
+                                        const tfx_map_port *mp, size_t mn, size_t *ix) {
+  pn_slot *slot = NULL;
+  if (mp && mn == n && w->acache) {
+    size_t k = 0;
+    for (; k < n && v[k] && v[k]->name; k++) {
+      const char *a = v[k]->name, *b = mp[k].name ? mp[k].name : "";
+      if (a != b && strcmp(a, b) != 0) break;
+    }
+    if (k == n && (slot = w->acache->pn)) {
+      slot += (((uintptr_t)mp >> 4) ^ n) & (PN_SLOTS - 1);
+      if (slot->p == mp && slot->n == n) {
+        *ix = slot->ix;
+        return w->port_list[slot->ix];
+      }
+    }
+  }
+  Ge__Proto__AttrDef *a = port_name_list(w, v, n, ix);
+  if (a && slot) *slot = (pn_slot){mp, n, *ix};
+  return a;
+}
+
+/* tfx_lower_port_names for op, whose input / output descs may be named after mp[0] / mp[1]
+ * (mn[] ports; NULL: not known). */
+static int port_names(lw *w, Ge__Proto__OpDef *op, const tfx_map_port *const *mp,
+                      const size_t *mn) {
   size_t cached = sizeof w->port_index / sizeof w->port_index[0];
+  /* an op with no attr yet (a lite op being wired) takes the four keys, which differ, without
+   * looking each up first */
+  int fresh = op->n_attr == 0;
   for (int dir = 0; dir < 2; dir++) {
     size_t n = dir ? op->n_output_desc : op->n_input_desc;
     if (!n) continue;
@@ -224,21 +296,35 @@ int tfx_lower_port_names(lw *w, Ge__Proto__OpDef *op) {
     const char *nk = dir ? "_output_name_key" : "_input_name_key";
     const char *vk = dir ? "_output_name_value" : "_input_name_value";
     size_t ix = 0;
-    Ge__Proto__AttrDef *names = port_name_list(w, v, n, &ix);
+    Ge__Proto__AttrDef *names =
+        mp ? port_list_of(w, v, n, mp[dir], mn[dir], &ix) : port_name_list(w, v, n, &ix);
     Ge__Proto__AttrDef *index = names ? port_index_list(w, n) : NULL;
     if (!names || !index) return tfx_lower_oom(w);
     /* both shared: so are their entries (an op keeps the entries, not copies) */
     Ge__Proto__OpDef__AttrEntry *ne =
         shared_entry(w, &w->port_entry[2 * ix + (size_t)dir], nk, names);
-    if (!ne || tfx_ge_op_entry_put(w->AT, op, ne)) return tfx_lower_oom(w);
+    if (!ne || (fresh ? TFX_GE_PUSH(w->AT, op->attr, op->n_attr, ne)
+                      : tfx_ge_op_entry_put(w->AT, op, ne)))
+      return tfx_lower_oom(w);
     if (n < cached) {
       Ge__Proto__OpDef__AttrEntry *ve = shared_entry(w, &w->index_entry[dir][n], vk, index);
-      if (!ve || tfx_ge_op_entry_put(w->AT, op, ve)) return tfx_lower_oom(w);
+      if (!ve || (fresh ? TFX_GE_PUSH(w->AT, op->attr, op->n_attr, ve)
+                        : tfx_ge_op_entry_put(w->AT, op, ve)))
+        return tfx_lower_oom(w);
     } else if (tfx_lower_set_attr(w, op, vk, index)) {
       return -1;
     }
   }
   return 0;
+}
+
+int tfx_lower_port_names(lw *w, Ge__Proto__OpDef *op) { return port_names(w, op, NULL, NULL); }
+
+/* The same for the op of mapped node mop (descs named after its ports, as a rule). */
+static int port_names_mop(lw *w, Ge__Proto__OpDef *op, const tfx_mapped_op *mop) {
+  const tfx_map_port *mp[2] = {mop->in, mop->out};
+  size_t mn[2] = {mop->n_in, mop->n_out};
+  return port_names(w, op, mp, mn);
 }
 
 /* Provenance attrs (see the header). */
@@ -483,6 +569,360 @@ static int dyn_attrs(lw *w, Ge__Proto__OpDef *op, const tfx_map_dyn *dyn, uint32
   return 0;
 }
 
+/* ---------------------------------------------------------------- attr block cache */
+
+/* Streaming phase 1 writes an op's own attrs ahead as one block of wire bytes (lower.c's
+ * pre_encode), and most blocks repeat (10% distinct in the bench graphs). What the block of a
+ * RULE / AUTO / PASSTHROUGH op that is neither a Data nor a Const op of the main graph holds
+ * is determined by: the prototype (attr types, defaults), the mapped attrs (name; the TF
+ * AttrValue or the rule's value), the dynamic-port counts, the optional inputs, and no
+ * fusion provenance. Those are encoded into a key (exactly: bytes, lengths and tags, no
+ * hash standing in for content); a node whose key was seen gets the block of the first node
+ * with that key, and none of its AttrDefs is built, sorted nor written. A build that reported
+ * anything (a dropped attr, a missing required one) is never cached, so every node that would
+ * report still builds and reports. Keys that do not fit AC_KEY_MAX bytes, tensors, functions,
+ * placeholders, scope/node values and fused nodes are not cached (built as before). */
+typedef struct ac_buf {
+  uint8_t *p;
+  size_t n, cap;
+  int bad; /* over cap, or a value the key does not describe */
+} ac_buf;
+
+/* (once bad, n stays where it was: every later put fails its room check too or is ignored) */
+static inline int ac_room(ac_buf *b, size_t n) {
+  if (n <= b->cap - b->n) return 1;
+  b->bad = 1;
+  b->n = b->cap;
+  return 0;
+}
+static inline void ac_put(ac_buf *b, const void *v, size_t n) {
+  if (!n || !ac_room(b, n)) return; /* (v may be NULL when n is 0) */
+  memcpy(b->p + b->n, v, n);
+  b->n += n;
+}
+static inline void ac_u8(ac_buf *b, uint8_t v) {
+  if (ac_room(b, 1)) b->p[b->n++] = v;
+}
+static inline void ac_u64(ac_buf *b, uint64_t v) {
+  if (!ac_room(b, 8)) return;
+  memcpy(b->p + b->n, &v, 8);
+  b->n += 8;
+}
+/* a string with its length (NULL and "" differ): 0, or 1, its length (4 bytes) and bytes */
+static inline void ac_str(ac_buf *b, const char *s) {
+  if (!s) {
+    ac_u8(b, 0);
+    return;
+  }
+  size_t n = strlen(s);
+  if (n > UINT32_MAX || !ac_room(b, 5 + n)) {
+    b->bad = 1;
+    return;
+  }
+  uint32_t l = (uint32_t)n;
+  b->p[b->n] = 1;
+  memcpy(b->p + b->n + 1, &l, 4);
+  memcpy(b->p + b->n + 5, s, n);
+  b->n += 5 + n;
+}
+
+static void ac_shape(ac_buf *b, const Tensorflow__TensorShapeProto *s) {
+  if (!s || s->unknown_rank) {
+    ac_u8(b, 'U');
+    return;
+  }
+  ac_u8(b, 'K');
+  ac_u64(b, s->n_dim);
+  for (size_t k = 0; k < s->n_dim; k++) ac_u64(b, (uint64_t)(s->dim[k] ? s->dim[k]->size : -1));
+}
+
+/* A TF AttrValue as attr.c's from_tf reads it (value case and every field it may read). */
+static void ac_tf(ac_buf *b, const Tensorflow__AttrValue *v) {
+  ac_u8(b, (uint8_t)v->value_case);
+  switch (v->value_case) {
+  case TENSORFLOW__ATTR_VALUE__VALUE_S:
+    ac_u64(b, v->s.len);
+    ac_put(b, v->s.data, v->s.len);
+    return;
+  case TENSORFLOW__ATTR_VALUE__VALUE_I: ac_u64(b, (uint64_t)v->i); return;
+  case TENSORFLOW__ATTR_VALUE__VALUE_F: ac_put(b, &v->f, sizeof v->f); return;
+  case TENSORFLOW__ATTR_VALUE__VALUE_B: ac_u8(b, v->b != 0); return;
+  case TENSORFLOW__ATTR_VALUE__VALUE_TYPE: ac_u64(b, (uint64_t)v->type); return;
+  case TENSORFLOW__ATTR_VALUE__VALUE_SHAPE: ac_shape(b, v->shape); return;
+  case TENSORFLOW__ATTR_VALUE__VALUE_LIST: {
+    const Tensorflow__AttrValue__ListValue *l = v->list;
+    if (!l) {
+      ac_u8(b, 0);
+      return;
+    }
+    if (l->n_tensor || l->n_func) {
+      b->bad = 1;
+      return;
+    }
+    ac_u8(b, 1);
+    ac_u64(b, l->n_s);
+    for (size_t k = 0; k < l->n_s; k++) {
+      ac_u64(b, l->s[k].len);
+      ac_put(b, l->s[k].data, l->s[k].len);
+    }
+    ac_u64(b, l->n_i);
+    ac_put(b, l->i, l->n_i * sizeof *l->i);
+    ac_u64(b, l->n_f);
+    ac_put(b, l->f, l->n_f * sizeof *l->f);
+    ac_u64(b, l->n_b);
+    for (size_t k = 0; k < l->n_b; k++) ac_u8(b, l->b[k] != 0);
+    ac_u64(b, l->n_type);
+    for (size_t k = 0; k < l->n_type; k++) ac_u64(b, (uint64_t)l->type[k]);
+    ac_u64(b, l->n_shape);
+    for (size_t k = 0; k < l->n_shape; k++) ac_shape(b, l->shape[k]);
+    return;
+  }
+  default: b->bad = 1; return; /* tensor, func, placeholder, unset */
+  }
+}
+
+static void ac_arr(ac_buf *b, const void *v, size_t n, size_t size) {
+  ac_u64(b, n);
+  if (n) ac_put(b, v, n * size);
+}
+
+/* A Const's TF tensor as attr.c's tensor_tf reads it: dtype, shape, and the data's length when
+ * it is tensor_content (borrowed: the tail of the block, not part of it), else every typed
+ * value field. *content: the tensor_content (NULL when the data is typed values). */
+static void ac_tensor(ac_buf *b, const Tensorflow__TensorProto *t,
+                      const ProtobufCBinaryData **content) {
+  *content = NULL;
+  if (!t || t->n_resource_handle_val || t->n_variant_val) {
+    b->bad = 1;
+    return;
+  }
+  ac_u64(b, (uint64_t)t->dtype);
+  const Tensorflow__TensorShapeProto *sh = t->tensor_shape;
+  if (!sh) {
+    ac_u8(b, 'N');
+  } else if (sh->unknown_rank) {
+    ac_u8(b, 'U');
+  } else {
+    ac_u8(b, 'K');
+    ac_u64(b, sh->n_dim);
+    for (size_t k = 0; k < sh->n_dim; k++)
+      ac_u64(b, (uint64_t)(sh->dim[k] ? sh->dim[k]->size : -1));
+  }
+  ac_u64(b, t->tensor_content.len);
+  if (t->tensor_content.len) {
+    *content = &t->tensor_content;
+    return;
+  }
+  ac_arr(b, t->half_val, t->n_half_val, sizeof *t->half_val);
+  ac_arr(b, t->float_val, t->n_float_val, sizeof *t->float_val);
+  ac_arr(b, t->double_val, t->n_double_val, sizeof *t->double_val);
+  ac_arr(b, t->int_val, t->n_int_val, sizeof *t->int_val);
+  ac_arr(b, t->scomplex_val, t->n_scomplex_val, sizeof *t->scomplex_val);
+  ac_arr(b, t->int64_val, t->n_int64_val, sizeof *t->int64_val);
+  ac_u64(b, t->n_bool_val);
+  for (size_t k = 0; k < t->n_bool_val; k++) ac_u8(b, t->bool_val[k] != 0);
+  ac_arr(b, t->dcomplex_val, t->n_dcomplex_val, sizeof *t->dcomplex_val);
+  ac_arr(b, t->uint32_val, t->n_uint32_val, sizeof *t->uint32_val);
+  ac_arr(b, t->uint64_val, t->n_uint64_val, sizeof *t->uint64_val);
+  ac_arr(b, t->float8_val.data, t->float8_val.len, 1);
+  ac_u64(b, t->n_string_val);
+  for (size_t k = 0; k < t->n_string_val; k++)
+    ac_arr(b, t->string_val[k].data, t->string_val[k].len, 1);
+}
+
+/* A rule value (tag, length and content; lists item by item). */
+static void ac_value(ac_buf *b, const tfx_value *v, unsigned depth) {
+  if (depth > TFX_V_MAX_DEPTH) {
+    b->bad = 1;
+    return;
+  }
+  ac_u8(b, v->tag);
+  switch (v->tag) {
+  case TFX_V_NONE: return;
+  case TFX_V_BOOL:
+  case TFX_V_INT:
+  case TFX_V_DTYPE: ac_u64(b, (uint64_t)v->u.i); return;
+  case TFX_V_FLOAT: ac_put(b, &v->u.f, sizeof v->u.f); return;
+  case TFX_V_STR:
+    ac_u64(b, v->n);
+    ac_put(b, v->u.s, v->n);
+    return;
+  case TFX_V_LIST:
+    ac_u64(b, v->n);
+    for (uint32_t k = 0; k < v->n && !b->bad; k++) ac_value(b, &v->u.items[k], depth + 1);
+    return;
+  default: b->bad = 1; return; /* scope, node */
+  }
+}
+
+/* The key of node id's attr block into b; 0 when it has none (not cached). A Const
+ * (is_const): its mapped "value" attrs by ac_tensor (the first one is its value; *content set
+ * when that one's data is tensor_content), its output's name (the output desc's). */
+static int ac_key(const lg *G, uint32_t id, ac_buf *b, int is_const,
+                  const ProtobufCBinaryData **content) {
+  const tfx_mapped_op *mop = &G->mg->ops[id];
+  int have_value = 0;
+  *content = NULL;
+  const Tensorflow__AttrValue *fn = tfx_ge_tf_attr(G->g->nodes[id].def, "_fusion_nodes");
+  if (fn && fn->value_case == TENSORFLOW__ATTR_VALUE__VALUE_LIST && fn->list && fn->list->n_s)
+    return 0; /* provenance: the node's own names */
+  ac_str(b, mop->type);
+  ac_put(b, &mop->proto, sizeof mop->proto);
+  ac_u64(b, mop->n_attrs);
+  for (uint32_t k = 0; k < mop->n_attrs && !b->bad; k++) {
+    const tfx_map_attr *a = &mop->attrs[k];
+    ac_str(b, a->name);
+    if (!a->name) continue;
+    if (is_const && a->tf && strcmp(a->name, "value") == 0) {
+      if (a->tf->value_case != TENSORFLOW__ATTR_VALUE__VALUE_TENSOR) return 0;
+      const ProtobufCBinaryData *c = NULL;
+      ac_u8(b, 'C');
+      ac_tensor(b, a->tf->tensor, &c);
+      if (!have_value) *content = c;
+      have_value = 1;
+    } else if (a->tf) {
+      ac_u8(b, 'T');
+      ac_tf(b, a->tf);
+    } else {
+      have_value |= is_const && strcmp(a->name, "value") == 0;
+      ac_u8(b, 'V');
+      ac_value(b, &a->v, 0);
+    }
+  }
+  if (is_const) { /* its value from the NodeDef (not mapped): not cached */
+    if (!have_value) return 0;
+    ac_str(b, mop->n_out ? mop->out[0].name : NULL);
+  }
+  ac_u64(b, mop->n_dyn);
+  for (uint32_t k = 0; k < mop->n_dyn; k++) {
+    ac_str(b, mop->dyn[k].name);
+    ac_u8(b, mop->dyn[k].is_output);
+    ac_u64(b, mop->dyn[k].count);
+  }
+  for (uint32_t k = 0; k < mop->n_in; k++)
+    if (mop->in[k].kind == TFX_CANN_OPT)
+      ac_str(b, mop->in[k].ir_name ? mop->in[k].ir_name : mop->in[k].name);
+  return !b->bad;
+}
+
+/* The cache (made on first use). NULL after reporting out of memory. */
+static struct tfx_lower_acache *ac_get(lw *w) {
+  if (!w->acache) {
+    struct tfx_lower_acache *ac = tfx_calloc(1, sizeof *ac);
+    if (!ac) {
+      tfx_lower_oom(w);
+      return NULL;
+    }
+    tfx_arena_init(&ac->keys);
+    ac->pn = tfx_calloc(PN_SLOTS, sizeof *ac->pn); /* NULL: no memo, no error */
+    w->acache = ac;
+  }
+  return w->acache;
+}
+
+/* Looks node id up: 1 found (ac->hit), 0 not found (its key pending: tfx_lower_attrs_put
+ * adds it once its block is written), -1 not cacheable. */
+static int ac_lookup(const lg *G, uint32_t id, struct tfx_lower_acache *ac, int is_const) {
+  ac->pending = ac->has_hit = 0;
+  ac->found = NULL;
+  ac->is_const = is_const;
+  ac_buf b = {ac->key, 0, sizeof ac->key, 0};
+  if (!ac_key(G, id, &b, is_const, &ac->data) || b.n > UINT32_MAX) return -1;
+  ac->key_len = (uint32_t)b.n;
+  ac->key_hash = tfx_hash_bytes(ac->key, b.n);
+  for (size_t m = ac->cap - 1, i = ac->key_hash & m; ac->cap && ac->slots[i].key; i = (i + 1) & m) {
+    const ac_slot *s = &ac->slots[i];
+    if (s->hash == ac->key_hash && s->len == ac->key_len && memcmp(s->key, ac->key, b.n) == 0) {
+      ac->hit = s->rec;
+      ac->found = s;
+      ac->has_hit = 1;
+      return 1;
+    }
+  }
+  ac->pending = 1;
+  return 0;
+}
+
+int tfx_lower_attrs_hit(lw *w, const tfx_ge_air_attrs **rec) {
+  struct tfx_lower_acache *ac = w->acache;
+  if (!ac || !ac->has_hit) return 0;
+  ac->has_hit = 0;
+  *rec = ac->hit;
+  return 1;
+}
+
+int tfx_lower_attrs_put(lg *G, size_t first) {
+  lw *w = G->w;
+  struct tfx_lower_acache *ac = w->acache;
+  if (!ac || !ac->pending) return 0;
+  ac->pending = 0;
+  if (G->gd->n_op != first + 1) return 0; /* (never: one op) */
+  const tfx_ge_air_attrs *rec = first < G->cap_pre ? G->pre[first] : NULL;
+  /* a tail must be this Const's data (as the key says), and a Const has its output desc */
+  const ProtobufCBinaryData *data = ac->data;
+  if (rec && rec->tail && (!data || rec->tail != data->data || rec->n_tail != data->len))
+    return 0;
+  if (!rec && data) return 0;
+  Ge__Proto__OpDef *op = G->gd->op[first];
+  Ge__Proto__TensorDescriptor *out = NULL;
+  if (ac->is_const) {
+    if (!op || op->n_output_desc != 1 || !op->output_desc[0]) return 0;
+    out = op->output_desc[0];
+  }
+  if (2 * (ac->n + 1) > ac->cap) {
+    size_t nc = ac->cap ? 2 * ac->cap : 1024;
+    ac_slot *v = tfx_calloc(nc, sizeof *v);
+    if (!v) return tfx_lower_oom(w);
+    for (size_t k = 0; k < ac->cap; k++) {
+      if (!ac->slots[k].key) continue;
+      size_t i = ac->slots[k].hash & (nc - 1);
+      while (v[i].key) i = (i + 1) & (nc - 1);
+      v[i] = ac->slots[k];
+    }
+    free(ac->slots);
+    ac->slots = v;
+    ac->cap = nc;
+  }
+  uint8_t *key = tfx_arena_alloc(&ac->keys, ac->key_len ? ac->key_len : 1);
+  if (!key) return tfx_lower_oom(w);
+  memcpy(key, ac->key, ac->key_len);
+  size_t i = ac->key_hash & (ac->cap - 1);
+  while (ac->slots[i].key) i = (i + 1) & (ac->cap - 1);
+  ac->slots[i] = (ac_slot){key, ac->key_len, ac->key_hash, rec, out};
+  ac->n++;
+  return 0;
+}
+
+void tfx_lower_attrs_free(lw *w) {
+  struct tfx_lower_acache *ac = w->acache;
+  if (!ac) return;
+  free(ac->slots);
+  free(ac->pn);
+  tfx_arena_free(&ac->keys);
+  free(ac);
+  w->acache = NULL;
+}
+
+/* A Const found in the block cache: its output desc, and its block (a copy of the record with
+ * this Const's own data as the tail, when the data is borrowed). 0, -1 (out of memory), or 1:
+ * not usable after all (the data's length differs: never, the key has it), build it. */
+static int const_hit(lw *w, Ge__Proto__OpDef *op, struct tfx_lower_acache *ac) {
+  const ac_slot *sl = ac->found;
+  const tfx_ge_air_attrs *rec = sl->rec;
+  if (!sl->out || (rec && rec->tail && (!ac->data || ac->data->len != rec->n_tail))) {
+    ac->has_hit = ac->pending = 0;
+    return 1;
+  }
+  if (rec && rec->tail) {
+    tfx_ge_air_attrs *own = tfx_arena_alloc(w->P, sizeof *own);
+    if (!own) return tfx_lower_oom(w);
+    *own = *rec;
+    own->tail = ac->data->data;
+    ac->hit = own;
+  }
+  return tfx_lower_push_out(w, op, sl->out);
+}
+
 /* RULE / AUTO / PASSTHROUGH: one op. Input descs are made when wiring. */
 int tfx_lower_build_op(lg *G, uint32_t id) {
   lw *w = G->w;
@@ -503,14 +943,39 @@ int tfx_lower_build_op(lg *G, uint32_t id) {
     return 0;
   }
   const char *skip[8];
-  uint32_t n_skip = tfx_lower_subgraph_attrs(mop, nd, skip, 7);
+  /* (pass 0 counted them: none, as a rule) */
+  uint32_t n_skip = r->n_sub ? tfx_lower_subgraph_attrs(mop, nd, skip, 7) : 0;
+  /* streaming, its attrs written ahead (lower.c's pre_encode): the block cache */
+  struct tfx_lower_acache *ac = NULL;
+  size_t n_diag = w->d->errors + w->d->warnings;
+  int cache = w->S && w->AT == &w->scratch && !G->sub && !w->failed && r->n_sub == 0 && n_skip == 0;
   if (tfx_lower_is_type(type, "Const") || tfx_lower_is_type(type, "Constant")) {
     r->special = TFX_LOWER_SP_CONST;
+    if (cache) {
+      if (!(ac = ac_get(w))) return -1;
+      if (ac_lookup(G, id, ac, 1) == 1) {
+        int rc = const_hit(w, op, ac);
+        if (rc <= 0) return rc;
+      }
+    }
     skip[n_skip++] = "value";
     if (map_attrs(G, op, nd->name, type, mop->attrs, mop->n_attrs, mop->proto, skip, n_skip) ||
-        build_const(G, id, op, mop) || provenance(G, op, nd, 0) || tfx_lower_port_names(w, op))
+        build_const(G, id, op, mop) || provenance(G, op, nd, 0) || port_names_mop(w, op, mop))
       return -1;
+    if (ac && (w->failed || w->d->errors + w->d->warnings != n_diag)) ac->pending = 0;
     return 0;
+  }
+  if (cache) {
+    if (!(ac = ac_get(w))) return -1;
+    if (ac_lookup(G, id, ac, 0) == 1) { /* the block is known: only the output descs */
+      for (uint32_t k = 0; k < mop->n_out; k++) {
+        const tfx_map_port *p = &mop->out[k];
+        if (tfx_lower_push_out(w, op,
+                               out_desc(G, nd, p->tf_port, p->name ? p->name : "", p->format)))
+          return -1;
+      }
+      return 0;
+    }
   }
   if (map_attrs(G, op, nd->name, type, mop->attrs, mop->n_attrs, mop->proto, skip, n_skip))
     return -1;
@@ -532,7 +997,10 @@ int tfx_lower_build_op(lg *G, uint32_t id) {
         v[n_opt++] = mop->in[k].ir_name ? mop->in[k].ir_name : mop->in[k].name;
     if (tfx_lower_set_attr(w, op, "_opt_input", tfx_ge_attr_list_str(w->AT, v, n_opt))) return -1;
   }
-  return provenance(G, op, nd, 0);
+  if (provenance(G, op, nd, 0)) return -1;
+  /* reported something: not cached (each node with this key reports it again) */
+  if (ac && (w->failed || w->d->errors + w->d->warnings != n_diag)) ac->pending = 0;
+  return 0;
 }
 
 /* Ports of an inner node of a graph map: names and kinds from its prototype. */
@@ -903,8 +1371,10 @@ int tfx_lower_wire_op(lg *G, uint32_t id, ctl *c) {
   nrec *r = &G->nr[id];
   Ge__Proto__OpDef *op = r->op;
   uint32_t nd_in = nd->n_data_in;
-  uint8_t *bound = tfx_calloc(nd_in ? nd_in : 1, 1);
+  uint8_t few[64]; /* (most nodes: no allocation) */
+  uint8_t *bound = nd_in <= sizeof few ? few : tfx_calloc(nd_in, 1);
   if (!bound) return tfx_lower_oom(w);
+  if (bound == few) memset(few, 0, sizeof few);
   int rc = 0;
   if (r->special == TFX_LOWER_SP_DATA) {
     if (nd_in)
@@ -957,9 +1427,9 @@ int tfx_lower_wire_op(lg *G, uint32_t id, ctl *c) {
   }
   for (uint32_t j = nd_in; j < nd->n_in && rc == 0; j++)
     rc = tfx_lower_ctl_add_input(G, c, &nd->in[j]);
-  free(bound);
+  if (bound != few) free(bound);
   if (rc == 0) rc = tfx_lower_ctl_flush(w, op, c);
-  if (rc == 0 && !r->special) rc = tfx_lower_port_names(w, op);
+  if (rc == 0 && !r->special) rc = port_names_mop(w, op, mop);
   return rc;
 }
 

@@ -910,6 +910,133 @@ static void stream_attrs_shared(void **state) {
   tfx_ge_air_stream_free(st);
 }
 
+/* The merged attr maps of op records (air_write.c's as_merge): an op whose own entries are all
+ * frozen and whose block written ahead is the same as an earlier op's gets that op's merged
+ * bytes. The output is the whole-model writer's for ops that share a block and entries, share
+ * the block with other entries or fewer, have another block, more entries than are kept, and an
+ * entry not frozen whose value changes between two ops at the same address (not kept: it is
+ * written as it is now). A hit is observed: a block changed in place after its merge was kept
+ * (which air_write.h forbids) still gives the kept bytes. */
+static void stream_merge_kept(void **state) {
+  (void)state;
+  Ge__Proto__AttrDef *i5 = attr(GE__PROTO__ATTR_DEF__VALUE_I);
+  Ge__Proto__AttrDef *i6 = attr(GE__PROTO__ATTR_DEF__VALUE_I);
+  i5->i = 5;
+  i6->i = 6;
+  Ge__Proto__OpDef__AttrEntry *pe1[] = {kv("a", i5), kv("m", i6)}, *pe2[] = {kv("a", i6)};
+  /* phase 2's entries, frozen: keys between and after the block's */
+  Ge__Proto__OpDef__AttrEntry *fb = kv("b", i5), *fz = kv("z", i6), *fy = kv("y", i5);
+  Ge__Proto__AttrDef *nv = attr(GE__PROTO__ATTR_DEF__VALUE_I);
+  Ge__Proto__OpDef__AttrEntry *nc = kv("c", nv); /* not frozen */
+  tfx_ge_air_memo *memo = tfx_ge_air_memo_new();
+  assert_non_null(memo);
+  Ge__Proto__OpDef__AttrEntry *fr[] = {fb, fz, fy};
+  for (int k = 0; k < 3; k++) assert_int_equal(tfx_ge_air_memo_op_entry(memo, fr[k]), 0);
+  Ge__Proto__OpDef__AttrEntry *many[8];
+  for (int k = 0; k < 8; k++) {
+    char key[4] = {'n', (char)('0' + k), 0};
+    many[k] = kv(key, k & 1 ? i5 : i6);
+    assert_int_equal(tfx_ge_air_memo_op_entry(memo, many[k]), 0);
+  }
+  tfx_ge_air_stream *st = tfx_ge_air_stream_new();
+  assert_non_null(st);
+  tfx_ge_air_stream_set_memo(st, memo);
+  tfx_ge_air_attrs b1, b2;
+  assert_int_equal(tfx_ge_air_stream_attrs(st, attr_op("p1", pe1, 2), &ar, NULL, &b1), 0);
+  assert_int_equal(tfx_ge_air_stream_attrs(st, attr_op("p2", pe2, 1), &ar, NULL, &b2), 0);
+  /* per op: its block, its phase-2 entries (sorted), and the reference op's whole map */
+  enum { NO = 9 };
+  struct {
+    const tfx_ge_air_attrs *pre;
+    Ge__Proto__OpDef__AttrEntry *e[8];
+    size_t n;
+    int64_t nv; /* value of the unfrozen entry when written */
+  } c[NO] = {
+      {&b1, {fb, fz}, 2, 0}, {&b1, {fb, fz}, 2, 0}, {&b1, {fb}, 1, 0},
+      {&b2, {fb, fz}, 2, 0}, {&b1, {fb, nc}, 2, 1}, {&b1, {fb, nc}, 2, 2},
+      {&b1, {fb, fy, fz}, 3, 0}, {&b1, {0}, 8, 0}, {&b1, {fb, fz}, 2, 0},
+  };
+  memcpy(c[7].e, many, sizeof many);
+  Ge__Proto__OpDef *ref[NO];
+  for (int i = 0; i < NO; i++) {
+    char name[4] = {'o', (char)('0' + i), 0};
+    Ge__Proto__OpDef *o = op(name, 0, 0);
+    o->n_attr = c[i].n;
+    o->attr = A(c[i].n * sizeof *o->attr);
+    memcpy(o->attr, c[i].e, c[i].n * sizeof *o->attr);
+    nv->i = c[i].nv;
+    assert_int_equal(tfx_ge_air_stream_op_pre(st, 0, o, c[i].pre), 0);
+    /* the reference: the block's entries and these, by key, an own copy of the unfrozen one */
+    Ge__Proto__OpDef__AttrEntry **pe = c[i].pre == &b1 ? pe1 : pe2;
+    size_t np = c[i].pre == &b1 ? 2 : 1, n = 0;
+    Ge__Proto__OpDef__AttrEntry **all = A((np + c[i].n) * sizeof *all);
+    for (size_t k = 0; k < np; k++) all[n++] = pe[k];
+    for (size_t k = 0; k < c[i].n; k++) {
+      Ge__Proto__OpDef__AttrEntry *e = c[i].e[k];
+      if (e == nc) {
+        Ge__Proto__AttrDef *v = attr(GE__PROTO__ATTR_DEF__VALUE_I);
+        v->i = c[i].nv;
+        e = kv("c", v);
+      }
+      size_t j = n++;
+      while (j > 0 && strcmp(all[j - 1]->key, e->key) > 0) all[j] = all[j - 1], j--;
+      all[j] = e;
+    }
+    ref[i] = op(name, 0, 0);
+    ref[i]->n_attr = n;
+    ref[i]->attr = all;
+  }
+  Ge__Proto__ModelDef *m = A(sizeof *m);
+  ge__proto__model_def__init(m);
+  m->name = S("m");
+  m->n_graph = 1;
+  m->graph = A(sizeof *m->graph);
+  m->graph[0] = A(sizeof **m->graph);
+  ge__proto__graph_def__init(m->graph[0]);
+  m->graph[0]->name = S("g");
+  m->graph[0]->n_op = NO;
+  m->graph[0]->op = ref;
+  tfx_io_pieces rp, pc;
+  size_t nref = 0, n = 0;
+  assert_int_equal(tfx_ge_air_write(m, SIZE_MAX, &rp, &nref), 0);
+  assert_int_equal(tfx_ge_air_stream_finish(st, m, SIZE_MAX, &pc, &n), 0);
+  assert_int_equal(n, nref);
+  uint8_t *want = joined(&rp), *got = joined(&pc);
+  assert_memory_equal(got, want, nref);
+  free(got);
+  free(want);
+  tfx_io_pieces_free(&pc);
+  tfx_io_pieces_free(&rp);
+  tfx_ge_air_stream_free(st);
+  /* a hit: two ops of one name, the block changed in between (5 -> 7: same length) */
+  st = tfx_ge_air_stream_new();
+  assert_non_null(st);
+  tfx_ge_air_stream_set_memo(st, memo);
+  tfx_ge_air_attrs b3;
+  Ge__Proto__AttrDef *i5b = attr(GE__PROTO__ATTR_DEF__VALUE_I);
+  i5b->i = 5;
+  Ge__Proto__OpDef__AttrEntry *pe3[] = {kv("a", i5b)};
+  assert_int_equal(tfx_ge_air_stream_attrs(st, attr_op("p3", pe3, 1), &ar, NULL, &b3), 0);
+  Ge__Proto__OpDef *h = op("h", 0, 0);
+  h->n_attr = 1;
+  h->attr = &fb;
+  assert_int_equal(tfx_ge_air_stream_op_pre(st, 0, h, &b3), 0);
+  size_t len = tfx_ge_air_stream_size(st);
+  uint8_t *blk = (uint8_t *)b3.p;
+  assert_int_equal(blk[b3.len - 1], 5); /* the value's varint, last */
+  blk[b3.len - 1] = 7;
+  assert_int_equal(tfx_ge_air_stream_op_pre(st, 0, h, &b3), 0);
+  assert_int_equal(tfx_ge_air_stream_size(st), 2 * len);
+  m->graph[0]->n_op = 0;
+  assert_int_equal(tfx_ge_air_stream_finish(st, m, SIZE_MAX, &pc, &n), 0);
+  got = joined(&pc);
+  assert_memory_equal(got + n - len, got + n - 2 * len, len); /* the same record twice */
+  free(got);
+  tfx_io_pieces_free(&pc);
+  tfx_ge_air_stream_free(st);
+  tfx_ge_air_memo_free(memo);
+}
+
 /* Frozen messages (air_write.h's memo): records that meet a frozen descriptor, AttrDef or op
  * attr entry copy the bytes written when it was frozen; the output is the whole-model writer's,
  * byte for byte, for every op's descriptors and attr values (one of them larger than a chunk)
@@ -1034,6 +1161,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(stream_attrs_ahead, setup, teardown),
       cmocka_unit_test_setup_teardown(stream_attrs_shared, setup, teardown),
       cmocka_unit_test_setup_teardown(stream_memo_same_bytes, setup, teardown),
+      cmocka_unit_test_setup_teardown(stream_merge_kept, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

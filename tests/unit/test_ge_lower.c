@@ -429,6 +429,155 @@ static void fused_provenance(void **state) {
   assert_null(lt_oattr(lt_op(f, "id"), "_datadump_original_op_names"));
 }
 
+/* Streaming phase 1 keeps attr blocks by what determines them (lower_node.c's block cache):
+ * nodes with equal keys share a block, and keys that differ in one part must not (the value,
+ * a string's bytes or length, a list's length or split, a dtype, a shape, a bool, a rule value,
+ * the attr's name, the dynamic counts, the optional inputs, the type and prototype). Every
+ * variant below comes twice (the second one is found in the cache) next to a near miss that
+ * would be written with the other's attrs if that part were left out of the key: the streamed
+ * .air would then differ from the whole model's. A node whose attrs warn warns each time. */
+static void attr_block_cache(void **state) {
+  lt *f = *state;
+  enum { NV = 22 };
+  const char *specs[1 + 2 * NV + 2];
+  char names[2 * NV][8];
+  specs[0] = "a|Placeholder";
+  for (int k = 0; k < 2 * NV; k++) {
+    snprintf(names[k], sizeof names[k], "n%02d", k);
+    char *sp = tg_must(tfx_arena_alloc(&f->a, 24));
+    snprintf(sp, 24, "%s|LeakyRelu|a", names[k]);
+    specs[1 + k] = sp;
+  }
+  specs[1 + 2 * NV] = "w1|Cast|a";
+  specs[2 + 2 * NV] = "w2|Cast|a";
+  Tensorflow__GraphDef *gd = tg_graph(&f->a, specs, TG_N(specs));
+  lt_attr_type(f, gd->node[0], "dtype", TENSORFLOW__DATA_TYPE__DT_FLOAT);
+  static const int64_t i12[] = {1, 2}, i123[] = {1, 2, 3}, i13[] = {1, 3};
+  static const int64_t d23[] = {2, 3}, d24[] = {2, 4};
+  for (int r = 0; r < 2; r++) { /* node n(2v + r): variant v, twice */
+#define ND(v) lt_nd(gd, names[2 * (v) + r])
+    lt_attr_s(f, ND(0), "padding", "SAME");
+    lt_attr_s(f, ND(1), "padding", "SAMF");
+    lt_attr_s(f, ND(2), "padding", "SAM");
+    lt_attr_i(f, ND(3), "k", 1);
+    lt_attr_i(f, ND(4), "k", 2);
+    lt_attr_i(f, ND(5), "j", 1); /* another name */
+    lt_attr_type(f, ND(6), "T", TENSORFLOW__DATA_TYPE__DT_FLOAT);
+    lt_attr_type(f, ND(7), "T", TENSORFLOW__DATA_TYPE__DT_INT32);
+    lt_attr_shape(f, ND(8), "shape", d23, 2);
+    lt_attr_shape(f, ND(9), "shape", d24, 2);
+    lt_attr_shape(f, ND(10), "shape", NULL, -1);
+    Tensorflow__AttrValue__ListValue *l = lt_list(f, ND(11), "ksize");
+    l->i = (int64_t *)i12, l->n_i = 2;
+    l = lt_list(f, ND(12), "ksize");
+    l->i = (int64_t *)i123, l->n_i = 3;
+    l = lt_list(f, ND(13), "ksize");
+    l->i = (int64_t *)i13, l->n_i = 2;
+    lt_attr_slist(f, ND(14), "names", "a,b");
+    lt_attr_slist(f, ND(15), "names", "ab");
+    Tensorflow__AttrValue *b = lt_av(f, TENSORFLOW__ATTR_VALUE__VALUE_B);
+    b->b = 1;
+    lt_attr(f, ND(16), "flag", b);
+    lt_attr(f, ND(17), "flag", lt_av(f, TENSORFLOW__ATTR_VALUE__VALUE_B)); /* false */
+#undef ND
+  }
+  lt_attr(f, lt_nd(gd, "w1"), "SrcT", lt_av(f, TENSORFLOW__ATTR_VALUE__VALUE_TYPE));
+  lt_attr(f, lt_nd(gd, "w2"), "SrcT", lt_av(f, TENSORFLOW__ATTR_VALUE__VALUE_TYPE));
+  lt_build(f, gd);
+  lt_map(f, &f->om.main, "a", "Data", "", "y:0");
+  tfx_mapped_op *op0[NV];
+  const tfx_value pads12[] = {tfx_v_int(1), tfx_v_int(2)};
+  for (int r = 0; r < 2; r++) {
+    tfx_mapped_op *op[NV];
+    for (int v = 0; v < NV; v++) {
+      const char *type = v == 21 ? "Relu" : "LeakyRelu"; /* another type and prototype */
+      const char *in = v == 20 ? "x:0,bias:-1?" : v == 19 ? "x:0,offset:-1?" : "x:0";
+      op[v] = lt_map(f, &f->om.main, names[2 * v + r], type, in, "y:0");
+    }
+    lt_map_attr(op[18], "negative_slope", tfx_v_float(0.25)); /* rule values */
+    lt_map_attr(op[19], "negative_slope", tfx_v_float(0.5));
+    lt_map_dyn(f, op[20], "x", 0, 2);
+    lt_map_dyn(f, op[21], "x", 0, 3);
+    lt_map_attr(op[3], "pads", tfx_v_list(pads12, 2)); /* (the lists must outlive lowering) */
+    lt_map_attr(op[4], "pads", tfx_v_list(pads12, 1));
+    /* port arrays shared like the op mapping's (port names found by array, lower_node.c's
+     * port_list_of), and one array read to two lengths: "x" and "x, bias" */
+    for (int v = 0; v < NV; v++) {
+      if (r) op[v]->in = op0[v]->in, op[v]->out = op0[v]->out;
+      op0[v] = op[v];
+    }
+    op[0]->in = op0[20]->in; /* n_in 1 */
+  }
+  lt_map(f, &f->om.main, "w1", "Cast", "x:0", "y:0"); /* dst_type missing: warned */
+  lt_map(f, &f->om.main, "w2", "Cast", "x:0", "y:0");
+  f->o.stream_air = 1;
+  f->o.air_max = SIZE_MAX;
+  assert_int_equal(lt_lower(f), 0);
+  f->o.stream_air = 0;
+  assert_true(tg_diag_has(&f->d, TFX_SEV_WARNING, "'w1'", "required attribute 'dst_type'",
+                          (const char *)NULL));
+  assert_true(tg_diag_has(&f->d, TFX_SEV_WARNING, "'w2'", "required attribute 'dst_type'",
+                          (const char *)NULL));
+  tfx_diag_free(&f->d);
+  tfx_diag_init(&f->d);
+  lt_same_streamed(f);
+  /* and what the whole model holds (the reference above) is what was asked */
+  assert_string_equal(lt_ilist(lt_oattr(lt_op(f, "n25"), "ksize")), "1,2,3");
+  assert_null(lt_oattr(lt_op(f, "n01"), "_opt_input"));
+  assert_string_equal(lt_slist(lt_oattr(lt_op(f, "n41"), "_opt_input")), "bias");
+  assert_int_equal(lt_int(lt_oattr(lt_op(f, "n43"), "__dynamic_input_x_cnt")), 3);
+}
+
+/* Consts in the block cache: one key per dtype, shape, data length (tensor_content: the data
+ * is borrowed, each Const writes its own) or typed values, and output name. k0/k1 differ only
+ * in their tensor_content bytes, k2 in dtype, k3 in shape (same length), k4/k5 in a typed
+ * value, k6 repeats k4, k7 repeats k0 with the output named otherwise. */
+static void const_cache_graph(lt *f);
+static void const_block_cache(void **state) {
+  lt *f = *state;
+  const_cache_graph(f);
+  lt_lower_ok(f);
+  lt_same_streamed(f);
+  static const uint8_t db[8] = {9, 9, 9, 9, 8, 8, 8, 8};
+  const Ge__Proto__AttrDef *v1 = lt_oattr(lt_op(f, "k1"), "value");
+  assert_memory_equal(v1->t->data.data, db, 8);
+  assert_string_equal(lt_op(f, "k7")->output_desc[0]->name, "z");
+}
+
+static void const_cache_graph(lt *f) {
+  static const char *const specs[] = {"k0|Const", "k1|Const", "k2|Const", "k3|Const",
+                                      "k4|Const", "k5|Const", "k6|Const", "k7|Const",
+                                      "k8|Const", "s|AddN|k0,k1,k2,k3,k4,k5,k6,k7,k8"};
+  Tensorflow__GraphDef *gd = tg_graph(&f->a, specs, TG_N(specs));
+  static const uint8_t da[8] = {1, 2, 3, 4, 5, 6, 7, 8}, db[8] = {9, 9, 9, 9, 8, 8, 8, 8};
+  static const int64_t d2[] = {2}, d12[] = {1, 2};
+  for (int k = 0; k < 9; k++) {
+    Tensorflow__NodeDef *nd = gd->node[k];
+    int i32 = k == 2;
+    lt_attr_type(f, nd, "dtype",
+                 i32 ? TENSORFLOW__DATA_TYPE__DT_INT32 : TENSORFLOW__DATA_TYPE__DT_FLOAT);
+    float fv = k == 5 ? 0.25f : 0.5f;
+    Tensorflow__TensorProto *t =
+        lt_attr_ftensor(f, nd, "value", k == 3 ? d12 : d2, k == 3 ? 2 : 1, &fv, 1);
+    if (i32) t->dtype = TENSORFLOW__DATA_TYPE__DT_INT32;
+    if (k == 4 || k == 5 || k == 6) { /* a scalar of typed values */
+      t->tensor_shape = lt_shape(f, NULL, 0);
+      if (i32) t->n_float_val = 0;
+      continue;
+    }
+    t->n_float_val = 0;
+    t->tensor_content.data = (uint8_t *)(k == 1 ? db : da);
+    t->tensor_content.len = 8;
+  }
+  lt_build(f, gd);
+  for (int k = 0; k < 9; k++) {
+    char name[4] = {'k', (char)('0' + k), 0};
+    lt_map(f, &f->om.main, name, "Const", "", k == 7 ? "z:0" : "y:0");
+  }
+  lt_map(f, &f->om.main, "s", "AddN", "x0:0*,x1:1*,x2:2*,x3:3*,x4:4*,x5:5*,x6:6*,x7:7*,x8:8*",
+         "y:0");
+}
+
 static void unsupported_fails(void **state) {
   lt *f = *state;
   static const char *const more[] = {"weird|Frobnicate|a"};
@@ -532,6 +681,39 @@ static void oom_every_allocation(void **state) {
   assert_true(ok);
 }
 
+/* The same when streaming, on nodes the block cache finds (Consts whose record is copied
+ * with their own data, ops, the kept merges, the port-list memo): every allocation failed in
+ * turn ends in out of memory and nothing written, never a crash or another error. */
+static void oom_streaming_caches(void **state) {
+  lt *f = *state;
+  const_cache_graph(f);
+  tfx_diag scratch;
+  tfx_diag_init(&scratch);
+  (void)tfx_tf_ops_stdlib(&scratch);
+  tfx_diag_free(&scratch);
+  f->o.stream_air = 1;
+  f->o.air_max = SIZE_MAX;
+  int ok = 0;
+  for (long k = 1; k < 4000 && !ok; k++) {
+    tfx_diag_clear(&f->d);
+    tfx_ge_model_free(&f->gm);
+    tfx_alloc_fail_at(k);
+    int rc = tfx_ge_lower(&f->gm, &f->m, &f->om, f->protos, &f->o, &f->d);
+    long hits = tfx_alloc_failures();
+    tfx_alloc_fail_at(0);
+    if (rc == 0) {
+      assert_true(f->gm.streamed);
+      ok = hits == 0;
+    } else {
+      assert_int_equal(f->gm.air.total, 0);
+      assert_true(f->d.errors > 0);
+      assert_int_equal(rc, TFX_E_NOMEM);
+    }
+  }
+  f->o.stream_air = 0;
+  assert_true(ok);
+}
+
 int main(int argc, char **argv) {
 #define T(x) cmocka_unit_test_setup_teardown(x, lt_setup, lt_teardown)
   /* the fault-injection cases: their own ctest test (unit/NAME/fault-injection), skipped
@@ -543,6 +725,7 @@ int main(int argc, char **argv) {
     }
     const struct CMUnitTest fault_tests[] = {
         T(oom_every_allocation),
+        T(oom_streaming_caches),
     };
     return cmocka_run_group_tests(fault_tests, NULL, NULL);
   }
@@ -563,6 +746,8 @@ int main(int argc, char **argv) {
       T(netoutput_unconsumed),
       T(netoutput_name_clash),
       T(fused_provenance),
+      T(attr_block_cache),
+      T(const_block_cache),
       T(unsupported_fails),
       T(bad_binding),
       T(model_fields),
