@@ -212,6 +212,10 @@ tfx_status tfx_train_prune(Tensorflow__GraphDef *gd, tfx_arena *a, const char *f
   /* no side effect anywhere (a frozen graph): nothing serves training, nothing to do */
   size_t effects = 0, edges = 0;
   for (uint32_t i = 0; i < n; i++) {
+    /* the NodeDefs and their op strings are cold and scattered after the load: fetch them in
+     * two stages ahead (the record 32 nodes ahead, its op string 16 ahead), as the index does */
+    if (i + 32 < n) __builtin_prefetch(gd->node[i + 32]);
+    if (i + 16 < n && gd->node[i + 16] && gd->node[i + 16]->op) __builtin_prefetch(gd->node[i + 16]->op);
     const Tensorflow__NodeDef *nd = gd->node[i];
     if (!nd) continue;
     edges += nd->n_input;
