@@ -351,6 +351,7 @@ int main(int argc, char **argv) {
   o.verbose = -1;
   o.dump_after = "all";
   o.no_report = !report; /* as tfxc without --report: the reports go before lowering */
+  o.select_outputs = 1; /* as the command: signatures and training machinery (pass prune) */
 
   tfx_diag d;
   tfx_diag_init(&d);
