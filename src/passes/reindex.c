@@ -188,8 +188,8 @@ static int update_graph(upd *u, tfx_graph *g, tfx_graph *og, Tensorflow__NodeDef
   for (uint32_t i = 0; i < on; i++) {
     uint32_t j = new_id ? new_id[i] : i;
     if (j == TFX_NO_ID) continue;
-    if (j >= n || defs[j] != og->nodes[i].def || old_of[j] != TFX_NO_ID) goto out;
-    old_of[j] = i;
+    if (j >= n || old_of[j] != TFX_NO_ID) goto out;
+    old_of[j] = i; /* defs[j] == og->nodes[i].def is checked below, where the node is read */
   }
 
   /* names: the old map is taken over; a changed graph's map is patched in place (values
@@ -208,6 +208,7 @@ static int update_graph(upd *u, tfx_graph *g, tfx_graph *og, Tensorflow__NodeDef
     uint32_t i = old_of[j];
     if (i != TFX_NO_ID) {
       const tfx_node *o = &og->nodes[i];
+      if (defs[j] != o->def) goto out; /* apply's lists disagree: the full build */
       nd->def = o->def;
       nd->name = o->name;
       nd->op = o->op;

@@ -377,6 +377,36 @@ static void left_to_full_build(void **state) {
   }
 }
 
+/* The node list must hold each kept node at the id new_id gives it: a list that disagrees
+ * (here a and c swapped, new_id saying they stay) is refused (the full build), not indexed
+ * with the old nodes' inputs under the wrong NodeDefs. */
+static void node_list_disagrees(void **state) {
+  (void)state;
+  hg h;
+  base(&h);
+  tfx_module old, nm;
+  build(&old, &h);
+  h.ptr[0] = &h.nd[2];
+  h.ptr[2] = &h.nd[0];
+  uint32_t new_id[4] = {0, 1, 2, 3};
+  uint8_t rewired[4] = {0, 0, 0, 0};
+  tfx_graph_change ch[1] = {{new_id, rewired}};
+  assert_int_equal(tfx_module_update(&nm, &old, &h.gd, ch), 1);
+  tfx_module_free(&nm);
+  tfx_module_free(&old); /* an update takes the old name map over, refused or not */
+  h.ptr[0] = &h.nd[0]; /* the right list: updated */
+  h.ptr[2] = &h.nd[2];
+  build(&old, &h);
+  assert_int_equal(tfx_module_update(&nm, &old, &h.gd, ch), 0);
+  tfx_module full;
+  build(&full, &h);
+  char why[300] = "";
+  if (tfx_module_diff(&nm, &full, why, sizeof why)) fail_msg("%s", why);
+  tfx_module_free(&full);
+  tfx_module_free(&nm);
+  tfx_module_free(&old);
+}
+
 /* After tfx_graph_drop_names (a run that keeps no report, before lowering) the graph has no
  * name map: tfx_graph_find must still answer right (by a scan), and the incremental re-index,
  * which takes the old map over, must refuse the graph (a full build) instead of producing an
@@ -480,6 +510,7 @@ int main(void) {
       cmocka_unit_test(dataflow_commuted),
       cmocka_unit_test(renumbered_graph),
       cmocka_unit_test(left_to_full_build),
+      cmocka_unit_test(node_list_disagrees),
       cmocka_unit_test(dropped_names),
       cmocka_unit_test(many_names_removed),
   };
