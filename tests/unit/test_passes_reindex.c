@@ -407,6 +407,35 @@ static void node_list_disagrees(void **state) {
   tfx_module_free(&old);
 }
 
+/* A rewired node is resolved through its old producers where the name is still the same
+ * kept node's; where it names another node (here c's inputs swapped: b then ^a become a then
+ * ^b), the name map decides. Both must give what a full build gives. */
+static void rewired_inputs_swapped(void **state) {
+  (void)state;
+  for (int swap = 0; swap < 2; swap++) {
+    hg h;
+    base(&h);
+    tfx_module old, nm, full;
+    build(&old, &h);
+    if (swap) {
+      h.ins[2][0] = "a";
+      h.ins[2][1] = "^b";
+    }
+    uint32_t new_id[4] = {0, 1, 2, 3};
+    uint8_t rewired[4] = {0, 0, 1, 0};
+    tfx_graph_change ch[1] = {{new_id, rewired}};
+    assert_int_equal(tfx_module_update(&nm, &old, &h.gd, ch), 0);
+    build(&full, &h);
+    char why[300] = "";
+    if (tfx_module_diff(&nm, &full, why, sizeof why)) fail_msg("swap=%d: %s", swap, why);
+    assert_int_equal(nm.main.nodes[2].in[0].src, swap ? 0u : 1u);
+    assert_int_equal(nm.main.nodes[2].in[1].src, swap ? 1u : 0u);
+    tfx_module_free(&full);
+    tfx_module_free(&nm);
+    tfx_module_free(&old);
+  }
+}
+
 /* After tfx_graph_drop_names (a run that keeps no report, before lowering) the graph has no
  * name map: tfx_graph_find must still answer right (by a scan), and the incremental re-index,
  * which takes the old map over, must refuse the graph (a full build) instead of producing an
@@ -511,6 +540,7 @@ int main(void) {
       cmocka_unit_test(renumbered_graph),
       cmocka_unit_test(left_to_full_build),
       cmocka_unit_test(node_list_disagrees),
+      cmocka_unit_test(rewired_inputs_swapped),
       cmocka_unit_test(dropped_names),
       cmocka_unit_test(many_names_removed),
   };
