@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "util/arena.h"
@@ -73,6 +74,18 @@ void tfx_ge_air_spill_put(tfx_ge_air_spill *sp, const void *p, size_t n) {
 }
 
 uint64_t tfx_ge_air_spill_pos(const tfx_ge_air_spill *sp) { return sp->pos; }
+
+int tfx_ge_air_spill_reserve(tfx_ge_air_spill *sp, uint64_t n) {
+  if (sp->pos || sp->used || sp->err || n > (uint64_t)INT64_MAX) return -1;
+  if (lseek(sp->fd, (off_t)n, SEEK_SET) == (off_t)-1) return -1;
+  sp->pos = n;
+  return 0;
+}
+
+int tfx_ge_air_spill_head(int fd, const void *p, size_t n) {
+  if (lseek(fd, 0, SEEK_SET) == (off_t)-1) return -1;
+  return tfx_write_all(fd, p, n);
+}
 
 int tfx_ge_air_spill_end(tfx_ge_air_spill *sp, int *err) {
   spill_write(sp, sp->buf, sp->used);
