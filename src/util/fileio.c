@@ -365,7 +365,8 @@ static int write_direct(const char *path, const tfx_wpiece *pc, size_t np, tfx_d
  * fields were planned: ge/air_write.c tfx_ge_air_stream_plan): the spill file itself is given
  * the temp file's name (tmp, just made by mkstemp as empty file fd; linkat of the O_TMPFILE
  * through /proc/self/fd), so nothing is copied. 0 when done (tmp names the spill file), else
- * -1 with tmp and fd as they were (the caller copies, as for any piece). */
+ * -1 with tmp and fd as they were (the caller copies, as for any piece), or -2 (a failure
+ * the caller reports: errno set, tmp and fd as they were). */
 static int adopt_spill(const char *tmp, int fd, const tfx_wpiece *pc, size_t np) {
 #if defined(__linux__) && defined(O_TMPFILE)
   struct stat st;
@@ -377,7 +378,7 @@ static int adopt_spill(const char *tmp, int fd, const tfx_wpiece *pc, size_t np)
     return -1;
   char proc[40];
   snprintf(proc, sizeof proc, "/proc/self/fd/%d", in);
-  if (fi_fchmod(in, 0644) != 0) return -1;
+  if (fi_fchmod(in, 0644) != 0) return -2; /* as write_temp's own fchmod failing */
   /* tmp is free for the link only while it is unlinked: made again below if the link fails */
   if (unlink(tmp) != 0) return -1;
   if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0) return 0;
@@ -413,11 +414,13 @@ static int write_temp(const char *path, const tfx_wpiece *pc, size_t np, char **
     free(tmp);
     return -1;
   }
-  if (adopt_spill(tmp, fd, pc, np) == 0) {
+  int adopted = adopt_spill(tmp, fd, pc, np);
+  if (adopted == 0) {
     close(fd); /* the name now holds the spill file itself (fchmod'ed and named by adopt_spill) */
     *tmp_out = tmp;
     return 0;
   }
+  if (adopted == -2) goto fail;
   if (write_pieces(fd, pc, np) != 0) goto fail;
   if (fi_fchmod(fd, 0644) != 0) goto fail;
   int cfd = fd;
