@@ -834,6 +834,9 @@ static void plan_air(lg *G) {
   const Ge__Proto__GraphDef *gd = G->gd;
   const tfx_graph *g = G->g;
   if (!w->S || (w->o->prune && w->o->prune->n_outs)) return;
+  const char *env = getenv("TFXC_AIR_PLAN_LEN"); /* tests: the varint's length, 0 no plan */
+  int forced = env && *env >= '0' && *env <= '9' && !env[1] ? *env - '0' : -1;
+  if (forced == 0) return;
   size_t fields = 0, n = gd->name ? strlen(gd->name) : 0, lo = 0;
   if (n) fields += str_field_len(n);
   for (uint32_t id = 0; id < g->n_nodes; id++) {
@@ -856,9 +859,8 @@ static void plan_air(lg *G) {
   uint64_t guess = (uint64_t)gd->n_op * 512 + fields;
   unsigned v = 1;
   while (guess >= 0x80) guess >>= 7, v++;
-  const char *env = getenv("TFXC_AIR_PLAN_LEN"); /* tests: the varint's length, 0 no plan */
-  if (env && *env >= '0' && *env <= '9' && !env[1]) v = (unsigned)(*env - '0');
-  if (v) tfx_ge_air_stream_plan(w->S, w->model, fields, v);
+  if (forced > 0) v = (unsigned)forced;
+  tfx_ge_air_stream_plan(w->S, w->model, fields, v);
 }
 
 /* Writes op i of the graph to the stream (into hole *hole when non-NULL): its id, its maps
