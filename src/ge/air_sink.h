@@ -18,6 +18,13 @@ tfx_ge_air_spill *tfx_ge_air_spill_open(const char *target);
 void tfx_ge_air_spill_put(tfx_ge_air_spill *sp, const void *p, size_t n);
 /* Bytes appended so far: the file offset of the next byte. */
 uint64_t tfx_ge_air_spill_pos(const tfx_ge_air_spill *sp);
+/* Leaves the first n bytes of the file a hole (a sparse gap) for the output's own fields: the
+ * records then start at offset n (tfx_ge_air_spill_pos). Only before the first byte; 0, or -1
+ * (too late, or lseek failed: nothing changed). */
+int tfx_ge_air_spill_reserve(tfx_ge_air_spill *sp, uint64_t n);
+/* After tfx_ge_air_spill_end: writes n bytes at the start of the file (the reserved gap).
+ * 0, or -1 with errno set. */
+int tfx_ge_air_spill_head(int fd, const void *p, size_t n);
 /* Writes what is buffered and frees the buffer. Returns the descriptor (the caller owns it
  * from then on: sp is freed) or -1 with *err the errno of the first failed write (sp freed,
  * the file closed: it vanishes). */

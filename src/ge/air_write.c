@@ -22,6 +22,7 @@
  * size. */
 #include "ge/air_write.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -775,6 +776,7 @@ struct tfx_ge_air_stream {
   as_merge *merge; /* AS_MERGE_SLOTS (malloc on first use) */
   tfx_ge_air_spill *spill; /* tfx_ge_air_stream_spill: op records go there (air_sink.c) */
   int io_err;              /* finish: errno of a failed spill write */
+  uint64_t planned;         /* tfx_ge_air_stream_plan: bytes reserved in front of the records */
   size_t max;              /* tfx_ge_air_stream_max: records past it are dropped (over) */
   int over;
 };
@@ -1198,6 +1200,16 @@ static uint8_t *fw_graph_head(uint8_t *q, const Ge__Proto__GraphDef *g) {
   return q;
 }
 
+uint64_t tfx_ge_air_stream_plan(tfx_ge_air_stream *s, const Ge__Proto__ModelDef *m,
+                                size_t graph_fields, unsigned len_bytes) {
+  if (!s->spill || s->n_seg || s->planned || !len_bytes || len_bytes > 10) return 0;
+  uint64_t head = fw_str_len(1, m->name, 0) + (m->version ? 1 + fw_varint_len(m->version) : 0) +
+                  fw_str_len(3, m->custom_version, 0) + 1 + len_bytes + (uint64_t)graph_fields;
+  if (tfx_ge_air_spill_reserve(s->spill, head) != 0) return 0;
+  s->planned = head;
+  return head;
+}
+
 int tfx_ge_air_stream_finish(tfx_ge_air_stream *s, const Ge__Proto__ModelDef *m, size_t max,
                              tfx_io_pieces *out, size_t *size) {
   memset(out, 0, sizeof *out);
@@ -1302,6 +1314,21 @@ int tfx_ge_air_stream_finish(tfx_ge_air_stream *s, const Ge__Proto__ModelDef *m,
     out->fd1 = fd + 1;
     for (size_t i = 0; i < np; i++)
       if (out->p[i].fd1 == -1) out->p[i].fd1 = fd + 1;
+    /* planned right (tfx_ge_air_stream_plan): the fields go into the gap in front of the
+     * records, and the spill file is the whole .air, one piece (the writer may take the file
+     * itself: util/fileio.c), no copy */
+    if (s->planned && s->planned == head && m->n_graph == 1 && s->n_seg == 1 &&
+        s->seg[0].in_file && s->seg[0].off == head && np == 2) {
+      if (tfx_ge_air_spill_head(fd, hb, head) != 0) {
+        s->io_err = errno ? errno : EIO;
+        tfx_io_pieces_free(out);
+        return -4;
+      }
+      out->p[0] = (tfx_wpiece){0};
+      out->p[0].len = total;
+      out->p[0].fd1 = fd + 1;
+      out->n = 1;
+    }
   }
   return 0;
 }

@@ -63,6 +63,15 @@ int tfx_ge_air_stream_fill_pre(tfx_ge_air_stream *s, size_t slot, const Ge__Prot
  * standard output, a device, a directory that cannot take it). finish then hands back pieces
  * read from that file (tfx_wpiece.fd1), and the file itself (tfx_io_pieces.fd1). */
 int tfx_ge_air_stream_spill(tfx_ge_air_stream *s, const char *target);
+/* Plans the spill file as the whole .air: leaves room in front of the records for the
+ * model's fields (m's name, version, custom_version: set by now) and one graph's tag, length
+ * (len_bytes, the varint's guessed length) and fields 1/4/5 (graph_fields bytes, predicted).
+ * Call it after tfx_ge_air_stream_spill, before the first op. Returns the bytes reserved, or 0
+ * (no spill file, too late). When finish finds the guess exact (one graph, every record in
+ * the spill file in order), it writes the fields into that room and hands back the file as
+ * one piece from offset 0; else the pieces as without a plan (the room is skipped). */
+uint64_t tfx_ge_air_stream_plan(tfx_ge_air_stream *s, const Ge__Proto__ModelDef *m,
+                                size_t graph_fields, unsigned len_bytes);
 /* Keeps (in memory or the spill file) no op record past max bytes of them: later records are
  * only counted, and finish returns -2 with the exact size. Lowering sets the .air's limit
  * (air_max), so a model that is lowered again whole (external weights) never spills or holds

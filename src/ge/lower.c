@@ -811,6 +811,58 @@ static int main_outputs(lg *G, Ge__Proto__OpDef *no, const uint8_t *consumed, si
 
 /* ---------------------------------------------------------------- streaming */
 
+/* The bytes of a string field of n bytes (tag, length, bytes). */
+static size_t str_field_len(size_t n) {
+  size_t v = 1;
+  for (size_t x = n; x >= 0x80; x >>= 7) v++;
+  return 1 + v + n;
+}
+/* ... holding name ":" port (tfx_lower_edge). */
+static size_t edge_field_len(const char *name, size_t port) {
+  size_t n = strlen(name) + 2;
+  while (port >= 10) port /= 10, n++;
+  return str_field_len(n);
+}
+
+/* The .air written in place (tfx_ge_air_stream_plan): after phase 1 of the main graph, before
+ * its first record, the size of the graph's fields in front of the ops is predicted: its name,
+ * its inputs (the Data ops), its outputs as main_outputs will find them, taking an op's outputs
+ * as consumed when its TF node has a data consumer, and the length's varint from 512 bytes an
+ * op. A wrong guess only costs the copy the plan saves (finish checks it), never a byte. */
+static void plan_air(lg *G) {
+  lw *w = G->w;
+  const Ge__Proto__GraphDef *gd = G->gd;
+  const tfx_graph *g = G->g;
+  if (!w->S || (w->o->prune && w->o->prune->n_outs)) return;
+  const char *env = getenv("TFXC_AIR_PLAN_LEN"); /* tests: the varint's length, 0 no plan */
+  int forced = env && *env >= '0' && *env <= '9' && !env[1] ? *env - '0' : -1;
+  if (forced == 0) return;
+  size_t fields = 0, n = gd->name ? strlen(gd->name) : 0, lo = 0;
+  if (n) fields += str_field_len(n);
+  for (uint32_t id = 0; id < g->n_nodes; id++) {
+    const tfx_node *nd = &g->nodes[id];
+    int used = 0;
+    for (uint32_t u = 0; u < nd->n_uses && !used; u++)
+      used = g->nodes[nd->uses[u].node].in[nd->uses[u].slot].port >= 0;
+    for (size_t i = lo; i < G->nr[id].op_end; i++) {
+      const char *type = op_type(G, i);
+      if (tfx_lower_is_type(type, "Data")) {
+        fields += edge_field_len(op_name(G, i), 0);
+        continue;
+      }
+      size_t n_out = op_n_out(G, i);
+      if (used || tfx_lower_is_type(type, "Const") || tfx_lower_is_type(type, "Constant")) continue;
+      for (size_t k = 0; k < n_out; k++) fields += edge_field_len(op_name(G, i), k);
+    }
+    if (G->nr[id].op_end > lo) lo = G->nr[id].op_end;
+  }
+  uint64_t guess = (uint64_t)gd->n_op * 512 + fields;
+  unsigned v = 1;
+  while (guess >= 0x80) guess >>= 7, v++;
+  if (forced > 0) v = (unsigned)forced;
+  tfx_ge_air_stream_plan(w->S, w->model, fields, v);
+}
+
 /* Writes op i of the graph to the stream (into hole *hole when non-NULL): its id, its maps
  * sorted (the op's own attr array sorted in a scratch copy, so the op itself keeps its phase-1
  * order for what reads it later), then its record. Nothing is written once the run has failed
@@ -1118,6 +1170,7 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
    * (this graph's ops and its NetOutput come before its subgraphs'), the subgraph's Data ops
    * (complete: they need no wiring) */
   G.n_phase1 = gd->n_op;
+  if (rc == 0 && !sub) plan_air(&G);
   if (rc == 0 && w->S) {
     w->next_id += (int64_t)G.n_phase1 + 1;
     G.consumed = tfx_calloc(G.n_phase1 ? G.n_phase1 : 1, 1);

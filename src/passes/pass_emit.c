@@ -1,8 +1,9 @@
 /* EMIT group: write the requested outputs.
  * Stage: passes/EMIT. Input: ctx->model (the TF GraphDef after every earlier pass; pass
  * "emit-tf") and ctx->ge (the lowered GE model, or the .air bytes when lowering streamed them:
- * pass_lower.c; pass "emit-ge"; with -o FILE their op records are read from a spill file
- * beside the .air, ge/air_sink.c, and copied in the kernel), ctx->opts->emit / out_path.
+ * pass_lower.c; pass "emit-ge"; with -o FILE their op records are in a spill file beside the
+ * .air, ge/air_sink.c, which becomes the .air itself when lowering planned its fields' size
+ * right, else is copied from in the kernel), ctx->opts->emit / out_path.
  * Output: files, written all or nothing (tfx_write_files_atomic: temp files, then renames),
  * so a failure leaves no partial file. emit-ge serializes every requested kind (and the
  * tf-pbtxt, when that is asked for too: emit-tf leaves it to emit-ge then) before it writes

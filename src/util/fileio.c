@@ -231,7 +231,7 @@ int tfx_spill_open(const char *path) {
   /* TFXC_SPILL_NAMED=1: the named fallback below even where O_TMPFILE works (tests) */
   const char *named = getenv("TFXC_SPILL_NAMED");
   if (!named || strcmp(named, "1") != 0)
-    fd = open(tmp, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+    fd = open(tmp, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 #endif
   if (fd < 0) { /* no O_TMPFILE here: a named temp file, unlinked at once */
     memcpy(tmp + dl, ".tfxc-spill.XXXXXX", 19);
@@ -361,6 +361,40 @@ static int write_direct(const char *path, const tfx_wpiece *pc, size_t np, tfx_d
   return 0;
 }
 
+/* An output that is one piece, a whole spill file from offset 0 (the streamed .air when its
+ * fields were planned: ge/air_write.c tfx_ge_air_stream_plan): the spill file itself is given
+ * the temp file's name (tmp, just made by mkstemp as empty file fd; linkat of the O_TMPFILE
+ * through /proc/self/fd), so nothing is copied. 0 when done (tmp names the spill file), else
+ * -1 with tmp and fd as they were (the caller copies, as for any piece), or -2 (a failure
+ * the caller reports: errno set, tmp and fd as they were). */
+static int adopt_spill(const char *tmp, int fd, const tfx_wpiece *pc, size_t np) {
+#if defined(__linux__) && defined(O_TMPFILE)
+  struct stat st;
+  const char *off = getenv("TFXC_SPILL_COPY"); /* tests: "1" copies as before */
+  if (np != 1 || !pc[0].fd1 || pc[0].off != 0 || (off && strcmp(off, "1") == 0)) return -1;
+  int in = pc[0].fd1 - 1;
+  if (fstat(in, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 0 ||
+      (uint64_t)st.st_size != (uint64_t)pc[0].len)
+    return -1;
+  char proc[40];
+  snprintf(proc, sizeof proc, "/proc/self/fd/%d", in);
+  if (fi_fchmod(in, 0644) != 0) return -2; /* as write_temp's own fchmod failing */
+  /* tmp is free for the link only while it is unlinked: made again below if the link fails */
+  if (unlink(tmp) != 0) return -1;
+  if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0) return 0;
+  int again = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (again < 0 || dup2(again, fd) < 0) { /* the name is gone: the caller's write fails */
+    if (again >= 0) close(again);
+    return -1;
+  }
+  close(again);
+  return -1;
+#else
+  (void)tmp, (void)fd, (void)pc, (void)np;
+  return -1;
+#endif
+}
+
 /* Writes data to a new temporary file next to path (rename() is atomic only within one file
  * system); *tmp_out gets its malloc'ed name. Returns 0, -1 (reported; nothing left) or -2
  * (out of memory, reported). */
@@ -380,6 +414,13 @@ static int write_temp(const char *path, const tfx_wpiece *pc, size_t np, char **
     free(tmp);
     return -1;
   }
+  int adopted = adopt_spill(tmp, fd, pc, np);
+  if (adopted == 0) {
+    close(fd); /* the name now holds the spill file itself (fchmod'ed and named by adopt_spill) */
+    *tmp_out = tmp;
+    return 0;
+  }
+  if (adopted == -2) goto fail;
   if (write_pieces(fd, pc, np) != 0) goto fail;
   if (fi_fchmod(fd, 0644) != 0) goto fail;
   int cfd = fd;

@@ -64,7 +64,9 @@ tfx_status tfx_write_files_atomic_pieces(size_t n, const char *const *paths,
 /* A spill file for bytes of an output made before it can be written (the streamed .air,
  * ge/air_sink.c): a file with no name (O_TMPFILE, else a temp file unlinked at once) in the
  * directory of path, so that nothing of it can be left behind and it is on the output's file
- * system (tfx_write_files_atomic_pieces then copies from it in the kernel). Returns a
+ * system (tfx_write_files_atomic_pieces then copies from it in the kernel, or, when an output
+ * is one piece that is the whole file from offset 0, links the file itself as the output's
+ * temp file: no copy). Returns a
  * read-write descriptor, or -1 (path is "-", an existing non-regular file, or the directory
  * cannot take it: the caller keeps the bytes in memory instead; nothing reported). */
 int tfx_spill_open(const char *path);

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # CLI test: the streamed .air's spill file (src/ge/air_sink.c). A conversion to an .air alone
 # streams it, and when -o is a file the op records go to a file with no name in the output's
-# directory while lowering runs, then are copied into the .air's temp file by emit-ge. Checks:
+# directory while lowering runs, then become the .air (or are copied into its temp file). Checks:
 # the bytes equal the whole-model path's (--emit air,ge-pbtxt) and those written to standard
 # output and through a FIFO (no spill file for those), for a plain model and models with
 # subgraphs (records kept in memory for their holes); a run that fails after the spill
 # (--limit output-size) leaves nothing in the directory and an earlier output untouched; an
-# output in the working directory (no '/') works; with strace, the records are really copied
-# from the spill file (O_TMPFILE + copy_file_range), and the named fallback
-# (TFXC_SPILL_NAMED=1) is unlinked before its first write and leaves nothing.
+# output in the working directory (no '/') works; with strace, the spill file (O_TMPFILE)
+# becomes the .air itself when lowering planned its fields' size right (linkat, no copy), and
+# the records are copied from it (copy_file_range) when the writer may not take it
+# (TFXC_SPILL_COPY=1), there is no plan (TFXC_AIR_PLAN_LEN=0) or a wrong one; the named
+# fallback (TFXC_SPILL_NAMED=1) is unlinked before its first write and leaves nothing.
 # Env: TFXC, TFXC_SRC.
 set -u
 : "${TFXC:?set TFXC to the tfxc binary}"
@@ -63,13 +65,28 @@ done
 if command -v strace >/dev/null && strace -f -o /dev/null true 2>/dev/null; then
   # (LeakSanitizer cannot run under ptrace: a sanitizer build runs without it here)
   mkdir -p "$T/s"
-  ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=openat,open,copy_file_range,rename -o "$T/trace" \
-    "$TFXC" "$TFXC_SRC/examples/dense_layernorm/model.pbtxt" -o "$T/s/x.air" >/dev/null 2>&1 ||
-    bad "strace run failed"
+  ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=openat,open,copy_file_range,rename,linkat \
+    -o "$T/trace" "$TFXC" "$TFXC_SRC/examples/dense_layernorm/model.pbtxt" -o "$T/s/x.air" \
+    >/dev/null 2>&1 || bad "strace run failed"
   grep -qE 'O_TMPFILE|tfxc-spill' "$T/trace" || bad "no spill file opened"
-  grep -q 'copy_file_range(' "$T/trace" || bad "no copy_file_range from the spill file"
+  # planned right (one graph): the spill file itself becomes the .air, nothing is copied
+  grep -q 'linkat(.*/proc/self/fd/' "$T/trace" || bad "the spill file was not linked as the .air"
+  grep -q 'copy_file_range(' "$T/trace" && bad "copy_file_range with the .air written in place"
   cmp -s "$T/s/x.air" "$T/m1/whole.air" || bad "strace run: .air differs"
+  # the copy, when the writer may not take the file (TFXC_SPILL_COPY=1), there is no plan
+  # (TFXC_AIR_PLAN_LEN=0), or the plan is wrong (a 5-byte length for a small graph: the gap
+  # in front of the records is skipped): copy_file_range, no link, the same bytes
+  for how in TFXC_SPILL_COPY=1 TFXC_AIR_PLAN_LEN=0 TFXC_AIR_PLAN_LEN=5; do
+    env "$how" ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=copy_file_range,linkat \
+      -o "$T/trace3" "$TFXC" "$TFXC_SRC/examples/dense_layernorm/model.pbtxt" -o "$T/s/c.air" \
+      >/dev/null 2>&1 || bad "$how: run failed"
+    grep -q 'copy_file_range(' "$T/trace3" || bad "$how: no copy_file_range from the spill file"
+    grep -q 'linkat(' "$T/trace3" && bad "$how: the spill file was linked"
+    cmp -s "$T/s/c.air" "$T/m1/whole.air" || bad "$how: .air differs"
+  done
+  rm -f "$T/s/c.air"
   # the named fallback (no O_TMPFILE): created and unlinked at once, before any write to it
+  # (a named file unlinked cannot be linked again: the .air is copied from it)
   TFXC_SPILL_NAMED=1 ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=openat,open,unlink,write \
     -o "$T/trace2" "$TFXC" "$TFXC_SRC/examples/dense_layernorm/model.pbtxt" -o "$T/s/y.air" \
     >/dev/null 2>&1 || bad "named spill run failed"

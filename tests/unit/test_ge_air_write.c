@@ -736,6 +736,92 @@ static void stream_spill_same_bytes(void **state) {
   assert_int_equal(rmdir(dir), 0);
 }
 
+/* The bytes of a string field (tag, length, bytes); 0 for an empty one when not always. */
+static size_t str_field(const char *x, int always) {
+  size_t n = x ? strlen(x) : 0, v = 1;
+  if (!n && !always) return 0;
+  for (size_t y = n; y >= 0x80; y >>= 7) v++;
+  return 1 + v + n;
+}
+
+/* The .air planned in place (tfx_ge_air_stream_plan): a one-graph model streamed to a spill
+ * file with room reserved for its fields. Of the varint lengths 1..5 for the graph's length,
+ * exactly the right one gives the spill file as one piece from offset 0 (written, then taken
+ * as the output by the writer: linkat, no copy); every other guess, a wrong size of the graph's
+ * fields, or no plan gives the pieces as before. The bytes are the same every time. */
+static void stream_planned(void **state) {
+  (void)state;
+  Ge__Proto__ModelDef *m = stream_model();
+  m->n_graph = 1;
+  Ge__Proto__GraphDef *g0 = m->graph[0];
+  g0->name = S("g0");
+  char *outs[2] = {S("a:0"), S("a_rather_longer_output_name:1")};
+  g0->output = outs;
+  g0->n_output = 2;
+  g0->input = outs;
+  g0->n_input = 1;
+  tfx_io_pieces ref;
+  size_t nref = 0;
+  assert_int_equal(tfx_ge_air_write(m, SIZE_MAX, &ref, &nref), 0);
+  uint8_t *want = joined(&ref);
+  size_t fields = str_field(g0->name, 0);
+  for (size_t k = 0; k < g0->n_input; k++) fields += str_field(g0->input[k], 1);
+  for (size_t k = 0; k < g0->n_output; k++) fields += str_field(g0->output[k], 1);
+  char dir[] = "/tmp/tfxc_air_plan_XXXXXX", target[600];
+  assert_non_null(mkdtemp(dir));
+  snprintf(target, sizeof target, "%s/out.air", dir);
+  int direct = 0;
+  for (unsigned v = 0; v <= 6; v++) { /* 0: no plan; 6: the right v with wrong fields */
+    tfx_ge_air_stream *st = tfx_ge_air_stream_new();
+    assert_non_null(st);
+    assert_int_equal(tfx_ge_air_stream_spill(st, target), 1);
+    size_t f = v == 6 ? fields + 1 : fields;
+    unsigned len = v == 6 ? 4 : v; /* (nref is a few MiB: a 4-byte varint) */
+    uint64_t r = len ? tfx_ge_air_stream_plan(st, m, f, len) : 0;
+    if (len) assert_true(r > f);
+    for (size_t k = 0; k < g0->n_op; k++)
+      assert_int_equal(tfx_ge_air_stream_op(st, 0, g0->op[k]), 0);
+    assert_int_equal(tfx_ge_air_stream_plan(st, m, f, len ? len : 1), 0); /* too late */
+    tfx_io_pieces pc;
+    size_t n = 0;
+    assert_int_equal(tfx_ge_air_stream_finish(st, m, SIZE_MAX, &pc, &n), 0);
+    assert_int_equal(pc.total, nref);
+    uint8_t *got = joined(&pc);
+    assert_memory_equal(got, want, nref);
+    free(got);
+    int one = pc.n == 1 && pc.p[0].fd1 && pc.p[0].off == 0;
+    assert_int_equal(one, v == 4);
+    direct += one;
+    const char *paths[1] = {target};
+    const tfx_wpiece *pcs[1] = {pc.p};
+    size_t nps[1] = {pc.n};
+    tfx_diag d;
+    tfx_diag_init(&d);
+    assert_int_equal(tfx_write_files_atomic_pieces(1, paths, pcs, nps, &d), TFX_OK);
+    tfx_diag_free(&d);
+    FILE *fp = fopen(target, "rb");
+    assert_non_null(fp);
+    uint8_t *back = malloc(nref + 1);
+    assert_non_null(back);
+    assert_int_equal(fread(back, 1, nref + 1, fp), nref);
+    fclose(fp);
+    assert_memory_equal(back, want, nref);
+    free(back);
+    struct stat sb;
+    assert_int_equal(stat(target, &sb), 0);
+    assert_int_equal(sb.st_mode & 0777, 0644);
+    assert_int_equal(n_entries(dir), 1); /* the output alone */
+    unlink(target);
+    tfx_io_pieces_free(&pc);
+    tfx_ge_air_stream_free(st);
+  }
+  assert_int_equal(direct, 1);
+  free(want);
+  tfx_io_pieces_free(&ref);
+  assert_int_equal(n_entries(dir), 0);
+  assert_int_equal(rmdir(dir), 0);
+}
+
 /* An entry key = value, for the attrs-ahead case below. */
 static Ge__Proto__OpDef__AttrEntry *kv(const char *key, Ge__Proto__AttrDef *v) {
   Ge__Proto__OpDef__AttrEntry *e = A(sizeof *e);
@@ -1157,6 +1243,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(limits, setup, teardown),
       cmocka_unit_test_setup_teardown(stream_same_bytes, setup, teardown),
       cmocka_unit_test_setup_teardown(stream_spill_same_bytes, setup, teardown),
+      cmocka_unit_test_setup_teardown(stream_planned, setup, teardown),
       cmocka_unit_test_setup_teardown(stream_over_max, setup, teardown),
       cmocka_unit_test_setup_teardown(stream_attrs_ahead, setup, teardown),
       cmocka_unit_test_setup_teardown(stream_attrs_shared, setup, teardown),
