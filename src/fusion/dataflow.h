@@ -12,6 +12,8 @@
  *     a program runs, the rule's signature (dataflow_sig.h) screens the node: a node where
  *     the pattern's types, edges or leading literal `where` tests cannot hold is skipped
  *     (the report's "screened"), so a rule costs a few comparisons where it cannot match;
+ *     only a pack whose signatures this build's compiler wrote screens (vm/pack.h,
+ *     sigs_trusted): a pack loaded from bytes runs every candidate's program;
  *   - a match is taken only if it does not overlap an earlier match of the round (no matched
  *     node already removed, no matched node read by a new node of the round, no value it reads
  *     produced by a node removed in the round) and is complete: every consumer (data, control,

@@ -6,7 +6,10 @@
  * with a literal. Output: per candidate root, "no" (the program would return false: every
  * order of the commutative operands fails a type, an input count, an edge, a repeated capture
  * or one of those conjuncts) or "maybe" (the program runs).
- * A signature that does not parse (a pack from elsewhere) is ignored: the program always runs.
+ * A signature that does not parse is ignored: the program always runs. The engine parses
+ * signatures only of a pack whose signatures this build's compiler wrote (vm/pack.h,
+ * sigs_trusted): nothing checks a signature against its program, and a pack edited and
+ * re-hashed by hand may carry one that does not mirror it.
  * The screen is exact: it says "no" only where the program's own tests fail without an error
  * (they run in that order in the program: types and edges first, then the `where`s). */
 #ifndef TFX_FUSION_DATAFLOW_SIG_H

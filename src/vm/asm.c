@@ -493,5 +493,6 @@ tfx_status tfx_asm_finish(tfx_asm *as, tfx_pack *out, const char *name, tfx_diag
     tfx_pack_free(out);
     return vr == TFX_E_NOMEM ? vr : TFX_E_FAIL;
   }
+  out->sigs_trusted = 1; /* written by the compiler in this process (pack.h) */
   return TFX_OK;
 }

@@ -121,6 +121,13 @@ typedef struct tfx_pack {
   tfx_vm_feature *features; uint32_t n_features;
   uint32_t *files;      uint32_t n_files;   /* string constants */
   tfx_vm_loc *locs;     uint32_t n_locs;
+  /* 1 when this build's rule compiler wrote the pack's rewrite signatures (tfx_asm_finish, or
+   * the embedded stdlib, which the build compiles and a test checks against its sources); 0 for
+   * a pack loaded from bytes (a file, a buffer). Nothing checks a signature against its
+   * program, and a pack edited and re-hashed by hand can carry one that no longer mirrors it,
+   * so the dataflow engine screens with signatures only when this is 1 (fusion/dataflow.c).
+   * Not serialized. */
+  int sigs_trusted;
 } tfx_pack;
 
 /* Zeroes p (an empty, valid pack). */

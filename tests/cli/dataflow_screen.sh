@@ -8,6 +8,8 @@
 #    screened); a capture's op (`k.op == "Const"`) is read through the producer;
 #  - a conjunct the screen cannot decide (a builtin call, a list attribute) lets the program
 #    run, and nothing after it is decided early;
+#  - a pack loaded from a file runs every candidate: its signatures are not trusted (one edited
+#    by hand to mirror its program no longer gives the same rewrites);
 #  - with TFXC_DATAFLOW_NO_SCREEN=1 (every program runs) the output and the applied rewrites are
 #    byte-identical, on this graph, on every dataflow golden case (stdlib + the rules/dataflow
 #    pack, main graph and function bodies) and, when the corpus is present, on a BERT graph.
@@ -98,6 +100,33 @@ grep -q 'op: "Swish"' a.pbtxt && grep -q 'op: "MulNoNan"' a.pbtxt || { echo "FAI
 # the disassembly shows the signature
 "$TFXC" disasm screen.scoperule >dis.txt 2>err || { echo "FAIL: disasm"; cat err; fail=1; }
 grep -q '"#sig 1 1 m 1 Relu 1 0 c 0 w 1 = a m0 T ' dis.txt || { echo "FAIL: no signature in the disassembly"; grep HalfRelu dis.txt; fail=1; }
+
+# A loaded pack's signatures do not screen (src/vm/pack.h, sigs_trusted): nothing checks a
+# signature against its program, and a pack edited and re-hashed by hand can carry one that no
+# longer mirrors it. Here SwishSwapped's signature names "Sigmoix" instead of "Sigmoid" (same
+# length; payload size and FNV-1a hash fixed up), so trusting it would skip m. The pack as
+# compiled must also run every candidate (11) and give the compiled-from-source output.
+"$TFXC" compile --no-stdlib screen.scoperule -o s.tfxb 2>err || { echo "FAIL: compile"; cat err; fail=1; }
+python3 - s.tfxb e.tfxb <<'PY' || { echo "FAIL: cannot edit the pack"; fail=1; }
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+i = b.find(b"#sig 2 1 m 1 Mul 2 1 e 1")
+j = b.find(b"Sigmoid", i)
+assert i > 0 and j > i, "signature not found"
+b[j:j + 7] = b"Sigmoix"
+h = 0xcbf29ce484222325
+for c in b[32:]:
+    h = ((h ^ c) * 0x100000001b3) & 0xffffffffffffffff
+b[16:24] = struct.pack("<Q", h)
+open(sys.argv[2], "wb").write(b)
+PY
+for pk in s e; do
+  "$TFXC" m.pbtxt -r $pk.tfxb --emit tf-pbtxt -o $pk.pbtxt --report $pk.json 2>err ||
+    { echo "FAIL: run with $pk.tfxb"; cat err; fail=1; }
+  [ "$(summary $pk.json)" = "ConstScale@mc,SwishSwapped@m 11 0" ] ||
+    { echo "FAIL: $pk.tfxb: a loaded pack's signature screened: $(summary $pk.json)"; fail=1; }
+  cmp -s a.pbtxt $pk.pbtxt || { echo "FAIL: $pk.tfxb: output differs from the compiled rules'"; fail=1; }
+done
 
 # byte-identical with and without the screen on the dataflow goldens
 for c in "$SRC"/tests/golden/cases/dataflow-*; do

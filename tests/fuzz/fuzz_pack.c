@@ -9,9 +9,9 @@
  *    bytes (the verifier accepts what the writer produces; the writer is deterministic);
  *  - a run that returns non-zero has reported an error;
  *  - the pack's dataflow rewrites (fusion/dataflow.h) run over a copy of the graph, with and
- *    without the rule-signature screen, and agree (see exercise_flow) -- for a pack loaded as
- *    given; one whose hash the target patched may carry signatures that do not mirror its
- *    programs (open finding: tests/fuzz/open/README.md), so there both runs are only run.
+ *    without the rule-signature screen, and agree: the loader does not trust a loaded pack's
+ *    signatures (fixed finding: tests/fuzz/regressions/README.md). A third run trusts them
+ *    (see exercise_flow): memory safety, and agreement for a pack loaded as given.
  * The hash is part of the header, so plain mutations are refused early: when an input that
  * starts with the magic is refused, the target patches its payload size and hash and loads it
  * again, so mutations reach the section parser and the verifier (the unpatched input is
@@ -396,19 +396,33 @@ static void exercise_flow(const tfx_pack *p, int patched) {
   int has = 0;
   for (uint32_t r = 0; r < p->n_rules && !has; r++) has = p->rules[r].kind == TFX_RULE_FLOW;
   if (!has) return;
-  tfx_strbuf a, b;
+  tfx_strbuf a, b, c;
   tfx_sb_init(&a);
   tfx_sb_init(&b);
+  tfx_sb_init(&c);
+  /* As loaded: the loader does not trust a pack's signatures (vm/pack.h, sigs_trusted), so the
+   * screen must not change anything, whatever the mutation did to them. */
+  FUZZ_CHECK(!p->sigs_trusted, "tfx_pack_load trusts the signatures of a pack from bytes");
   int ok_a = flow_run(p, 0, &a), ok_b = flow_run(p, 1, &b);
   FUZZ_CHECK(!a.oom && !b.oom, "out of memory in the fuzz harness");
-  /* A pack whose hash the target patched after a mutation may carry signature strings that no
-   * longer mirror its programs; the screen trusts the signature (it is not checked against the
-   * program at load: tests/fuzz/open/README.md), so both runs must only be memory-safe. */
-  if (ok_a && ok_b && !patched)
+  if (ok_a && ok_b)
     FUZZ_CHECK(a.len == b.len && memcmp(a.data, b.data, a.len) == 0,
+               "the rewrites of a loaded pack differ with and without the rule-signature screen");
+  /* Trusted, as if this build's compiler had written them: the signature parser and tester
+   * see whatever strings the mutation left (memory safety). A pack loaded as given carries
+   * the compiler's signatures, which mirror its programs: there the screen agrees too; a pack
+   * whose hash the target patched after mutating it may not (that is why the loader does not
+   * trust them). */
+  tfx_pack q = *p; /* shallow: shares p's arena, never freed */
+  q.sigs_trusted = 1;
+  int ok_c = flow_run(&q, 0, &c);
+  FUZZ_CHECK(!c.oom, "out of memory in the fuzz harness");
+  if (ok_c && ok_b && !patched)
+    FUZZ_CHECK(c.len == b.len && memcmp(c.data, b.data, c.len) == 0,
                "the rewrites differ with and without the rule-signature screen");
   tfx_sb_free(&a);
   tfx_sb_free(&b);
+  tfx_sb_free(&c);
 }
 
 static void le64(uint8_t *p, uint64_t v) {
