@@ -19,6 +19,15 @@
  *                  model as protobuf-c messages and then serializes it must pay for an output
  *                  of that size: unpacking allocates and fills the same message tree lowering
  *                  builds, with no logic at all, and protobuf-c's packer is the fastest there is.
+ *   --mode sweep   not a floor of the whole run but of one pass over the graph: unpacks once
+ *                  (untimed), then per run one sweep over every NodeDef that hashes its name,
+ *                  op, every input string and every attr key (tfx_hash_bytes after strlen, as
+ *                  a pass that looks nodes up by name must) and writes a 64-byte record per
+ *                  node into freshly allocated memory (as a pass that builds a per-node table
+ *                  must): sweep_ms is the read side, record_ms the fresh-page side (wall;
+ *                  *_cpu_ms the same in CPU time). The least
+ *                  any pass that reads every node's strings and keeps a record per node pays
+ *                  on this machine for this graph (bench/RESULTS.md uses it to bound the total).
  * cpu_ms is the CPU time (user + system) of the timed work of a mode (read + unpack, or parse).
  * peak_rss_kb is the process high-water mark (getrusage), so run one mode per process. */
 #define _POSIX_C_SOURCE 200809L
@@ -40,6 +49,7 @@
 #include "tensorflow/graph.pb-c.h"
 #include "util/arena.h"
 #include "util/diag.h"
+#include "util/hash.h"
 #include "util/strbuf.h"
 
 #define MAX_RUNS 1000
@@ -92,7 +102,7 @@ static void put_stat(const char *key, double *v, int n) {
 }
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: tfxc_bench_floor --mode malloc|arena|text|stages|layout|ge [--runs K] FILE\n");
+  fprintf(f, "usage: tfxc_bench_floor --mode malloc|arena|text|stages|layout|ge|sweep [--runs K] FILE\n");
 }
 
 /* Resident set size now, in KB (/proc/self/statm). */
@@ -336,6 +346,68 @@ static int run_ge(const char *path, int runs) {
   return 0;
 }
 
+/* --mode sweep: one pass's least cost (see the file comment). */
+static int run_sweep(const char *path, int runs) {
+  static double t_sweep[MAX_RUNS], t_rec[MAX_RUNS], t_cpu[MAX_RUNS], c_sweep[MAX_RUNS], c_rec[MAX_RUNS];
+  size_t len = 0;
+  uint8_t *buf = read_all(path, &len);
+  if (!buf) {
+    fprintf(stderr, "tfxc_bench_floor: cannot read %s: %s\n", path, strerror(errno));
+    return 1;
+  }
+  tfx_arena a;
+  tfx_arena_init(&a);
+  Tensorflow__GraphDef *g = tensorflow__graph_def__unpack(tfx_arena_pb(&a), len, buf);
+  free(buf);
+  if (!g) {
+    fprintf(stderr, "tfxc_bench_floor: %s: protobuf_c_message_unpack failed\n", path);
+    tfx_arena_free(&a);
+    return 1;
+  }
+  uint64_t sum = 0;
+  size_t n = g->n_node, strings = 0;
+  for (int r = 0; r < runs; r++) {
+    double c0 = cpu_ms(), t0 = now_ms();
+    strings = 0;
+    for (size_t i = 0; i < n; i++) {
+      const Tensorflow__NodeDef *nd = g->node[i];
+      sum += tfx_hash_bytes(nd->name, strlen(nd->name));
+      sum += tfx_hash_bytes(nd->op, strlen(nd->op));
+      for (size_t k = 0; k < nd->n_input; k++) sum += tfx_hash_bytes(nd->input[k], strlen(nd->input[k]));
+      for (size_t k = 0; k < nd->n_attr; k++) sum += tfx_hash_bytes(nd->attr[k]->key, strlen(nd->attr[k]->key));
+      strings += 2 + nd->n_input + nd->n_attr;
+    }
+    double t1 = now_ms(), c1 = cpu_ms();
+    uint64_t *rec = malloc((n ? n : 1) * 64);
+    if (!rec) {
+      fprintf(stderr, "tfxc_bench_floor: out of memory\n");
+      tfx_arena_free(&a);
+      return 1;
+    }
+    for (size_t i = 0; i < n; i++) {
+      uint64_t *w = rec + 8 * i;
+      for (int k = 0; k < 8; k++) w[k] = sum + i + (uint64_t)k;
+    }
+    for (size_t i = 0; i < n; i += 4096) sum += rec[8 * i];
+    free(rec);
+    double t2 = now_ms();
+    t_cpu[r] = cpu_ms() - c0;
+    t_sweep[r] = t1 - t0, t_rec[r] = t2 - t1;
+    c_sweep[r] = c1 - c0, c_rec[r] = t_cpu[r] - c_sweep[r];
+  }
+  tfx_arena_free(&a);
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  printf("mode=sweep runs=%d bytes=%zu nodes=%zu strings=%zu", runs, len, n, strings);
+  put_stat("sweep_ms", t_sweep, runs);
+  put_stat("record_ms", t_rec, runs);
+  put_stat("sweep_cpu_ms", c_sweep, runs);
+  put_stat("record_cpu_ms", c_rec, runs);
+  put_stat("cpu_ms", t_cpu, runs);
+  printf(" checksum=%llu peak_rss_kb=%ld\n", (unsigned long long)(sum & 0xffff), ru.ru_maxrss);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *mode = NULL, *path = NULL;
   int runs = 5;
@@ -353,13 +425,14 @@ int main(int argc, char **argv) {
   }
   if (!mode || !path || runs < 1 || runs > MAX_RUNS ||
       (strcmp(mode, "malloc") && strcmp(mode, "arena") && strcmp(mode, "text") && strcmp(mode, "stages") &&
-       strcmp(mode, "layout") && strcmp(mode, "ge"))) {
+       strcmp(mode, "layout") && strcmp(mode, "ge") && strcmp(mode, "sweep"))) {
     usage(stderr);
     return 2;
   }
   if (!strcmp(mode, "stages")) return run_stages(path);
   if (!strcmp(mode, "layout")) return run_layout(path);
   if (!strcmp(mode, "ge")) return run_ge(path, runs);
+  if (!strcmp(mode, "sweep")) return run_sweep(path, runs);
   static double t_read[MAX_RUNS], t_work[MAX_RUNS], t_free[MAX_RUNS], t_cpu[MAX_RUNS];
   const ProtobufCMessageDescriptor *desc = &tensorflow__graph_def__descriptor;
   size_t len = 0, n_node = 0, arena_bytes = 0;
