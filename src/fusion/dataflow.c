@@ -568,6 +568,7 @@ typedef struct edit {
   tfx_flow_change *change; /* what the round changed (NULL: not recorded) */
   const tfx_intern *ops;   /* the module's op types (g's op ids) */
   uint8_t *sef;            /* per op id: 0 not known yet, 1 side effects, 2 side-effect free */
+  int drop_by_name;        /* drop_dead reads every reader's input strings (tests) */
 } edit;
 
 /* The concatenation of parts[0..n), n <= 8 (NULL parts are skipped), in the model's arena; NULL and
@@ -958,6 +959,11 @@ static void cand_names_free(cand_names *t) {
   free(t->h);
 }
 
+/* The table for ids[0..n), made on first use (t->id NULL until then). Returns 0 or -1. */
+static int cand_names_need(cand_names *t, const tfx_graph *g, const uint32_t *ids, uint32_t n) {
+  return t->id ? 0 : cand_names_make(t, g, ids, n);
+}
+
 /* ref_id(g, s) when that is a candidate, else TFX_NO_ID (s: NULL or an input / return string). */
 static uint32_t cand_ref(const cand_names *t, const tfx_graph *g, const char *s) {
   if (!s) return TFX_NO_ID;
@@ -972,19 +978,36 @@ static uint32_t cand_ref(const cand_names *t, const tfx_graph *g, const char *s)
   return TFX_NO_ID;
 }
 
+/* The old node whose output data input `slot` of node reads (TFX_NO_ID: an argument). */
+static uint32_t producer_of(const tfx_graph *g, uint32_t node, uint32_t slot) {
+  const tfx_input *in = &g->nodes[node].in[slot];
+  return in->kind == TFX_IN_NODE ? in->src : TFX_NO_ID;
+}
+
+/* drop_dead: who reads the candidates after the round. In the main graph the answer comes from
+ * the index (by id), not from the input strings the round wrote: every string a rewrite puts on
+ * a surviving reader or a new node is either the name of a node new in this round (no
+ * candidate: a new node takes a removed root's name or one the graph does not hold) or a copy
+ * of an input string of the old graph, whose producer the index resolved; so the counts are
+ * ref_id's, without reading and hashing a string per reader (two cache misses each at 10^6
+ * nodes). Only the count's being zero matters for readers that are never dropped (new nodes),
+ * so the anchor's control inputs are counted before apply's de-duplication. A dropped node
+ * whose inputs the round rewrote (apply de-duplicated its control inputs) and function bodies
+ * (a bare name there is an argument, which ref_id still reads as a node name) go by the strings;
+ * so does every graph with drop_by_name (TFXC_DATAFLOW_DROP_BY_NAME=1: tests compare both). */
 static int drop_dead(edit *e, taken *tk, uint32_t n_tk, uint8_t *removed, char *const *const *newin,
                      Tensorflow__NodeDef **v, size_t *k, Tensorflow__NodeDef ***made, const uint32_t *n_made,
                      tfx_flow_report *rep) {
   const tfx_graph *g = e->g;
   uint32_t N = g->n_nodes;
-  uint32_t *owner = tfx_malloc((size_t)(N ? N : 1) * sizeof *owner); /* watched: 1 + taken index */
+  int by_id = !g->func && !e->drop_by_name;
+  uint32_t *owner = tfx_calloc(N ? N : 1, sizeof *owner); /* watched: 1 + taken index */
   uint32_t *cnt = tfx_calloc(N ? N : 1, sizeof *cnt);
   uint32_t *work = tfx_malloc((size_t)(N ? N : 1) * sizeof *work);
   uint8_t *gone = tfx_calloc(N ? N : 1, 1);
   cand_names cn = {NULL, NULL, 0};
   int rc = -1;
   if (!owner || !cnt || !work || !gone) goto out;
-  for (uint32_t i = 0; i < N; i++) owner[i] = 0;
   /* the candidates: side-effect-free producers the removed nodes read, and (closure) the
    * side-effect-free producers those read; work[] holds them in discovery order */
   uint32_t nw = 0;
@@ -1014,7 +1037,7 @@ static int drop_dead(edit *e, taken *tk, uint32_t n_tk, uint8_t *removed, char *
       }
     }
   }
-  if (cand_names_make(&cn, g, work, nw)) goto out;
+  if (!by_id && cand_names_make(&cn, g, work, nw)) goto out;
   /* readers after the rewrites: the surviving old readers (a reader that is not removed keeps
    * its input: only inputs that read removed nodes are rewired), the data inputs rewired by
    * the round, the new nodes' inputs, returns and kept names */
@@ -1029,11 +1052,33 @@ static int drop_dead(edit *e, taken *tk, uint32_t n_tk, uint8_t *removed, char *
       for (uint32_t u = 0; u < n->n_uses; u++) {
         uint32_t c = n->uses[u].node, slot = n->uses[u].slot;
         if (removed[c] || slot >= g->nodes[c].n_data_in) continue; /* a control input now names a new node */
-        /* the reader's input as rewired (newin: the copy apply just wrote, in the cache; its
-         * data slots are the NodeDef's, only repeated control inputs were dropped after them) */
-        uint32_t id = cand_ref(&cn, g, newin[c] ? newin[c][slot] : g->nodes[c].def->input[slot]);
+        uint32_t id;
+        if (by_id) { /* what apply wrote there: a new node, the `out`'s source, or (none) the old string */
+          const fout *o = find_out(r, r->rm[i], g->nodes[c].in[slot].port);
+          id = !o ? r->rm[i] : o->tname ? TFX_NO_ID : producer_of(g, o->tnode, (uint32_t)o->tport);
+        } else { /* the reader's input as rewired (newin: the copy apply just wrote, in the
+                  * cache; its data slots are the NodeDef's, only repeated control inputs were
+                  * dropped after them) */
+          id = cand_ref(&cn, g, newin[c] ? newin[c][slot] : g->nodes[c].def->input[slot]);
+        }
         if (id < N && owner[id] && !removed[id]) cnt[id]++;
       }
+    }
+    if (by_id) { /* the new nodes' inputs: captures, and the anchor's control inputs */
+      for (uint32_t q = 0; q < r->n_new; q++)
+        for (uint32_t j = 0; j < r->nw[q].n_in; j++) {
+          const fin *x = &r->nw[q].in[j];
+          uint32_t id = x->cval || x->src ? TFX_NO_ID : producer_of(g, x->node, (uint32_t)x->slot);
+          if (id < N && owner[id] && !removed[id]) cnt[id]++;
+        }
+      for (uint32_t i = 0; r->n_new && i < r->n_rm; i++) {
+        const tfx_node *n = &g->nodes[r->rm[i]];
+        for (uint32_t q = n->n_data_in; q < n->n_in; q++) {
+          uint32_t id = n->in[q].kind == TFX_IN_NODE ? n->in[q].src : TFX_NO_ID;
+          if (id < N && owner[id] && !removed[id]) cnt[id]++;
+        }
+      }
+      continue;
     }
     for (uint32_t q = 0; q < n_made[t]; q++)
       for (size_t j = 0; j < made[t][q]->n_input; j++) {
@@ -1072,8 +1117,14 @@ static int drop_dead(edit *e, taken *tk, uint32_t n_tk, uint8_t *removed, char *
       uint32_t x = queue[qh++];
       dropped[nd++] = x;
       const Tensorflow__NodeDef *def = g->nodes[x].def;
-      for (size_t j = 0; j < def->n_input; j++) {
-        uint32_t p = cand_ref(&cn, g, def->input[j]);
+      int ids = by_id && !newin[x]; /* its inputs as the index has them */
+      if (!ids && cand_names_need(&cn, g, work, nw)) {
+        free(dropped);
+        free(queue);
+        goto out;
+      }
+      for (size_t j = 0; j < (ids ? g->nodes[x].n_in : def->n_input); j++) {
+        uint32_t p = ids ? producer_of(g, x, (uint32_t)j) : cand_ref(&cn, g, def->input[j]);
         if (p >= N || !owner[p] || removed[p] || gone[p] || !cnt[p]) continue;
         if (--cnt[p] == 0) {
           gone[p] = 1;
@@ -1766,7 +1817,7 @@ tfx_status tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_gra
   if (rc == -1) goto nomem;
   if (rc == 0 && n_tk) {
     edit ed = {arena, d, g, 0, e->out_arg, g->func ? NULL : e->keep, g->func ? 0 : e->n_keep, e->change,
-               &m->ops, tfx_calloc((size_t)m->ops.n + 1, 1)};
+               &m->ops, tfx_calloc((size_t)m->ops.n + 1, 1), e->drop_by_name};
     rc = apply(&ed, e->pack, tk, n_tk, gd, rep, round);
     free(ed.sef);
     if (rc == 0) *changed = n_tk;

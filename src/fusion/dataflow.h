@@ -90,6 +90,8 @@ typedef struct tfx_flow_engine {
   tfx_flow_sig **sig;           /* per rule: its signature (in `keys`), or NULL: always run */
   tfx_flow_sig_ws ws;           /* scratch for the signature tests */
   int no_screen;                /* run every candidate's program (tests compare both ways) */
+  int drop_by_name;             /* dead producers: count readers from the input strings in every
+                                 * graph (else by id in the main graph; tests compare both ways) */
   /* Function bodies: the name of the single output arg of TF op `type` (new nodes are read as
    * `name:ARG:port`), or NULL (then "output", as scope fusion writes). NULL hook: "output". */
   const char *(*out_arg)(const char *type);

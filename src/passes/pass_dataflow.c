@@ -7,7 +7,9 @@
  * (updated from the old one with what each round changed: tfx_ctx_reindex_changed),
  * ctx->flow_report.
  *
- * Env: TFXC_DATAFLOW_NO_SCREEN=1 turns the rule-signature screen off (for tests and bench/).
+ * Env: TFXC_DATAFLOW_NO_SCREEN=1 turns the rule-signature screen off (for tests and bench/);
+ * TFXC_DATAFLOW_DROP_BY_NAME=1 makes the dead-producer sweep read the input strings of the main
+ * graph as it does in function bodies, instead of the index's ids (for tests).
  *
  * Termination: at most TFX_FLOW_MAX_ROUNDS rounds (each round removes at least one node per
  * rewrite it applies; a rule set that keeps rewriting, e.g. A -> B and B -> A, stops there
@@ -70,6 +72,10 @@ tfx_status tfx_pass_dataflow(tfx_ctx *ctx, void *user) {
    * checks that the output is the same with and without the signature screen) */
   const char *ns = getenv("TFXC_DATAFLOW_NO_SCREEN");
   eng.no_screen = ns && *ns && strcmp(ns, "0") != 0;
+  /* TFXC_DATAFLOW_DROP_BY_NAME=1: dead producers found from the input strings in the main graph
+   * too (tests/cli/dataflow_dead.sh checks that the output is the same both ways) */
+  const char *dn = getenv("TFXC_DATAFLOW_DROP_BY_NAME");
+  eng.drop_by_name = dn && *dn && strcmp(dn, "0") != 0;
   tfx_ctx_setup_vm(ctx, eng.vm);
   if (ctx->flow_report) tfx_flow_report_free(ctx->flow_report);
   else if (!(ctx->flow_report = tfx_malloc(sizeof *ctx->flow_report))) {
