@@ -571,6 +571,7 @@ typedef struct edit {
   int drop_by_name;        /* drop_dead reads every reader's input strings (tests) */
   const char *opv[16];     /* the op types of the round's new NodeDefs, one model-arena copy each */
   uint32_t n_opv;
+  tfx_arena *S;            /* the round's scratch (the resolved inputs of the change record) */
 } edit;
 
 /* The concatenation of parts[0..n), n <= 8 (NULL parts are skipped), in the model's arena; NULL and
@@ -1209,34 +1210,120 @@ out:
   return rc;
 }
 
+/* The resolved inputs apply kept beside the strings it wrote (main graph, change recorded):
+ * per rewired old node (nspec, parallel to newin) and per made NodeDef (mspec, by the round's
+ * made index: made_base[t] + q for made[t][q]); a producer is an old node id (< N) or N + the
+ * made index of a node of the round. on: still recorded (an allocation failure or an input
+ * the strings do not express this way only costs the record: the re-index parses). */
+typedef struct spec_rec {
+  int on;
+  tfx_input **nspec;
+  tfx_input **mspec;
+  uint32_t *made_base; /* n_tk + 1 */
+  uint32_t n_made_all;
+} spec_rec;
+
+static void spec_free(spec_rec *sp) {
+  free(sp->nspec);
+  free(sp->mspec);
+  free(sp->made_base);
+  memset(sp, 0, sizeof *sp);
+}
+
+/* Copies n resolved inputs from x into out, producers translated to new ids; 0, or -1 when a
+ * producer has none (gone: then no record is right). */
+static int spec_out(const tfx_input *x, size_t n, uint32_t N, const uint32_t *new_id, const uint32_t *made_pos,
+                    uint32_t n_made_all, tfx_input *out) {
+  for (size_t k = 0; k < n; k++) {
+    uint32_t s = x[k].src;
+    uint32_t t = s < N ? new_id[s] : s - N < n_made_all ? made_pos[s - N] : TFX_NO_ID;
+    if (t == TFX_NO_ID || x[k].kind != TFX_IN_NODE) return -1;
+    out[k] = x[k];
+    out[k].src = t;
+    out[k].out_arg = NULL;
+  }
+  return 0;
+}
+
 /* The change record (tfx_flow_engine.change): old node i is gone when removed[i] (a rewrite's
  * match, or 2: dropped as dead), else it is the next v[] entry after the new nodes of the
  * rewrites whose roots come before it (apply lays the list out so: for each old node, the new
  * nodes of the rewrite rooted there, then the node itself if it stays; drop_dead only takes
  * old nodes out), so its id is counted, not searched (which read every node record); the
  * re-index checks each kept node's NodeDef at that id and rebuilds in full if one differs.
- * Rewired when its inputs were rewritten (newin[i]). Out of memory only costs the record (the
- * caller re-indexes in full). */
+ * Rewired when its inputs were rewritten (newin[i]). With sp->on, also the resolved inputs of
+ * the made and the rewired nodes (tfx_flow_change.fix_*). Out of memory only costs the record
+ * (the caller re-indexes in full), or only the resolved inputs (the re-index parses). */
 static void record_change(edit *e, const uint8_t *removed, char ***newin, const uint32_t *root_of,
-                          const uint32_t *n_made) {
+                          const uint32_t *n_made, Tensorflow__NodeDef ***made, const spec_rec *sp) {
   if (!e->change) return;
   const tfx_graph *g = e->g;
   uint32_t N = g->n_nodes;
   uint32_t *new_id = tfx_malloc((size_t)(N ? N : 1) * sizeof *new_id);
   uint8_t *rewired = tfx_malloc(N ? N : 1);
+  uint32_t *made_pos = sp->on ? tfx_malloc(((size_t)sp->n_made_all + 1) * sizeof *made_pos) : NULL;
   if (!new_id || !rewired) {
     free(new_id);
     free(rewired);
+    free(made_pos);
     return;
   }
   uint32_t j = 0;
+  size_t n_fix = 0, n_in = 0;
   for (uint32_t i = 0; i < N; i++) {
     rewired[i] = newin[i] != NULL;
-    if (root_of[i] != TFX_NO_ID) j += n_made[root_of[i]];
+    if (root_of[i] != TFX_NO_ID) {
+      uint32_t t = root_of[i];
+      for (uint32_t q = 0; made_pos && q < n_made[t]; q++) {
+        made_pos[sp->made_base[t] + q] = j + q;
+        if (made[t][q]->n_input) n_fix++, n_in += made[t][q]->n_input;
+      }
+      j += n_made[t];
+    }
     new_id[i] = removed[i] ? TFX_NO_ID : j++;
+    if (made_pos && !removed[i] && newin[i]) n_fix++, n_in += sp->nspec[i] ? sp->nspec[i][-1].src : 0;
   }
   e->change->new_id = new_id;
   e->change->rewired = rewired;
+  if (!made_pos) return;
+  tfx_flow_change *c = e->change;
+  c->fix_node = tfx_malloc((n_fix ? n_fix : 1) * sizeof *c->fix_node);
+  c->fix_first = tfx_malloc((n_fix + 1) * sizeof *c->fix_first);
+  c->fix_in = tfx_malloc((n_in ? n_in : 1) * sizeof *c->fix_in);
+  int ok = c->fix_node && c->fix_first && c->fix_in && n_in < UINT32_MAX;
+  uint32_t f = 0, pos = 0;
+  for (uint32_t i = 0; ok && i < N; i++) {
+    if (root_of[i] != TFX_NO_ID) {
+      uint32_t t = root_of[i];
+      for (uint32_t q = 0; ok && q < n_made[t]; q++) {
+        size_t n = made[t][q]->n_input;
+        if (!n) continue;
+        const tfx_input *x = sp->mspec[sp->made_base[t] + q];
+        c->fix_node[f] = made_pos[sp->made_base[t] + q];
+        c->fix_first[f++] = pos;
+        ok = x && !spec_out(x, n, N, new_id, made_pos, sp->n_made_all, c->fix_in + pos);
+        pos += (uint32_t)n;
+      }
+    }
+    if (ok && !removed[i] && newin[i]) {
+      size_t n = sp->nspec[i] ? sp->nspec[i][-1].src : 0;
+      c->fix_node[f] = new_id[i];
+      c->fix_first[f++] = pos;
+      ok = sp->nspec[i] && !spec_out(sp->nspec[i], n, N, new_id, made_pos, sp->n_made_all, c->fix_in + pos);
+      pos += (uint32_t)n;
+    }
+  }
+  free(made_pos);
+  if (!ok) {
+    free(c->fix_node);
+    free(c->fix_first);
+    free(c->fix_in);
+    c->fix_node = c->fix_first = NULL;
+    c->fix_in = NULL;
+    return;
+  }
+  c->fix_first[f] = pos;
+  c->n_fix = f;
 }
 
 /* The op types of a round's report entries, each copied once (a handful per round). */
@@ -1276,7 +1363,23 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
   tfx_hmap used;
   tfx_hmap_init(&used);
   svec ctl = {0};
+  uint32_t *ctl_id = NULL; /* the producer of each ctl entry (the change record) */
+  size_t cap_ctl_id = 0;
+  spec_rec sp = {0, NULL, NULL, NULL, 0};
   if (!removed || !newin || !root_of) goto nomem;
+  if (e->change && !g->func) { /* resolved inputs for the re-index (none: it parses) */
+    sp.made_base = tfx_malloc(((size_t)n_tk + 1) * sizeof *sp.made_base);
+    uint64_t all = 0;
+    for (uint32_t t = 0; sp.made_base && t < n_tk; t++) {
+      sp.made_base[t] = (uint32_t)all;
+      all += (uint64_t)tk[t].r.n_const + tk[t].r.n_new;
+    }
+    sp.n_made_all = (uint32_t)all;
+    sp.nspec = tfx_calloc(N ? N : 1, sizeof *sp.nspec);
+    sp.mspec = tfx_calloc(all ? all : 1, sizeof *sp.mspec);
+    sp.on = sp.made_base && sp.nspec && sp.mspec && all < UINT32_MAX - N;
+    if (sp.made_base) sp.made_base[n_tk] = (uint32_t)all;
+  }
   for (uint32_t i = 0; i < N; i++) root_of[i] = TFX_NO_ID;
   for (uint32_t t = 0; t < n_tk; t++) {
     frun *r = &tk[t].r;
@@ -1330,7 +1433,14 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
       for (uint32_t k = n->n_data_in; k < n->n_in; k++) {
         if (n->in[k].kind == TFX_IN_NODE && n->in[k].src < N && removed[n->in[k].src]) continue;
         char *s = n->def->input[k];
-        if (!svec_has(&ctl, s) && svec_push(&ctl, s)) goto nomem_made;
+        if (svec_has(&ctl, s)) continue;
+        if (svec_push(&ctl, s)) goto nomem_made;
+        if (sp.on && ctl.n > cap_ctl_id) {
+          uint32_t *nv = tfx_realloc(ctl_id, ctl.cap * sizeof *nv);
+          if (!nv) sp.on = 0;
+          else ctl_id = nv, cap_ctl_id = ctl.cap;
+        }
+        if (sp.on) ctl_id[ctl.n - 1] = n->in[k].kind == TFX_IN_NODE ? n->in[k].src : TFX_NO_ID;
       }
     }
     int anchor = r->taker >= 0 ? r->taker : 0;
@@ -1357,6 +1467,7 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
     char *desc = ejoin(e, dp, 5);
     if (!desc) goto nomem_made;
     tfx_value dv = tfx_v_str(desc, (uint32_t)strlen(desc));
+    uint32_t ci = 0; /* `const` inputs met so far (the Const's index in made[t]) */
     for (uint32_t k = 0; k < r->n_new; k++) {
       fnew *w = &r->nw[k];
       Tensorflow__NodeDef *nd = tfx_arena_alloc(e->A, sizeof *nd);
@@ -1368,21 +1479,36 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
       size_t nin = w->n_in + ((int)k == anchor ? ctl.n : 0);
       nd->input = tfx_arena_calloc(e->A, nin ? nin : 1, sizeof *nd->input);
       if (!nd->input || e->oom) goto nomem_made;
+      tfx_input *ms = sp.on && nin ? tfx_arena_alloc(e->S, nin * sizeof *ms) : NULL;
+      if (nin && !ms) sp.on = 0;
+      uint32_t mb = sp.on ? sp.made_base[t] : 0;
       for (uint32_t j = 0; j < w->n_in; j++) {
         const fin *x = &w->in[j];
+        tfx_input xi = {TFX_NO_ID, 0, TFX_IN_NODE, NULL};
         if (x->cval) {
           nd->input[j] = new_ref(e, x->cname, "Const", 0);
+          xi.src = N + mb + ci++; /* the Consts come first in made[t], in this order */
         } else if (x->src) {
           const fnew *src = NULL;
           for (uint32_t q = 0; q < r->n_new && !src; q++)
             if (!strcmp(r->nw[q].name, x->src)) src = &r->nw[q];
           nd->input[j] = new_ref(e, src ? src->final : x->src, src ? src->type : NULL, x->port);
+          if (src && x->port >= 0 && x->port <= INT32_MAX) {
+            xi.src = N + mb + r->n_const + (uint32_t)(src - r->nw);
+            xi.port = (int32_t)x->port;
+          }
         } else {
           nd->input[j] = g->nodes[x->node].def->input[x->slot];
+          xi = g->nodes[x->node].in[x->slot];
         }
+        if (ms) ms[j] = xi;
       }
       if ((int)k == anchor)
-        for (size_t j = 0; j < ctl.n; j++) nd->input[w->n_in + j] = ctl.v[j];
+        for (size_t j = 0; j < ctl.n; j++) {
+          nd->input[w->n_in + j] = ctl.v[j];
+          if (ms) ms[w->n_in + j] = (tfx_input){ctl_id[j], -1, TFX_IN_NODE, NULL};
+        }
+      if (sp.on) sp.mspec[sp.made_base[t] + r->n_const + k] = ms;
       nd->n_input = nin;
       size_t room; /* the rule's attrs, _output_shapes, _fusion_pass, _fusion_nodes, _fusion_description */
       if (attr_room(e, nd, (size_t)w->n_at + 4, &room)) goto nomem_made;
@@ -1422,12 +1548,26 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
           newin[c] = tfx_arena_calloc(e->A, cd->n_input ? cd->n_input : 1, sizeof **newin);
           if (!newin[c]) goto nomem_made;
           memcpy(newin[c], cd->input, cd->n_input * sizeof **newin);
+          if (sp.on) { /* the index's inputs, the rewritten ones replaced below; before them
+                        * (entry -1, src) their count once de-duplicated (record_change reads
+                        * that, not the NodeDef) */
+            tfx_input *xs = tfx_arena_alloc(e->S, ((size_t)cd->n_input + 1) * sizeof *xs);
+            if (!xs || cd->n_input != g->nodes[c].n_in) {
+              sp.on = 0;
+            } else {
+              xs[0].src = (uint32_t)cd->n_input;
+              memcpy(xs + 1, g->nodes[c].in, cd->n_input * sizeof *xs);
+              sp.nspec[c] = xs + 1;
+            }
+          }
         }
         int32_t port = g->nodes[c].in[slot].port;
         char *s = NULL;
+        tfx_input xi = {TFX_NO_ID, 0, TFX_IN_NODE, NULL};
         if (port < 0) {
           const char *parts[] = {"^", anchor_name ? anchor_name : "?"};
           s = ejoin(e, parts, 2);
+          if (anchor_name) xi = (tfx_input){N + (sp.on ? sp.made_base[t] : 0) + r->n_const + (uint32_t)anchor, -1, TFX_IN_NODE, NULL};
         } else {
           const fout *o = find_out(r, r->rm[i], port);
           if (!o) continue; /* acceptable() made sure this does not happen */
@@ -1436,12 +1576,17 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
             for (uint32_t q = 0; q < r->n_new && !tn; q++)
               if (!strcmp(r->nw[q].name, o->tname)) tn = &r->nw[q];
             s = new_ref(e, tn ? tn->final : o->tname, tn ? tn->type : NULL, o->tport);
+            if (tn && o->tport <= INT32_MAX)
+              xi = (tfx_input){N + (sp.on ? sp.made_base[t] : 0) + r->n_const + (uint32_t)(tn - r->nw), (int32_t)o->tport,
+                               TFX_IN_NODE, NULL};
           } else {
             s = g->nodes[o->tnode].def->input[o->tport];
+            xi = g->nodes[o->tnode].in[o->tport];
           }
         }
         if (!s) goto nomem_made;
         newin[c][slot] = s;
+        if (sp.on) sp.nspec[c][slot] = xi; /* TFX_NO_ID: not expressed, the record is dropped */
       }
     }
     if (g->func) {
@@ -1543,12 +1688,16 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
         for (size_t j = 0; j < nd_in && !hat; j++) hat = newin[i][j] != nd->input[j] && newin[i][j][0] == '^';
         size_t from = hat ? 0 : nd_in; /* the first slot that may be a '^' string */
         m = from;
+        tfx_input *xs = sp.on ? sp.nspec[i] : NULL; /* compacted alike */
         for (size_t j = from; j < nd->n_input; j++) {
           int dup = 0;
           if (newin[i][j][0] == '^')
             for (size_t q = from; q < m && !dup; q++) dup = !strcmp(newin[i][q], newin[i][j]);
-          if (!dup) newin[i][m++] = newin[i][j];
+          if (dup) continue;
+          if (xs) xs[m] = xs[j];
+          newin[i][m++] = newin[i][j];
         }
+        if (xs) xs[-1].src = (uint32_t)m;
         nd->input = newin[i];
         nd->n_input = m;
       }
@@ -1557,7 +1706,7 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
     int dr = drop_dead(e, tk, n_tk, removed, (char *const *const *)newin, v, &k, made, n_made, rep);
     *arr = v; /* also after a failure: v[0..k) is the rewritten list (dead producers kept) */
     *count = k;
-    if (!dr) record_change(e, removed, newin, root_of, n_made);
+    if (!dr) record_change(e, removed, newin, root_of, n_made, made, &sp);
     free(n_made);
     if (dr) goto nomem_made;
   }
@@ -1573,6 +1722,8 @@ out:
   free(rep_rule);
   free(items);
   free(ctl.v);
+  free(ctl_id);
+  spec_free(&sp);
   tfx_hmap_free(&used);
   free(removed);
   free(newin);
@@ -1650,7 +1801,7 @@ tfx_status tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_gra
                           Tensorflow__GraphDef *gd, tfx_arena *arena, tfx_flow_report *rep,
                           uint32_t round, uint32_t *changed, tfx_diag *d) {
   *changed = 0;
-  if (e->change) e->change->new_id = NULL, e->change->rewired = NULL;
+  if (e->change) memset(e->change, 0, sizeof *e->change);
   if (!e->n_rules || !g->n_nodes || !g->topo) return 0;
   int linked = 0; /* the VM is linked to g before the first program runs (it costs a pass over the pack) */
   tfx_arena scratch;
@@ -1833,7 +1984,7 @@ tfx_status tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_gra
   if (rc == -1) goto nomem;
   if (rc == 0 && n_tk) {
     edit ed = {arena, d, g, 0, e->out_arg, g->func ? NULL : e->keep, g->func ? 0 : e->n_keep, e->change,
-               &m->ops, tfx_calloc((size_t)m->ops.n + 1, 1), e->drop_by_name, {0}, 0};
+               &m->ops, tfx_calloc((size_t)m->ops.n + 1, 1), e->drop_by_name, {0}, 0, &scratch};
     rc = apply(&ed, e->pack, tk, n_tk, gd, rep, round);
     free(ed.sef);
     if (rc == 0) *changed = n_tk;

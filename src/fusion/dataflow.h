@@ -112,6 +112,16 @@ typedef struct tfx_flow_engine {
 typedef struct tfx_flow_change {
   uint32_t *new_id;
   uint8_t *rewired;
+  /* Main graph, when recorded: the inputs of the nodes the round wrote (new NodeDefs) and of
+   * those it rewired, as the index resolves their input strings (producers as ids of the new
+   * list; kind TFX_IN_NODE), so the re-index does not parse and look up those strings: node
+   * fix_node[k] (ascending new ids) has inputs fix_in[fix_first[k] .. fix_first[k + 1]).
+   * Every string the round writes is a new node's name or a copy of an input string of the old
+   * graph, whose producer the old index resolved; fix_node NULL: none (the re-index parses).
+   * One malloc'd block each (the caller frees fix_node, fix_first, fix_in). */
+  uint32_t *fix_node, *fix_first;
+  tfx_input *fix_in;
+  uint32_t n_fix;
 } tfx_flow_change;
 
 /* Builds the type index of the enabled rewrites and a VM. Returns TFX_OK, or TFX_E_NOMEM

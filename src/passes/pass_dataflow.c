@@ -108,7 +108,8 @@ tfx_status tfx_pass_dataflow(tfx_ctx *ctx, void *user) {
     }
     eng.change = NULL;
     tfx_graph_change *gc = !rc && changed && complete ? tfx_calloc(ng, sizeof *gc) : NULL;
-    for (uint32_t i = 0; gc && i < ng; i++) gc[i] = (tfx_graph_change){fc[i].new_id, fc[i].rewired};
+    for (uint32_t i = 0; gc && i < ng; i++)
+      gc[i] = (tfx_graph_change){fc[i].new_id, fc[i].rewired, fc[i].fix_node, fc[i].fix_first, fc[i].fix_in, fc[i].n_fix};
     if (!rc && changed) {
       ctx->graph_edits++;
       if ((rc = tfx_ctx_reindex_changed(ctx, gc)) != 0)
@@ -117,6 +118,9 @@ tfx_status tfx_pass_dataflow(tfx_ctx *ctx, void *user) {
     for (uint32_t i = 0; fc && i < ng; i++) {
       free(fc[i].new_id);
       free(fc[i].rewired);
+      free(fc[i].fix_node);
+      free(fc[i].fix_first);
+      free(fc[i].fix_in);
     }
     free(fc);
     free(gc);
