@@ -105,7 +105,8 @@ typedef struct tfx_flow_engine {
    * (TFX_NO_ID: removed by a rewrite or dropped as a dead producer) and whether its inputs
    * were rewritten (1); nodes of the new list no old id maps to are new. Both arrays are
    * malloc'd (the caller frees them); both stay NULL when the round changed nothing or could
-   * not allocate them (then only a full re-index is right). */
+   * not allocate them (then only a full re-index is right). In the main graph also the
+   * resolved inputs of the new and rewired nodes (tfx_flow_change.fix_*). */
   struct tfx_flow_change *change;
 } tfx_flow_engine;
 

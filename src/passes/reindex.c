@@ -2,9 +2,11 @@
  * is made from the old one and what tfx_fusion_apply (or tfx_flow_round) changed (per old
  * node: its new id or absorbed, inputs rewritten or not), instead of re-reading every
  * NodeDef. A surviving node whose inputs were not rewritten keeps its parsed inputs (their
- * producer ids renumbered); only new and rewired nodes are
- * parsed and resolved by name (a rewired node's input that still names its old, kept
- * producer by comparing that one name, the others through the name map). Op types are re-interned in the order a full build meets them,
+ * producer ids renumbered); new and rewired nodes take the inputs the change gives resolved
+ * (a dataflow round's, main graph: tfx_graph_change.fix_*; checked for a full build's order
+ * rules), else they are parsed and resolved by name (a rewired node's input that still names
+ * its old, kept producer by comparing that one name, the others through the name map). Op
+ * types are re-interned in the order a full build meets them,
  * the consumer lists and the topological order are recomputed by the same algorithm as
  * src/graph/graph.c, so the module is field for field what tfx_module_build_ex builds
  * (tfx_module_diff checks it: always in debug builds, and with TFXC_VERIFY_REINDEX=1).
