@@ -568,6 +568,10 @@ typedef struct edit {
   tfx_flow_change *change; /* what the round changed (NULL: not recorded) */
   const tfx_intern *ops;   /* the module's op types (g's op ids) */
   uint8_t *sef;            /* per op id: 0 not known yet, 1 side effects, 2 side-effect free */
+  int drop_by_name;        /* drop_dead reads every reader's input strings (tests) */
+  const char *opv[16];     /* the op types of the round's new NodeDefs, one model-arena copy each */
+  uint32_t n_opv;
+  tfx_arena *S;            /* the round's scratch (the resolved inputs of the change record) */
 } edit;
 
 /* The concatenation of parts[0..n), n <= 8 (NULL parts are skipped), in the model's arena; NULL and
@@ -607,6 +611,17 @@ static char *dec(char *buf, long long v) {
 static char *edup(edit *e, const char *s) {
   char *c = tfx_arena_strdup(e->A, s);
   if (!c) e->oom = 1;
+  return c;
+}
+
+/* The op type of a new NodeDef: one copy per type and round in the model's arena, shared by
+ * the round's NodeDefs of that type (read-only from here on; a copy each was 36 828 copies of
+ * "MatMul" in round 1 at 10^6 nodes). */
+static char *op_copy(edit *e, const char *type) {
+  for (uint32_t i = 0; i < e->n_opv; i++)
+    if (!strcmp(e->opv[i], type)) return (char *)e->opv[i];
+  char *c = edup(e, type);
+  if (c && e->n_opv < sizeof e->opv / sizeof *e->opv) e->opv[e->n_opv++] = c;
   return c;
 }
 
@@ -815,7 +830,7 @@ static Tensorflow__NodeDef *const_node(edit *e, const char *name, const tfx_valu
   tensorflow__tensor_proto__init(t);
   tensorflow__tensor_shape_proto__init(sh);
   nd->name = (char *)name;
-  nd->op = edup(e, "Const");
+  nd->op = op_copy(e, "Const");
   if (device && *device) nd->device = (char *)device;
   const tfx_value *items = v->tag == TFX_V_LIST ? v->u.items : v;
   size_t n = v->tag == TFX_V_LIST ? v->n : 1, cnt = n ? n : 1;
@@ -958,6 +973,11 @@ static void cand_names_free(cand_names *t) {
   free(t->h);
 }
 
+/* The table for ids[0..n), made on first use (t->id NULL until then). Returns 0 or -1. */
+static int cand_names_need(cand_names *t, const tfx_graph *g, const uint32_t *ids, uint32_t n) {
+  return t->id ? 0 : cand_names_make(t, g, ids, n);
+}
+
 /* ref_id(g, s) when that is a candidate, else TFX_NO_ID (s: NULL or an input / return string). */
 static uint32_t cand_ref(const cand_names *t, const tfx_graph *g, const char *s) {
   if (!s) return TFX_NO_ID;
@@ -972,19 +992,36 @@ static uint32_t cand_ref(const cand_names *t, const tfx_graph *g, const char *s)
   return TFX_NO_ID;
 }
 
+/* The old node whose output data input `slot` of node reads (TFX_NO_ID: an argument). */
+static uint32_t producer_of(const tfx_graph *g, uint32_t node, uint32_t slot) {
+  const tfx_input *in = &g->nodes[node].in[slot];
+  return in->kind == TFX_IN_NODE ? in->src : TFX_NO_ID;
+}
+
+/* drop_dead: who reads the candidates after the round. In the main graph the answer comes from
+ * the index (by id), not from the input strings the round wrote: every string a rewrite puts on
+ * a surviving reader or a new node is either the name of a node new in this round (no
+ * candidate: a new node takes a removed root's name or one the graph does not hold) or a copy
+ * of an input string of the old graph, whose producer the index resolved; so the counts are
+ * ref_id's, without reading and hashing a string per reader (two cache misses each at 10^6
+ * nodes). Only the count's being zero matters for readers that are never dropped (new nodes),
+ * so the anchor's control inputs are counted before apply's de-duplication. A dropped node
+ * whose inputs the round rewrote (apply de-duplicated its control inputs) and function bodies
+ * (a bare name there is an argument, which ref_id still reads as a node name) go by the strings;
+ * so does every graph with drop_by_name (TFXC_DATAFLOW_DROP_BY_NAME=1: tests compare both). */
 static int drop_dead(edit *e, taken *tk, uint32_t n_tk, uint8_t *removed, char *const *const *newin,
                      Tensorflow__NodeDef **v, size_t *k, Tensorflow__NodeDef ***made, const uint32_t *n_made,
                      tfx_flow_report *rep) {
   const tfx_graph *g = e->g;
   uint32_t N = g->n_nodes;
-  uint32_t *owner = tfx_malloc((size_t)(N ? N : 1) * sizeof *owner); /* watched: 1 + taken index */
+  int by_id = !g->func && !e->drop_by_name;
+  uint32_t *owner = tfx_calloc(N ? N : 1, sizeof *owner); /* watched: 1 + taken index */
   uint32_t *cnt = tfx_calloc(N ? N : 1, sizeof *cnt);
   uint32_t *work = tfx_malloc((size_t)(N ? N : 1) * sizeof *work);
   uint8_t *gone = tfx_calloc(N ? N : 1, 1);
   cand_names cn = {NULL, NULL, 0};
   int rc = -1;
   if (!owner || !cnt || !work || !gone) goto out;
-  for (uint32_t i = 0; i < N; i++) owner[i] = 0;
   /* the candidates: side-effect-free producers the removed nodes read, and (closure) the
    * side-effect-free producers those read; work[] holds them in discovery order */
   uint32_t nw = 0;
@@ -1014,7 +1051,7 @@ static int drop_dead(edit *e, taken *tk, uint32_t n_tk, uint8_t *removed, char *
       }
     }
   }
-  if (cand_names_make(&cn, g, work, nw)) goto out;
+  if (!by_id && cand_names_make(&cn, g, work, nw)) goto out;
   /* readers after the rewrites: the surviving old readers (a reader that is not removed keeps
    * its input: only inputs that read removed nodes are rewired), the data inputs rewired by
    * the round, the new nodes' inputs, returns and kept names */
@@ -1029,11 +1066,33 @@ static int drop_dead(edit *e, taken *tk, uint32_t n_tk, uint8_t *removed, char *
       for (uint32_t u = 0; u < n->n_uses; u++) {
         uint32_t c = n->uses[u].node, slot = n->uses[u].slot;
         if (removed[c] || slot >= g->nodes[c].n_data_in) continue; /* a control input now names a new node */
-        /* the reader's input as rewired (newin: the copy apply just wrote, in the cache; its
-         * data slots are the NodeDef's, only repeated control inputs were dropped after them) */
-        uint32_t id = cand_ref(&cn, g, newin[c] ? newin[c][slot] : g->nodes[c].def->input[slot]);
+        uint32_t id;
+        if (by_id) { /* what apply wrote there: a new node, the `out`'s source, or (none) the old string */
+          const fout *o = find_out(r, r->rm[i], g->nodes[c].in[slot].port);
+          id = !o ? r->rm[i] : o->tname ? TFX_NO_ID : producer_of(g, o->tnode, (uint32_t)o->tport);
+        } else { /* the reader's input as rewired (newin: the copy apply just wrote, in the
+                  * cache; its data slots are the NodeDef's, only repeated control inputs were
+                  * dropped after them) */
+          id = cand_ref(&cn, g, newin[c] ? newin[c][slot] : g->nodes[c].def->input[slot]);
+        }
         if (id < N && owner[id] && !removed[id]) cnt[id]++;
       }
+    }
+    if (by_id) { /* the new nodes' inputs: captures, and the anchor's control inputs */
+      for (uint32_t q = 0; q < r->n_new; q++)
+        for (uint32_t j = 0; j < r->nw[q].n_in; j++) {
+          const fin *x = &r->nw[q].in[j];
+          uint32_t id = x->cval || x->src ? TFX_NO_ID : producer_of(g, x->node, (uint32_t)x->slot);
+          if (id < N && owner[id] && !removed[id]) cnt[id]++;
+        }
+      for (uint32_t i = 0; r->n_new && i < r->n_rm; i++) {
+        const tfx_node *n = &g->nodes[r->rm[i]];
+        for (uint32_t q = n->n_data_in; q < n->n_in; q++) {
+          uint32_t id = n->in[q].kind == TFX_IN_NODE ? n->in[q].src : TFX_NO_ID;
+          if (id < N && owner[id] && !removed[id]) cnt[id]++;
+        }
+      }
+      continue;
     }
     for (uint32_t q = 0; q < n_made[t]; q++)
       for (size_t j = 0; j < made[t][q]->n_input; j++) {
@@ -1072,8 +1131,14 @@ static int drop_dead(edit *e, taken *tk, uint32_t n_tk, uint8_t *removed, char *
       uint32_t x = queue[qh++];
       dropped[nd++] = x;
       const Tensorflow__NodeDef *def = g->nodes[x].def;
-      for (size_t j = 0; j < def->n_input; j++) {
-        uint32_t p = cand_ref(&cn, g, def->input[j]);
+      int ids = by_id && !newin[x]; /* its inputs as the index has them */
+      if (!ids && cand_names_need(&cn, g, work, nw)) {
+        free(dropped);
+        free(queue);
+        goto out;
+      }
+      for (size_t j = 0; j < (ids ? g->nodes[x].n_in : def->n_input); j++) {
+        uint32_t p = ids ? producer_of(g, x, (uint32_t)j) : cand_ref(&cn, g, def->input[j]);
         if (p >= N || !owner[p] || removed[p] || gone[p] || !cnt[p]) continue;
         if (--cnt[p] == 0) {
           gone[p] = 1;
@@ -1145,36 +1210,120 @@ out:
   return rc;
 }
 
+/* The resolved inputs apply kept beside the strings it wrote (main graph, change recorded):
+ * per rewired old node (nspec, parallel to newin) and per made NodeDef (mspec, by the round's
+ * made index: made_base[t] + q for made[t][q]); a producer is an old node id (< N) or N + the
+ * made index of a node of the round. on: still recorded (an allocation failure or an input
+ * the strings do not express this way only costs the record: the re-index parses). */
+typedef struct spec_rec {
+  int on;
+  tfx_input **nspec;
+  tfx_input **mspec;
+  uint32_t *made_base; /* n_tk + 1 */
+  uint32_t n_made_all;
+} spec_rec;
+
+static void spec_free(spec_rec *sp) {
+  free(sp->nspec);
+  free(sp->mspec);
+  free(sp->made_base);
+  memset(sp, 0, sizeof *sp);
+}
+
+/* Copies n resolved inputs from x into out, producers translated to new ids; 0, or -1 when a
+ * producer has none (gone: then no record is right). */
+static int spec_out(const tfx_input *x, size_t n, uint32_t N, const uint32_t *new_id, const uint32_t *made_pos,
+                    uint32_t n_made_all, tfx_input *out) {
+  for (size_t k = 0; k < n; k++) {
+    uint32_t s = x[k].src;
+    uint32_t t = s < N ? new_id[s] : s - N < n_made_all ? made_pos[s - N] : TFX_NO_ID;
+    if (t == TFX_NO_ID || x[k].kind != TFX_IN_NODE) return -1;
+    out[k] = x[k];
+    out[k].src = t;
+    out[k].out_arg = NULL;
+  }
+  return 0;
+}
+
 /* The change record (tfx_flow_engine.change): old node i is gone when removed[i] (a rewrite's
- * match, or 2: dropped as dead), else it is the next v[] entry holding its NodeDef (kept
- * nodes stay in order; new nodes lie between them); rewired when its inputs were rewritten
- * (newin[i]). Out of memory only costs the record (the caller re-indexes in full). */
-static void record_change(edit *e, const uint8_t *removed, char ***newin, Tensorflow__NodeDef **v, size_t k) {
+ * match, or 2: dropped as dead), else it is the next v[] entry after the new nodes of the
+ * rewrites whose roots come before it (apply lays the list out so: for each old node, the new
+ * nodes of the rewrite rooted there, then the node itself if it stays; drop_dead only takes
+ * old nodes out), so its id is counted, not searched (which read every node record); the
+ * re-index checks each kept node's NodeDef at that id and rebuilds in full if one differs.
+ * Rewired when its inputs were rewritten (newin[i]). With sp->on, also the resolved inputs of
+ * the made and the rewired nodes (tfx_flow_change.fix_*). Out of memory only costs the record
+ * (the caller re-indexes in full), or only the resolved inputs (the re-index parses). */
+static void record_change(edit *e, const uint8_t *removed, char ***newin, const uint32_t *root_of,
+                          const uint32_t *n_made, Tensorflow__NodeDef ***made, const spec_rec *sp) {
   if (!e->change) return;
   const tfx_graph *g = e->g;
   uint32_t N = g->n_nodes;
   uint32_t *new_id = tfx_malloc((size_t)(N ? N : 1) * sizeof *new_id);
   uint8_t *rewired = tfx_malloc(N ? N : 1);
+  uint32_t *made_pos = sp->on ? tfx_malloc(((size_t)sp->n_made_all + 1) * sizeof *made_pos) : NULL;
   if (!new_id || !rewired) {
     free(new_id);
     free(rewired);
+    free(made_pos);
     return;
   }
-  size_t j = 0;
+  uint32_t j = 0;
+  size_t n_fix = 0, n_in = 0;
   for (uint32_t i = 0; i < N; i++) {
     rewired[i] = newin[i] != NULL;
-    new_id[i] = TFX_NO_ID;
-    if (removed[i]) continue;
-    while (j < k && v[j] != g->nodes[i].def) j++;
-    if (j == k) { /* cannot happen (every kept NodeDef is in v): no record, a full re-index */
-      free(new_id);
-      free(rewired);
-      return;
+    if (root_of[i] != TFX_NO_ID) {
+      uint32_t t = root_of[i];
+      for (uint32_t q = 0; made_pos && q < n_made[t]; q++) {
+        made_pos[sp->made_base[t] + q] = j + q;
+        if (made[t][q]->n_input) n_fix++, n_in += made[t][q]->n_input;
+      }
+      j += n_made[t];
     }
-    new_id[i] = (uint32_t)j++;
+    new_id[i] = removed[i] ? TFX_NO_ID : j++;
+    if (made_pos && !removed[i] && newin[i]) n_fix++, n_in += sp->nspec[i] ? sp->nspec[i][-1].src : 0;
   }
   e->change->new_id = new_id;
   e->change->rewired = rewired;
+  if (!made_pos) return;
+  tfx_flow_change *c = e->change;
+  c->fix_node = tfx_malloc((n_fix ? n_fix : 1) * sizeof *c->fix_node);
+  c->fix_first = tfx_malloc((n_fix + 1) * sizeof *c->fix_first);
+  c->fix_in = tfx_malloc((n_in ? n_in : 1) * sizeof *c->fix_in);
+  int ok = c->fix_node && c->fix_first && c->fix_in && n_in < UINT32_MAX;
+  uint32_t f = 0, pos = 0;
+  for (uint32_t i = 0; ok && i < N; i++) {
+    if (root_of[i] != TFX_NO_ID) {
+      uint32_t t = root_of[i];
+      for (uint32_t q = 0; ok && q < n_made[t]; q++) {
+        size_t n = made[t][q]->n_input;
+        if (!n) continue;
+        const tfx_input *x = sp->mspec[sp->made_base[t] + q];
+        c->fix_node[f] = made_pos[sp->made_base[t] + q];
+        c->fix_first[f++] = pos;
+        ok = x && !spec_out(x, n, N, new_id, made_pos, sp->n_made_all, c->fix_in + pos);
+        pos += (uint32_t)n;
+      }
+    }
+    if (ok && !removed[i] && newin[i]) {
+      size_t n = sp->nspec[i] ? sp->nspec[i][-1].src : 0;
+      c->fix_node[f] = new_id[i];
+      c->fix_first[f++] = pos;
+      ok = sp->nspec[i] && !spec_out(sp->nspec[i], n, N, new_id, made_pos, sp->n_made_all, c->fix_in + pos);
+      pos += (uint32_t)n;
+    }
+  }
+  free(made_pos);
+  if (!ok) {
+    free(c->fix_node);
+    free(c->fix_first);
+    free(c->fix_in);
+    c->fix_node = c->fix_first = NULL;
+    c->fix_in = NULL;
+    return;
+  }
+  c->fix_first[f] = pos;
+  c->n_fix = f;
 }
 
 /* The op types of a round's report entries, each copied once (a handful per round). */
@@ -1214,7 +1363,23 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
   tfx_hmap used;
   tfx_hmap_init(&used);
   svec ctl = {0};
+  uint32_t *ctl_id = NULL; /* the producer of each ctl entry (the change record) */
+  size_t cap_ctl_id = 0;
+  spec_rec sp = {0, NULL, NULL, NULL, 0};
   if (!removed || !newin || !root_of) goto nomem;
+  if (e->change && !g->func) { /* resolved inputs for the re-index (none: it parses) */
+    sp.made_base = tfx_malloc(((size_t)n_tk + 1) * sizeof *sp.made_base);
+    uint64_t all = 0;
+    for (uint32_t t = 0; sp.made_base && t < n_tk; t++) {
+      sp.made_base[t] = (uint32_t)all;
+      all += (uint64_t)tk[t].r.n_const + tk[t].r.n_new;
+    }
+    sp.n_made_all = (uint32_t)all;
+    sp.nspec = tfx_calloc(N ? N : 1, sizeof *sp.nspec);
+    sp.mspec = tfx_calloc(all ? all : 1, sizeof *sp.mspec);
+    sp.on = sp.made_base && sp.nspec && sp.mspec && all < UINT32_MAX - N;
+    if (sp.made_base) sp.made_base[n_tk] = (uint32_t)all;
+  }
   for (uint32_t i = 0; i < N; i++) root_of[i] = TFX_NO_ID;
   for (uint32_t t = 0; t < n_tk; t++) {
     frun *r = &tk[t].r;
@@ -1225,12 +1390,8 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
   for (uint32_t t = 0; t < n_tk; t++) {
     frun *r = &tk[t].r;
     const char *root = g->nodes[r->root].name;
-    for (uint32_t k = 0; k < r->n_new; k++) {
-      if ((int)k == r->taker) {
-        r->nw[k].final = edup(e, root);
-        if (r->nw[k].final && tfx_hmap_put(&used, root, strlen(root), 1, NULL) < 0) e->oom = 1;
-      }
-    }
+    /* the taker: the root's name (not put in `used`: unique_name finds it in the graph's map) */
+    if (r->taker >= 0 && (uint32_t)r->taker < r->n_new) r->nw[r->taker].final = edup(e, root);
     for (uint32_t k = 0; k < r->n_new; k++)
       if ((int)k != r->taker) {
         const char *parts[] = {root, "/", r->nw[k].name};
@@ -1272,7 +1433,14 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
       for (uint32_t k = n->n_data_in; k < n->n_in; k++) {
         if (n->in[k].kind == TFX_IN_NODE && n->in[k].src < N && removed[n->in[k].src]) continue;
         char *s = n->def->input[k];
-        if (!svec_has(&ctl, s) && svec_push(&ctl, s)) goto nomem_made;
+        if (svec_has(&ctl, s)) continue;
+        if (svec_push(&ctl, s)) goto nomem_made;
+        if (sp.on && ctl.n > cap_ctl_id) {
+          uint32_t *nv = tfx_realloc(ctl_id, ctl.cap * sizeof *nv);
+          if (!nv) sp.on = 0;
+          else ctl_id = nv, cap_ctl_id = ctl.cap;
+        }
+        if (sp.on) ctl_id[ctl.n - 1] = n->in[k].kind == TFX_IN_NODE ? n->in[k].src : TFX_NO_ID;
       }
     }
     int anchor = r->taker >= 0 ? r->taker : 0;
@@ -1299,32 +1467,48 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
     char *desc = ejoin(e, dp, 5);
     if (!desc) goto nomem_made;
     tfx_value dv = tfx_v_str(desc, (uint32_t)strlen(desc));
+    uint32_t ci = 0; /* `const` inputs met so far (the Const's index in made[t]) */
     for (uint32_t k = 0; k < r->n_new; k++) {
       fnew *w = &r->nw[k];
       Tensorflow__NodeDef *nd = tfx_arena_alloc(e->A, sizeof *nd);
       if (!nd) goto nomem_made;
       tensorflow__node_def__init(nd);
       nd->name = (char *)w->final;
-      nd->op = edup(e, w->type);
+      nd->op = op_copy(e, w->type);
       if (rootdef->device && *rootdef->device) nd->device = rootdef->device;
       size_t nin = w->n_in + ((int)k == anchor ? ctl.n : 0);
       nd->input = tfx_arena_calloc(e->A, nin ? nin : 1, sizeof *nd->input);
       if (!nd->input || e->oom) goto nomem_made;
+      tfx_input *ms = sp.on && nin ? tfx_arena_alloc(e->S, nin * sizeof *ms) : NULL;
+      if (nin && !ms) sp.on = 0;
+      uint32_t mb = sp.on ? sp.made_base[t] : 0;
       for (uint32_t j = 0; j < w->n_in; j++) {
         const fin *x = &w->in[j];
+        tfx_input xi = {TFX_NO_ID, 0, TFX_IN_NODE, NULL};
         if (x->cval) {
           nd->input[j] = new_ref(e, x->cname, "Const", 0);
+          xi.src = N + mb + ci++; /* the Consts come first in made[t], in this order */
         } else if (x->src) {
           const fnew *src = NULL;
           for (uint32_t q = 0; q < r->n_new && !src; q++)
             if (!strcmp(r->nw[q].name, x->src)) src = &r->nw[q];
           nd->input[j] = new_ref(e, src ? src->final : x->src, src ? src->type : NULL, x->port);
+          if (src && x->port >= 0 && x->port <= INT32_MAX) {
+            xi.src = N + mb + r->n_const + (uint32_t)(src - r->nw);
+            xi.port = (int32_t)x->port;
+          }
         } else {
           nd->input[j] = g->nodes[x->node].def->input[x->slot];
+          xi = g->nodes[x->node].in[x->slot];
         }
+        if (ms) ms[j] = xi;
       }
       if ((int)k == anchor)
-        for (size_t j = 0; j < ctl.n; j++) nd->input[w->n_in + j] = ctl.v[j];
+        for (size_t j = 0; j < ctl.n; j++) {
+          nd->input[w->n_in + j] = ctl.v[j];
+          if (ms) ms[w->n_in + j] = (tfx_input){ctl_id[j], -1, TFX_IN_NODE, NULL};
+        }
+      if (sp.on) sp.mspec[sp.made_base[t] + r->n_const + k] = ms;
       nd->n_input = nin;
       size_t room; /* the rule's attrs, _output_shapes, _fusion_pass, _fusion_nodes, _fusion_description */
       if (attr_room(e, nd, (size_t)w->n_at + 4, &room)) goto nomem_made;
@@ -1364,12 +1548,26 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
           newin[c] = tfx_arena_calloc(e->A, cd->n_input ? cd->n_input : 1, sizeof **newin);
           if (!newin[c]) goto nomem_made;
           memcpy(newin[c], cd->input, cd->n_input * sizeof **newin);
+          if (sp.on) { /* the index's inputs, the rewritten ones replaced below; before them
+                        * (entry -1, src) their count once de-duplicated (record_change reads
+                        * that, not the NodeDef) */
+            tfx_input *xs = tfx_arena_alloc(e->S, ((size_t)cd->n_input + 1) * sizeof *xs);
+            if (!xs || cd->n_input != g->nodes[c].n_in) {
+              sp.on = 0;
+            } else {
+              xs[0].src = (uint32_t)cd->n_input;
+              memcpy(xs + 1, g->nodes[c].in, cd->n_input * sizeof *xs);
+              sp.nspec[c] = xs + 1;
+            }
+          }
         }
         int32_t port = g->nodes[c].in[slot].port;
         char *s = NULL;
+        tfx_input xi = {TFX_NO_ID, 0, TFX_IN_NODE, NULL};
         if (port < 0) {
           const char *parts[] = {"^", anchor_name ? anchor_name : "?"};
           s = ejoin(e, parts, 2);
+          if (anchor_name) xi = (tfx_input){N + (sp.on ? sp.made_base[t] : 0) + r->n_const + (uint32_t)anchor, -1, TFX_IN_NODE, NULL};
         } else {
           const fout *o = find_out(r, r->rm[i], port);
           if (!o) continue; /* acceptable() made sure this does not happen */
@@ -1378,12 +1576,17 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
             for (uint32_t q = 0; q < r->n_new && !tn; q++)
               if (!strcmp(r->nw[q].name, o->tname)) tn = &r->nw[q];
             s = new_ref(e, tn ? tn->final : o->tname, tn ? tn->type : NULL, o->tport);
+            if (tn && o->tport <= INT32_MAX)
+              xi = (tfx_input){N + (sp.on ? sp.made_base[t] : 0) + r->n_const + (uint32_t)(tn - r->nw), (int32_t)o->tport,
+                               TFX_IN_NODE, NULL};
           } else {
             s = g->nodes[o->tnode].def->input[o->tport];
+            xi = g->nodes[o->tnode].in[o->tport];
           }
         }
         if (!s) goto nomem_made;
         newin[c][slot] = s;
+        if (sp.on) sp.nspec[c][slot] = xi; /* TFX_NO_ID: not expressed, the record is dropped */
       }
     }
     if (g->func) {
@@ -1473,26 +1676,39 @@ static int apply(edit *e, const tfx_pack *p, taken *tk, uint32_t n_tk, Tensorflo
         for (uint32_t q = 0; q < r->n_const + r->n_new; q++) v[k++] = made[root_of[i]][q];
       }
       if (removed[i]) continue;
-      Tensorflow__NodeDef *nd = g->nodes[i].def;
-      if (newin[i]) { /* drop repeated control inputs */
-        size_t m = 0;
-        for (size_t j = 0; j < nd->n_input; j++) {
+      const tfx_node *o = &g->nodes[i];
+      Tensorflow__NodeDef *nd = o->def;
+      if (newin[i]) { /* drop repeated control inputs ('^x' strings) */
+        /* The data slots come first; one the round did not rewrite is the old string, which
+         * the index read as data, so it is no '^' string (only a rewritten one is read). When
+         * none is, the data slots stay and a control slot is compared only with the control
+         * slots kept before it (a '^' string equals no other string); else the full loop. */
+        size_t m = 0, nd_in = o->n_data_in < nd->n_input ? o->n_data_in : nd->n_input;
+        int hat = 0;
+        for (size_t j = 0; j < nd_in && !hat; j++) hat = newin[i][j] != nd->input[j] && newin[i][j][0] == '^';
+        size_t from = hat ? 0 : nd_in; /* the first slot that may be a '^' string */
+        m = from;
+        tfx_input *xs = sp.on ? sp.nspec[i] : NULL; /* compacted alike */
+        for (size_t j = from; j < nd->n_input; j++) {
           int dup = 0;
           if (newin[i][j][0] == '^')
-            for (size_t q = 0; q < m && !dup; q++) dup = !strcmp(newin[i][q], newin[i][j]);
-          if (!dup) newin[i][m++] = newin[i][j];
+            for (size_t q = from; q < m && !dup; q++) dup = !strcmp(newin[i][q], newin[i][j]);
+          if (dup) continue;
+          if (xs) xs[m] = xs[j];
+          newin[i][m++] = newin[i][j];
         }
+        if (xs) xs[-1].src = (uint32_t)m;
         nd->input = newin[i];
         nd->n_input = m;
       }
       v[k++] = nd;
     }
     int dr = drop_dead(e, tk, n_tk, removed, (char *const *const *)newin, v, &k, made, n_made, rep);
-    free(n_made);
     *arr = v; /* also after a failure: v[0..k) is the rewritten list (dead producers kept) */
     *count = k;
+    if (!dr) record_change(e, removed, newin, root_of, n_made, made, &sp);
+    free(n_made);
     if (dr) goto nomem_made;
-    record_change(e, removed, newin, v, k);
   }
   free(made);
   goto out;
@@ -1506,6 +1722,8 @@ out:
   free(rep_rule);
   free(items);
   free(ctl.v);
+  free(ctl_id);
+  spec_free(&sp);
   tfx_hmap_free(&used);
   free(removed);
   free(newin);
@@ -1583,7 +1801,7 @@ tfx_status tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_gra
                           Tensorflow__GraphDef *gd, tfx_arena *arena, tfx_flow_report *rep,
                           uint32_t round, uint32_t *changed, tfx_diag *d) {
   *changed = 0;
-  if (e->change) e->change->new_id = NULL, e->change->rewired = NULL;
+  if (e->change) memset(e->change, 0, sizeof *e->change);
   if (!e->n_rules || !g->n_nodes || !g->topo) return 0;
   int linked = 0; /* the VM is linked to g before the first program runs (it costs a pass over the pack) */
   tfx_arena scratch;
@@ -1766,7 +1984,7 @@ tfx_status tfx_flow_round(tfx_flow_engine *e, const tfx_module *m, const tfx_gra
   if (rc == -1) goto nomem;
   if (rc == 0 && n_tk) {
     edit ed = {arena, d, g, 0, e->out_arg, g->func ? NULL : e->keep, g->func ? 0 : e->n_keep, e->change,
-               &m->ops, tfx_calloc((size_t)m->ops.n + 1, 1)};
+               &m->ops, tfx_calloc((size_t)m->ops.n + 1, 1), e->drop_by_name, {0}, 0, &scratch};
     rc = apply(&ed, e->pack, tk, n_tk, gd, rep, round);
     free(ed.sef);
     if (rc == 0) *changed = n_tk;

@@ -92,6 +92,8 @@ typedef struct tfx_flow_engine {
   tfx_flow_sig **sig;           /* per rule: its signature (in `keys`), or NULL: always run */
   tfx_flow_sig_ws ws;           /* scratch for the signature tests */
   int no_screen;                /* run every candidate's program (tests compare both ways) */
+  int drop_by_name;             /* dead producers: count readers from the input strings in every
+                                 * graph (else by id in the main graph; tests compare both ways) */
   /* Function bodies: the name of the single output arg of TF op `type` (new nodes are read as
    * `name:ARG:port`), or NULL (then "output", as scope fusion writes). NULL hook: "output". */
   const char *(*out_arg)(const char *type);
@@ -105,13 +107,24 @@ typedef struct tfx_flow_engine {
    * (TFX_NO_ID: removed by a rewrite or dropped as a dead producer) and whether its inputs
    * were rewritten (1); nodes of the new list no old id maps to are new. Both arrays are
    * malloc'd (the caller frees them); both stay NULL when the round changed nothing or could
-   * not allocate them (then only a full re-index is right). */
+   * not allocate them (then only a full re-index is right). In the main graph also the
+   * resolved inputs of the new and rewired nodes (tfx_flow_change.fix_*). */
   struct tfx_flow_change *change;
 } tfx_flow_engine;
 
 typedef struct tfx_flow_change {
   uint32_t *new_id;
   uint8_t *rewired;
+  /* Main graph, when recorded: the inputs of the nodes the round wrote (new NodeDefs) and of
+   * those it rewired, as the index resolves their input strings (producers as ids of the new
+   * list; kind TFX_IN_NODE), so the re-index does not parse and look up those strings: node
+   * fix_node[k] (ascending new ids) has inputs fix_in[fix_first[k] .. fix_first[k + 1]).
+   * Every string the round writes is a new node's name or a copy of an input string of the old
+   * graph, whose producer the old index resolved; fix_node NULL: none (the re-index parses).
+   * One malloc'd block each (the caller frees fix_node, fix_first, fix_in). */
+  uint32_t *fix_node, *fix_first;
+  tfx_input *fix_in;
+  uint32_t n_fix;
 } tfx_flow_change;
 
 /* Builds the type index of the enabled rewrites and a VM. Returns TFX_OK, or TFX_E_NOMEM

@@ -172,6 +172,12 @@ int tfx_ctx_reindex(tfx_ctx *ctx);
 typedef struct tfx_graph_change {
   const uint32_t *new_id;
   const uint8_t *rewired;
+  /* Optional (NULL: none; dataflow rounds, main graph: tfx_flow_change): node fix_node[k]
+   * (new ids, ascending; new or rewired nodes) has the inputs fix_in[fix_first[k] ..
+   * fix_first[k + 1]) already resolved, so its input strings are not parsed and looked up. */
+  const uint32_t *fix_node, *fix_first;
+  const tfx_input *fix_in;
+  uint32_t n_fix;
 } tfx_graph_change;
 
 /* tfx_ctx_reindex after a rewrite that says what it changed: changes[0] for the main graph,

@@ -7,7 +7,9 @@
  * (updated from the old one with what each round changed: tfx_ctx_reindex_changed),
  * ctx->flow_report.
  *
- * Env: TFXC_DATAFLOW_NO_SCREEN=1 turns the rule-signature screen off (for tests and bench/).
+ * Env: TFXC_DATAFLOW_NO_SCREEN=1 turns the rule-signature screen off (for tests and bench/);
+ * TFXC_DATAFLOW_DROP_BY_NAME=1 makes the dead-producer sweep read the input strings of the main
+ * graph as it does in function bodies, instead of the index's ids (for tests).
  *
  * Termination: at most TFX_FLOW_MAX_ROUNDS rounds (each round removes at least one node per
  * rewrite it applies; a rule set that keeps rewriting, e.g. A -> B and B -> A, stops there
@@ -70,6 +72,10 @@ tfx_status tfx_pass_dataflow(tfx_ctx *ctx, void *user) {
    * checks that the output is the same with and without the signature screen) */
   const char *ns = getenv("TFXC_DATAFLOW_NO_SCREEN");
   eng.no_screen = ns && *ns && strcmp(ns, "0") != 0;
+  /* TFXC_DATAFLOW_DROP_BY_NAME=1: dead producers found from the input strings in the main graph
+   * too (tests/cli/dataflow_dead.sh checks that the output is the same both ways) */
+  const char *dn = getenv("TFXC_DATAFLOW_DROP_BY_NAME");
+  eng.drop_by_name = dn && *dn && strcmp(dn, "0") != 0;
   tfx_ctx_setup_vm(ctx, eng.vm);
   if (ctx->flow_report) tfx_flow_report_free(ctx->flow_report);
   else if (!(ctx->flow_report = tfx_malloc(sizeof *ctx->flow_report))) {
@@ -102,7 +108,8 @@ tfx_status tfx_pass_dataflow(tfx_ctx *ctx, void *user) {
     }
     eng.change = NULL;
     tfx_graph_change *gc = !rc && changed && complete ? tfx_calloc(ng, sizeof *gc) : NULL;
-    for (uint32_t i = 0; gc && i < ng; i++) gc[i] = (tfx_graph_change){fc[i].new_id, fc[i].rewired};
+    for (uint32_t i = 0; gc && i < ng; i++)
+      gc[i] = (tfx_graph_change){fc[i].new_id, fc[i].rewired, fc[i].fix_node, fc[i].fix_first, fc[i].fix_in, fc[i].n_fix};
     if (!rc && changed) {
       ctx->graph_edits++;
       if ((rc = tfx_ctx_reindex_changed(ctx, gc)) != 0)
@@ -111,6 +118,9 @@ tfx_status tfx_pass_dataflow(tfx_ctx *ctx, void *user) {
     for (uint32_t i = 0; fc && i < ng; i++) {
       free(fc[i].new_id);
       free(fc[i].rewired);
+      free(fc[i].fix_node);
+      free(fc[i].fix_first);
+      free(fc[i].fix_in);
     }
     free(fc);
     free(gc);

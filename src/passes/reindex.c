@@ -2,9 +2,11 @@
  * is made from the old one and what tfx_fusion_apply (or tfx_flow_round) changed (per old
  * node: its new id or absorbed, inputs rewritten or not), instead of re-reading every
  * NodeDef. A surviving node whose inputs were not rewritten keeps its parsed inputs (their
- * producer ids renumbered); only new and rewired nodes are
- * parsed and resolved by name (a rewired node's input that still names its old, kept
- * producer by comparing that one name, the others through the name map). Op types are re-interned in the order a full build meets them,
+ * producer ids renumbered); new and rewired nodes take the inputs the change gives resolved
+ * (a dataflow round's, main graph: tfx_graph_change.fix_*; checked for a full build's order
+ * rules), else they are parsed and resolved by name (a rewired node's input that still names
+ * its old, kept producer by comparing that one name, the others through the name map). Op
+ * types are re-interned in the order a full build meets them,
  * the consumer lists and the topological order are recomputed by the same algorithm as
  * src/graph/graph.c, so the module is field for field what tfx_module_build_ex builds
  * (tfx_module_diff checks it: always in debug builds, and with TFXC_VERIFY_REINDEX=1).
@@ -172,10 +174,36 @@ static int patch_names(tfx_hmap *m, const uint32_t *new_id, uint32_t on) {
   return 1;
 }
 
+/* The resolved inputs ch gives for new-list node j of a main graph (fix_*, cursor *fc), taken
+ * over with the checks a full build makes on their order; UPD_OK, UPD_FULL, or 2: none given
+ * (parse the strings). */
+static int fixed_inputs(const tfx_graph_change *ch, uint32_t *fc, uint32_t j, tfx_node *nd, uint32_t n,
+                        uint32_t *use_count) {
+  if (!ch || !ch->fix_node || !ch->fix_first || !ch->fix_in) return 2;
+  while (*fc < ch->n_fix && ch->fix_node[*fc] < j) (*fc)++;
+  if (*fc >= ch->n_fix || ch->fix_node[*fc] != j) return 2;
+  uint32_t a = ch->fix_first[*fc], b = ch->fix_first[*fc + 1];
+  (*fc)++;
+  if (b < a || b > ch->fix_first[ch->n_fix] || b - a != nd->n_in) return UPD_FULL;
+  int seen_control = 0;
+  nd->n_data_in = 0;
+  for (uint32_t k = 0; k < nd->n_in; k++) {
+    const tfx_input *in = &ch->fix_in[a + k];
+    if (in->kind != TFX_IN_NODE || in->src >= n || in->out_arg) return UPD_FULL;
+    if (in->port < 0) seen_control = 1;
+    else if (seen_control) return UPD_FULL;
+    else nd->n_data_in = k + 1;
+    nd->in[k] = *in;
+    use_count[in->src]++;
+  }
+  return UPD_OK;
+}
+
 /* Builds g (new) from og (old) over defs[0..n): new_id / rewired as tfx_fusion_apply left
- * them, or NULL when the graph did not change (then defs must be og's node list). */
+ * them, or NULL when the graph did not change (then defs must be og's node list); ch: the
+ * whole change (its resolved inputs, if any, are taken for the nodes they name). */
 static int update_graph(upd *u, tfx_graph *g, tfx_graph *og, Tensorflow__NodeDef **defs, size_t n,
-                        const uint32_t *new_id, const uint8_t *rewired) {
+                        const uint32_t *new_id, const uint8_t *rewired, const tfx_graph_change *ch) {
   tfx_arena *a = &u->nm->arena;
   uint32_t on = og->n_nodes;
   g->name = og->name;
@@ -268,6 +296,8 @@ static int update_graph(upd *u, tfx_graph *g, tfx_graph *og, Tensorflow__NodeDef
     goto out;
   }
   size_t pos = 0;
+  uint32_t fc = 0; /* cursor in ch's resolved inputs */
+  if (g->func || !new_id) ch = NULL;
   for (uint32_t j = 0; j < n; j++) {
     tfx_progress_nodes(j, n);
     tfx_node *nd = &g->nodes[j];
@@ -292,7 +322,12 @@ static int update_graph(upd *u, tfx_graph *g, tfx_graph *og, Tensorflow__NodeDef
         nd->in[k] = in;
       }
     } else {
-      int r;
+      int r = fixed_inputs(ch, &fc, j, nd, (uint32_t)n, use_start + 1);
+      if (r == UPD_OK) continue;
+      if (r != 2) {
+        rc = r;
+        goto out;
+      }
       if (g->func) {
         if (!args_ready) { /* the signature's arg names, as the full build maps them */
           args_ready = 1;
@@ -365,7 +400,7 @@ int tfx_module_update(tfx_module *nm, tfx_module *om, Tensorflow__GraphDef *gd,
   }
   for (uint32_t k = 0; k < om->ops.n; k++) u.op_map[k] = TFX_NO_ID;
   int rc = update_graph(&u, &nm->main, &om->main, gd->node, gd->n_node, changes[0].new_id,
-                        changes[0].rewired);
+                        changes[0].rewired, &changes[0]);
   if (rc == UPD_OK && nf) {
     nm->funcs = tfx_arena_calloc(&nm->arena, nf, sizeof *nm->funcs);
     if (!nm->funcs) rc = UPD_OOM;
@@ -379,7 +414,8 @@ int tfx_module_update(tfx_module *nm, tfx_module *om, Tensorflow__GraphDef *gd,
       g->name = og->name;
       if (f != og->func) rc = UPD_FULL;
       else if (f)
-        rc = update_graph(&u, g, og, f->node_def, f->n_node_def, changes[1 + i].new_id, changes[1 + i].rewired);
+        rc = update_graph(&u, g, og, f->node_def, f->n_node_def, changes[1 + i].new_id, changes[1 + i].rewired,
+                          &changes[1 + i]);
     }
   }
   free(u.op_map);

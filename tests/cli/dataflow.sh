@@ -4,7 +4,9 @@
 # flow, explain --rule REWRITE --node (matches / usage errors), rule errors (exit 4 with
 # locations), byte-identical output over two runs, and the round limit on rules that undo each
 # other (warning, "capped", the run still succeeds and terminates), and explain past 64 failed
-# tests (the VM keeps every failure, so the nearest partial match is the furthest of all).
+# tests (the VM keeps every failure, so the nearest partial match is the furthest of all), and
+# the inputs of rewired readers: repeated control inputs are dropped (those the round rewrote
+# to the new node and those that were repeats already), a data input read twice stays twice.
 # Env: TFXC, TFXC_SRC.
 set -u
 : "${TFXC:?set TFXC to the tfxc binary}"
@@ -107,4 +109,31 @@ python3 -c 'import json,sys; d=json.load(open("flip.json"))["dataflow"]; sys.exi
 "$TFXC" explain deep.pbtxt --no-stdlib -r deep.scoperule --rule Deep --node R0 >deep.txt 2>err || { echo "FAIL: explain deep"; cat err; fail=1; }
 grep -q "(128 attempts over commutative operand orders)" deep.txt && grep -q "failed: where m0.attr.T == DT_HALF" deep.txt &&
   grep -q "found: DT_FLOAT" deep.txt || { echo "FAIL: explain past 64 failures"; cat deep.txt; fail=1; }
+
+# rewired readers' inputs (apply drops a control input that repeats one before it; data stays)
+cat >ctl.pbtxt <<'R'
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+node { name: "q" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 1 } } } }
+node { name: "b" op: "Neg" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "a" op: "Neg" input: "b" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "y" op: "Identity" input: "a" input: "^a" input: "^a" input: "^x" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "z" op: "Identity" input: "x" input: "^a" input: "^q" input: "^a" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "w" op: "AddV2" input: "a" input: "a" input: "^q" input: "^q" attr { key: "T" value { type: DT_FLOAT } } }
+R
+cat >ctl.scoperule <<'R'
+rewrite NegNeg general {
+  match a: Neg(b);
+  match b: Neg(x);
+  node n: Identity(x) { attr T = a.attr.T; }
+  out a = n;
+}
+R
+"$TFXC" ctl.pbtxt --no-stdlib -r ctl.scoperule --emit tf-pbtxt -o ctl.out 2>err || { echo "FAIL: ctl run"; cat err; fail=1; }
+got=$(python3 -c '
+import re, sys
+t = open(sys.argv[1]).read()
+print(";".join(re.search(r"name: \"([^\"]*)\"", b).group(1) + "=" + ",".join(re.findall(r"input: \"([^\"]*)\"", b))
+               for b in re.findall(r"node \{(.*?)\n\}", t, re.S)))' ctl.out)
+want='x=;q=;a=x;y=a,^a,^x;z=x,^a,^q;w=a,a,^q'
+[ "$got" = "$want" ] || { echo "FAIL: rewired inputs: $got, want $want"; fail=1; }
 exit $fail

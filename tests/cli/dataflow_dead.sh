@@ -6,7 +6,8 @@
 # (--out-nodes), a Const a function's return value reads, and producers that are not
 # side-effect free (a Placeholder). A match whose node a function's control return names is not
 # applied (the control return would dangle). The report lists the dropped nodes per rewrite, and the
-# dropped nodes are gone from the output (main graph and function body). Env: TFXC, TFXC_SRC.
+# dropped nodes are gone from the output (main graph and function body), and are the same whether
+# the main graph's readers are counted by id or from the input strings. Env: TFXC, TFXC_SRC.
 set -u
 : "${TFXC:?set TFXC to the tfxc binary}"
 T=$(mktemp -d) || exit 1
@@ -79,4 +80,45 @@ case "$(dropped b.json)" in *keepme*) echo "FAIL: keepme reported dropped: $(dro
 # deterministic
 "$TFXC" m.pbtxt --no-stdlib -r r.scoperule --emit tf-pbtxt -o c.pbtxt 2>/dev/null && cmp -s a.pbtxt c.pbtxt ||
   { echo "FAIL: two runs differ"; fail=1; }
+
+# In the main graph the readers of a candidate are counted by id (the index's producers of the
+# strings the round wrote); TFXC_DATAFLOW_DROP_BY_NAME=1 counts them from the strings, as in
+# function bodies. Both must drop the same nodes: a Const a new node captures (b), one the
+# anchor's moved control input reads (cc2), one a rewired reader now reads through an `out`
+# (c3), and a dropped Identity whose own input the same round rewired (k, counted from its
+# rewritten strings: it now reads c7, which goes with it), with the Const only its control
+# input read (cc).
+{
+  echo 'node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }'
+  echo 'node { name: "y" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }'
+  c1 one; c1 cc; c1 c7; f m1 Mul c7 one
+  echo 'node { name: "k" op: "Identity" input: "m1" input: "^cc" attr { key: "T" value { type: DT_FLOAT } } }'
+  f m2 Mul y k; f z2 Identity m2
+  c1 b; f a AddV2 x b; f za Identity a
+  c1 b2; c1 cc2
+  echo 'node { name: "a2" op: "AddV2" input: "y" input: "b2" input: "^cc2" attr { key: "T" value { type: DT_FLOAT } } }'
+  f za2 Identity a2
+  c1 c3; c1 one3; f m3 Mul c3 one3; f w3 Identity m3
+} >d.pbtxt
+cat >d.scoperule <<'R'
+rewrite AddToBias general {
+  match a: AddV2(v, b) where b.op == "Const";
+  node n: BiasAdd(v, b) { attr T = a.attr.T; }
+  out a = n;
+}
+R
+cat r.scoperule >>d.scoperule
+for m in m d; do
+  "$TFXC" $m.pbtxt --no-stdlib -r $([ $m = m ] && echo r || echo d).scoperule --emit tf-pbtxt -o $m.id.pbtxt --report $m.id.json 2>err ||
+    { echo "FAIL: $m by id"; cat err; fail=1; }
+  TFXC_DATAFLOW_DROP_BY_NAME=1 "$TFXC" $m.pbtxt --no-stdlib -r $([ $m = m ] && echo r || echo d).scoperule --emit tf-pbtxt -o $m.nm.pbtxt \
+    --report $m.nm.json 2>err || { echo "FAIL: $m by name"; cat err; fail=1; }
+  cmp -s $m.id.pbtxt $m.nm.pbtxt && [ "$(dropped $m.id.json)" = "$(dropped $m.nm.json)" ] ||
+    { echo "FAIL: $m: dead producers by id and by name differ: $(dropped $m.id.json) / $(dropped $m.nm.json)"; fail=1; }
+done
+want=":m1=one;:a=;:a2=;:m3=one3;:m2=k,c7,cc"
+[ "$(dropped d.id.json)" = "$want" ] || { echo "FAIL: dropped: $(dropped d.id.json), want $want"; fail=1; }
+for kept in b cc2 c3 x y; do
+  grep -q "name: \"$kept\"" d.id.pbtxt || { echo "FAIL: '$kept' was removed"; fail=1; }
+done
 exit $fail

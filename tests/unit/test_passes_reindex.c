@@ -312,7 +312,7 @@ static int rewrite(hg *h, tfx_module *old, tfx_module *nm, const char *name, con
   static uint8_t rewired[4];
   new_id[0] = 0, new_id[1] = TFX_NO_ID, new_id[2] = 2, new_id[3] = 3;
   rewired[0] = 0, rewired[1] = 0, rewired[2] = 1, rewired[3] = 0;
-  tfx_graph_change ch[1] = {{new_id, rewired}};
+  tfx_graph_change ch[1] = {{.new_id = new_id, .rewired = rewired}};
   return tfx_module_update(nm, old, &h->gd, ch);
 }
 
@@ -390,7 +390,7 @@ static void node_list_disagrees(void **state) {
   h.ptr[2] = &h.nd[0];
   uint32_t new_id[4] = {0, 1, 2, 3};
   uint8_t rewired[4] = {0, 0, 0, 0};
-  tfx_graph_change ch[1] = {{new_id, rewired}};
+  tfx_graph_change ch[1] = {{.new_id = new_id, .rewired = rewired}};
   assert_int_equal(tfx_module_update(&nm, &old, &h.gd, ch), 1);
   tfx_module_free(&nm);
   tfx_module_free(&old); /* an update takes the old name map over, refused or not */
@@ -423,7 +423,7 @@ static void rewired_inputs_swapped(void **state) {
     }
     uint32_t new_id[4] = {0, 1, 2, 3};
     uint8_t rewired[4] = {0, 0, 1, 0};
-    tfx_graph_change ch[1] = {{new_id, rewired}};
+    tfx_graph_change ch[1] = {{.new_id = new_id, .rewired = rewired}};
     assert_int_equal(tfx_module_update(&nm, &old, &h.gd, ch), 0);
     build(&full, &h);
     char why[300] = "";
@@ -453,7 +453,7 @@ static void dropped_names(void **state) {
   assert_int_equal(tfx_graph_find(&old.main, "c"), want_c);
   assert_int_equal(tfx_graph_find(&old.main, "a"), 0);
   assert_int_equal(tfx_graph_find(&old.main, "zzz"), TFX_NO_ID);
-  tfx_graph_change same[1] = {{NULL, NULL}}; /* nothing changed: the map would be taken over */
+  tfx_graph_change same[1] = {{.new_id = NULL, .rewired = NULL}}; /* nothing changed: the map would be taken over */
   assert_int_equal(tfx_module_update(&nm, &old, &h.gd, same), 1);
   tfx_module_free(&nm);
   assert_int_equal(rewrite(&h, &old, &nm, "x", "Fused", "a", "x"), 1);
@@ -508,7 +508,7 @@ static void many_names_removed(void **state) {
       int reuse = n > 1 && ev > 1; /* "s1/n1" (node 1) is gone: a new node takes its name */
       for (uint32_t i = reuse ? 0 : 1; i < n_new; i++) ptr[k++] = &nd[n + i];
       gd.n_node = k;
-      tfx_graph_change ch[1] = {{new_id, rewired}};
+      tfx_graph_change ch[1] = {{.new_id = new_id, .rewired = rewired}};
       assert_int_equal(tfx_module_update(&nm, &old, &gd, ch), 0);
       assert_int_equal(tfx_module_build_ex(&full, &gd, "t", 0u, &d), 0);
       char why[300] = "";
