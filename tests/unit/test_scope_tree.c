@@ -363,6 +363,46 @@ static void wide_and_deep(void **state) {
 }
 
 
+/* The name map (tfx_scope_find): every scope of a tree of 1 + 3 * 700 + 1 scopes is found by
+ * its full name, at load <= 3/4 (an absent name then always ends at a free slot); names that
+ * are not scopes (no trailing '/', a node's name with one, an extension or a prefix of a
+ * scope's name, "", names differing in one byte) are not found. */
+static void name_map_finds_every_scope(void **state) {
+  fx *f = *state;
+  enum { K = 700 };
+  Tensorflow__GraphDef *gd = tg_graph(&f->a, NULL, 0);
+  gd->node = tg_must(tfx_arena_calloc(&f->a, 2 * K, sizeof *gd->node));
+  char buf[96];
+  for (int i = 0; i < K; i++) {
+    snprintf(buf, sizeof buf, "m/s%d/t%d/u/op|Add", i, i % 7);
+    gd->node[2 * i] = tg_node(&f->a, buf);
+    snprintf(buf, sizeof buf, "m/s%d/v|Mul", i);
+    gd->node[2 * i + 1] = tg_node(&f->a, buf);
+  }
+  gd->n_node = 2 * K;
+  assert_int_equal(tfx_module_build(&f->m, gd, "m.pb", &f->d), 0);
+  assert_int_equal(tfx_scope_tree_build(&f->t, &f->m.main, &f->d), 0);
+  assert_int_equal(f->t.n_scopes, 1 + 1 + 3 * K);
+  assert_true((uint64_t)f->t.name_cap * 3 >= (uint64_t)f->t.n_scopes * 4);
+  for (uint32_t i = 0; i < f->t.n_scopes; i++)
+    assert_int_equal(tfx_scope_find(&f->t, f->t.scopes[i].name), i);
+  const char *absent[] = {"", "m", "m/s1", "m/s1/v/", "m/s1/t1/u/op/", "m/s1/t1/u/x/",
+                          "m/s1/t1/", "m/s1/t2", "/m/", "m/s700/", "x/m/s1/", "roo", "root/"};
+  for (size_t i = 0; i < TG_N(absent); i++) {
+    uint32_t id = tfx_scope_find(&f->t, absent[i]);
+    if (i == 6) /* m/s1/t1/ exists: the control */
+      assert_int_not_equal(id, TFX_NO_ID);
+    else if (id != TFX_NO_ID)
+      fail_msg("'%s' found as scope %u", absent[i], id);
+  }
+  for (int i = 0; i < K; i++) { /* one byte changed at the end of every scope name */
+    snprintf(buf, sizeof buf, "m/s%d/t%d/v/", i, i % 7);
+    assert_int_equal(tfx_scope_find(&f->t, buf), TFX_NO_ID);
+  }
+  assert_int_equal(tfx_scope_find(&f->t, NULL), TFX_NO_ID);
+}
+
+
 static void oom_every_allocation(void **state) {
   fx *f = *state;
   const char *g[] = {"a/b/c|Add", "a/d|Mul", "x|Const", "a/b/e/f|Neg", "z/y|Neg"};
@@ -416,6 +456,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(odd_name_in_shared_prefix, setup, teardown),
       cmocka_unit_test_setup_teardown(empty_graph_tree, setup, teardown),
       cmocka_unit_test_setup_teardown(wide_and_deep, setup, teardown),
+      cmocka_unit_test_setup_teardown(name_map_finds_every_scope, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
