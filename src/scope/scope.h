@@ -57,9 +57,10 @@ typedef struct tfx_scope_tree {
   tfx_scope *scopes;       /* scopes[0] is the root */
   uint32_t n_scopes;
   uint64_t *name_slots;    /* full name -> scope id ("root" -> 0), read by tfx_scope_find:
-                              open addressing, a slot is (hash << 32) | (id + 1), 0 = empty;
-                              8 bytes a scope where a tfx_hmap slot was 24 */
-  uint32_t name_cap;       /* slots; a power of two, load <= 3/4 */
+                              open addressing, a slot is (hash << 32) | (id + 1), 0 = empty,
+                              the hash scope.c's own of the full name; malloc'ed. The builder's
+                              scope table, kept (8 bytes a slot where a tfx_hmap's was 24) */
+  uint32_t name_cap;       /* slots; a power of two, load <= 1/2 (at least 1/8 when over 1024) */
   uint32_t *dfs;           /* depth-first pre-order of scope ids */
   uint32_t *node_scope;    /* graph node id -> innermost scope id (TFX_NO_ID: see odd names) */
   int odd_names;           /* some node name has an empty piece ("", "/a", "a//b", "a/"); when

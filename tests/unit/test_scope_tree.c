@@ -320,6 +320,79 @@ static void odd_name_in_shared_prefix(void **state) {
   assert_int_equal(f->t.n_scopes, 3);
 }
 
+/* The placement's look-ahead (full-name hashes of the pieces after the prefix a name shares
+ * with the previous one, computed AHEAD_DIST nodes early) and the scope table's growth: 900
+ * names of 1-5 scope pieces out of few distinct ones, some with empty pieces (leading '/',
+ * "//", trailing '/') or no piece at all, so prefixes are shared, left and returned to in
+ * every way, and the ~1500 scopes grow a table sized for 900 nodes. Each node must sit in
+ * the scope its non-empty pieces name (computed here on its own), and there must be one
+ * scope per distinct prefix. Fails when a look-ahead hash is used for a piece it was not
+ * computed for, or when a look-up misses a scope made before. */
+static void lookahead_and_growth(void **state) {
+  fx *f = *state;
+  enum { K = 900 };
+  Tensorflow__GraphDef *gd = tg_graph(&f->a, NULL, 0);
+  gd->node = tg_must(tfx_arena_calloc(&f->a, K, sizeof *gd->node));
+  static char names[K][128];
+  for (int k = 0; k < K; k++) {
+    char *w = names[k];
+    int d = (k * 7) % 5, len = 0;
+    if (k % 230 == 0) { /* "/", "//", "///", "////": no piece */
+      for (int i = 0; i <= k / 230; i++) w[len++] = '/';
+    } else {
+      if (k % 17 == 0) w[len++] = '/';
+      for (int i = 0; i < d; i++) {
+        len += snprintf(w + len, (size_t)(128 - len), "s%d/", (k / (2 * (i + 1))) % (40 * (i + 1)));
+        if (k % 11 == 0 && i == 0) w[len++] = '/';
+      }
+      len += snprintf(w + len, (size_t)(128 - len), "n%d%s", k, k % 19 == 0 ? "/" : "");
+    }
+    w[len] = '\0';
+    char spec[160];
+    snprintf(spec, sizeof spec, "%.127s|Neg", w);
+    gd->node[k] = tg_node(&f->a, spec);
+  }
+  gd->n_node = K;
+  assert_int_equal(tfx_module_build(&f->m, gd, "m.pb", &f->d), 0);
+  assert_int_equal(tfx_scope_tree_build(&f->t, &f->m.main, &f->d), 0);
+  /* expected scopes: the distinct prefixes of each name's non-empty pieces but the last */
+  static char seen[K * 5][128];
+  uint32_t n_seen = 0;
+  for (int k = 0; k < K; k++) {
+    char buf[128], want[128] = "";
+    snprintf(buf, sizeof buf, "%s", names[k]);
+    const char *piece[16];
+    int np = 0;
+    for (char *tok = strtok(buf, "/"); tok && np < 16; tok = strtok(NULL, "/")) piece[np++] = tok;
+    uint32_t got = f->t.node_scope[k];
+    if (np == 0) {
+      assert_int_equal(got, TFX_NO_ID);
+      continue;
+    }
+    size_t wl = 0;
+    for (int i = 0; i + 1 < np; i++) {
+      wl += (size_t)snprintf(want + wl, sizeof want - wl, "%s/", piece[i]);
+      uint32_t q = 0;
+      while (q < n_seen && strcmp(seen[q], want) != 0) q++;
+      if (q == n_seen) snprintf(seen[n_seen++], 128, "%s", want);
+    }
+    uint32_t exp = np == 1 ? 0 : tfx_scope_find(&f->t, want);
+    if (exp == TFX_NO_ID || got != exp)
+      fail_msg("node '%s': scope %u ('%s'), expected '%s'", names[k], got,
+               got < f->t.n_scopes ? f->t.scopes[got].name : "-", np == 1 ? "root" : want);
+  }
+  assert_int_equal(f->t.n_scopes, 1 + n_seen);
+  assert_true(f->t.n_scopes * 2 > 1024); /* more than the starting table (1024 slots) holds */
+  for (uint32_t i = 1; i < f->t.n_scopes; i++) { /* each name is its parent's + a piece */
+    const tfx_scope *sc = &f->t.scopes[i];
+    const char *pn = sc->parent ? f->t.scopes[sc->parent].name : "";
+    assert_int_equal(strncmp(sc->name, pn, strlen(pn)), 0);
+    assert_null(strchr(sc->name + strlen(pn), '/') == sc->name + strlen(sc->name) - 1 ? NULL : sc->name);
+    assert_int_equal(tfx_scope_find(&f->t, sc->name), i);
+  }
+  assert_int_equal(f->t.odd_names, 1);
+}
+
 static void empty_graph_tree(void **state) {
   fx *f = *state;
   build(f, NULL, 0);
@@ -405,7 +478,8 @@ static void name_map_finds_every_scope(void **state) {
 
 static void oom_every_allocation(void **state) {
   fx *f = *state;
-  const char *g[] = {"a/b/c|Add", "a/d|Mul", "x|Const", "a/b/e/f|Neg", "z/y|Neg"};
+  /* "q//r/s": a full name built from its parent's (the empty piece), in scratch memory */
+  const char *g[] = {"a/b/c|Add", "a/d|Mul", "x|Const", "a/b/e/f|Neg", "z/y|Neg", "q//r/s|Neg"};
   Tensorflow__GraphDef *gd = tg_graph(&f->a, g, TG_N(g));
   assert_int_equal(tfx_module_build(&f->m, gd, "m.pb", &f->d), 0);
   int ok = 0;
@@ -417,7 +491,8 @@ static void oom_every_allocation(void **state) {
     tfx_alloc_fail_at(0);
     if (hits == 0) {
       assert_int_equal(rc, 0);
-      assert_int_equal(f->t.n_scopes, 5);
+      assert_int_equal(f->t.n_scopes, 7);
+      assert_int_equal(f->t.node_scope[5], tfx_scope_find(&f->t, "q/r/"));
       ok = 1;
     } else {
       assert_int_equal(rc, TFX_E_NOMEM); /* out of memory, not a malformed graph */
@@ -457,6 +532,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(empty_graph_tree, setup, teardown),
       cmocka_unit_test_setup_teardown(wide_and_deep, setup, teardown),
       cmocka_unit_test_setup_teardown(name_map_finds_every_scope, setup, teardown),
+      cmocka_unit_test_setup_teardown(lookahead_and_growth, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
