@@ -34,14 +34,16 @@ typedef struct tfx_opcount {
   uint32_t count;
 } tfx_opcount;
 
+/* The counts after the pointers they count: 80 bytes with no padding (88 with each count
+ * after its pointer). */
 typedef struct tfx_scope {
   const char *name;        /* full name: "a/b/"; the root is "root" */
   const char *last_name;   /* LastName, docs/ASCEND.md §1.3 */
   uint32_t parent;         /* TFX_NO_ID for the root */
   uint32_t depth;          /* root 0 */
   uint32_t *children;      /* direct sub-scopes, sorted by name (byte order) */
-  uint32_t n_children;
   uint32_t *nodes;         /* direct nodes (graph node ids), graph order */
+  uint32_t n_children;
   uint32_t n_nodes;
   tfx_opcount *counts;     /* whole-subtree counts, sorted by op_id, counts > 0 only */
   uint32_t n_counts;
