@@ -447,6 +447,9 @@ static int finish(sbuild *b, const tfx_graph *g) {
   int rc = -1;
   uint32_t *cnt = NULL, *scratch = NULL, *touched = NULL, *stack = NULL, *node_op = NULL;
   name_id *pairs = NULL;
+  char *spare = (char *)b->info; /* see "Children" below */
+  size_t spare_len = (size_t)b->cap * sizeof *b->info;
+  int own_pairs = 0, own_node_op = 0, own_stack = 0; /* malloc'ed, not carved from spare */
 
   t->scopes = tfx_arena_calloc(a, ns, sizeof *t->scopes);
   t->dfs = tfx_arena_calloc(a, ns, sizeof *t->dfs);
@@ -483,8 +486,15 @@ static int finish(sbuild *b, const tfx_graph *g) {
   /* Children (CSR), each list sorted by full name. */
   for (uint32_t i = 1; i < ns; i++) cnt[t->scopes[i].parent + 1]++;
   for (uint32_t i = 0; i < ns; i++) cnt[i + 1] += cnt[i];
-  pairs = tfx_malloc((size_t)ns * sizeof *pairs);
-  if (!pairs) goto out;
+  /* The build's scope records (b->info, b->cap entries of 32 bytes, resident) are not read
+   * from here on: the scratch arrays below are carved from them when they fit, instead of
+   * fresh pages (the command maps every large block anew: a page fault per 4 KiB). */
+  if ((size_t)ns * sizeof *pairs <= spare_len) {
+    pairs = (name_id *)(void *)spare;
+  } else {
+    if (!(pairs = tfx_malloc((size_t)ns * sizeof *pairs))) goto out;
+    own_pairs = 1;
+  }
   for (uint32_t i = 0; i < ns; i++) {
     t->scopes[i].children = child_all + cnt[i];
     t->scopes[i].n_children = 0;
@@ -502,7 +512,7 @@ static int finish(sbuild *b, const tfx_graph *g) {
     for (uint32_t k = 0; k < s->n_children; k++) s->children[k] = seg[k].id;
     if (!s->n_children) s->children = NULL;
   }
-  free(pairs); /* before node_op is allocated: the same heap serves it */
+  if (own_pairs) free(pairs); /* before node_op is allocated: the same heap serves it */
   pairs = NULL;
 
   /* Direct nodes (CSR), graph order. node_op (scratch) holds each listed node's op id at the
@@ -513,8 +523,13 @@ static int finish(sbuild *b, const tfx_graph *g) {
     if (t->node_scope[i] != TFX_NO_ID) cnt[t->node_scope[i] + 1]++;
   for (uint32_t i = 0; i < ns; i++) cnt[i + 1] += cnt[i];
   for (uint32_t i = 0; i < ns; i++) t->scopes[i].nodes = node_all + cnt[i];
-  node_op = tfx_malloc((size_t)(g->n_nodes ? g->n_nodes : 1) * sizeof *node_op);
-  if (!node_op) goto out;
+  size_t op_bytes = (size_t)(g->n_nodes ? g->n_nodes : 1) * sizeof *node_op;
+  if (op_bytes <= spare_len) {
+    node_op = (uint32_t *)(void *)spare;
+  } else {
+    if (!(node_op = tfx_malloc(op_bytes))) goto out;
+    own_node_op = 1;
+  }
   uint32_t n_ops = 0; /* one more than the largest op id */
   for (uint32_t i = 0; i < g->n_nodes; i++) {
     uint32_t s = t->node_scope[i], op = g->nodes[i].op_id;
@@ -530,8 +545,13 @@ static int finish(sbuild *b, const tfx_graph *g) {
   }
 
   /* Pre-order DFS with an explicit stack; children pushed in reverse so they pop in order. */
-  stack = tfx_malloc((size_t)ns * sizeof *stack);
-  if (!stack) goto out;
+  size_t op_used = own_node_op ? 0 : (op_bytes + 15) & ~(size_t)15; /* node_op's part */
+  if (op_used + (size_t)ns * sizeof *stack <= spare_len) {
+    stack = (uint32_t *)(void *)(spare + op_used);
+  } else {
+    if (!(stack = tfx_malloc((size_t)ns * sizeof *stack))) goto out;
+    own_stack = 1;
+  }
   uint32_t sp = 0, k = 0;
   stack[sp++] = 0;
   while (sp) {
@@ -596,11 +616,11 @@ static int finish(sbuild *b, const tfx_graph *g) {
   rc = 0;
 out:
   free(cnt);
-  free(pairs);
-  free(stack);
+  if (own_pairs) free(pairs);
+  if (own_stack) free(stack);
   free(scratch);
   free(touched);
-  free(node_op);
+  if (own_node_op) free(node_op);
   return rc;
 }
 

@@ -393,6 +393,36 @@ static void lookahead_and_growth(void **state) {
   assert_int_equal(f->t.odd_names, 1);
 }
 
+/* Many nodes in few scopes: the finishing step's node-op scratch (4 bytes a node) does not fit
+ * in the build's scope records it otherwise reuses (32 bytes a scope), so it is allocated;
+ * node lists, counts and the dfs must be the same as ever. */
+static void many_nodes_few_scopes(void **state) {
+  fx *f = *state;
+  enum { K = 3000 };
+  Tensorflow__GraphDef *gd = tg_graph(&f->a, NULL, 0);
+  gd->node = tg_must(tfx_arena_calloc(&f->a, K, sizeof *gd->node));
+  char buf[64];
+  for (int i = 0; i < K; i++) {
+    snprintf(buf, sizeof buf, i % 3 == 0 ? "a/n%d|Add" : i % 3 == 1 ? "n%d|Mul" : "a/b/n%d|Neg", i);
+    gd->node[i] = tg_node(&f->a, buf);
+  }
+  gd->n_node = K;
+  assert_int_equal(tfx_module_build(&f->m, gd, "m.pb", &f->d), 0);
+  assert_int_equal(tfx_scope_tree_build(&f->t, &f->m.main, &f->d), 0);
+  assert_int_equal(f->t.n_scopes, 3);
+  assert_int_equal(S(f, "root")->n_nodes, K / 3);
+  assert_int_equal(S(f, "a/")->n_nodes, K / 3);
+  assert_int_equal(S(f, "a/b/")->n_nodes, K / 3);
+  assert_int_equal(S(f, "a/")->nodes[K / 3 - 1], K - 3);
+  assert_int_equal(count(f, "root", "Mul"), K / 3);
+  assert_int_equal(count(f, "a/", "Neg"), K / 3);
+  assert_int_equal(count(f, "a/", "Mul"), -1);
+  assert_int_equal(S(f, "a/b/")->n_all_nodes, K / 3);
+  assert_int_equal(S(f, "root")->n_all_nodes, K);
+  assert_int_equal(f->t.dfs[1], tfx_scope_find(&f->t, "a/"));
+  assert_int_equal(f->t.dfs[2], tfx_scope_find(&f->t, "a/b/"));
+}
+
 static void empty_graph_tree(void **state) {
   fx *f = *state;
   build(f, NULL, 0);
@@ -533,6 +563,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(wide_and_deep, setup, teardown),
       cmocka_unit_test_setup_teardown(name_map_finds_every_scope, setup, teardown),
       cmocka_unit_test_setup_teardown(lookahead_and_growth, setup, teardown),
+      cmocka_unit_test_setup_teardown(many_nodes_few_scopes, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
