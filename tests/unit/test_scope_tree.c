@@ -324,7 +324,7 @@ static void odd_name_in_shared_prefix(void **state) {
  * with the previous one, computed AHEAD_DIST nodes early) and the scope table's growth: 900
  * names of 1-5 scope pieces out of few distinct ones, some with empty pieces (leading '/',
  * "//", trailing '/') or no piece at all, so prefixes are shared, left and returned to in
- * every way, and the ~1500 scopes grow a table sized for 900 nodes. Each node must sit in
+ * every way, and the 741 scopes grow a table sized for 900 nodes (1024 slots). Each node must sit in
  * the scope its non-empty pieces name (computed here on its own), and there must be one
  * scope per distinct prefix. Fails when a look-ahead hash is used for a piece it was not
  * computed for, or when a look-up misses a scope made before. */
