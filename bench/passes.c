@@ -21,6 +21,12 @@
  * re-index) K times, clearing the tree's sub_types before each run, and prints
  * fusion_ms=median/min/max fusion_cpu_ms=median/min/max results=N (fusion results of the last
  * run) after the pass fields.
+ * --tree K: the index and the scope tree alone. Runs the LOAD and PRUNE groups, then K times
+ * frees the tree and the index and builds them again as passes index and scope-tree do, and
+ * prints index_cpu_ms=median/min/max tree_cpu_ms=median/min/max (CPU time of each build) and
+ * scopes=N after the pass fields. Repeated builds take memory the previous ones gave back,
+ * so they fault fewer fresh pages than the pipeline's first build: compare builds of the
+ * same tool.
  * --layout: afterwards, also prints where the GE model's memory is (stderr, a table): the
  * bytes its arena took from malloc, and a walk of the ModelDef by message type counting each
  * object once (lowering shares some AttrDefs and strings), with the arena's 16-byte rounding;
@@ -298,13 +304,45 @@ static int run_fusion(tfx_ctx *ctx, int runs) {
   return rc;
 }
 
+/* --tree K: index and scope tree rebuilt K times on the context's model. */
+static int run_tree(tfx_ctx *ctx, int runs) {
+  if (!ctx->have_model || !ctx->have_module) {
+    fprintf(stderr, "tfxc_bench_passes: --tree needs the model and its index\n");
+    return 1;
+  }
+  double *ix = calloc((size_t)runs, sizeof *ix), *tr = calloc((size_t)runs, sizeof *tr);
+  if (!ix || !tr) return 1;
+  int rc = 0;
+  for (int k = 0; k < runs && rc == 0; k++) {
+    if (ctx->have_scopes) tfx_scope_tree_free(&ctx->scopes);
+    ctx->have_scopes = 0;
+    tfx_module_free(&ctx->module);
+    ctx->have_module = 0;
+    double c0 = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
+    rc = tfx_pass_index(ctx, NULL);
+    double c1 = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
+    if (rc == 0) rc = tfx_pass_scope_tree(ctx, NULL);
+    double c2 = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
+    ix[k] = c1 - c0;
+    tr[k] = c2 - c1;
+  }
+  if (rc == 0) {
+    put_stat("index_cpu_ms", ix, runs);
+    put_stat("tree_cpu_ms", tr, runs);
+    printf(" scopes=%u", ctx->scopes.n_scopes);
+  }
+  free(ix);
+  free(tr);
+  return rc;
+}
+
 static void put_name(const char *s) {
   for (; *s; s++) putchar(*s == '-' ? '_' : *s);
 }
 
 static int usage(void) {
   fprintf(stderr, "usage: tfxc_bench_passes [-r PATH]... [--no-stdlib] [--emit KIND] "
-                  "[--passthrough-unknown] [--report] [--layout] [--fusion K] -o OUT MODEL\n");
+                  "[--passthrough-unknown] [--report] [--layout] [--fusion K] [--tree K] -o OUT MODEL\n");
   return 2;
 }
 
@@ -316,7 +354,7 @@ int main(int argc, char **argv) {
   tfx_options o;
   memset(&o, 0, sizeof o);
   const char *out = NULL;
-  int emit = TFX_EMIT_AIR, layout = 0, fusion = 0, report = 0;
+  int emit = TFX_EMIT_AIR, layout = 0, fusion = 0, report = 0, tree = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "-r") && i + 1 < argc && n_paths < MAX_PATHS) {
       paths[n_paths++] = argv[++i];
@@ -325,6 +363,9 @@ int main(int argc, char **argv) {
     } else if (!strcmp(argv[i], "--fusion") && i + 1 < argc) {
       fusion = atoi(argv[++i]);
       if (fusion < 1 || fusion > 1000) return usage();
+    } else if (!strcmp(argv[i], "--tree") && i + 1 < argc) {
+      tree = atoi(argv[++i]);
+      if (tree < 1 || tree > 1000) return usage();
     } else if (!strcmp(argv[i], "--layout")) {
       layout = 1;
     } else if (!strcmp(argv[i], "--passthrough-unknown")) {
@@ -366,7 +407,7 @@ int main(int argc, char **argv) {
   int rc = tfx_pass_register_builtin(&p) != 0 ? 1 : 0;
   double c0 = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
   r.cpu0 = c0;
-  if (rc == 0) rc = tfx_pipeline_run(&p, &ctx, fusion ? TFX_GROUP_PRUNE : TFX_GROUP_EMIT);
+  if (rc == 0) rc = tfx_pipeline_run(&p, &ctx, fusion || tree ? TFX_GROUP_PRUNE : TFX_GROUP_EMIT);
   double c1 = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
   if (rc == 0) {
     printf("passes=");
@@ -387,6 +428,7 @@ int main(int argc, char **argv) {
     }
     printf(" wall_total=%.3f cpu_total=%.3f", p.total_ms, c1 - c0);
     if (fusion) rc = run_fusion(&ctx, fusion);
+    if (tree && rc == 0) rc = run_tree(&ctx, tree);
     long rss, hwm;
     mem_kb(&rss, &hwm);
     printf(" peak_rss_kb=%ld\n", hwm);

@@ -80,8 +80,8 @@ static void on_pattern(void *user, tfx_fusion_engine *e, const tfx_scope_tree *t
   explain *x = user;
   x->cond.active = 0;
   if (x->oom || !t->graph || strcmp(t->graph->name ? t->graph->name : "", x->graph) != 0) return;
-  uint32_t s = tfx_hmap_get(&t->by_name, x->scope, strlen(x->scope));
-  if (s == TFX_HASH_NONE) return;
+  uint32_t s = tfx_scope_find(t, x->scope);
+  if (s == TFX_NO_ID) return;
   x->cond.active = 1; /* the pass's selection on this graph follows its patterns */
   x->cond.scope_id = s;
   x->seen = 1;
@@ -539,7 +539,7 @@ int tfx_api_explain(const tfx_options *opts, const tfx_api_explain_req *r, tfx_s
     int exists = x.seen;
     if (!exists && !function)
       exists = (ctx.have_scopes || ctx.scopes_stale) && tfx_ctx_scopes(&ctx) &&
-               tfx_hmap_get(&ctx.scopes.by_name, x.scope, strlen(x.scope)) != TFX_HASH_NONE;
+               tfx_scope_find(&ctx.scopes, x.scope) != TFX_NO_ID;
     else if (!exists) { /* no pattern ran: look in the function body's own tree */
       tfx_scope_tree t;
       memset(&t, 0, sizeof t);
@@ -547,7 +547,7 @@ int tfx_api_explain(const tfx_options *opts, const tfx_api_explain_req *r, tfx_s
         tfx_scope_tree_free(&t);
         goto done;
       }
-      exists = tfx_hmap_get(&t.by_name, x.scope, strlen(x.scope)) != TFX_HASH_NONE;
+      exists = tfx_scope_find(&t, x.scope) != TFX_NO_ID;
       tfx_scope_tree_free(&t);
     }
     if (!exists) {

@@ -1049,12 +1049,18 @@ static int apply_graph(ap *a, Tensorflow__GraphDef *gd) {
         build_keys(a, r->res->outputs, r->res->n_outputs, &r->out_lens, &r->n_out_lens, &r->out_h))
       return -1;
   }
-  for (uint32_t c = 0; c < n; c++) {
-    if (a->claim[c] == TFX_NO_ID) continue;
-    rstate *r = &a->rs[a->claim[c]];
-    a->in_key[c] = match_key(g->nodes[c].name, r->res->inputs, r->res->n_inputs, r->in_lens, r->n_in_lens, r->in_h);
-    a->out_key[c] =
-        match_key(g->nodes[c].name, r->res->outputs, r->res->n_outputs, r->out_lens, r->n_out_lens, r->out_h);
+  /* by result (the members lists: every claimed node once), each node's record and name
+   * fetched ahead: the names are cold, and scattered over the GraphDef's arena */
+  for (uint32_t ri = 0; ri < a->n_rs; ri++) {
+    rstate *r = &a->rs[ri];
+    for (uint32_t mi = 0; mi < r->n_claimed; mi++) {
+      if (mi + 8 < r->n_claimed) __builtin_prefetch(&g->nodes[r->members[mi + 8]]);
+      if (mi + 4 < r->n_claimed) __builtin_prefetch(g->nodes[r->members[mi + 4]].name);
+      uint32_t c = r->members[mi];
+      a->in_key[c] = match_key(g->nodes[c].name, r->res->inputs, r->res->n_inputs, r->in_lens, r->n_in_lens, r->in_h);
+      a->out_key[c] =
+          match_key(g->nodes[c].name, r->res->outputs, r->res->n_outputs, r->out_lens, r->n_out_lens, r->out_h);
+    }
   }
 
   /* new nodes */
@@ -1074,6 +1080,17 @@ static int apply_graph(ap *a, Tensorflow__GraphDef *gd) {
   uint32_t *new_id = tfx_arena_alloc(a->RA, (size_t)(n ? n : 1) * sizeof *new_id);
   uint8_t *rewired = tfx_arena_alloc(a->RA, n ? n : 1);
   if (!nodes || !new_id || !rewired) return oom(a);
+  /* the nodes that read a claimed node: its consumer lists (rewired[] marks them here, and
+   * says below which of them were rewritten), so only they are looked at, not every node's
+   * inputs */
+  memset(rewired, 0, n);
+  for (uint32_t ri = 0; ri < a->n_rs; ri++) {
+    const rstate *r = &a->rs[ri];
+    for (uint32_t mi = 0; mi < r->n_claimed; mi++) {
+      const tfx_node *cn = &g->nodes[r->members[mi]];
+      for (uint32_t q = 0; q < cn->n_uses; q++) rewired[cn->uses[q].node] = 1;
+    }
+  }
   size_t k = 0;
   for (uint32_t i = 0; i < n; i++) {
     uint32_t ri = a->claim[i];
@@ -1085,8 +1102,8 @@ static int apply_graph(ap *a, Tensorflow__GraphDef *gd) {
       rewired[i] = 0;
       continue;
     }
-    int changed;
-    if (rewrite_consumers(a, (*arr)[i], i, &changed)) return -1;
+    int changed = 0;
+    if (rewired[i] && rewrite_consumers(a, (*arr)[i], i, &changed)) return -1;
     new_id[i] = (uint32_t)k;
     rewired[i] = (uint8_t)changed;
     nodes[k++] = (*arr)[i];

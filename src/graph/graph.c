@@ -2,7 +2,9 @@
  * Stage: graph (after io, before scope). Input: an unpacked Tensorflow__GraphDef and its
  * FunctionDef library (borrowed). Output: tfx_module (graph.h), everything in m->arena.
  * Invariants: O(N + E) per graph, no per-node malloc, no recursion; every validation error of
- * every graph is reported before the build fails with TFX_E_INPUT. */
+ * every graph is reported before the build fails with TFX_E_INPUT. The main graph is read in
+ * one sweep over its NodeDefs (build_main_sweep); one with anything to report is built again
+ * by the two passes (names, then inputs), which report it, as function bodies always are. */
 #include "graph/graph.h"
 
 #include <inttypes.h>
@@ -450,6 +452,154 @@ static inline void prefetch_inputs(const tfx_graph *g, uint32_t i) {
   }
 }
 
+/* An input of the one-sweep build whose node comes later in the list (resolved at the end). */
+typedef struct fwd_ref {
+  uint32_t node, slot;
+  const char *name;
+  size_t len;
+} fwd_ref;
+
+/* Inputs are taken from chunks of the module arena this size (or one node's, if larger). */
+#define INPUT_CHUNK 16384u
+
+/* The main graph in one sweep over the NodeDefs: each node's name, op and input count (pass 1
+ * of build_graph) and then its inputs (pass 2) while its NodeDef and strings are in cache,
+ * instead of two sweeps over ~800 bytes of scattered GraphDef per node. An input naming a
+ * node later in the list is resolved after the sweep, from the complete map; the ids, use
+ * counts and op ids are what the two passes give. Reports nothing: at the first problem of
+ * any kind (a name empty or taken, an op empty, an input that does not parse, names no node
+ * or follows a control input) it returns 1 and the caller builds the graph again with the
+ * two passes, which report everything as before. name_len and use_count (n entries, zeroed)
+ * as for resolve_inputs. Returns 0, 1, or -1 on out of memory (reported). */
+static int build_main_sweep(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, uint32_t n,
+                            uint32_t *name_len, uint32_t *use_count) {
+  tfx_arena *a = &c->m->arena;
+  enum { PUT_AHEAD = 16 };
+  size_t ahead_len[PUT_AHEAD];
+  uint32_t ahead_h[PUT_AHEAD], ahead_to = 0;
+  tfx_input *chunk = NULL;
+  size_t chunk_left = 0;
+  fwd_ref *fw = NULL;
+  size_t n_fw = 0, cap_fw = 0;
+  int rc = 1;
+  for (uint32_t i = 0; i < n; i++) {
+    tfx_progress_nodes(i, n);
+    /* the NodeDefs, then their name and op, then their input arrays, then the input strings,
+     * fetched at decreasing distances (each from what the one before brought in) */
+    if (i + 4 * PUT_AHEAD < n && defs[i + 4 * PUT_AHEAD]) __builtin_prefetch(defs[i + 4 * PUT_AHEAD]);
+    if (i + 2 * PUT_AHEAD < n && defs[i + 2 * PUT_AHEAD]) {
+      const Tensorflow__NodeDef *ahead = defs[i + 2 * PUT_AHEAD];
+      if (ahead->name) __builtin_prefetch(ahead->name);
+      if (ahead->op) __builtin_prefetch(ahead->op);
+      if (ahead->n_input) __builtin_prefetch(ahead->input);
+    }
+    if (i + INPUT_AHEAD < n && defs[i + INPUT_AHEAD]) {
+      const Tensorflow__NodeDef *d = defs[i + INPUT_AHEAD];
+      size_t k = d->n_input > 4 ? 4 : d->n_input;
+      while (k--)
+        if (d->input[k]) __builtin_prefetch(d->input[k]);
+    }
+    tfx_node *nd = &g->nodes[i];
+    Tensorflow__NodeDef *def = defs[i];
+    nd->def = def;
+    nd->name = def && def->name ? def->name : "";
+    nd->op = def && def->op ? def->op : "";
+    nd->op_id = TFX_NO_ID;
+    size_t nin = def ? def->n_input : 0;
+    if (nin >= UINT32_MAX) goto out;
+    nd->n_in = (uint32_t)nin;
+    nd->n_data_in = 0;
+    name_len[i] = UINT32_MAX;
+    if (nd->name[0] == '\0' || nd->op[0] == '\0') goto out;
+    size_t len;
+    uint32_t h;
+    if (i + PUT_AHEAD < n && (i & (PUT_AHEAD - 1)) == 0) { /* hash the next stretch, prefetch */
+      for (uint32_t q = i; q < i + PUT_AHEAD; q++) {
+        const char *nm = defs[q] && defs[q]->name ? defs[q]->name : "";
+        ahead_len[q & (PUT_AHEAD - 1)] = strlen(nm);
+        ahead_h[q & (PUT_AHEAD - 1)] = tfx_hash_bytes(nm, ahead_len[q & (PUT_AHEAD - 1)]);
+        tfx_hmap_prefetch(&g->by_name, ahead_h[q & (PUT_AHEAD - 1)]);
+      }
+      ahead_to = i + PUT_AHEAD;
+    }
+    if (i < ahead_to) {
+      len = ahead_len[i & (PUT_AHEAD - 1)];
+      h = ahead_h[i & (PUT_AHEAD - 1)];
+    } else {
+      len = strlen(nd->name);
+      h = tfx_hash_bytes(nd->name, len);
+    }
+    int r = tfx_hmap_put_hashed(&g->by_name, nd->name, len, h, i, NULL);
+    if (r < 0) goto nomem;
+    if (r == 0 || len >= UINT32_MAX) goto out; /* a name taken: reported by the two passes */
+    name_len[i] = (uint32_t)len;
+    nd->op_id = tfx_intern_id(&c->m->ops, nd->op, strlen(nd->op));
+    if (nd->op_id == TFX_HASH_NONE) goto nomem;
+
+    /* its inputs */
+    nd->in = NULL;
+    if (!nin) continue;
+    if (chunk_left < nin) {
+      size_t want = nin > INPUT_CHUNK ? nin : INPUT_CHUNK;
+      /* not zeroed: every field of every input is written below */
+      if (!(chunk = tfx_arena_alloc(a, want * sizeof *chunk))) goto nomem;
+      chunk_left = want;
+    }
+    nd->in = chunk;
+    chunk += nin;
+    chunk_left -= nin;
+    int seen_control = 0;
+    for (uint32_t k = 0; k < nd->n_in; k++) {
+      const char *s = def->input[k] ? def->input[k] : "";
+      tfx_input *in = &nd->in[k];
+      in->out_arg = NULL;
+      in->kind = TFX_IN_NODE;
+      in->src = TFX_NO_ID;
+      const char *name = NULL;
+      size_t nl = 0;
+      int32_t port = 0;
+      if (parse_main_input(s, &name, &nl, &port)) goto out;
+      in->port = port;
+      if (port < 0) seen_control = 1;
+      else if (seen_control) goto out;
+      else nd->n_data_in = k + 1;
+      uint32_t id = TFX_HASH_NONE;
+      for (uint32_t b = 1; b <= RECENT_TRIES && b <= i; b++)
+        if (name_len[i - b] == nl && memcmp(g->nodes[i - b].name, name, nl) == 0) {
+          id = i - b;
+          break;
+        }
+      if (id == TFX_HASH_NONE) id = tfx_hmap_get(&g->by_name, name, nl);
+      if (id == TFX_HASH_NONE) { /* a node further on, or none: after the sweep */
+        if (n_fw == cap_fw) {
+          size_t nc = cap_fw ? 2 * cap_fw : 64;
+          fwd_ref *v = tfx_realloc(fw, nc * sizeof *v);
+          if (!v) goto nomem;
+          fw = v;
+          cap_fw = nc;
+        }
+        fw[n_fw++] = (fwd_ref){i, k, name, nl};
+        continue;
+      }
+      in->src = id;
+      use_count[id]++;
+    }
+  }
+  for (size_t q = 0; q < n_fw; q++) {
+    uint32_t id = tfx_hmap_get(&g->by_name, fw[q].name, fw[q].len);
+    if (id == TFX_HASH_NONE) goto out;
+    g->nodes[fw[q].node].in[fw[q].slot].src = id;
+    use_count[id]++;
+  }
+  rc = 0;
+out:
+  free(fw);
+  return rc;
+nomem:
+  free(fw);
+  return oom(c);
+}
+
 /* Builds g over nodes[0..n). func is NULL for the main graph. Returns the number of errors
  * reported, or -1 on out of memory. */
 static int build_graph(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, size_t n,
@@ -498,13 +648,28 @@ static int build_graph(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, s
     }
   }
 
+  uint32_t *use_start = tfx_calloc((size_t)n + 1, sizeof *use_start);
+  if (!use_start) goto nomem;
+  if (!func && !(name_len = tfx_malloc((size_t)(n ? n : 1) * sizeof *name_len))) goto nomem_uses;
+  if (!func) { /* the main graph: one sweep, unless it has something to report */
+    int r = build_main_sweep(c, g, defs, (uint32_t)n, name_len, use_start + 1);
+    if (r < 0) {
+      free(use_start);
+      goto nomem_reported;
+    }
+    if (r == 0) goto linked;
+    /* again with the two passes, from an empty map, which report what is wrong */
+    memset(g->by_name.slots, 0, g->by_name.cap * sizeof *g->by_name.slots);
+    g->by_name.n = 0;
+    memset(use_start, 0, ((size_t)n + 1) * sizeof *use_start);
+  }
+
   /* Pass 1: names, ops, duplicate check, input counts. The names are hashed PUT_AHEAD at a
    * time and their slots prefetched (the map was reserved for n names: it does not grow). */
   size_t total_in = 0;
   enum { PUT_AHEAD = 16 };
   size_t ahead_len[PUT_AHEAD];
   uint32_t ahead_h[PUT_AHEAD], ahead_to = 0;
-  if (!func && !(name_len = tfx_malloc((size_t)(n ? n : 1) * sizeof *name_len))) goto nomem;
   for (uint32_t i = 0; i < n; i++) {
     tfx_node *nd = &g->nodes[i];
     Tensorflow__NodeDef *def = defs[i];
@@ -522,7 +687,7 @@ static int build_graph(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, s
     nd->op = def && def->op ? def->op : "";
     nd->op_id = TFX_NO_ID;
     size_t nin = def ? def->n_input : 0;
-    if (nin >= UINT32_MAX) goto nomem;
+    if (nin >= UINT32_MAX) goto nomem_uses;
     nd->n_in = (uint32_t)nin;
     total_in += nin;
     if (name_len) name_len[i] = UINT32_MAX;
@@ -550,7 +715,7 @@ static int build_graph(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, s
         h = tfx_hash_bytes(nd->name, len);
       }
       int r = tfx_hmap_put_hashed(&g->by_name, nd->name, len, h, i, &first);
-      if (r < 0) goto nomem;
+      if (r < 0) goto nomem_uses;
       if (r == 1 && name_len && len < UINT32_MAX) name_len[i] = (uint32_t)len;
       if (r == 0) {
         GERR(c, g, "duplicate node name '%s' (first defined as node #%" PRIu32 ")", nd->name,
@@ -563,18 +728,14 @@ static int build_graph(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, s
       errs++;
     } else {
       nd->op_id = tfx_intern_id(&c->m->ops, nd->op, strlen(nd->op));
-      if (nd->op_id == TFX_HASH_NONE) goto nomem;
+      if (nd->op_id == TFX_HASH_NONE) goto nomem_uses;
     }
   }
 
   /* Pass 2: parse and resolve inputs; count uses per producer. */
   /* not zeroed: resolve_inputs writes every field of every input first */
   tfx_input *inputs = tfx_arena_alloc(a, (total_in ? total_in : 1) * sizeof *inputs);
-  uint32_t *use_start = tfx_calloc((size_t)n + 1, sizeof *use_start);
-  if (!inputs || !use_start) {
-    free(use_start);
-    goto nomem;
-  }
+  if (!inputs) goto nomem_uses;
   size_t pos = 0;
   for (uint32_t i = 0; i < n; i++) {
     tfx_progress_nodes(i, n);
@@ -583,20 +744,15 @@ static int build_graph(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, s
     nd->in = nd->n_in ? inputs + pos : NULL;
     pos += nd->n_in;
     int r = resolve_inputs(c, g, i, func ? &args : NULL, name_len, use_start + 1);
-    if (r < 0) {
-      free(use_start);
-      goto nomem;
-    }
+    if (r < 0) goto nomem_uses;
     errs += r;
   }
+linked:
   free(name_len);
   name_len = NULL;
 
   /* Consumer lists (CSR) */
-  if (tfx_graph_link_uses(g, a, use_start)) {
-    free(use_start);
-    goto nomem;
-  }
+  if (tfx_graph_link_uses(g, a, use_start)) goto nomem_uses;
 
   /* Topological order over the edges that resolved, so a cycle is reported alongside other
    * errors; a graph with errors exposes no order. use_start is now each list's end. */
@@ -608,6 +764,8 @@ static int build_graph(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, s
   tfx_hmap_free(&args);
   return errs;
 
+nomem_uses:
+  free(use_start);
 nomem:
   oom(c);
 nomem_reported:

@@ -1,8 +1,13 @@
 /* ScopeTree builder: Ascend's ScopeTreeImpl::AddNodeToScope/SplitNodeName and Scope LastName.
  * Stage: scope (after graph). Input: one tfx_graph (node names and interned op ids).
- * Output: tfx_scope_tree (scope.h), all of it in t->arena; only build-time scratch is malloc'ed.
+ * Output: tfx_scope_tree (scope.h), all of it in t->arena but the name map (malloc'ed: the
+ * builder's scope table, kept); build-time scratch is malloc'ed.
  * Cost: O(total name length + N * depth) to place nodes, then O(sum of count-array sizes) for
- * the subtree counts (children merged into parents in reverse DFS order); no recursion. */
+ * the subtree counts (children merged into parents in reverse DFS order); no recursion.
+ * Scopes are keyed by full name, which for a name without empty pieces is a prefix of the
+ * node name: a look-ahead hashes the pieces a node will look up several nodes early and
+ * fetches their table slots, so the table's cache misses overlap (at 10^6 nodes they were a
+ * third of the build). */
 #include "scope/scope.h"
 
 #include <inttypes.h>
@@ -68,15 +73,32 @@ typedef struct sinfo {
   uint32_t piece_len; /* the last piece is name[name_len - 1 - piece_len .. name_len - 1) */
   uint32_t parent;
   uint32_t depth;
-  uint32_t hash;      /* child-table hash of (parent, piece) */
+  uint32_t n_kids;    /* child scopes made so far: 0 = a look-up under it finds nothing */
 } sinfo;
 
 /* A scope boundary of the previous node name: after placing the pieces of name[0..pos)
- * (pos just after a '/'), the innermost scope was `scope`. */
+ * (pos just after a '/'), the innermost scope was `scope`; `odd` when name[0..pos) has an
+ * empty piece (then it is not the scope's full name). */
 typedef struct sbound {
   size_t pos;
   uint32_t scope;
+  uint32_t odd;
 } sbound;
+
+/* What the look-ahead (see ahead()) found for a node: its name's length and, for up to
+ * AHEAD_PIECES pieces after the boundary it shares with the previous name, where the piece
+ * ends (the '/' after it) and the hash of the name up to that '/' inclusive. */
+#define AHEAD_PIECES 4u
+typedef struct slook {
+  size_t len;
+  size_t common; /* common prefix length with the previous node's name */
+  size_t last, e; /* last_piece's answers */
+  uint32_t n;
+  uint32_t end[AHEAD_PIECES];
+  uint32_t hash[AHEAD_PIECES];
+} slook;
+#define AHEAD_RING 16u /* a power of two, more than AHEAD_DIST */
+#define AHEAD_DIST 8u  /* nodes between a look-ahead and the placement */
 
 typedef struct sbuild {
   tfx_scope_tree *t;
@@ -84,7 +106,13 @@ typedef struct sbuild {
   uint32_t max_depth; /* scope-depth limit; 0 = none */
   sinfo *info; /* malloc'ed, grows */
   uint32_t n, cap;
-  uint32_t *slot; /* child table: open addressing over scope ids, TFX_NO_ID = empty */
+  /* Scope table, keyed by full name: open addressing, a slot is (hash << 32) | (id + 1),
+   * 0 = empty, hash = tfx_hash_bytes of the full name. A child is found by its full name
+   * (parent's full name + piece + '/'), which for a name without empty pieces is the node
+   * name's own prefix, so the hash of a piece's slot is known from the name alone and the
+   * look-ahead can fetch the slot before it is probed. The finished table is the tree's name
+   * map (tfx_scope_find). */
+  uint64_t *slot;
   uint32_t scap;  /* power of two */
   /* The previous name and its boundaries: the scopes of a shared prefix are reused instead
    * of looked up piece by piece (neighbouring nodes mostly share their scopes). */
@@ -92,24 +120,22 @@ typedef struct sbuild {
   size_t prev_len;
   sbound *bound;
   uint32_t n_bound, cap_bound;
+  char *scratch; /* a full name built from the parent's (names with empty pieces) */
+  size_t cap_scratch;
+  slook ring[AHEAD_RING];
 } sbuild;
 
-static uint32_t child_hash(uint32_t parent, const char *p, size_t n) {
-  uint32_t h = tfx_hash_bytes(p, n) ^ (parent * 0x9E3779B1u);
-  h ^= h >> 15;
-  return h * 0x2C1B3C6Du;
-}
-
-static int ctab_grow(sbuild *b) {
-  uint32_t cap = b->scap ? b->scap * 2 : 1024;
-  if (cap == 0 || cap > (UINT32_MAX >> 1)) return -1;
-  uint32_t *s = tfx_malloc((size_t)cap * sizeof *s);
+/* Rebuilds the table with cap slots (a power of two, more than twice the scopes). */
+static int stab_resize(sbuild *b, uint32_t cap) {
+  uint64_t *s = tfx_malloc((size_t)cap * sizeof *s);
   if (!s) return -1;
-  memset(s, 0xff, (size_t)cap * sizeof *s);
-  for (uint32_t i = 1; i < b->n; i++) { /* root (0) is never in the table */
-    uint32_t j = b->info[i].hash & (cap - 1);
-    while (s[j] != TFX_NO_ID) j = (j + 1) & (cap - 1);
-    s[j] = i;
+  memset(s, 0, (size_t)cap * sizeof *s);
+  for (uint32_t i = 0; i < b->scap; i++) { /* the hash is in the slot: no name is read */
+    uint64_t e = b->slot[i];
+    if (!e) continue;
+    uint32_t j = (uint32_t)(e >> 32) & (cap - 1);
+    while (s[j]) j = (j + 1) & (cap - 1);
+    s[j] = e;
   }
   free(b->slot);
   b->slot = s;
@@ -117,50 +143,93 @@ static int ctab_grow(sbuild *b) {
   return 0;
 }
 
+/* Hash of a full scope name (the scope table's key). Built word by word so that the names
+ * of a node's nested scopes, which are prefixes of one another, are hashed in one sweep:
+ * sh_words runs the state over the 8-byte words of p[from..to) (multiples of 8), sh_final
+ * mixes in the last n % 8 bytes and the length. */
+static inline uint64_t sh_words(uint64_t h, const char *p, size_t from, size_t to) {
+  for (size_t i = from; i < to; i += 8) {
+    uint64_t w;
+    memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 31;
+  }
+  return h;
+}
+
+static inline uint32_t sh_final(uint64_t h, const char *p, size_t n) {
+  const unsigned char *t = (const unsigned char *)p + (n & ~(size_t)7);
+  size_t r = n & 7;
+  uint64_t w = 0;
+  for (size_t i = 0; i < r; i++) w |= (uint64_t)t[i] << (8 * i);
+  h ^= w ^ ((uint64_t)n << 56);
+  h ^= h >> 33;
+  h *= 0xFF51AFD7ED558CCDull;
+  h ^= h >> 33;
+  h *= 0xC4CEB9FE1A85EC53ull;
+  h ^= h >> 33;
+  return (uint32_t)h;
+}
+
+#define SH_SEED 0x9E3779B97F4A7C15ull
+
+static uint32_t scope_hash(const char *p, size_t n) {
+  return sh_final(sh_words(SH_SEED, p, 0, n & ~(size_t)7), p, n);
+}
+
+static int stab_grow(sbuild *b) {
+  uint32_t cap = b->scap ? b->scap * 2 : 1024;
+  if (cap == 0 || cap > (UINT32_MAX >> 1)) return -1;
+  return stab_resize(b, cap);
+}
+
+/* Puts scope id (full name hash h) into the table, which has room. */
+static void stab_put(sbuild *b, uint32_t h, uint32_t id) {
+  uint32_t j = h & (b->scap - 1);
+  while (b->slot[j]) j = (j + 1) & (b->scap - 1);
+  b->slot[j] = ((uint64_t)h << 32) | (uint64_t)(id + 1);
+}
+
 /* Returned by child_get / place_node when a scope would be deeper than b->max_depth. */
 #define PLACE_TOO_DEEP (TFX_NO_ID - 2)
 
-/* Child scope of `parent` whose last piece is p[0..pn), created if absent; TFX_NO_ID on OOM,
- * PLACE_TOO_DEEP over the scope-depth limit. */
-static uint32_t child_get(sbuild *b, uint32_t parent, const char *p, size_t pn) {
-  uint32_t h = child_hash(parent, p, pn);
-  uint32_t j = h & (b->scap - 1);
-  for (uint32_t id; (id = b->slot[j]) != TFX_NO_ID; j = (j + 1) & (b->scap - 1)) {
-    const sinfo *s = &b->info[id];
-    if (s->hash == h && s->parent == parent && s->piece_len == pn &&
-        memcmp(s->name + s->name_len - 1 - pn, p, pn) == 0)
-      return id;
-  }
+/* Child scope of `parent` whose full name is fn[0..fl) (hash h), last piece pn bytes long,
+ * created if absent; TFX_NO_ID on OOM, PLACE_TOO_DEEP over the scope-depth limit. */
+static uint32_t child_get(sbuild *b, uint32_t parent, const char *fn, size_t fl, size_t pn,
+                          uint32_t h) {
+  if (b->info[parent].n_kids) /* a scope with no child yet has none of this name */
+    for (uint32_t j = h & (b->scap - 1); b->slot[j]; j = (j + 1) & (b->scap - 1)) {
+      uint64_t e = b->slot[j];
+      if ((uint32_t)(e >> 32) != h) continue;
+      const sinfo *s = &b->info[(uint32_t)e - 1];
+      if (s->name_len == fl && memcmp(s->name, fn, fl) == 0) return (uint32_t)e - 1;
+    }
   /* New scope: full name = parent's full name (empty for root) + piece + '/'. */
   const sinfo *par = &b->info[parent];
   if (b->max_depth && par->depth >= b->max_depth) return PLACE_TOO_DEEP;
-  size_t plen = parent ? par->name_len : 0;
-  size_t len = plen + pn + 1;
-  if (len >= UINT32_MAX || b->n >= TFX_NO_ID - 2) return TFX_NO_ID;
+  if (fl >= UINT32_MAX || b->n >= TFX_NO_ID - 2) return TFX_NO_ID;
   if (b->n == b->cap) {
     uint32_t cap = b->cap * 2;
     sinfo *ni = tfx_realloc(b->info, (size_t)cap * sizeof *ni);
     if (!ni) return TFX_NO_ID;
     b->info = ni;
     b->cap = cap;
-    par = &b->info[parent];
   }
-  char *name = tfx_arena_alloc(&b->t->arena, len + 1);
+  if ((uint64_t)(b->n + 1) * 2 > b->scap && stab_grow(b) < 0) return TFX_NO_ID;
+  char *name = tfx_arena_alloc(&b->t->arena, fl + 1);
   if (!name) return TFX_NO_ID;
-  if (plen) memcpy(name, par->name, plen);
-  memcpy(name + plen, p, pn);
-  name[len - 1] = '/';
-  name[len] = '\0';
+  memcpy(name, fn, fl);
+  name[fl] = '\0';
   uint32_t id = b->n++;
   sinfo *s = &b->info[id];
   s->name = name;
-  s->name_len = (uint32_t)len;
+  s->name_len = (uint32_t)fl;
   s->piece_len = (uint32_t)pn;
   s->parent = parent;
-  s->depth = par->depth + 1;
-  s->hash = h;
-  b->slot[j] = id;
-  if ((uint64_t)(b->n - 1) * 2 > b->scap && ctab_grow(b) < 0) return TFX_NO_ID;
+  s->depth = b->info[parent].depth + 1;
+  s->n_kids = 0;
+  b->info[parent].n_kids++;
+  stab_put(b, h, id);
   return id;
 }
 
@@ -184,34 +253,126 @@ static size_t common_prefix(const char *a, const char *b, size_t n) {
   return i;
 }
 
-static uint32_t place_node(sbuild *b, const char *nm) {
-  size_t n = strlen(nm);
-  size_t e = n;
-  while (e > 0 && nm[e - 1] == '/') e--; /* trailing '/' pieces are empty */
+/* Start of the last non-empty piece of nm[0..n), and in *e the end of the name without its
+ * trailing '/'s (0: no non-empty piece). */
+static size_t last_piece(const char *nm, size_t n, size_t *e) {
+  size_t x = n;
+  while (x > 0 && nm[x - 1] == '/') x--;
+  *e = x;
+  size_t last = x;
+  while (last > 0 && nm[last - 1] != '/') last--;
+  return last;
+}
+
+/* Look-ahead for the node AHEAD_DIST before its placement (its name nm, the previous node's
+ * pv of length pl): the pieces after the last '/' the two names share are the ones
+ * place_node will look up (or make); their full names' hashes are computed now and their
+ * table slots fetched, so that probe (a miss in a table of megabytes) overlaps the work on
+ * the nodes in between. A hint only: place_node uses a hash when a piece ends where this
+ * one did and the name has no empty piece before it. */
+static void ahead(sbuild *b, slook *L, const char *nm, const char *pv, size_t pl) {
+  size_t n = strlen(nm), e;
+  L->len = n;
+  L->n = 0;
+  size_t c = common_prefix(nm, pv, n < pl ? n : pl);
+  L->common = c;
+  size_t last = last_piece(nm, n, &e);
+  L->last = last;
+  L->e = e;
+  if (e == 0 || nm[0] == '/' || n >= UINT32_MAX) return;
+  if (c > last) c = last;
+  size_t i = c;
+  while (i > 0 && nm[i - 1] != '/') i--;
+  uint64_t hs = SH_SEED; /* over nm[0..hw) */
+  size_t hw = 0;
+  while (i < last && L->n < AHEAD_PIECES) {
+    const char *sl = memchr(nm + i, '/', last - i);
+    if (!sl || sl == nm + i) return; /* an empty piece: place_node builds the full name */
+    size_t j = (size_t)(sl - nm), fw = (j + 1) & ~(size_t)7;
+    hs = sh_words(hs, nm, hw, fw);
+    hw = fw;
+    uint32_t h = sh_final(hs, nm, j + 1);
+    __builtin_prefetch(&b->slot[h & (b->scap - 1)]);
+    L->end[L->n] = (uint32_t)j;
+    L->hash[L->n++] = h;
+    i = j + 1;
+  }
+}
+
+static uint32_t place_node(sbuild *b, const char *nm, const slook *L) {
+  size_t n, e, last;
+  if (L) {
+    n = L->len;
+    e = L->e;
+    last = L->last;
+  } else {
+    n = strlen(nm);
+    last = last_piece(nm, n, &e);
+  }
   if (e < n || e == 0) b->t->odd_names = 1;
-  if (e == 0) return TFX_NO_ID;
-  size_t last = e;
-  while (last > 0 && nm[last - 1] != '/') last--; /* start of the last non-empty piece */
   /* Resume after the deepest boundary of the previous name that lies in the prefix both
    * names share and not past this name's last piece: the pieces before it are the same
-   * bytes, so they lead to the same scope (child_get would find each one again). */
-  size_t common = common_prefix(nm, b->prev, n < b->prev_len ? n : b->prev_len);
+   * bytes, so they lead to the same scope (child_get would find each one again). The
+   * look-ahead measured the shared prefix already (b->prev is the previous node's name). */
+  size_t common = L ? L->common : common_prefix(nm, b->prev, n < b->prev_len ? n : b->prev_len);
+  if (e == 0) { /* no scope: nothing to share with the next name */
+    b->prev = nm;
+    b->prev_len = n;
+    b->n_bound = 0;
+    return TFX_NO_ID;
+  }
   uint32_t k = b->n_bound;
   while (k > 0 && (b->bound[k - 1].pos > common || b->bound[k - 1].pos > last)) k--;
   uint32_t cur = k ? b->bound[k - 1].scope : 0;
   size_t i = k ? b->bound[k - 1].pos : 0;
+  int odd = k ? (int)b->bound[k - 1].odd : 0; /* nm[0..i) has an empty piece */
+  uint32_t la = 0; /* next look-ahead piece to try */
+  uint64_t hs = SH_SEED; /* the full-name hash's state over nm[0..hw) */
+  size_t hw = 0;
   b->n_bound = k;
   b->prev = nm;
   b->prev_len = n;
   while (i < last) {
     if (nm[i] == '/') {
       b->t->odd_names = 1; /* an empty piece */
+      odd = 1;
       i++;
       continue;
     }
     const char *sl = memchr(nm + i, '/', last - i); /* i < last: a '/' comes before the last piece */
-    size_t j = (size_t)(sl - nm);
-    cur = child_get(b, cur, nm + i, j - i);
+    size_t j = (size_t)(sl - nm), pn = j - i;
+    const char *fn = nm; /* the child's full name: nm[0..j] when nm[0..i) has no empty piece */
+    size_t fl = j + 1;
+    uint32_t h;
+    if (odd) { /* the parent's full name (none for the root) + piece + '/' */
+      const sinfo *par = &b->info[cur];
+      size_t plen = cur ? par->name_len : 0;
+      fl = plen + pn + 1;
+      if (fl + 1 > b->cap_scratch) {
+        size_t cap = b->cap_scratch ? b->cap_scratch : 256;
+        while (cap < fl + 1) cap *= 2;
+        char *ns = tfx_realloc(b->scratch, cap);
+        if (!ns) return PLACE_OOM;
+        b->scratch = ns;
+        b->cap_scratch = cap;
+        par = &b->info[cur];
+      }
+      if (plen) memcpy(b->scratch, par->name, plen);
+      memcpy(b->scratch + plen, nm + i, pn);
+      b->scratch[fl - 1] = '/';
+      fn = b->scratch;
+      h = scope_hash(fn, fl);
+    } else {
+      while (L && la < L->n && L->end[la] < j) la++;
+      if (L && la < L->n && L->end[la] == j) {
+        h = L->hash[la];
+      } else {
+        hs = sh_words(hs, nm, hw, fl & ~(size_t)7);
+        hw = fl & ~(size_t)7;
+        h = sh_final(hs, nm, fl);
+      }
+    }
+    cur = child_get(b, cur, fn, fl, pn, h);
     if (cur == TFX_NO_ID) return PLACE_OOM;
     if (cur == PLACE_TOO_DEEP) return cur;
     i = j + 1;
@@ -222,7 +383,7 @@ static uint32_t place_node(sbuild *b, const char *nm) {
       b->bound = nb;
       b->cap_bound = cap;
     }
-    b->bound[b->n_bound++] = (sbound){i, cur};
+    b->bound[b->n_bound++] = (sbound){i, cur, (uint32_t)odd};
   }
   return cur;
 }
@@ -286,6 +447,9 @@ static int finish(sbuild *b, const tfx_graph *g) {
   int rc = -1;
   uint32_t *cnt = NULL, *scratch = NULL, *touched = NULL, *stack = NULL, *node_op = NULL;
   name_id *pairs = NULL;
+  char *spare = (char *)b->info; /* see "Children" below */
+  size_t spare_len = (size_t)b->cap * sizeof *b->info;
+  int own_pairs = 0, own_node_op = 0, own_stack = 0; /* malloc'ed, not carved from spare */
 
   t->scopes = tfx_arena_calloc(a, ns, sizeof *t->scopes);
   t->dfs = tfx_arena_calloc(a, ns, sizeof *t->dfs);
@@ -294,23 +458,21 @@ static int finish(sbuild *b, const tfx_graph *g) {
   cnt = tfx_calloc((size_t)ns + 1, sizeof *cnt);
   if (!t->scopes || !t->dfs || !child_all || !node_all || !cnt) goto out;
   t->n_scopes = ns;
-  if (tfx_hmap_reserve(&t->by_name, ns) < 0) goto out;
-  /* written whole first: a fresh page a put probes (reads) first would be faulted twice (the
-   * shared zero page, then a page of its own when written), as in graph.c's name map */
-  memset(t->by_name.slots, 0, t->by_name.cap * sizeof *t->by_name.slots);
+  /* The scope table becomes the name map (tfx_scope_find). Sized for the nodes, it is made
+   * smaller first when the graph has far fewer scopes (load under 1/8). */
+  if (b->scap > 1024 && (uint64_t)ns * 8 < b->scap) {
+    uint32_t cap = 1024;
+    while ((uint64_t)cap < (uint64_t)ns * 2) cap *= 2;
+    if (stab_resize(b, cap) < 0) goto out;
+  }
+  t->name_slots = b->slot;
+  t->name_cap = b->scap;
+  b->slot = NULL;
+  b->scap = 0;
 
-  /* The names go into the map PUT_AHEAD at a time: hashed first and their slots prefetched
-   * (the map was reserved for ns names: it does not grow), so the slot misses overlap. */
-  enum { PUT_AHEAD = 16 };
-  uint32_t ahead_h[PUT_AHEAD];
   for (uint32_t i = 0; i < ns; i++) {
     tfx_scope *s = &t->scopes[i];
     const sinfo *si = &b->info[i];
-    if ((i & (PUT_AHEAD - 1)) == 0)
-      for (uint32_t q = i; q < i + PUT_AHEAD && q < ns; q++) {
-        ahead_h[q & (PUT_AHEAD - 1)] = tfx_hash_bytes(b->info[q].name, b->info[q].name_len);
-        tfx_hmap_prefetch(&t->by_name, ahead_h[q & (PUT_AHEAD - 1)]);
-      }
     s->name = si->name;
     s->parent = si->parent;
     s->depth = si->depth;
@@ -319,16 +481,20 @@ static int finish(sbuild *b, const tfx_graph *g) {
     last_name_span(si->name, si->name_len, &st, &ln);
     s->last_name = i == 0 ? "root" : tfx_arena_strndup(a, si->name + st, ln);
     if (!s->last_name) goto out;
-    if (tfx_hmap_put_hashed(&t->by_name, si->name, si->name_len, ahead_h[i & (PUT_AHEAD - 1)], i,
-                            NULL) < 0)
-      goto out;
   }
 
   /* Children (CSR), each list sorted by full name. */
   for (uint32_t i = 1; i < ns; i++) cnt[t->scopes[i].parent + 1]++;
   for (uint32_t i = 0; i < ns; i++) cnt[i + 1] += cnt[i];
-  pairs = tfx_malloc((size_t)ns * sizeof *pairs);
-  if (!pairs) goto out;
+  /* The build's scope records (b->info, b->cap entries of 32 bytes, resident) are not read
+   * from here on: the scratch arrays below are carved from them when they fit, instead of
+   * fresh pages (the command maps every large block anew: a page fault per 4 KiB). */
+  if ((size_t)ns * sizeof *pairs <= spare_len) {
+    pairs = (name_id *)(void *)spare;
+  } else {
+    if (!(pairs = tfx_malloc((size_t)ns * sizeof *pairs))) goto out;
+    own_pairs = 1;
+  }
   for (uint32_t i = 0; i < ns; i++) {
     t->scopes[i].children = child_all + cnt[i];
     t->scopes[i].n_children = 0;
@@ -346,7 +512,7 @@ static int finish(sbuild *b, const tfx_graph *g) {
     for (uint32_t k = 0; k < s->n_children; k++) s->children[k] = seg[k].id;
     if (!s->n_children) s->children = NULL;
   }
-  free(pairs); /* before node_op is allocated: the same heap serves it */
+  if (own_pairs) free(pairs); /* before node_op is allocated: the same heap serves it */
   pairs = NULL;
 
   /* Direct nodes (CSR), graph order. node_op (scratch) holds each listed node's op id at the
@@ -357,8 +523,13 @@ static int finish(sbuild *b, const tfx_graph *g) {
     if (t->node_scope[i] != TFX_NO_ID) cnt[t->node_scope[i] + 1]++;
   for (uint32_t i = 0; i < ns; i++) cnt[i + 1] += cnt[i];
   for (uint32_t i = 0; i < ns; i++) t->scopes[i].nodes = node_all + cnt[i];
-  node_op = tfx_malloc((size_t)(g->n_nodes ? g->n_nodes : 1) * sizeof *node_op);
-  if (!node_op) goto out;
+  size_t op_bytes = (size_t)(g->n_nodes ? g->n_nodes : 1) * sizeof *node_op;
+  if (op_bytes <= spare_len) {
+    node_op = (uint32_t *)(void *)spare;
+  } else {
+    if (!(node_op = tfx_malloc(op_bytes))) goto out;
+    own_node_op = 1;
+  }
   uint32_t n_ops = 0; /* one more than the largest op id */
   for (uint32_t i = 0; i < g->n_nodes; i++) {
     uint32_t s = t->node_scope[i], op = g->nodes[i].op_id;
@@ -374,8 +545,13 @@ static int finish(sbuild *b, const tfx_graph *g) {
   }
 
   /* Pre-order DFS with an explicit stack; children pushed in reverse so they pop in order. */
-  stack = tfx_malloc((size_t)ns * sizeof *stack);
-  if (!stack) goto out;
+  size_t op_used = own_node_op ? 0 : (op_bytes + 15) & ~(size_t)15; /* node_op's part */
+  if (op_used + (size_t)ns * sizeof *stack <= spare_len) {
+    stack = (uint32_t *)(void *)(spare + op_used);
+  } else {
+    if (!(stack = tfx_malloc((size_t)ns * sizeof *stack))) goto out;
+    own_stack = 1;
+  }
   uint32_t sp = 0, k = 0;
   stack[sp++] = 0;
   while (sp) {
@@ -383,7 +559,10 @@ static int finish(sbuild *b, const tfx_graph *g) {
     t->scopes[s].dfs_index = k;
     t->dfs[k++] = s;
     const tfx_scope *sc = &t->scopes[s];
-    for (uint32_t c = sc->n_children; c > 0; c--) stack[sp++] = sc->children[c - 1];
+    for (uint32_t c = sc->n_children; c > 0; c--) {
+      stack[sp++] = sc->children[c - 1];
+      __builtin_prefetch(&t->scopes[sc->children[c - 1]]); /* records in id order, read in dfs order */
+    }
   }
 
   /* Bottom-up (reverse pre-order): subtree sizes, all-node counts, op-type counts. */
@@ -391,7 +570,15 @@ static int finish(sbuild *b, const tfx_graph *g) {
   touched = tfx_malloc((n_ops ? n_ops : 1) * sizeof *touched);
   if (!scratch || !touched) goto out;
   for (uint32_t i = 0; i < ns; i++) t->scopes[i].dfs_end = 1; /* subtree size for now */
+  enum { DFS_AHEAD = 8 };
   for (uint32_t r = ns; r > 0; r--) {
+    /* the records are read in reverse dfs order, i.e. scattered: fetched DFS_AHEAD ahead (a
+     * scope's children were visited just before it and are in cache) */
+    if (r > DFS_AHEAD) {
+      const tfx_scope *ahead = &t->scopes[t->dfs[r - 1 - DFS_AHEAD]];
+      __builtin_prefetch(ahead);
+      __builtin_prefetch((const char *)ahead + sizeof *ahead - 1);
+    }
     tfx_scope *s = &t->scopes[t->dfs[r - 1]];
     uint32_t nt = 0;
     uint64_t all = s->n_nodes;
@@ -429,16 +616,16 @@ static int finish(sbuild *b, const tfx_graph *g) {
   rc = 0;
 out:
   free(cnt);
-  free(pairs);
-  free(stack);
+  if (own_pairs) free(pairs);
+  if (own_stack) free(stack);
   free(scratch);
   free(touched);
-  free(node_op);
+  if (own_node_op) free(node_op);
   return rc;
 }
 
 /* How far ahead the placement loop prefetches node names. */
-#define PREFETCH_NAMES 8u
+#define PREFETCH_NAMES 16u
 
 tfx_status tfx_scope_tree_build(tfx_scope_tree *t, const tfx_graph *g, tfx_diag *d) {
   return tfx_scope_tree_build_lim(t, g, 0, d);
@@ -448,25 +635,47 @@ tfx_status tfx_scope_tree_build_lim(tfx_scope_tree *t, const tfx_graph *g, uint3
                                     tfx_diag *d) {
   memset(t, 0, sizeof *t);
   tfx_arena_init(&t->arena);
-  tfx_hmap_init(&t->by_name);
   t->graph = g;
-  sbuild b = {t, d, max_depth, NULL, 0, 64, NULL, 0, "", 0, NULL, 0, 0};
+  sbuild *bp = tfx_calloc(1, sizeof *bp); /* with its look-ahead ring: not on the stack */
   tfx_status rc = TFX_E_INPUT;
-  b.info = tfx_malloc((size_t)b.cap * sizeof *b.info);
-  if (!b.info || ctab_grow(&b) < 0) goto fail;
-  b.info[0] = (sinfo){(char *)"root", 4, 0, TFX_NO_ID, 0, 0};
-  b.n = 1;
+  if (!bp) goto fail;
+  sbuild b_init = {t, d, max_depth, NULL, 0, 64, NULL, 0, "", 0, NULL, 0, 0, NULL, 0, {{0}}};
+  *bp = b_init;
+  sbuild *b = bp;
+  b->info = tfx_malloc((size_t)b->cap * sizeof *b->info);
+  /* The scope table starts with a slot per node (at least 1024): it grows past half full, and
+   * graphs have fewer scopes than half their nodes (368 290 for 10^6 in the bench graph), so
+   * it is not rehashed while the nodes are placed (growing from 1024 rehashed ~20 times) */
+  uint32_t cap0 = 1024;
+  while (cap0 < (UINT32_MAX >> 2) && cap0 < g->n_nodes) cap0 *= 2;
+  if (!b->info || stab_resize(b, cap0) < 0) goto fail;
+  b->info[0] = (sinfo){(char *)"root", 4, 0, TFX_NO_ID, 0, 0};
+  b->n = 1;
+  stab_put(b, scope_hash("root", 4), 0);
   t->node_scope = tfx_arena_calloc(&t->arena, g->n_nodes ? g->n_nodes : 1, sizeof *t->node_scope);
   if (!t->node_scope) goto fail;
+  /* The look-ahead runs AHEAD_DIST nodes before the placement (ring entry q % AHEAD_RING) */
+  uint32_t n_ahead = 0;
   for (uint32_t i = 0; i < g->n_nodes; i++) {
     /* The names are scattered over the GraphDef's arena (hundreds of bytes apart, cold since
-     * the index read them): their first line is fetched PREFETCH_NAMES nodes ahead, so the
-     * misses overlap instead of stalling place_node one by one. */
+     * the index read them): their first lines are fetched PREFETCH_NAMES nodes ahead, so the
+     * misses overlap instead of stalling the look-ahead one by one. */
     if (i + PREFETCH_NAMES < g->n_nodes && g->nodes[i + PREFETCH_NAMES].name) {
       __builtin_prefetch(g->nodes[i + PREFETCH_NAMES].name);
       __builtin_prefetch(g->nodes[i + PREFETCH_NAMES].name + 63);
     }
-    uint32_t s = place_node(&b, g->nodes[i].name ? g->nodes[i].name : "");
+    for (; n_ahead < g->n_nodes && n_ahead <= i + AHEAD_DIST; n_ahead++) {
+      const char *qn = g->nodes[n_ahead].name ? g->nodes[n_ahead].name : "";
+      const char *pn = "";
+      size_t pl = 0;
+      if (n_ahead > 0) {
+        pn = g->nodes[n_ahead - 1].name ? g->nodes[n_ahead - 1].name : "";
+        pl = b->ring[(n_ahead - 1) & (AHEAD_RING - 1)].len;
+      }
+      ahead(b, &b->ring[n_ahead & (AHEAD_RING - 1)], qn, pn, pl);
+    }
+    uint32_t s = place_node(b, g->nodes[i].name ? g->nodes[i].name : "",
+                            &b->ring[i & (AHEAD_RING - 1)]);
     if (s == PLACE_OOM) goto fail;
     if (s == PLACE_TOO_DEEP) {
       const char *nm = g->nodes[i].name;
@@ -479,21 +688,26 @@ tfx_status tfx_scope_tree_build_lim(tfx_scope_tree *t, const tfx_graph *g, uint3
     }
     t->node_scope[i] = s;
   }
-  if (finish(&b, g) < 0) goto fail;
+  if (finish(b, g) < 0) goto fail;
   rc = 0;
   goto done;
 fail:
-  tfx_error(d, NULL, 0, 0, "out of memory while building the scope tree (%" PRIu32 " scopes)", b.n);
+  tfx_error(d, NULL, 0, 0, "out of memory while building the scope tree (%" PRIu32 " scopes)",
+            bp ? bp->n : 0);
   rc = TFX_E_NOMEM;
 done:
-  free(b.info);
-  free(b.slot);
-  free(b.bound);
+  if (bp) {
+    free(bp->info);
+    free(bp->slot);
+    free(bp->bound);
+    free(bp->scratch);
+    free(bp);
+  }
   return rc;
 }
 
 void tfx_scope_tree_free(tfx_scope_tree *t) {
-  tfx_hmap_free(&t->by_name);
+  free(t->name_slots);
   tfx_arena_free(&t->arena);
   memset(t, 0, sizeof *t);
 }
@@ -512,9 +726,16 @@ int64_t tfx_scope_op_count(const tfx_scope *s, uint32_t op_id) {
 }
 
 uint32_t tfx_scope_find(const tfx_scope_tree *t, const char *full_name) {
-  if (!full_name) return TFX_NO_ID;
-  uint32_t id = tfx_hmap_get(&t->by_name, full_name, strlen(full_name));
-  return id == TFX_HASH_NONE ? TFX_NO_ID : id;
+  if (!full_name || !t->name_cap) return TFX_NO_ID;
+  size_t n = strlen(full_name);
+  uint32_t h = scope_hash(full_name, n), cap = t->name_cap;
+  for (uint32_t j = h & (cap - 1); t->name_slots[j]; j = (j + 1) & (cap - 1)) {
+    uint64_t e = t->name_slots[j];
+    if ((uint32_t)(e >> 32) != h) continue;
+    const char *nm = t->scopes[(uint32_t)e - 1].name;
+    if (strcmp(nm, full_name) == 0) return (uint32_t)e - 1;
+  }
+  return TFX_NO_ID;
 }
 
 int tfx_scope_is_descendant(const tfx_scope_tree *t, uint32_t a, uint32_t b) {

@@ -34,14 +34,16 @@ typedef struct tfx_opcount {
   uint32_t count;
 } tfx_opcount;
 
+/* The counts after the pointers they count: 80 bytes with no padding (88 with each count
+ * after its pointer). */
 typedef struct tfx_scope {
   const char *name;        /* full name: "a/b/"; the root is "root" */
   const char *last_name;   /* LastName, docs/ASCEND.md §1.3 */
   uint32_t parent;         /* TFX_NO_ID for the root */
   uint32_t depth;          /* root 0 */
   uint32_t *children;      /* direct sub-scopes, sorted by name (byte order) */
-  uint32_t n_children;
   uint32_t *nodes;         /* direct nodes (graph node ids), graph order */
+  uint32_t n_children;
   uint32_t n_nodes;
   tfx_opcount *counts;     /* whole-subtree counts, sorted by op_id, counts > 0 only */
   uint32_t n_counts;
@@ -56,7 +58,11 @@ typedef struct tfx_scope_tree {
   const tfx_graph *graph;  /* borrowed */
   tfx_scope *scopes;       /* scopes[0] is the root */
   uint32_t n_scopes;
-  tfx_hmap by_name;        /* full name -> scope id ("root" -> 0) */
+  uint64_t *name_slots;    /* full name -> scope id ("root" -> 0), read by tfx_scope_find:
+                              open addressing, a slot is (hash << 32) | (id + 1), 0 = empty,
+                              the hash scope.c's own of the full name; malloc'ed. The builder's
+                              scope table, kept (8 bytes a slot where a tfx_hmap's was 24) */
+  uint32_t name_cap;       /* slots; a power of two, load <= 1/2 (at least 1/8 when over 1024) */
   uint32_t *dfs;           /* depth-first pre-order of scope ids */
   uint32_t *node_scope;    /* graph node id -> innermost scope id (TFX_NO_ID: see odd names) */
   int odd_names;           /* some node name has an empty piece ("", "/a", "a//b", "a/"); when

@@ -416,6 +416,81 @@ static void index_large_chain(void **state) {
   assert_int_equal(f->m.main.topo[N - 1], 0);
 }
 
+/* The main graph is indexed in one sweep; a graph with anything to report is indexed again by
+ * the two passes. Both must give the same index: G (20 000 nodes: inputs naming the node
+ * before, one 40-80 back (past the recent-name tries), one of the last 100 (further on in the
+ * list), the output
+ * of a port, control inputs, a NextIteration loop, one node with 17 000 inputs so the sweep's
+ * input chunks roll over) built as is, and G plus a last node repeating a name (lenient: it
+ * takes the two passes, and resolves to the first node of that name, so no other node
+ * changes), must agree node for node on op ids, inputs, data-input counts and consumer
+ * lists, and G's order must be the two passes' too (a graph of G's nodes plus a missing
+ * input: same nodes, its order discarded, so compared on G's lists). */
+static void sweep_equals_two_passes(void **state) {
+  fx *f = *state;
+  enum { N = 20000, WIDE = 17000 };
+  Tensorflow__GraphDef *g1 = tg_graph(&f->a, NULL, 0), *g2 = tg_graph(&f->a, NULL, 0);
+  g1->node = tg_must(tfx_arena_calloc(&f->a, N + 1, sizeof *g1->node));
+  char *buf = tg_must(tfx_arena_alloc(&f->a, (size_t)WIDE * 12 + 64));
+  for (int i = 0; i < N; i++) {
+    int w = snprintf(buf, 64, "s%d/n%d|%s", i % 7, i, i % 3 ? "Add" : "Mul");
+    if (i == 5) {
+      w += snprintf(buf + w, 64, "|x");
+      for (int k = 0; k < WIDE; k++) w += sprintf(buf + w, ",s%d/n%d", k % 4 + 1, k % 4 + 1);
+    } else if (i > 0) {
+      if (i == 1) w += snprintf(buf + w, 64, "|x");
+      else w += snprintf(buf + w, 64, "|s%d/n%d", (i - 1) % 7, i - 1);
+      if (i > 80) w += snprintf(buf + w, 64, ",s%d/n%d:1", (i - 40 - i % 41) % 7, i - 40 - i % 41);
+      if (i % 5 == 0) w += snprintf(buf + w, 64, ",c/p%d", i % 100); /* further on */
+      if (i % 11 == 0) w += snprintf(buf + w, 64, ",^s%d/n%d", (i / 2) % 7, i / 2);
+    }
+    if (i >= N - 100) snprintf(buf, 64, "c/p%d|Placeholder", i - (N - 100));
+    if (i == 0) snprintf(buf, 64, "x|Placeholder");
+    if (i == 100) snprintf(buf, 64, "s2/n100|Merge|s1/n99,s5/n110");
+    if (i == 110) snprintf(buf, 64, "s5/n110|NextIteration|s2/n100");
+    g1->node[i] = tg_node(&f->a, buf);
+  }
+  g1->n_node = N;
+  *g2 = *g1;
+  g2->node = tg_must(tfx_arena_calloc(&f->a, N + 1, sizeof *g2->node));
+  memcpy(g2->node, g1->node, N * sizeof *g1->node);
+  g2->node[N] = tg_node(&f->a, "s3/n10|Neg"); /* a name taken: lenient two passes */
+  g2->n_node = N + 1;
+  int rc1 = tfx_module_build(&f->m, g1, "m.pb", &f->d);
+  if (rc1) tg_dump(&f->d);
+  assert_int_equal(rc1, 0);
+  tfx_module m2;
+  tfx_diag d2;
+  tfx_diag_init(&d2);
+  assert_int_equal(tfx_module_build_ex(&m2, g2, "m.pb", TFX_MODULE_LENIENT, &d2), 0);
+  assert_int_equal(m2.has_errors, 1);
+  assert_int_equal(d2.warnings, 1);
+  assert_non_null(strstr(d2.items[0].msg, "duplicate node name 's3/n10'"));
+  const tfx_graph *a = &f->m.main, *b = &m2.main;
+  assert_int_equal(a->n_nodes + 1, b->n_nodes);
+  assert_int_equal(a->nodes[5].n_in, WIDE + 1);
+  for (uint32_t i = 0; i < a->n_nodes; i++) {
+    const tfx_node *x = &a->nodes[i], *y = &b->nodes[i];
+    if (x->op_id != y->op_id || x->n_in != y->n_in || x->n_data_in != y->n_data_in ||
+        x->n_uses != y->n_uses)
+      fail_msg("node %u (%s) differs", i, x->name);
+    for (uint32_t k = 0; k < x->n_in; k++)
+      if (x->in[k].src != y->in[k].src || x->in[k].port != y->in[k].port ||
+          x->in[k].kind != y->in[k].kind || x->in[k].out_arg || y->in[k].out_arg)
+        fail_msg("node %u (%s) input %u differs", i, x->name, k);
+    for (uint32_t k = 0; k < x->n_uses; k++)
+      if (x->uses[k].node != y->uses[k].node || x->uses[k].slot != y->uses[k].slot)
+        fail_msg("node %u (%s) use %u differs", i, x->name, k);
+  }
+  assert_int_equal(a->nodes[10].n_uses, b->nodes[10].n_uses);
+  assert_int_equal(a->nodes[100].in[1].src, 110); /* the loop's back edge, named further on */
+  /* the order is Kahn's over these lists in both builds (topo_sort): the same lists, the
+   * same order */
+  assert_non_null(a->topo);
+  tfx_module_free(&m2);
+  tfx_diag_free(&d2);
+}
+
 
 /* tfx_graph_kahn on lists re-linked by tfx_graph_link_uses gives the build's order (the back
  * edge of a TF1 loop ignored: without the mark the loop would leave nodes unordered), and
@@ -537,6 +612,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(func_errors, setup, teardown),
       cmocka_unit_test_setup_teardown(func_cycle_names_function, setup, teardown),
       cmocka_unit_test_setup_teardown(index_large_chain, setup, teardown),
+      cmocka_unit_test_setup_teardown(sweep_equals_two_passes, setup, teardown),
       cmocka_unit_test_setup_teardown(cycle_reported_with_other_errors, setup, teardown),
       cmocka_unit_test_setup_teardown(kahn_relinked_and_foreign_ends, setup, teardown),
   };

@@ -320,6 +320,109 @@ static void odd_name_in_shared_prefix(void **state) {
   assert_int_equal(f->t.n_scopes, 3);
 }
 
+/* The placement's look-ahead (full-name hashes of the pieces after the prefix a name shares
+ * with the previous one, computed AHEAD_DIST nodes early) and the scope table's growth: 900
+ * names of 1-5 scope pieces out of few distinct ones, some with empty pieces (leading '/',
+ * "//", trailing '/') or no piece at all, so prefixes are shared, left and returned to in
+ * every way, and the 741 scopes grow a table sized for 900 nodes (1024 slots). Each node must sit in
+ * the scope its non-empty pieces name (computed here on its own), and there must be one
+ * scope per distinct prefix. Fails when a look-ahead hash is used for a piece it was not
+ * computed for, or when a look-up misses a scope made before. */
+static void lookahead_and_growth(void **state) {
+  fx *f = *state;
+  enum { K = 900 };
+  Tensorflow__GraphDef *gd = tg_graph(&f->a, NULL, 0);
+  gd->node = tg_must(tfx_arena_calloc(&f->a, K, sizeof *gd->node));
+  static char names[K][128];
+  for (int k = 0; k < K; k++) {
+    char *w = names[k];
+    int d = (k * 7) % 5, len = 0;
+    if (k % 230 == 0) { /* "/", "//", "///", "////": no piece */
+      for (int i = 0; i <= k / 230; i++) w[len++] = '/';
+    } else {
+      if (k % 17 == 0) w[len++] = '/';
+      for (int i = 0; i < d; i++) {
+        len += snprintf(w + len, (size_t)(128 - len), "s%d/", (k / (2 * (i + 1))) % (40 * (i + 1)));
+        if (k % 11 == 0 && i == 0) w[len++] = '/';
+      }
+      len += snprintf(w + len, (size_t)(128 - len), "n%d%s", k, k % 19 == 0 ? "/" : "");
+    }
+    w[len] = '\0';
+    char spec[160];
+    snprintf(spec, sizeof spec, "%.127s|Neg", w);
+    gd->node[k] = tg_node(&f->a, spec);
+  }
+  gd->n_node = K;
+  assert_int_equal(tfx_module_build(&f->m, gd, "m.pb", &f->d), 0);
+  assert_int_equal(tfx_scope_tree_build(&f->t, &f->m.main, &f->d), 0);
+  /* expected scopes: the distinct prefixes of each name's non-empty pieces but the last */
+  static char seen[K * 5][128];
+  uint32_t n_seen = 0;
+  for (int k = 0; k < K; k++) {
+    char buf[128], want[128] = "";
+    snprintf(buf, sizeof buf, "%s", names[k]);
+    const char *piece[16];
+    int np = 0;
+    for (char *tok = strtok(buf, "/"); tok && np < 16; tok = strtok(NULL, "/")) piece[np++] = tok;
+    uint32_t got = f->t.node_scope[k];
+    if (np == 0) {
+      assert_int_equal(got, TFX_NO_ID);
+      continue;
+    }
+    size_t wl = 0;
+    for (int i = 0; i + 1 < np; i++) {
+      wl += (size_t)snprintf(want + wl, sizeof want - wl, "%s/", piece[i]);
+      uint32_t q = 0;
+      while (q < n_seen && strcmp(seen[q], want) != 0) q++;
+      if (q == n_seen) snprintf(seen[n_seen++], 128, "%s", want);
+    }
+    uint32_t exp = np == 1 ? 0 : tfx_scope_find(&f->t, want);
+    if (exp == TFX_NO_ID || got != exp)
+      fail_msg("node '%s': scope %u ('%s'), expected '%s'", names[k], got,
+               got < f->t.n_scopes ? f->t.scopes[got].name : "-", np == 1 ? "root" : want);
+  }
+  assert_int_equal(f->t.n_scopes, 1 + n_seen);
+  assert_true(f->t.n_scopes * 2 > 1024); /* more than the starting table (1024 slots) holds */
+  for (uint32_t i = 1; i < f->t.n_scopes; i++) { /* each name is its parent's + a piece */
+    const tfx_scope *sc = &f->t.scopes[i];
+    const char *pn = sc->parent ? f->t.scopes[sc->parent].name : "";
+    assert_int_equal(strncmp(sc->name, pn, strlen(pn)), 0);
+    assert_null(strchr(sc->name + strlen(pn), '/') == sc->name + strlen(sc->name) - 1 ? NULL : sc->name);
+    assert_int_equal(tfx_scope_find(&f->t, sc->name), i);
+  }
+  assert_int_equal(f->t.odd_names, 1);
+}
+
+/* Many nodes in few scopes: the finishing step's node-op scratch (4 bytes a node) does not fit
+ * in the build's scope records it otherwise reuses (32 bytes a scope), so it is allocated;
+ * node lists, counts and the dfs must be the same as ever. */
+static void many_nodes_few_scopes(void **state) {
+  fx *f = *state;
+  enum { K = 3000 };
+  Tensorflow__GraphDef *gd = tg_graph(&f->a, NULL, 0);
+  gd->node = tg_must(tfx_arena_calloc(&f->a, K, sizeof *gd->node));
+  char buf[64];
+  for (int i = 0; i < K; i++) {
+    snprintf(buf, sizeof buf, i % 3 == 0 ? "a/n%d|Add" : i % 3 == 1 ? "n%d|Mul" : "a/b/n%d|Neg", i);
+    gd->node[i] = tg_node(&f->a, buf);
+  }
+  gd->n_node = K;
+  assert_int_equal(tfx_module_build(&f->m, gd, "m.pb", &f->d), 0);
+  assert_int_equal(tfx_scope_tree_build(&f->t, &f->m.main, &f->d), 0);
+  assert_int_equal(f->t.n_scopes, 3);
+  assert_int_equal(S(f, "root")->n_nodes, K / 3);
+  assert_int_equal(S(f, "a/")->n_nodes, K / 3);
+  assert_int_equal(S(f, "a/b/")->n_nodes, K / 3);
+  assert_int_equal(S(f, "a/")->nodes[K / 3 - 1], K - 3);
+  assert_int_equal(count(f, "root", "Mul"), K / 3);
+  assert_int_equal(count(f, "a/", "Neg"), K / 3);
+  assert_int_equal(count(f, "a/", "Mul"), -1);
+  assert_int_equal(S(f, "a/b/")->n_all_nodes, K / 3);
+  assert_int_equal(S(f, "root")->n_all_nodes, K);
+  assert_int_equal(f->t.dfs[1], tfx_scope_find(&f->t, "a/"));
+  assert_int_equal(f->t.dfs[2], tfx_scope_find(&f->t, "a/b/"));
+}
+
 static void empty_graph_tree(void **state) {
   fx *f = *state;
   build(f, NULL, 0);
@@ -363,9 +466,50 @@ static void wide_and_deep(void **state) {
 }
 
 
+/* The name map (tfx_scope_find): every scope of a tree of 1 + 3 * 700 + 1 scopes is found by
+ * its full name, at load <= 3/4 (an absent name then always ends at a free slot); names that
+ * are not scopes (no trailing '/', a node's name with one, an extension or a prefix of a
+ * scope's name, "", names differing in one byte) are not found. */
+static void name_map_finds_every_scope(void **state) {
+  fx *f = *state;
+  enum { K = 700 };
+  Tensorflow__GraphDef *gd = tg_graph(&f->a, NULL, 0);
+  gd->node = tg_must(tfx_arena_calloc(&f->a, 2 * K, sizeof *gd->node));
+  char buf[96];
+  for (int i = 0; i < K; i++) {
+    snprintf(buf, sizeof buf, "m/s%d/t%d/u/op|Add", i, i % 7);
+    gd->node[2 * i] = tg_node(&f->a, buf);
+    snprintf(buf, sizeof buf, "m/s%d/v|Mul", i);
+    gd->node[2 * i + 1] = tg_node(&f->a, buf);
+  }
+  gd->n_node = 2 * K;
+  assert_int_equal(tfx_module_build(&f->m, gd, "m.pb", &f->d), 0);
+  assert_int_equal(tfx_scope_tree_build(&f->t, &f->m.main, &f->d), 0);
+  assert_int_equal(f->t.n_scopes, 1 + 1 + 3 * K);
+  assert_true((uint64_t)f->t.name_cap * 3 >= (uint64_t)f->t.n_scopes * 4);
+  for (uint32_t i = 0; i < f->t.n_scopes; i++)
+    assert_int_equal(tfx_scope_find(&f->t, f->t.scopes[i].name), i);
+  const char *absent[] = {"", "m", "m/s1", "m/s1/v/", "m/s1/t1/u/op/", "m/s1/t1/u/x/",
+                          "m/s1/t1/", "m/s1/t2", "/m/", "m/s700/", "x/m/s1/", "roo", "root/"};
+  for (size_t i = 0; i < TG_N(absent); i++) {
+    uint32_t id = tfx_scope_find(&f->t, absent[i]);
+    if (i == 6) /* m/s1/t1/ exists: the control */
+      assert_int_not_equal(id, TFX_NO_ID);
+    else if (id != TFX_NO_ID)
+      fail_msg("'%s' found as scope %u", absent[i], id);
+  }
+  for (int i = 0; i < K; i++) { /* one byte changed at the end of every scope name */
+    snprintf(buf, sizeof buf, "m/s%d/t%d/v/", i, i % 7);
+    assert_int_equal(tfx_scope_find(&f->t, buf), TFX_NO_ID);
+  }
+  assert_int_equal(tfx_scope_find(&f->t, NULL), TFX_NO_ID);
+}
+
+
 static void oom_every_allocation(void **state) {
   fx *f = *state;
-  const char *g[] = {"a/b/c|Add", "a/d|Mul", "x|Const", "a/b/e/f|Neg", "z/y|Neg"};
+  /* "q//r/s": a full name built from its parent's (the empty piece), in scratch memory */
+  const char *g[] = {"a/b/c|Add", "a/d|Mul", "x|Const", "a/b/e/f|Neg", "z/y|Neg", "q//r/s|Neg"};
   Tensorflow__GraphDef *gd = tg_graph(&f->a, g, TG_N(g));
   assert_int_equal(tfx_module_build(&f->m, gd, "m.pb", &f->d), 0);
   int ok = 0;
@@ -377,7 +521,8 @@ static void oom_every_allocation(void **state) {
     tfx_alloc_fail_at(0);
     if (hits == 0) {
       assert_int_equal(rc, 0);
-      assert_int_equal(f->t.n_scopes, 5);
+      assert_int_equal(f->t.n_scopes, 7);
+      assert_int_equal(f->t.node_scope[5], tfx_scope_find(&f->t, "q/r/"));
       ok = 1;
     } else {
       assert_int_equal(rc, TFX_E_NOMEM); /* out of memory, not a malformed graph */
@@ -416,6 +561,9 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(odd_name_in_shared_prefix, setup, teardown),
       cmocka_unit_test_setup_teardown(empty_graph_tree, setup, teardown),
       cmocka_unit_test_setup_teardown(wide_and_deep, setup, teardown),
+      cmocka_unit_test_setup_teardown(name_map_finds_every_scope, setup, teardown),
+      cmocka_unit_test_setup_teardown(lookahead_and_growth, setup, teardown),
+      cmocka_unit_test_setup_teardown(many_nodes_few_scopes, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
