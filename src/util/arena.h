@@ -110,8 +110,9 @@ size_t tfx_arena_sweep_release(tfx_arena_sweep *s);
  * peak; tfx_pages_trim gives its pages back (before a phase whose memory does not come from
  * the pool, and at the end of a conversion).
  * tfx_pages_alloc: n bytes, 16-byte aligned (page-aligned from TFX_PAGES_MIN up), zeroed if
- * asked; NULL on failure (a counted allocation for fault injection). tfx_pages_free: the same n
- * as allocated; a pooled block may also be given back in page-aligned parts. */
+ * asked; NULL on failure (a counted allocation for fault injection). tfx_pages_free: the same
+ * pointer and n as allocated (in AddressSanitizer builds a pooled block is poisoned, and a
+ * block in use is a LeakSanitizer root region). */
 #define TFX_PAGES_MIN ((size_t)128 * 1024)
 void *tfx_pages_alloc(size_t n, int zeroed);
 void tfx_pages_free(void *p, size_t n);
