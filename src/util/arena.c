@@ -1,5 +1,7 @@
 /* Arena allocator (see arena.h). Chunks grow geometrically; big requests get their own chunk.
- * Sweeps give back the whole pages of old chunks that nothing reachable touches. */
+ * Chunks of 128 KiB and more (and tfx_pages_alloc's blocks) come from the per-thread page pool
+ * and go back to it. Sweeps give back the whole pages of old chunks that nothing reachable
+ * touches. */
 #define _GNU_SOURCE /* madvise, MADV_DONTNEED (Linux, the BSDs; without it the pages stay);
                      * mremap (Linux; without it the pool gathers no runs) */
 #include "util/arena.h"

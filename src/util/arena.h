@@ -1,7 +1,9 @@
 /* Arena allocator: one per model and one per rule compile.
  * Stage: shared utility. Memory is released all at once by tfx_arena_free; individual
  * frees are no-ops, but whole pages nothing reads any more can be given back to the system
- * early (sweeps, tfx_arena_give_back: the chunks stay allocated). tfx_arena_pb() adapts an
+ * early (sweeps, tfx_arena_give_back: the chunks stay allocated). Big chunks come from a
+ * per-thread page pool that keeps freed pages for the next big block (tfx_pages_*, below).
+ * tfx_arena_pb() adapts an
  * arena to protobuf-c's allocator interface so protobuf_c_message_unpack allocates into it.
  * Allocation failure returns NULL (never aborts). */
 #ifndef TFX_UTIL_ARENA_H
