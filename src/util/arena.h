@@ -3,8 +3,8 @@
  * frees are no-ops, but whole pages nothing reads any more can be given back to the system
  * early (sweeps, tfx_arena_give_back: the chunks stay allocated). Big chunks come from a
  * per-thread page pool that keeps freed pages for the next big block (tfx_pages_*, below).
- * tfx_arena_pb() adapts an
- * arena to protobuf-c's allocator interface so protobuf_c_message_unpack allocates into it.
+ * tfx_arena_pb() adapts an arena to protobuf-c's allocator interface so
+ * protobuf_c_message_unpack allocates into it.
  * Allocation failure returns NULL (never aborts). */
 #ifndef TFX_UTIL_ARENA_H
 #define TFX_UTIL_ARENA_H
