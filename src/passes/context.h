@@ -210,7 +210,9 @@ int tfx_module_diff(const tfx_module *a, const tfx_module *b, char *why, size_t 
  * pass edited the GraphDef (graph_edits; an unedited tree is all live). So nothing
  * but the tree and ctx->prune may point into the model's arena from lowering on (the index
  * and the mapping point at live nodes only; the reports own copies). What lowering and the
- * emitters read stays. Sets and returns ctx->released (0 when out of memory: nothing is
+ * emitters read stays. The thread's page pool (util/arena.h: the big blocks earlier passes
+ * freed) is emptied, with the pages of the index's and the mapping's newest arena chunks that
+ * no allocation reached. Sets and returns ctx->released (0 when out of memory: nothing is
  * given back). */
 size_t tfx_ctx_release_unused(tfx_ctx *ctx);
 

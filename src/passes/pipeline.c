@@ -236,6 +236,9 @@ static int run_passes(tfx_pipeline *p, tfx_ctx *ctx, tfx_pass_group last_group);
 
 tfx_status tfx_pipeline_run(tfx_pipeline *p, tfx_ctx *ctx, tfx_pass_group last_group) {
   int rc = run_passes(p, ctx, last_group);
+  /* the pages the passes freed that this thread's pool kept (util/arena.h) go back: a library
+   * thread keeps none after a run, whichever pass it stopped at */
+  tfx_pages_trim();
   if (p->progress) { /* the run is over: the hook may clear its line */
     unsigned pos = 0;
     for (size_t i = 0; i < p->n; i++) pos += p->passes[i].ran != 0;

@@ -1,8 +1,12 @@
 /* Arena allocator (see arena.h). Chunks grow geometrically; big requests get their own chunk.
- * Sweeps give back the whole pages of old chunks that nothing reachable touches. */
-#define _DEFAULT_SOURCE /* madvise, MADV_DONTNEED (Linux, the BSDs); without it the pages stay */
+ * Chunks of 128 KiB and more (and tfx_pages_alloc's blocks) come from the per-thread page pool
+ * and go back to it. Sweeps give back the whole pages of old chunks that nothing reachable
+ * touches. */
+#define _GNU_SOURCE /* madvise, MADV_DONTNEED (Linux, the BSDs; without it the pages stay);
+                     * mremap (Linux; without it the pool gathers no runs) */
 #include "util/arena.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,9 +82,234 @@ enum { fail_arena = 0 };
 #endif
 #define SITE __builtin_return_address(0)
 
-/* The chunk allocations of an arena count as allocations of the arena call's site. */
+/* ---------------------------------------------------------------- the page pool
+ * Blocks of TFX_PAGES_MIN bytes and more are whole pages from mmap. When one is freed its pages
+ * stay with the process, in this thread's pool (address-ordered page runs, neighbours merged),
+ * and the next big block is cut from the smallest run it fits in (best fit) before any new
+ * pages are mapped: the kernel neither unmaps them nor faults in and zeroes fresh ones. A block
+ * that fits no run is mapped fresh. tfx_pages_trim unmaps what the pool holds. */
+#if defined(MAP_ANONYMOUS) && !defined(TFX_PAGES_NO_POOL)
+#define TFX_PAGES_POOL 1
+#ifdef TFX_ARENA_ASAN
+#include <sanitizer/lsan_interface.h>
+#endif
+
+typedef struct pool_run {
+  uintptr_t start;
+  size_t len;
+} pool_run;
+
+static _Thread_local pool_run *pool_runs; /* sorted by start, none adjacent to the next */
+static _Thread_local size_t pool_n, pool_cap;
+static _Thread_local tfx_pages_stats pool_stats;
+
+static size_t page_size(void) {
+  static _Thread_local size_t page;
+  if (!page) {
+    long pg = sysconf(_SC_PAGESIZE);
+    page = pg > 0 && ((size_t)pg & ((size_t)pg - 1)) == 0 ? (size_t)pg : 4096;
+  }
+  return page;
+}
+
+static size_t page_round(size_t n) {
+  size_t page = page_size();
+  return n > SIZE_MAX - page ? 0 : (n + page - 1) & ~(page - 1);
+}
+
+/* The block [p, p + n) goes to a caller (LeakSanitizer scans it: arena memory holds pointers
+ * to malloc'ed blocks) or comes back (poisoned in the pool, so a use after free is reported). */
+static void pages_out(void *p, size_t n) {
+#ifdef TFX_ARENA_ASAN
+  ASAN_UNPOISON_MEMORY_REGION(p, n);
+  __lsan_register_root_region(p, n);
+#else
+  (void)p;
+  (void)n;
+#endif
+}
+
+static void pages_in(void *p, size_t n) {
+#ifdef TFX_ARENA_ASAN
+  __lsan_unregister_root_region(p, n);
+  ASAN_POISON_MEMORY_REGION(p, n);
+#else
+  (void)p;
+  (void)n;
+#endif
+}
+
+/* Takes len bytes from the start of run i. */
+static void run_take(size_t i, size_t len) {
+  pool_run *r = &pool_runs[i];
+  r->start += len;
+  r->len -= len;
+  if (!r->len) {
+    memmove(r, r + 1, (pool_n - i - 1) * sizeof *r);
+    pool_n--;
+  }
+  pool_stats.pooled -= len;
+  pool_stats.reused += len;
+}
+
+#ifdef MREMAP_FIXED
+/* Moves the pages [src, src + len) to dst (mremap: the page tables move, the pages stay
+ * resident; dst's old mapping goes). A run may span several kernel mappings, which one mremap
+ * cannot move: then halves, in order. Returns the bytes moved, a prefix of len. */
+static size_t move_pages(uintptr_t src, size_t len, uintptr_t dst) {
+#ifdef TFX_ARENA_ASAN
+  ASAN_UNPOISON_MEMORY_REGION((void *)src, len); /* the shadow stays with the address */
+#endif
+  if (mremap((void *)src, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)dst) != MAP_FAILED) return len;
+  size_t page = page_size();
+  if (errno != EFAULT || len <= page) return 0;
+  size_t half = len / 2 & ~(page - 1);
+  size_t done = move_pages(src, half, dst);
+  return done < half ? done : half + move_pages(src + half, len - half, dst + half);
+}
+#endif
+
+static void *pages_get(size_t n, int zeroed) {
+  n = page_round(n);
+  if (!n) return NULL;
+  size_t best = pool_n;
+  for (size_t i = 0; i < pool_n; i++)
+    if (pool_runs[i].len >= n && (best == pool_n || pool_runs[i].len < pool_runs[best].len)) best = i;
+  if (best < pool_n) {
+    void *p = (void *)pool_runs[best].start;
+    run_take(best, n);
+    pages_out(p, n);
+    if (zeroed) memset(p, 0, n);
+    return p;
+  }
+  void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return NULL;
+  size_t have = 0;
+#ifdef MREMAP_FIXED
+  /* No run is big enough: the block's front is gathered from the runs, largest first, by
+   * moving their pages under it; only the rest is fresh memory. */
+  while (have < n && pool_n) {
+    size_t big = 0;
+    for (size_t i = 1; i < pool_n; i++)
+      if (pool_runs[i].len > pool_runs[big].len) big = i;
+    size_t want = pool_runs[big].len < n - have ? pool_runs[big].len : n - have;
+    size_t moved = move_pages(pool_runs[big].start, want, (uintptr_t)p + have);
+    if (moved) run_take(big, moved);
+    have += moved;
+    if (moved < want) break;
+  }
+#endif
+  pool_stats.mapped += n - have;
+  pages_out(p, n);
+  if (zeroed && have) memset(p, 0, have); /* the fresh rest reads as zeros */
+  return p;
+}
+
+static void pages_put(void *p, size_t n) {
+  n = page_round(n);
+  if (!p || !n) return;
+  uintptr_t s = (uintptr_t)p, e = s + n;
+  size_t l = 0, r = pool_n; /* first run starting after p */
+  while (l < r) {
+    size_t mid = l + (r - l) / 2;
+    if (pool_runs[mid].start < s) l = mid + 1;
+    else r = mid;
+  }
+  int left = l > 0 && pool_runs[l - 1].start + pool_runs[l - 1].len == s;
+  int right = l < pool_n && pool_runs[l].start == e;
+  if (!left && !right && pool_n == pool_cap) {
+    size_t cap = pool_cap ? pool_cap * 2 : 64;
+    pool_run *v = realloc(pool_runs, cap * sizeof *v); /* not counted: nothing fails if it does */
+    if (!v) { /* no room to note it: the pages go back to the system */
+#ifdef TFX_ARENA_ASAN
+      __lsan_unregister_root_region(p, n);
+#endif
+      munmap(p, n);
+      return;
+    }
+    pool_runs = v;
+    pool_cap = cap;
+  }
+  pages_in(p, n);
+  pool_stats.pooled += n;
+  if (left && right) {
+    pool_runs[l - 1].len += n + pool_runs[l].len;
+    memmove(&pool_runs[l], &pool_runs[l + 1], (pool_n - l - 1) * sizeof *pool_runs);
+    pool_n--;
+  } else if (left) {
+    pool_runs[l - 1].len += n;
+  } else if (right) {
+    pool_runs[l].start = s;
+    pool_runs[l].len += n;
+  } else {
+    memmove(&pool_runs[l + 1], &pool_runs[l], (pool_n - l) * sizeof *pool_runs);
+    pool_runs[l] = (pool_run){s, n};
+    pool_n++;
+  }
+}
+
+size_t tfx_pages_trim(void) {
+  size_t bytes = 0;
+  for (size_t i = 0; i < pool_n; i++) {
+#ifdef TFX_ARENA_ASAN
+    ASAN_UNPOISON_MEMORY_REGION((void *)pool_runs[i].start, pool_runs[i].len);
+#endif
+    munmap((void *)pool_runs[i].start, pool_runs[i].len);
+    bytes += pool_runs[i].len;
+  }
+  free(pool_runs);
+  pool_runs = NULL;
+  pool_n = pool_cap = 0;
+  pool_stats.pooled = 0;
+  pool_stats.trimmed += bytes;
+  return bytes;
+}
+#else
+/* No anonymous mappings: big blocks are malloc's, nothing is pooled. */
+static void *pages_get(size_t n, int zeroed) { return zeroed ? calloc(1, n) : malloc(n); }
+static void pages_put(void *p, size_t n) {
+  (void)n;
+  free(p);
+}
+static _Thread_local tfx_pages_stats pool_stats;
+size_t tfx_pages_trim(void) { return 0; }
+#endif
+
+tfx_pages_stats tfx_pages_get_stats(void) { return pool_stats; }
+
+void *tfx_pages_alloc(size_t n, int zeroed) {
+  if (should_fail_at(SITE)) return NULL;
+  if (n < TFX_PAGES_MIN) return zeroed ? calloc(1, n ? n : 1) : malloc(n ? n : 1);
+  return pages_get(n, zeroed);
+}
+
+void tfx_pages_free(void *p, size_t n) {
+  if (!p) return;
+  if (n < TFX_PAGES_MIN) free(p);
+  else pages_put(p, n);
+}
+
+/* The chunk allocations of an arena count as allocations of the arena call's site. Chunks of
+ * TFX_PAGES_MIN bytes and more come from the page pool. */
 static void *chunk_malloc(size_t n, const void *site) {
-  return !fail_arena && should_fail_at(site) ? NULL : malloc(n);
+  if (!fail_arena && should_fail_at(site)) return NULL;
+  return n < TFX_PAGES_MIN ? malloc(n) : pages_get(n, 0);
+}
+
+/* A chunk's size: page-rounded when it comes from the pool (its payload gets the rest of the
+ * last page); 0 on overflow. */
+static size_t chunk_bytes(size_t n) {
+#ifdef TFX_PAGES_POOL
+  return n < TFX_PAGES_MIN ? n : page_round(n);
+#else
+  return n;
+#endif
+}
+
+static void chunk_free(tfx_arena_chunk *c) {
+  size_t n = sizeof *c + c->cap;
+  if (n < TFX_PAGES_MIN) free(c);
+  else pages_put(c, n);
 }
 
 void *tfx_malloc(size_t n) { return should_fail_at(SITE) ? NULL : malloc(n ? n : 1); }
@@ -105,7 +334,7 @@ void tfx_arena_free(tfx_arena *a) {
   tfx_arena_chunk *c = a->head;
   while (c) {
     tfx_arena_chunk *n = c->next;
-    free(c);
+    chunk_free(c);
     c = n;
   }
   tfx_arena_init(a);
@@ -125,11 +354,15 @@ static void *arena_alloc_at(tfx_arena *a, size_t n, const void *site) {
     size_t cap = a->head ? a->cap * 2 : ARENA_MIN_CHUNK;
     if (cap > (size_t)16 << 20) cap = (size_t)16 << 20;
     if (cap < n) cap = n;
-    tfx_arena_chunk *c = chunk_malloc(sizeof *c + cap, site);
+    int own = a->head && cap == n && a->cap - a->used > 4096;
+    size_t bytes = chunk_bytes(sizeof(tfx_arena_chunk) + cap);
+    if (!bytes) return NULL;
+    cap = bytes - sizeof(tfx_arena_chunk);
+    tfx_arena_chunk *c = chunk_malloc(bytes, site);
     if (!c) return NULL;
     c->cap = cap;
     c->serial = ++a->nchunks;
-    if (a->head && cap == n && a->cap - a->used > 4096) {
+    if (own) {
       /* A big request: keep the current chunk as head so its free space is not wasted. */
       c->next = a->head->next;
       a->head->next = c;
@@ -178,7 +411,7 @@ void tfx_arena_reset(tfx_arena *a) {
   tfx_arena_chunk *c = a->head->next;
   while (c) {
     tfx_arena_chunk *n = c->next;
-    free(c);
+    chunk_free(c);
     c = n;
   }
   a->head->next = NULL;
@@ -285,6 +518,18 @@ void tfx_arena_give_back(tfx_arena *a, void *p, size_t n) {
   if (!p || end <= start) return;
   give_back((void *)start, end - start);
   a->released += end - start;
+}
+
+size_t tfx_arena_trim_head(tfx_arena *a) {
+  if (!a->head) return 0;
+  size_t page = page_size();
+  uintptr_t b = (uintptr_t)(a->head + 1);
+  uintptr_t start = (b + a->used + page - 1) & ~(uintptr_t)(page - 1), end = (b + a->cap) & ~(uintptr_t)(page - 1);
+  if (end <= start) return 0;
+#if defined(MADV_DONTNEED)
+  (void)madvise((void *)start, end - start, MADV_DONTNEED); /* they read as zeros until written */
+#endif
+  return end - start;
 }
 
 size_t tfx_arena_sweep_release(tfx_arena_sweep *s) {

@@ -1,8 +1,10 @@
 /* Arena allocator: one per model and one per rule compile.
  * Stage: shared utility. Memory is released all at once by tfx_arena_free; individual
  * frees are no-ops, but whole pages nothing reads any more can be given back to the system
- * early (sweeps, tfx_arena_give_back: the chunks stay allocated). tfx_arena_pb() adapts an
- * arena to protobuf-c's allocator interface so protobuf_c_message_unpack allocates into it.
+ * early (sweeps, tfx_arena_give_back: the chunks stay allocated). Big chunks come from a
+ * per-thread page pool that keeps freed pages for the next big block (tfx_pages_*, below).
+ * tfx_arena_pb() adapts an arena to protobuf-c's allocator interface so
+ * protobuf_c_message_unpack allocates into it.
  * Allocation failure returns NULL (never aborts). */
 #ifndef TFX_UTIL_ARENA_H
 #define TFX_UTIL_ARENA_H
@@ -92,9 +94,38 @@ static inline void tfx_arena_sweep_keep(tfx_arena_sweep *s, const void *p, size_
 /* Gives back the whole pages inside [p, p + n), an allocation of a that nothing will read again
  * (a block protobuf-c frees into the arena); adds them to a->released. */
 void tfx_arena_give_back(tfx_arena *a, void *p, size_t n);
+/* Gives back the whole pages of a's newest chunk that no allocation has reached yet (they
+ * read as zeros when later allocations reach them): a chunk cut from the page pool may hold
+ * pages its earlier owner wrote, resident although this arena never used them. Returns their
+ * bytes. */
+size_t tfx_arena_trim_head(tfx_arena *a);
 /* Gives back the pages no kept range touched, ends the sweep (frees its tables) and returns
  * the bytes given back (added to the arena's `released`). */
 size_t tfx_arena_sweep_release(tfx_arena_sweep *s);
+
+/* The page pool: blocks of TFX_PAGES_MIN bytes and more (arena chunks, big hash tables) are
+ * whole pages mapped from the system, and when freed their pages stay in a pool of this thread
+ * from which the next big block is cut (best fit; runs of adjacent pages merge) before any
+ * new pages are mapped. The pages a pass frees are then not unmapped and faulted in (and
+ * zeroed by the kernel) again by the next pass. Smaller blocks are malloc's. The pool holds
+ * only what was in use before, so with the blocks reused it adds nothing to the process's
+ * peak; tfx_pages_trim gives its pages back (before lowering, whose memory does not come
+ * from the pool; at the end of every pipeline run; when a conversion's context is freed).
+ * tfx_pages_alloc: n bytes, 16-byte aligned (page-aligned from TFX_PAGES_MIN up), zeroed if
+ * asked; NULL on failure (a counted allocation for fault injection). tfx_pages_free: the same
+ * pointer and n as allocated (in AddressSanitizer builds a pooled block is poisoned, and a
+ * block in use is a LeakSanitizer root region). */
+#define TFX_PAGES_MIN ((size_t)128 * 1024)
+void *tfx_pages_alloc(size_t n, int zeroed);
+void tfx_pages_free(void *p, size_t n);
+size_t tfx_pages_trim(void); /* unmaps this thread's pooled pages; returns their bytes */
+typedef struct tfx_pages_stats {
+  size_t pooled;   /* bytes in the pool now */
+  size_t mapped;   /* bytes mapped fresh so far */
+  size_t reused;   /* bytes handed out again from the pool so far */
+  size_t trimmed;  /* bytes tfx_pages_trim gave back so far */
+} tfx_pages_stats;
+tfx_pages_stats tfx_pages_get_stats(void); /* this thread's */
 
 /* Test hook (fault injection): when > 0, the Nth allocation from now on fails (all arenas and
  * tfx_xmalloc). 0 disables. Returns nothing; read tfx_alloc_failures() to see hits.

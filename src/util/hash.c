@@ -1,6 +1,8 @@
-/* Hash map and interner (see hash.h). Word-at-a-time hashing; linear probing; load factor <= 1/2. */
+/* Hash map and interner (see hash.h). Word-at-a-time hashing; linear probing; load factor <= 1/2.
+ * A map's slot table comes from tfx_pages_alloc (a big one from the page pool, util/arena.h). */
 #include "util/hash.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,10 +44,14 @@ uint32_t tfx_hash_bytes(const void *p, size_t n) {
 }
 
 void tfx_hmap_init(tfx_hmap *m) { memset(m, 0, sizeof *m); }
-void tfx_hmap_free(tfx_hmap *m) { free(m->slots); tfx_hmap_init(m); }
+void tfx_hmap_free(tfx_hmap *m) {
+  tfx_pages_free(m->slots, m->cap * sizeof *m->slots);
+  tfx_hmap_init(m);
+}
 
 static int grow(tfx_hmap *m, size_t cap) {
-  tfx_hmap_slot *s = tfx_calloc(cap, sizeof *s);
+  if (cap > SIZE_MAX / sizeof(tfx_hmap_slot)) return -1;
+  tfx_hmap_slot *s = tfx_pages_alloc(cap * sizeof *s, 1);
   if (!s) return -1;
   for (size_t i = 0; i < m->cap; i++) {
     tfx_hmap_slot *o = &m->slots[i];
@@ -54,7 +60,7 @@ static int grow(tfx_hmap *m, size_t cap) {
     while (s[j].key) j = (j + 1) & (cap - 1);
     s[j] = *o;
   }
-  free(m->slots);
+  tfx_pages_free(m->slots, m->cap * sizeof *m->slots);
   m->slots = s;
   m->cap = cap;
   return 0;

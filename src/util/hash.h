@@ -20,7 +20,7 @@ typedef struct tfx_hmap_slot {
 } tfx_hmap_slot;
 
 typedef struct tfx_hmap {
-  tfx_hmap_slot *slots; /* malloc'ed */
+  tfx_hmap_slot *slots; /* tfx_pages_alloc'ed (util/arena.h), cap slots */
   size_t cap;           /* power of two */
   size_t n;
 } tfx_hmap;

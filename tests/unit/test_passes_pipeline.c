@@ -417,6 +417,28 @@ static void test_release_before_lowering(void **state) {
   assert_int_equal(f->ctx.scopes_stale, 1);
 }
 
+/* A pass that frees a big block: its pages go to this thread's page pool (util/arena.h). */
+static tfx_status pool_pass(tfx_ctx *ctx, void *user) {
+  (void)ctx;
+  size_t *pooled = user;
+  void *blk = tfx_pages_alloc((size_t)1 << 20, 0);
+  if (!blk) return TFX_E_NOMEM;
+  tfx_pages_free(blk, (size_t)1 << 20);
+  *pooled = tfx_pages_get_stats().pooled;
+  return 0;
+}
+
+/* A run leaves nothing in this thread's page pool, whichever pass it stops at (lowering's
+ * tfx_ctx_release_unused empties it too, but a run may stop before). */
+static void test_run_empties_page_pool(void **state) {
+  fixture *f = *state;
+  size_t pooled = 0;
+  assert_int_equal(tfx_pipeline_register(&f->p, TFX_GROUP_PRUNE, 0, "pool", pool_pass, &pooled, 0), 0);
+  assert_int_equal(tfx_pipeline_run(&f->p, &f->ctx, TFX_GROUP_OP_MAPPING), 0);
+  assert_true(pooled >= (size_t)1 << 20); /* the pool had it during the run */
+  assert_int_equal(tfx_pages_get_stats().pooled, 0);
+}
+
 /* The option no_report: before op mapping the dataflow report goes, before lowering the
  * fusion report and the main graph's name map (and the --out-nodes reach lowering as ids,
  * looked up before); without it, or with --check, they stay. The lowered models are the same. */
@@ -580,6 +602,7 @@ int main(int argc, char **argv) {
     cmocka_unit_test_setup_teardown(test_dump_without_model_warns, setup, teardown),
     cmocka_unit_test_setup_teardown(test_builtin, setup, teardown),
     cmocka_unit_test_setup_teardown(test_release_before_lowering, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_run_empties_page_pool, setup, teardown),
     cmocka_unit_test_setup_teardown(test_no_report_release, setup, teardown),
     cmocka_unit_test(test_group_names),
     cmocka_unit_test(test_closest),

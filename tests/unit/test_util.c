@@ -108,6 +108,124 @@ static void arena_sweep_gives_back_unkept_pages(void **state) {
   assert_int_equal(a.released, 0);
 }
 
+/* The page pool: a freed big block's pages are handed out again (best fit; runs of adjacent
+ * pages merge; a block no run fits is gathered from several runs by moving their pages), zeroed
+ * when asked; tfx_pages_trim empties it. Small blocks are malloc's and never pooled. */
+static void page_pool_reuses_freed_pages(void **state) {
+  (void)state;
+  const size_t MB = (size_t)1 << 20;
+  tfx_pages_trim();
+  tfx_pages_stats st0 = tfx_pages_get_stats();
+  assert_int_equal(st0.pooled, 0);
+  /* an arena's big chunk goes to the pool when the arena is freed, and the next arena's big
+   * chunk is cut from it */
+  tfx_arena a;
+  tfx_arena_init(&a);
+  unsigned char *big = tfx_arena_alloc(&a, 2 * MB);
+  assert_non_null(big);
+  memset(big, 0xab, 2 * MB);
+  tfx_arena_free(&a);
+  tfx_pages_stats st1 = tfx_pages_get_stats();
+  assert_true(st1.pooled >= 2 * MB);
+  tfx_arena_init(&a);
+  unsigned char *again = tfx_arena_alloc(&a, MB);
+  tfx_pages_stats st2 = tfx_pages_get_stats();
+  assert_int_equal(st2.mapped, st1.mapped); /* nothing mapped fresh */
+  assert_true(st2.reused >= st1.reused + MB);
+  assert_true(again >= big - 4096 && again < big + 2 * MB); /* the same pages */
+  /* zeroed from the pool: zeros, though the pages held 0xab */
+  unsigned char *z = tfx_pages_alloc(MB / 2, 1);
+  assert_non_null(z);
+  for (size_t i = 0; i < MB / 2; i += 97) assert_int_equal(z[i], 0);
+  assert_int_equal(z[MB / 2 - 1], 0);
+  tfx_pages_free(z, MB / 2);
+  tfx_arena_free(&a);
+  tfx_pages_trim();
+  assert_int_equal(tfx_pages_get_stats().pooled, 0);
+  /* two blocks cut from one run merge again when both are back: the whole comes back */
+  unsigned char *w = tfx_pages_alloc(2 * MB, 0);
+  assert_non_null(w);
+  tfx_pages_free(w, 2 * MB);
+  unsigned char *h1 = tfx_pages_alloc(MB, 0), *h2 = tfx_pages_alloc(MB, 0);
+  assert_ptr_equal(h1, w); /* cut from the run's start */
+  assert_ptr_equal(h2, w + MB);
+  memset(h1, 1, MB);
+  memset(h2, 1, MB);
+  tfx_pages_free(h2, MB);
+  tfx_pages_free(h1, MB);
+  assert_int_equal(tfx_pages_get_stats().pooled, 2 * MB);
+  unsigned char *w2 = tfx_pages_alloc(2 * MB, 0);
+  assert_ptr_equal(w2, w);
+  assert_int_equal(tfx_pages_get_stats().pooled, 0);
+  tfx_pages_free(w2, 2 * MB);
+  tfx_pages_trim();
+  /* two runs apart (the block between them stays in use), neither big enough for a 2 MiB
+   * block: it is gathered from both, their pages moved with their contents */
+  unsigned char *b1 = tfx_pages_alloc(MB, 0), *b2 = tfx_pages_alloc(MB, 0), *b3 = tfx_pages_alloc(MB, 0);
+  assert_true(b1 && b2 && b3);
+  memset(b1, 0x11, MB);
+  memset(b2, 0x22, MB);
+  memset(b3, 0x33, MB);
+  tfx_pages_free(b1, MB);
+  tfx_pages_free(b3, MB);
+  tfx_pages_stats st3 = tfx_pages_get_stats();
+  assert_int_equal(st3.pooled, 2 * MB);
+  unsigned char *g = tfx_pages_alloc(2 * MB, 0);
+  assert_non_null(g);
+  tfx_pages_stats st4 = tfx_pages_get_stats();
+  assert_int_equal(st4.pooled, 0);
+  assert_int_equal(st4.mapped, st3.mapped);
+  if (b1 + MB == b3 || b3 + MB == b1) { /* adjacent after all: one run, cut whole */
+    assert_ptr_equal(g, b1 < b3 ? b1 : b3);
+  } else { /* each half is one of the two moved blocks */
+    assert_true((g[0] == 0x11 && g[MB] == 0x33) || (g[0] == 0x33 && g[MB] == 0x11));
+    assert_int_equal(g[MB - 1], g[0]);
+    assert_int_equal(g[2 * MB - 1], g[MB]);
+  }
+  for (size_t i = 0; i < MB; i += 4096) assert_int_equal(b2[i], 0x22); /* untouched */
+  memset(g, 0, 2 * MB); /* writable */
+  tfx_pages_free(g, 2 * MB);
+  tfx_pages_free(b2, MB);
+  /* zeroed and gathered: zeros */
+  unsigned char *gz = tfx_pages_alloc(3 * MB, 1);
+  assert_non_null(gz);
+  for (size_t i = 0; i < 3 * MB; i += 1021) assert_int_equal(gz[i], 0);
+  tfx_pages_free(gz, 3 * MB);
+  /* small blocks are malloc's: not pooled */
+  size_t pooled = tfx_pages_get_stats().pooled;
+  void *small = tfx_pages_alloc(100, 1);
+  assert_non_null(small);
+  tfx_pages_free(small, 100);
+  assert_int_equal(tfx_pages_get_stats().pooled, pooled);
+  size_t trimmed = tfx_pages_get_stats().trimmed;
+  assert_int_equal(tfx_pages_trim(), pooled);
+  assert_int_equal(tfx_pages_get_stats().trimmed, trimmed + pooled);
+  assert_int_equal(tfx_pages_get_stats().pooled, 0);
+}
+
+/* tfx_arena_trim_head gives back the newest chunk's whole pages no allocation reached; later
+ * allocations there read zeros from the first such page on and are writable, earlier ones are
+ * intact. */
+static void arena_trim_head_gives_back_unused_pages(void **state) {
+  (void)state;
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  tfx_arena a;
+  tfx_arena_init(&a);
+  assert_int_equal(tfx_arena_trim_head(&a), 0); /* no chunk */
+  unsigned char *first = tfx_arena_alloc(&a, 1000);
+  memset(first, 0x77, 1000);
+  size_t got = tfx_arena_trim_head(&a); /* the first chunk: 64 KiB, 1000 bytes used */
+  assert_true(got >= ((size_t)64 << 10) - 3 * page);
+  assert_int_equal(got % page, 0);
+  unsigned char *next = tfx_arena_alloc(&a, 20000);
+  assert_non_null(next);
+  uintptr_t from = ((uintptr_t)next + page - 1) & ~(uintptr_t)(page - 1); /* whole pages only */
+  for (size_t i = from - (uintptr_t)next; i < 20000; i++) assert_int_equal(next[i], 0);
+  memset(next, 0x66, 20000);
+  for (int i = 0; i < 1000; i++) assert_int_equal(first[i], 0x77);
+  tfx_arena_free(&a);
+}
+
 static void hmap_put_get_grow(void **state) {
   (void)state;
   tfx_hmap m;
@@ -299,6 +417,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(arena_alignment_and_big_blocks),
       cmocka_unit_test(arena_as_protobuf_allocator),
       cmocka_unit_test(arena_sweep_gives_back_unkept_pages),
+      cmocka_unit_test(page_pool_reuses_freed_pages),
+      cmocka_unit_test(arena_trim_head_gives_back_unused_pages),
       cmocka_unit_test(hmap_put_get_grow),
       cmocka_unit_test(intern_dense_ids_in_first_seen_order),
       cmocka_unit_test(strbuf_printf_and_json),
