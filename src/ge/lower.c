@@ -365,11 +365,10 @@ static int names_add(lg *G, uint32_t h, uint32_t slot) {
 }
 
 /* Reserves the name of TF node id for its op (pass 0): slot id, in *out (one probe: the
- * name is looked up and added where the look-up ends). */
-static int reserve_name(lg *G, uint32_t id, uint32_t *out) {
+ * name is looked up and added where the look-up ends). len and h: the name's length and
+ * hash (reserve_names computes them a block ahead). */
+static int reserve_name(lg *G, uint32_t id, size_t len, uint32_t h, uint32_t *out) {
   const char *name = G->nr[id].gname;
-  size_t len = strlen(name);
-  uint32_t h = tfx_hash_bytes(name, len);
   if ((size_t)(G->n_names + 1) * 4 > (size_t)G->cap_names * 3 &&
       names_reserve(G, (size_t)G->n_names + 1))
     return -1;
@@ -386,6 +385,43 @@ static int reserve_name(lg *G, uint32_t id, uint32_t *out) {
   G->names[j] = (uint64_t)h | (uint64_t)(id + 1) << 32;
   G->n_names++;
   *out = id;
+  return 0;
+}
+
+/* Pass 0: the names of the TF nodes that get an op of their own (RULE / AUTO / PASSTHROUGH)
+ * are reserved in node order, slot = id, and their subgraph attrs counted. By blocks of
+ * RESERVE_BLOCK nodes: first each name's length and hash, with the table entry its probe
+ * starts at prefetched, then the probes. The entries are random reads in a table of 8 MiB at
+ * 10^6 nodes: one at a time, each stalled (half of lower_graph's own time at 10^6). 0 or -1
+ * (out of memory). */
+#define RESERVE_BLOCK 32
+static int reserve_names(lg *G) {
+  lw *w = G->w;
+  const tfx_graph *g = G->g;
+  const tfx_mapped_graph *mg = G->mg;
+  uint32_t hs[RESERVE_BLOCK];
+  size_t ls[RESERVE_BLOCK];
+  for (uint32_t base = 0; base < g->n_nodes; base += RESERVE_BLOCK) {
+    uint32_t end = g->n_nodes - base < RESERVE_BLOCK ? g->n_nodes : base + RESERVE_BLOCK;
+    for (uint32_t id = base; id < end; id++) {
+      uint8_t how = mg->ops[id].how;
+      if (how != TFX_MAP_RULE && how != TFX_MAP_AUTO && how != TFX_MAP_PASSTHROUGH) continue;
+      /* streaming, main graph: the TF name itself (borrowed: see tfx_ge_lower) */
+      char *name = w->S && !*G->prefix ? (char *)g->nodes[id].name
+                                       : tfx_lower_cat(w, G->prefix, g->nodes[id].name);
+      if (!name) return -1;
+      G->nr[id].gname = name;
+      ls[id - base] = strlen(name);
+      hs[id - base] = tfx_hash_bytes(name, ls[id - base]);
+      if (G->cap_names) __builtin_prefetch(&G->names[hs[id - base] & (G->cap_names - 1)]);
+    }
+    for (uint32_t id = base; id < end; id++) {
+      if (!G->nr[id].gname) continue; /* (set above for the nodes that reserve) */
+      if (reserve_name(G, id, ls[id - base], hs[id - base], &G->nr[id].slot)) return -1;
+      const char *names[8];
+      G->nr[id].n_sub = (uint8_t)tfx_lower_subgraph_attrs(&mg->ops[id], &g->nodes[id], names, 8);
+    }
+  }
   return 0;
 }
 
@@ -734,12 +770,39 @@ static int split_input(const char *s, size_t *name_len, long long *idx) {
   return 0;
 }
 
+/* The index of the op that input k of node id's own op should name, by the TF graph: the
+ * producer of the TF input its k-th port binds (wire_op adds one input per port, in port
+ * order), when that producer reserved its name in pass 0 and has its op; checked against the
+ * input's name[0..len): TFX_LOWER_NAME_RESERVED when it differs or there is no such producer.
+ * When it is returned it is what op_index finds for that name (a reserved name is in the
+ * table once, under slot id, and slot_op[id] is its op), without the hash and the probe: a
+ * random read in the 8 MiB table per edge at 10^6 nodes, where the producer's record and
+ * name were just read by the wiring. */
+static uint32_t hinted_index(const lg *G, uint32_t id, size_t k, const char *name, size_t len) {
+  const tfx_mapped_op *mop = &G->mg->ops[id];
+  const tfx_node *nd = &G->g->nodes[id];
+  if (k >= mop->n_in || mop->in[k].tf_port < 0 || (uint32_t)mop->in[k].tf_port >= nd->n_data_in)
+    return TFX_LOWER_NAME_RESERVED;
+  const tfx_input *in = &nd->in[mop->in[k].tf_port];
+  if (in->kind != TFX_IN_NODE || in->src >= G->g->n_nodes) return TFX_LOWER_NAME_RESERVED;
+  const nrec *r = &G->nr[in->src];
+  /* gname is set only for nodes that reserved their name (pass 0); slot: where it went */
+  if (!r->gname || r->slot != in->src || strncmp(r->gname, name, len) != 0 || r->gname[len])
+    return TFX_LOWER_NAME_RESERVED;
+  return G->slot_op[in->src];
+}
+
 /* Checks the edges of ops from..to - 1 of the graph (docs/AIR.md §5.3) and marks consumed ops
  * (consumed may be NULL; it has a flag for each of the first from_n ops). An inconsistency is
- * an internal error: reported, never written. */
-static int check_edges(lg *G, size_t from, size_t to, uint8_t *consumed, size_t from_n) {
+ * an internal error: reported, never written. id: the TF node whose one op is op from (to ==
+ * from + 1; its producers are looked for through hinted_index first), or TFX_NO_ID. */
+static int check_edges(lg *G, size_t from, size_t to, uint8_t *consumed, size_t from_n,
+                       uint32_t id) {
   Ge__Proto__GraphDef *gd = G->gd;
   int bad = 0;
+  if (id != TFX_NO_ID && (to != from + 1 || id >= G->g->n_nodes || !G->nr[id].op ||
+                          G->nr[id].op != gd->op[from] || G->nr[id].special))
+    id = TFX_NO_ID;
   for (size_t i = from; i < to; i++) {
     const Ge__Proto__OpDef *op = gd->op[i];
     size_t n_data = 0;
@@ -752,8 +815,10 @@ static int check_edges(lg *G, size_t from, size_t to, uint8_t *consumed, size_t 
       size_t nl;
       long long idx;
       uint32_t si = TFX_LOWER_NAME_RESERVED;
-      int found =
-          split_input(s, &nl, &idx) == 0 && (si = op_index(G, s, nl)) != TFX_LOWER_NAME_RESERVED;
+      int found = split_input(s, &nl, &idx) == 0;
+      if (found && id != TFX_NO_ID) si = hinted_index(G, id, k, s, nl);
+      if (found && si == TFX_LOWER_NAME_RESERVED) si = op_index(G, s, nl);
+      found = found && si != TFX_LOWER_NAME_RESERVED;
       if (!found || idx < -1 || (idx >= 0 && (size_t)idx >= op_n_out(G, si))) {
         GERR(G, "internal error: op '%s' has input '%s', which names no op or output of graph '%s'",
              op->name, s, gd->name);
@@ -987,7 +1052,7 @@ static int wire_stream(lg *G, uint32_t id, ctl *c) {
     G->gd->op[from] = r->op = op;
     w->A = w->AT = &w->scratch;
     rc = tfx_lower_wire_op(G, id, c);
-    if (rc == 0) check_edges(G, from, to, G->consumed, G->n_phase1);
+    if (rc == 0) check_edges(G, from, to, G->consumed, G->n_phase1, id);
     if (rc == 0) rc = stream_one(G, from, NULL);
     G->gd->op[from] = r->op = NULL;
     w->A = w->AT = w->P;
@@ -1031,7 +1096,7 @@ static int wire_stream(lg *G, uint32_t id, ctl *c) {
   }
   w->A = w->AT = &w->scratch;
   rc = r->op ? tfx_lower_wire_op(G, id, c) : tfx_lower_wire_graph_node(G, id, c);
-  if (rc == 0) check_edges(G, from, to, G->consumed, G->n_phase1);
+  if (rc == 0) check_edges(G, from, to, G->consumed, G->n_phase1, r->op ? id : TFX_NO_ID);
   for (size_t i = from; i < to && rc == 0; i++) rc = stream_one(G, i, NULL);
   for (size_t i = from; i < to; i++) *G->gd->op[i] = snap[i - from];
   w->A = w->AT = w->P;
@@ -1045,7 +1110,7 @@ static int fill_deferred(lg *G, uint32_t id) {
   nrec *r = &G->nr[id];
   if (!r->deferred) return 0;
   size_t from = r->op_end - 1; /* a node with subgraphs has one op (tfx_lower_build_op) */
-  check_edges(G, from, r->op_end, G->consumed, G->n_phase1);
+  check_edges(G, from, r->op_end, G->consumed, G->n_phase1, id);
   int rc = stream_one(G, from, &r->hole);
   tfx_arena_reset(&G->w->scratch);
   return rc;
@@ -1114,18 +1179,7 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
   }
   for (uint32_t id = 0; id < g->n_nodes; id++) G.slot_op[id] = TFX_LOWER_NAME_RESERVED;
   /* pass 0: TF node names are reserved, so generated names never take them */
-  for (uint32_t id = 0; id < g->n_nodes && rc == 0; id++) {
-    uint8_t how = mg->ops[id].how;
-    if (how == TFX_MAP_RULE || how == TFX_MAP_AUTO || how == TFX_MAP_PASSTHROUGH) {
-      /* streaming, main graph: the TF name itself (borrowed: see tfx_ge_lower) */
-      char *name = w->S && !*G.prefix ? (char *)g->nodes[id].name
-                                      : tfx_lower_cat(w, G.prefix, g->nodes[id].name);
-      G.nr[id].gname = name;
-      rc = name ? reserve_name(&G, id, &G.nr[id].slot) : -1;
-      const char *names[8];
-      G.nr[id].n_sub = (uint8_t)tfx_lower_subgraph_attrs(&mg->ops[id], &g->nodes[id], names, 8);
-    }
-  }
+  rc = reserve_names(&G);
   if (rc == 0 && sub) rc = build_args(&G);
   size_t n_pre = gd->n_op; /* a subgraph's Data ops (build_args) */
   /* phase 1: ops, attributes, output descs */
@@ -1207,7 +1261,7 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
       rc = tfx_lower_oom(w);
       goto out;
     }
-    check_edges(&G, 0, n_ops, consumed, n_ops);
+    check_edges(&G, 0, n_ops, consumed, n_ops, TFX_NO_ID);
   }
   const char *no_name = sub ? tfx_lower_cat(w, G.prefix, "NetOutput") : "NetOutput";
   Ge__Proto__OpDef *no =
@@ -1250,7 +1304,7 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
     }
     free(seen);
     /* the NetOutput's own edges */
-    check_edges(&G, n_ops, gd->n_op, NULL, 0);
+    check_edges(&G, n_ops, gd->n_op, NULL, 0, TFX_NO_ID);
   }
   if (rc == 0 && w->S) { /* the NetOutput, last */
     if (gd->n_op != G.n_phase1 + 1)
