@@ -261,6 +261,18 @@ static const char *op_name(const lg *G, size_t i) {
 static const char *op_type(const lg *G, size_t i) {
   return G->gd->op[i] ? G->gd->op[i]->type : G->mg->ops[G->lite[i]].type;
 }
+/* TFX_LOWER_K_* of a type */
+static uint8_t type_kind(const char *t) {
+  if (!t) return 0;
+  if (t[0] == 'D') return strcmp(t, "Data") == 0 ? TFX_LOWER_K_DATA : 0;
+  if (t[0] == 'C')
+    return strcmp(t, "Const") == 0 || strcmp(t, "Constant") == 0 ? TFX_LOWER_K_CONST : 0;
+  return 0;
+}
+/* ... of op i (G->kind for the ops of phase 1) */
+static uint8_t op_kind(const lg *G, size_t i) {
+  return i < G->n_kind ? G->kind[i] : type_kind(op_type(G, i));
+}
 static size_t op_n_out(const lg *G, size_t i) {
   return G->gd->op[i] ? G->gd->op[i]->n_output_desc : G->nr[G->lite[i]].lite_n;
 }
@@ -859,11 +871,9 @@ static int main_outputs(lg *G, Ge__Proto__OpDef *no, const uint8_t *consumed, si
     return 0;
   }
   for (size_t i = 0; i < n_ops; i++) {
-    const char *type = op_type(G, i);
+    if (consumed[i] || op_kind(G, i)) continue; /* (Data, Const, Constant) */
     size_t n_out = op_n_out(G, i);
-    if (consumed[i] || !n_out || tfx_lower_is_type(type, "Data") ||
-        tfx_lower_is_type(type, "Const") || tfx_lower_is_type(type, "Constant"))
-      continue;
+    if (!n_out) continue;
     for (size_t k = 0; k < n_out; k++)
       if (netoutput_input(G, no, tfx_lower_op_get(G, i), (uint32_t)k, -1)) return -1;
   }
@@ -910,13 +920,13 @@ static void plan_air(lg *G) {
     for (uint32_t u = 0; u < nd->n_uses && !used; u++)
       used = g->nodes[nd->uses[u].node].in[nd->uses[u].slot].port >= 0;
     for (size_t i = lo; i < G->nr[id].op_end; i++) {
-      const char *type = op_type(G, i);
-      if (tfx_lower_is_type(type, "Data")) {
+      uint8_t kind = op_kind(G, i);
+      if (kind == TFX_LOWER_K_DATA) {
         fields += edge_field_len(op_name(G, i), 0);
         continue;
       }
       size_t n_out = op_n_out(G, i);
-      if (used || tfx_lower_is_type(type, "Const") || tfx_lower_is_type(type, "Constant")) continue;
+      if (used || kind == TFX_LOWER_K_CONST) continue;
       for (size_t k = 0; k < n_out; k++) fields += edge_field_len(op_name(G, i), k);
     }
     if (G->nr[id].op_end > lo) lo = G->nr[id].op_end;
@@ -1206,6 +1216,15 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
       break;
     }
     G.nr[id].op_end = (uint32_t)gd->n_op;
+    if (gd->n_op > G.cap_kind && rc == 0) {
+      size_t nc = G.cap_kind ? 2 * G.cap_kind : expect;
+      while (nc < gd->n_op) nc *= 2;
+      uint8_t *k = tfx_realloc(G.kind, nc);
+      if (!k) rc = tfx_lower_oom(w);
+      else G.kind = k, G.cap_kind = nc;
+    }
+    for (size_t i = G.n_kind; i < gd->n_op && rc == 0; i++) /* (gd->op[i] set: not lite yet) */
+      G.kind[G.n_kind++] = type_kind(gd->op[i]->type);
     if (pre) {
       for (size_t i = first; i < gd->n_op && rc == 0; i++) rc = pre_encode(&G, i);
       if (rc == 0) rc = tfx_lower_attrs_put(&G, first); /* a new block, for later nodes */
@@ -1275,7 +1294,7 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
   if (rc == 0 && !sub) {
     /* GraphDef.input: the Data ops, by index (= op order) */
     for (size_t i = 0; i < gd->n_op && rc == 0; i++) {
-      if (!tfx_lower_is_type(op_type(&G, i), "Data")) continue;
+      if (op_kind(&G, i) != TFX_LOWER_K_DATA) continue;
       char *s = tfx_lower_edge(w, op_name(&G, i), 0);
       if (!s || tfx_ge_push_ptr(w->A, (void ***)&gd->input, &gd->n_input, s)) rc = tfx_lower_oom(w);
     }
@@ -1283,14 +1302,14 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
   if (rc == 0) {
     /* Data indices: 0..n-1, each once (docs/AIR.md §8.1) */
     size_t n_data = 0;
-    for (size_t i = 0; i < gd->n_op; i++) n_data += tfx_lower_is_type(op_type(&G, i), "Data");
+    for (size_t i = 0; i < gd->n_op; i++) n_data += op_kind(&G, i) == TFX_LOWER_K_DATA;
     uint8_t *seen = tfx_calloc(n_data ? n_data : 1, 1);
     if (!seen) {
       rc = tfx_lower_oom(w);
       goto out;
     }
     for (size_t i = 0; i < gd->n_op; i++) {
-      if (!tfx_lower_is_type(op_type(&G, i), "Data")) continue; /* (a Data op is never lite) */
+      if (op_kind(&G, i) != TFX_LOWER_K_DATA) continue; /* (a Data op is never lite) */
       const Ge__Proto__AttrDef *ix = tfx_ge_op_attr_get(gd->op[i], "index");
       if (!ix || ix->value_case != GE__PROTO__ATTR_DEF__VALUE_I || ix->i < 0 ||
           (uint64_t)ix->i >= n_data || seen[ix->i]) {
@@ -1317,6 +1336,7 @@ out:
   free(G.consumed);
   free(G.pre);
   free(G.lite);
+  free(G.kind);
   free(G.ring);
   free(consumed);
   free(G.nr);

@@ -282,7 +282,14 @@ typedef struct tfx_lower_graph {
   uint32_t *lite;
   Ge__Proto__OpDef *ring;
   unsigned ring_next;
+  /* per op of phase 1, set as it is made: TFX_LOWER_K_DATA, _K_CONST (Const or Constant) or
+   * 0, what the sweeps after phase 1 (outputs, inputs, Data indices, the .air plan) ask of
+   * its type, without reading it again (a lite op's type is in its mapping record). malloc */
+  uint8_t *kind;
+  size_t n_kind, cap_kind;
 } tfx_lower_graph;
+
+enum { TFX_LOWER_K_DATA = 1, TFX_LOWER_K_CONST = 2 };
 
 struct tfx_lower_ctx {
   tfx_arena *A; /* where lowering allocates now: P, or scratch while one op is wired */
