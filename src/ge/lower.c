@@ -1427,6 +1427,9 @@ tfx_status tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *
   w.shapes.borrow_strings = o->stream_air;
   w.shapes.intern = o->stream_air;
   w.fn_busy = tfx_calloc(m->n_funcs ? m->n_funcs : 1, 1);
+  /* (NULL: every node looks its TF op up; nothing else changes) */
+  if (m->ops.n && (w.tf_ops = tfx_calloc(m->ops.n, sizeof *w.tf_ops)) != NULL)
+    w.n_tf_ops = m->ops.n;
   Ge__Proto__ModelDef *model = tfx_arena_alloc(w.A, sizeof *model);
   if (o->stream_air && (!(w.S = tfx_ge_air_stream_new()) || !(w.memo = tfx_ge_air_memo_new())))
     model = NULL;
@@ -1484,6 +1487,7 @@ tfx_status tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *
   tfx_ge_sort_maps(model);
 done:
   free(w.fn_busy);
+  free(w.tf_ops);
   tfx_hmap_free(&w.graph_names);
   tfx_hmap_free(&w.fn_index);
   tfx_hmap_free(&w.port_lists);

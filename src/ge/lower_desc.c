@@ -432,7 +432,10 @@ static int guess_dtype(const Tensorflow__NodeDef *nd, int32_t port) {
 }
 
 int tfx_ge_tf_out_dtype(const tfx_tf_table *tt, const Tensorflow__NodeDef *nd, int32_t port) {
-  const tfx_tf_op *op = tt && nd && nd->op ? tfx_tf_op_find(tt, nd->op) : NULL;
+  return tfx_ge_tf_out_dtype_op(tt && nd && nd->op ? tfx_tf_op_find(tt, nd->op) : NULL, nd, port);
+}
+
+int tfx_ge_tf_out_dtype_op(const tfx_tf_op *op, const Tensorflow__NodeDef *nd, int32_t port) {
   if (op && port >= 0) {
     int64_t base = 0;
     for (uint32_t i = 0; i < op->n_out; i++) {

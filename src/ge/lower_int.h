@@ -181,6 +181,8 @@ const Tensorflow__AttrValue *tfx_ge_tf_attr(const Tensorflow__NodeDef *nd, const
  * their defaults, T*N and list(type) args), else the first of the attrs DstT, out_type,
  * output_type, Tout, output_types, dtype, T (a list(type) indexed by port); 0 when unknown. */
 int tfx_ge_tf_out_dtype(const tfx_tf_table *tt, const Tensorflow__NodeDef *nd, int32_t port);
+/* The same with nd's op already looked up in the table (tfx_tf_op_find's answer, or NULL). */
+int tfx_ge_tf_out_dtype_op(const tfx_tf_op *op, const Tensorflow__NodeDef *nd, int32_t port);
 /* Flat output index of `node:out_arg:idx` (function bodies): the output args before out_arg
  * counted with their lengths. Returns 0, or -1 when the op or arg is unknown (then *port =
  * idx, exact for single-output-arg ops). */
@@ -349,6 +351,14 @@ struct tfx_lower_ctx {
   Ge__Proto__OpDef__AttrEntry *index_entry[2][32];
   /* streaming phase 1: attr blocks by what determines them (lower_node.c; NULL until used) */
   struct tfx_lower_acache *acache;
+  /* the TF op table's entry for each op type of the module (tfx_node.op_id), looked up once:
+   * name is the op string it was looked up by (NULL: not yet), op the answer (lower_node.c
+   * tf_op_of; malloc, NULL when it could not be made: every node looks its op up) */
+  struct tfx_lower_tfop {
+    const char *name;
+    const tfx_tf_op *op;
+  } *tf_ops;
+  uint32_t n_tf_ops;
 };
 
 /* Control inputs being collected for one op (deduplicated by op: by name pointer, which is
