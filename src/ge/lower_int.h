@@ -148,6 +148,10 @@ typedef struct tfx_ge_shape_cache {
     const Ge__Proto__TensorDescriptor *src;
     Ge__Proto__TensorDescriptor *td;
   } recent[512];
+  /* with intern: tfx_ge_desc_new_shared's last results by (name and layout pointers, dtype,
+   * shape), in front of the look-up by content (lower_desc.c desc_front; malloc on first use,
+   * NULL when that failed: every call looks up) */
+  struct tfx_ge_desc_front *front;
 } tfx_ge_shape_cache;
 void tfx_ge_shape_cache_init(tfx_ge_shape_cache *c, tfx_arena *A);
 void tfx_ge_shape_cache_free(tfx_ge_shape_cache *c);
