@@ -1132,33 +1132,15 @@ static int fill_deferred(lg *G, uint32_t id) {
 
 /* ---------------------------------------------------------------- prefetching */
 
-/* The node loops read each TF node's NodeDef, attrs and name for the first time in a while:
- * scattered over the model's arena (one node's far from the next), each first read stalled
- * (at 10^6 nodes the first byte of an op's name was 7% of lowering's time, in its record,
- * and the attr scan of the block cache's key 4%). These hints fetch them a few nodes ahead;
- * nothing is read through a prefetch (only pointers already valid are followed). */
+/* The node loops read each TF node's name for the first time in a while: scattered over the
+ * model's arena (one node's far from the next), each first read stalled (at 10^6 nodes the
+ * first byte of an op's name was 7% of lowering's time, in its record). A hint fetches it a
+ * few nodes ahead. (The same for phase 1's NodeDefs and attr entries, fetched in stages 12,
+ * 8, 4 and 2 nodes ahead, showed no difference in perf's samples at 10^6: not kept.) */
 
 /* Phase 2: the name node id + 8's record will start with. */
 static inline void prefetch_name(const lg *G, uint32_t id) {
   if (id + 8 < G->g->n_nodes && G->nr[id + 8].gname) __builtin_prefetch(G->nr[id + 8].gname);
-}
-
-/* Phase 1: node id + 12's NodeDef, id + 8's attr array, id + 4's entries, id + 2's keys and
- * values (each step reads what an earlier one fetched). */
-static inline void prefetch_def(const lg *G, uint32_t id) {
-  const tfx_graph *g = G->g;
-  uint32_t n = g->n_nodes;
-  const Tensorflow__NodeDef *d;
-  if (id + 12 < n && (d = g->nodes[id + 12].def) != NULL) __builtin_prefetch(d);
-  if (id + 8 < n && (d = g->nodes[id + 8].def) != NULL && d->attr) __builtin_prefetch(d->attr);
-  if (id + 4 < n && (d = g->nodes[id + 4].def) != NULL && d->attr)
-    for (size_t k = 0; k < d->n_attr && k < 8; k++) __builtin_prefetch(d->attr[k]);
-  if (id + 2 < n && (d = g->nodes[id + 2].def) != NULL && d->attr)
-    for (size_t k = 0; k < d->n_attr && k < 8; k++)
-      if (d->attr[k]) {
-        __builtin_prefetch(d->attr[k]->key);
-        __builtin_prefetch(d->attr[k]->value);
-      }
 }
 
 /* ---------------------------------------------------------------- one graph */
@@ -1230,7 +1212,6 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
   /* phase 1: ops, attributes, output descs */
   for (uint32_t id = 0; id < g->n_nodes && rc == 0; id++) {
     tfx_progress_nodes(id, g->n_nodes);
-    prefetch_def(&G, id);
     const tfx_node *nd = &g->nodes[id];
     const tfx_mapped_op *mop = &mg->ops[id];
     size_t first = gd->n_op;
