@@ -96,7 +96,15 @@
  *    their own name and layout), Const value descs and unfed-input descs (one per port name)
  *    are too when streaming, and the port-name lists with their map entries. A frozen object is
  *    never modified (a subgraph NetOutput's input desc, which gets _parent_node_index, is an
- *    own copy). TF node ops take the name slot pass 0 reserved (no look-up).
+ *    own copy). TF node ops take the name slot pass 0 reserved (no look-up). An op record's
+ *    descriptor records are kept whole when all its descs are frozen (air_write.c
+ *    w_op_descs), as its merged attr map is.
+ *  - Memory traffic (the same bytes; at 10^6 nodes most of lowering's time is first reads of
+ *    scattered TF data): pass 0 hashes a block of names, then probes the name table with the
+ *    entries prefetched (reserve_names); phase 2 prefetches each record's name a few nodes
+ *    ahead; check_edges finds an input's producer through the TF graph (hinted_index, checked
+ *    by name) before the name table's hash probe; each op's kind (Data, Const) is kept as
+ *    phase 1 makes it, for the sweeps after it (outputs, inputs, Data indices, plan_air).
  * Files: this one drives (graphs, subgraphs, outputs, checks); lower_node.c lowers each node
  * (attributes, Data layout, ops, edges); lower_desc.c makes descriptors; attr.c converts
  * values. */

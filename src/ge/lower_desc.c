@@ -8,7 +8,10 @@
  * numbering, layout always written ("ND" unless the port has a format), attr origin_format =
  * layout (a string: readable by every GE version; origin_format_for_int / format_for_int are
  * not written, §7.1), origin_shape (VT_LIST_INT) + origin_shape_initialized when the rank
- * is known. Unknown rank is [-2], an unknown dim -1. */
+ * is known. Unknown rank is [-2], an unknown dim -1.
+ * Streaming lowering interns descriptors (one per distinct name, dtype, shape and layout:
+ * desc_intern), found first by the caller's pointers and values (struct tfx_ge_desc_front),
+ * then by content. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -162,11 +165,11 @@ void tfx_ge_shape_cache_free(tfx_ge_shape_cache *c) {
   c->front = NULL;
 }
 
-/* The interned descriptors by what tfx_ge_desc_new_shared was given: the same name and
- * layout pointers (strings are not changed while lowering runs, so the same content), dtype,
- * shape_known and dims give the descriptor desc_intern found for them, without building and
- * hashing its key (a Const or output desc per node: the same few again and again). A
- * direct-mapped table; a slot keeps the latest. */
+/* tfx_ge_desc_front: the interned descriptors by what tfx_ge_desc_new_shared was given: the
+ * same name and layout pointers (strings are not changed while lowering runs, so the same
+ * content), dtype, shape_known and dims give the descriptor desc_intern found for them,
+ * without building and hashing its key (a Const or output desc per node: the same few again
+ * and again). A direct-mapped table; a slot keeps the latest. */
 #define FRONT_SLOTS 1024
 #define FRONT_DIMS 8
 struct tfx_ge_desc_front {
