@@ -295,7 +295,15 @@ static int keep_lite(lg *G, uint32_t id, size_t i) {
   /* the output-desc array: one per distinct array (the descs are interned: few of them) */
   Ge__Proto__TensorDescriptor **out = NULL;
   size_t len = op->n_output_desc * sizeof *out;
-  uint32_t ix = len ? tfx_hmap_get(&w->outs_map, (const char *)op->output_desc, len) : 0;
+  /* first the array last seen with this first desc and length (checked by content) */
+  uint32_t fs = len ? (uint32_t)((uintptr_t)op->output_desc[0] >> 4) * 0x9E3779B1u >> 24 : 0;
+  uint32_t ix = TFX_HASH_NONE;
+  if (len && w->outs_front[fs].n == op->n_output_desc &&
+      memcmp(w->outs_v[w->outs_front[fs].ix], op->output_desc, len) == 0)
+    ix = w->outs_front[fs].ix;
+  else if (len && (ix = tfx_hmap_get(&w->outs_map, (const char *)op->output_desc, len)) !=
+                      TFX_HASH_NONE)
+    w->outs_front[fs].n = (uint32_t)op->n_output_desc, w->outs_front[fs].ix = ix;
   if (len && ix != TFX_HASH_NONE) {
     out = w->outs_v[ix];
   } else if (len) {
@@ -1068,8 +1076,7 @@ static int wire_stream(lg *G, uint32_t id, ctl *c) {
       GERR(G, "internal error: op %zu of graph '%s' is out of order", from, G->gd->name);
       return 0;
     }
-    Ge__Proto__OpDef *op = tfx_arena_alloc(&w->scratch, sizeof *op);
-    if (!op) return tfx_lower_oom(w);
+    Ge__Proto__OpDef *op = &G->wired; /* (nothing keeps it once it is written) */
     lite_op(G, id, op);
     G->gd->op[from] = r->op = op;
     w->A = w->AT = &w->scratch;

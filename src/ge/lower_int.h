@@ -293,6 +293,8 @@ typedef struct tfx_lower_graph {
    * its type, without reading it again (a lite op's type is in its mapping record). malloc */
   uint8_t *kind;
   size_t n_kind, cap_kind;
+  /* streaming phase 2: the OpDef a lite op is made anew in while it is wired and written */
+  Ge__Proto__OpDef wired;
 } tfx_lower_graph;
 
 enum { TFX_LOWER_K_DATA = 1, TFX_LOWER_K_CONST = 2 };
@@ -323,6 +325,11 @@ struct tfx_lower_ctx {
   tfx_hmap outs_map;
   Ge__Proto__TensorDescriptor ***outs_v; /* tfx_ge_grow'n array in P */
   size_t n_outs_v;
+  /* in front of outs_map: by the first desc's address, an array's length and index in outs_v
+   * (n 0: empty; checked by content before use) */
+  struct {
+    uint32_t n, ix;
+  } outs_front[256];
   tfx_hmap unfed;        /* streaming: port name -> index into unfed_v (frozen unfed descs) */
   Ge__Proto__TensorDescriptor **unfed_v; /* tfx_ge_grow'n array in P */
   size_t n_unfed;
