@@ -960,28 +960,35 @@ static void plan_air(lg *G) {
 
 /* Writes op i of the graph to the stream (into hole *hole when non-NULL): its id, its maps
  * sorted (the op's own attr array sorted in a scratch copy, so the op itself keeps its phase-1
- * order for what reads it later), then its record. Nothing is written once the run has failed
+ * order for what reads it later; own: the op is G->wired, which nothing reads later, sorted
+ * and given its id in place), then its record. Nothing is written once the run has failed
  * (no output will be). 0 or -1 (out of memory). */
-static int stream_one(lg *G, size_t i, const size_t *hole) {
+static int stream_op(lg *G, size_t i, const size_t *hole, int own) {
   lw *w = G->w;
   if (w->failed) return 0;
-  Ge__Proto__OpDef t = *G->gd->op[i];
-  t.id = G->id_base + (int64_t)i;
-  if (t.n_attr > 1) {
-    void *a = tfx_arena_alloc(&w->scratch, t.n_attr * sizeof *t.attr);
-    if (!a) return tfx_lower_oom(w);
-    memcpy(a, t.attr, t.n_attr * sizeof *t.attr);
-    t.attr = a;
+  Ge__Proto__OpDef t, *o = G->gd->op[i];
+  if (!own) {
+    t = *o;
+    o = &t;
+    if (t.n_attr > 1) {
+      void *a = tfx_arena_alloc(&w->scratch, t.n_attr * sizeof *t.attr);
+      if (!a) return tfx_lower_oom(w);
+      memcpy(a, t.attr, t.n_attr * sizeof *t.attr);
+      t.attr = a;
+    }
   }
-  tfx_ge_sort_op_maps_memo(&t, w->memo);
+  o->id = G->id_base + (int64_t)i;
+  tfx_ge_sort_op_maps_memo(o, w->memo);
   const tfx_ge_air_attrs *pre = i < G->cap_pre ? G->pre[i] : NULL;
-  int r = hole ? tfx_ge_air_stream_fill_pre(w->S, *hole, &t, pre)
-               : tfx_ge_air_stream_op_pre(w->S, G->gi, &t, pre);
+  int r = hole ? tfx_ge_air_stream_fill_pre(w->S, *hole, o, pre)
+               : tfx_ge_air_stream_op_pre(w->S, G->gi, o, pre);
   if (r == -3) return tfx_lower_oom(w);
   if (r != 0)
-    GERR(G, "internal error: op '%s' cannot be serialized (nested over 1000 levels deep)", t.name);
+    GERR(G, "internal error: op '%s' cannot be serialized (nested over 1000 levels deep)", o->name);
   return 0;
 }
+
+static int stream_one(lg *G, size_t i, const size_t *hole) { return stream_op(G, i, hole, 0); }
 
 /* Whether phase 1 of node id writes its ops' own attrs ahead (streaming): not a Data op
  * (its index is checked at the end) nor a node with subgraphs (wired and written whole, in
@@ -1082,7 +1089,7 @@ static int wire_stream(lg *G, uint32_t id, ctl *c) {
     w->A = w->AT = &w->scratch;
     rc = tfx_lower_wire_op(G, id, c);
     if (rc == 0) check_edges(G, from, to, G->consumed, G->n_phase1, id);
-    if (rc == 0) rc = stream_one(G, from, NULL);
+    if (rc == 0) rc = stream_op(G, from, NULL, 1);
     G->gd->op[from] = r->op = NULL;
     w->A = w->AT = w->P;
     tfx_arena_reset(&w->scratch);
