@@ -787,7 +787,8 @@ static int split_input(const char *s, size_t *name_len, long long *idx) {
   /* what tfx_lower_edge writes ("-1", or up to 18 digits), without strtoll; anything else
    * (never written, but checked all the same) as strtoll reads it */
   const char *q = colon + 1 + (colon[1] == '-');
-  size_t nd = strspn(q, "0123456789");
+  size_t nd = 0; /* strspn(q, "0123456789"), inline: a digit or two as a rule */
+  while (q[nd] >= '0' && q[nd] <= '9') nd++;
   if (nd && nd <= 18 && !q[nd]) {
     long long v = 0;
     for (size_t k = 0; k < nd; k++) v = v * 10 + (q[k] - '0');
