@@ -279,7 +279,8 @@ static uint8_t type_kind(const char *t) {
 }
 /* ... of op i (G->kind for the ops of phase 1) */
 static uint8_t op_kind(const lg *G, size_t i) {
-  return i < G->n_kind ? G->kind[i] : type_kind(op_type(G, i));
+  return i < G->n_kind ? G->kind[i] & (TFX_LOWER_K_DATA | TFX_LOWER_K_CONST)
+                       : type_kind(op_type(G, i));
 }
 static size_t op_n_out(const lg *G, size_t i) {
   return G->gd->op[i] ? G->gd->op[i]->n_output_desc : G->nr[G->lite[i]].lite_n;
@@ -860,7 +861,7 @@ static int check_edges(lg *G, size_t from, size_t to, uint8_t *consumed, size_t 
       }
       if (idx >= 0) {
         n_data++;
-        if (consumed && si < from_n) consumed[si] = 1;
+        if (consumed && si < from_n) consumed[si] |= TFX_LOWER_CONSUMED;
       }
     }
     if (n_data > op->n_input_desc) {
@@ -1286,7 +1287,9 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
   if (rc == 0 && !sub) plan_air(&G);
   if (rc == 0 && w->S) {
     w->next_id += (int64_t)G.n_phase1 + 1;
-    G.consumed = tfx_calloc(G.n_phase1 ? G.n_phase1 : 1, 1);
+    /* the flags go into the kinds' bytes (one per op of phase 1: no array of their own) */
+    G.consumed = G.kind && G.n_kind == G.n_phase1 ? G.kind
+                                                 : tfx_calloc(G.n_phase1 ? G.n_phase1 : 1, 1);
     if (!G.consumed) rc = tfx_lower_oom(w);
     for (size_t i = 0; i < n_pre && rc == 0; i++) rc = stream_one(&G, i, NULL);
     G.n_streamed = n_pre;
@@ -1374,12 +1377,12 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
     tfx_arena_reset(&w->scratch);
   }
 out:
-  free(G.consumed);
+  if (G.consumed != G.kind) free(G.consumed);
+  if (consumed != G.kind) free(consumed);
   free(G.pre);
   free(G.lite);
   free(G.kind);
   free(G.ring);
-  free(consumed);
   free(G.nr);
   free(G.args);
   free(G.slot_op);

@@ -290,14 +290,16 @@ typedef struct tfx_lower_graph {
   unsigned ring_next;
   /* per op of phase 1, set as it is made: TFX_LOWER_K_DATA, _K_CONST (Const or Constant) or
    * 0, what the sweeps after phase 1 (outputs, inputs, Data indices, the .air plan) ask of
-   * its type, without reading it again (a lite op's type is in its mapping record). malloc */
+   * its type, without reading it again (a lite op's type is in its mapping record); when
+   * streaming also the flag TFX_LOWER_CONSUMED check_edges sets (consumed is this array).
+   * malloc */
   uint8_t *kind;
   size_t n_kind, cap_kind;
   /* streaming phase 2: the OpDef a lite op is made anew in while it is wired and written */
   Ge__Proto__OpDef wired;
 } tfx_lower_graph;
 
-enum { TFX_LOWER_K_DATA = 1, TFX_LOWER_K_CONST = 2 };
+enum { TFX_LOWER_K_DATA = 1, TFX_LOWER_K_CONST = 2, TFX_LOWER_CONSUMED = 4 };
 
 struct tfx_lower_ctx {
   tfx_arena *A; /* where lowering allocates now: P, or scratch while one op is wired */
