@@ -538,7 +538,7 @@ static void as_merge_keep(aw *c, size_t n) {
  * kind the same ones, so those bytes repeat. They are kept by the descriptors' addresses (a
  * frozen object is neither changed nor freed while the memo is used: the same addresses are
  * the same bytes) in a direct-mapped table of AS_DESC_SLOTS slots, one set each. */
-#define AS_DESC_SLOTS 4096
+#define AS_DESC_SLOTS 1024
 #define AS_DESC_MAX 8      /* descriptors (inputs and outputs) an op may have to be kept */
 #define AS_DESC_BYTES 2048 /* longer records are not kept */
 typedef struct as_descs {
