@@ -59,6 +59,9 @@ typedef struct aw {
   const struct as_merge *merged;
   struct as_merge *fill;
   const uint8_t *fill_pre; /* the key's block, set in fill->pre once its bytes are there */
+  /* tfx_ge_air_stream_op_pre: an op's descriptor records kept by their addresses (as_descs);
+   * NULL: none */
+  struct as_descs *descs;
 } aw;
 
 static inline size_t aw_pos(const aw *c) {
@@ -530,15 +533,76 @@ static void as_merge_keep(aw *c, size_t n) {
   m->pre = c->fill_pre;
 }
 
+/* An op record's descriptor records (fields 33 and 34, tag and length included) as bytes: in
+ * a streamed model most ops have only interned, frozen descriptors (the memo), and ops of one
+ * kind the same ones, so those bytes repeat. They are kept by the descriptors' addresses (a
+ * frozen object is neither changed nor freed while the memo is used: the same addresses are
+ * the same bytes) in a direct-mapped table of AS_DESC_SLOTS slots, one set each. */
+#define AS_DESC_SLOTS 1024
+#define AS_DESC_MAX 8      /* descriptors (inputs and outputs) an op may have to be kept */
+#define AS_DESC_BYTES 2048 /* longer records are not kept */
+typedef struct as_descs {
+  uint32_t n_in, n_out, len, cap; /* n_in + n_out == 0: empty slot */
+  const void *d[AS_DESC_MAX];
+  uint8_t *bytes; /* malloc (cap) */
+} as_descs;
+
+/* The descriptor records of op (as w_op_pre writes them): copied from c->descs when kept, else
+ * written and, when every descriptor is frozen, kept. */
+static void w_op_descs(aw *c, const Ge__Proto__OpDef *op, int depth) {
+  size_t ni = op->n_input_desc, no = op->n_output_desc;
+  as_descs *m = NULL;
+  if (c->descs && c->memo && ni + no && ni + no <= AS_DESC_MAX) {
+    const uint64_t mul = 0x9E3779B97F4A7C15u;
+    uint64_t h = (uint64_t)(ni << 4 | no) * mul;
+    for (size_t k = 0; k < ni; k++) h = (h ^ (uint64_t)(uintptr_t)op->input_desc[k]) * mul;
+    for (size_t k = 0; k < no; k++) h = (h ^ (uint64_t)(uintptr_t)op->output_desc[k]) * mul;
+    m = &c->descs[(h >> 40) & (AS_DESC_SLOTS - 1)];
+    if (m->n_in == ni && m->n_out == no) {
+      size_t k = 0;
+      while (k < ni && m->d[k] == op->input_desc[k]) k++;
+      while (k < ni + no && m->d[k] == op->output_desc[k - ni]) k++;
+      if (k == ni + no) {
+        aw_raw(c, m->bytes, m->len);
+        return;
+      }
+    }
+    for (size_t k = 0; k < ni + no && m; k++) {
+      const void *d = k < ni ? (const void *)op->input_desc[k] : op->output_desc[k - ni];
+      if (!d || !memo_find(c->memo, d)) m = NULL; /* its bytes may change: not kept */
+    }
+  }
+  size_t at = aw_pos(c);
+  for (size_t k = no; k-- > 0 && !c->err;)
+    AW_SUB(c, 34, depth, if (op->output_desc[k]) w_desc(c, op->output_desc[k], depth + 1));
+  for (size_t k = ni; k-- > 0 && !c->err;)
+    AW_SUB(c, 33, depth, if (op->input_desc[k]) w_desc(c, op->input_desc[k], depth + 1));
+  size_t n = aw_pos(c) - at;
+  /* kept when all in the newest chunk (the record is written back to front into it) */
+  if (!m || c->err || n > AS_DESC_BYTES || n > (size_t)(c->head->data + c->head->cap - c->p))
+    return;
+  m->n_in = m->n_out = 0; /* empty unless the bytes are kept */
+  if (m->cap < n) {
+    size_t cap = (n + 63) & ~(size_t)63;
+    uint8_t *b = tfx_realloc(m->bytes, cap);
+    if (!b) return;
+    m->bytes = b;
+    m->cap = (uint32_t)cap;
+  }
+  memcpy(m->bytes, c->p, n);
+  m->len = (uint32_t)n;
+  for (size_t k = 0; k < ni; k++) m->d[k] = op->input_desc[k];
+  for (size_t k = 0; k < no; k++) m->d[ni + k] = op->output_desc[k];
+  m->n_in = (uint32_t)ni;
+  m->n_out = (uint32_t)no;
+}
+
 static void w_op_pre(aw *c, const Ge__Proto__OpDef *op, const aw_span *pre, size_t n_pre,
                      int depth) {
   if (aw_deep(c, depth)) return;
   aw_unknown(c, &op->base);
   aw_strs(c, 35, op->subgraph_name, op->n_subgraph_name);
-  for (size_t k = op->n_output_desc; k-- > 0 && !c->err;)
-    AW_SUB(c, 34, depth, if (op->output_desc[k]) w_desc(c, op->output_desc[k], depth + 1));
-  for (size_t k = op->n_input_desc; k-- > 0 && !c->err;)
-    AW_SUB(c, 33, depth, if (op->input_desc[k]) w_desc(c, op->input_desc[k], depth + 1));
+  w_op_descs(c, op, depth);
   aw_packed_bool(c, 32, op->is_input_const, op->n_is_input_const);
   aw_packed_i64(c, 31, op->workspace_bytes, op->n_workspace_bytes);
   aw_packed_i64(c, 30, op->workspace, op->n_workspace);
@@ -774,6 +838,7 @@ struct tfx_ge_air_stream {
   const uint8_t **shared;
   size_t n_shared, cap_shared;
   as_merge *merge; /* AS_MERGE_SLOTS (malloc on first use) */
+  as_descs *descs; /* AS_DESC_SLOTS (malloc on first use; NULL: none kept) */
   tfx_ge_air_spill *spill; /* tfx_ge_air_stream_spill: op records go there (air_sink.c) */
   int io_err;              /* finish: errno of a failed spill write */
   uint64_t planned;         /* tfx_ge_air_stream_plan: bytes reserved in front of the records */
@@ -802,6 +867,8 @@ void tfx_ge_air_stream_free(tfx_ge_air_stream *s) {
   tfx_ge_air_spill_free(s->spill);
   for (size_t i = 0; s->merge && i < AS_MERGE_SLOTS; i++) free(s->merge[i].bytes);
   free(s->merge);
+  for (size_t i = 0; s->descs && i < AS_DESC_SLOTS; i++) free(s->descs[i].bytes);
+  free(s->descs);
   free(s->seg);
   free(s->span);
   free(s->tmp);
@@ -843,6 +910,7 @@ static void as_reset(aw *c) {
   c->virt = 0;
   c->merged = NULL;
   c->fill = NULL;
+  c->descs = NULL;
   if (!c->next_cap) c->next_cap = TFX_AIR_CHUNK_MIN;
 }
 
@@ -933,6 +1001,8 @@ static size_t as_record(tfx_ge_air_stream *s, const Ge__Proto__OpDef *op,
     c->fill = m;
     c->fill_pre = pre->p;
   }
+  if (c->memo && !s->descs) s->descs = tfx_calloc(AS_DESC_SLOTS, sizeof *s->descs);
+  c->descs = s->descs; /* (NULL: out of memory; nothing kept, the same bytes) */
   /* as in w_graph: the model is depth 0, a graph 1 */
   AW_SUB(c, 6, 1, w_op_pre(c, op, s->span, n_pre, 2));
   if (c->err) {

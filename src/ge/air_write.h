@@ -52,7 +52,8 @@ int tfx_ge_air_stream_attrs(tfx_ge_air_stream *s, const Ge__Proto__OpDef *op, tf
  * setting it on the op would have. When op's entries are all frozen (the memo) and pre has no
  * borrowed tail, the merged bytes are kept by the addresses of pre's bytes and the entries
  * (a bounded table) and copied for the next op with the same ones: pre's bytes, like frozen
- * objects, must not change while the stream is used. */
+ * objects, must not change while the stream is used. The same for an op's descriptor records
+ * (input and output descs) when all its descs are frozen: kept by their addresses. */
 int tfx_ge_air_stream_op_pre(tfx_ge_air_stream *s, size_t gi, const Ge__Proto__OpDef *op,
                              const tfx_ge_air_attrs *pre);
 int tfx_ge_air_stream_fill_pre(tfx_ge_air_stream *s, size_t slot, const Ge__Proto__OpDef *op,

@@ -96,7 +96,15 @@
  *    their own name and layout), Const value descs and unfed-input descs (one per port name)
  *    are too when streaming, and the port-name lists with their map entries. A frozen object is
  *    never modified (a subgraph NetOutput's input desc, which gets _parent_node_index, is an
- *    own copy). TF node ops take the name slot pass 0 reserved (no look-up).
+ *    own copy). TF node ops take the name slot pass 0 reserved (no look-up). An op record's
+ *    descriptor records are kept whole when all its descs are frozen (air_write.c
+ *    w_op_descs), as its merged attr map is.
+ *  - Memory traffic (the same bytes; at 10^6 nodes most of lowering's time is first reads of
+ *    scattered TF data): pass 0 hashes a block of names, then probes the name table with the
+ *    entries prefetched (reserve_names); phase 2 prefetches each record's name a few nodes
+ *    ahead; check_edges finds an input's producer through the TF graph (hinted_index, checked
+ *    by name) before the name table's hash probe; each op's kind (Data, Const) is kept as
+ *    phase 1 makes it, for the sweeps after it (outputs, inputs, Data indices, plan_air).
  * Files: this one drives (graphs, subgraphs, outputs, checks); lower_node.c lowers each node
  * (attributes, Data layout, ops, edges); lower_desc.c makes descriptors; attr.c converts
  * values. */
@@ -261,6 +269,19 @@ static const char *op_name(const lg *G, size_t i) {
 static const char *op_type(const lg *G, size_t i) {
   return G->gd->op[i] ? G->gd->op[i]->type : G->mg->ops[G->lite[i]].type;
 }
+/* TFX_LOWER_K_* of a type */
+static uint8_t type_kind(const char *t) {
+  if (!t) return 0;
+  if (t[0] == 'D') return strcmp(t, "Data") == 0 ? TFX_LOWER_K_DATA : 0;
+  if (t[0] == 'C')
+    return strcmp(t, "Const") == 0 || strcmp(t, "Constant") == 0 ? TFX_LOWER_K_CONST : 0;
+  return 0;
+}
+/* ... of op i (G->kind for the ops of phase 1) */
+static uint8_t op_kind(const lg *G, size_t i) {
+  return i < G->n_kind ? G->kind[i] & (TFX_LOWER_K_DATA | TFX_LOWER_K_CONST)
+                       : type_kind(op_type(G, i));
+}
 static size_t op_n_out(const lg *G, size_t i) {
   return G->gd->op[i] ? G->gd->op[i]->n_output_desc : G->nr[G->lite[i]].lite_n;
 }
@@ -275,7 +296,15 @@ static int keep_lite(lg *G, uint32_t id, size_t i) {
   /* the output-desc array: one per distinct array (the descs are interned: few of them) */
   Ge__Proto__TensorDescriptor **out = NULL;
   size_t len = op->n_output_desc * sizeof *out;
-  uint32_t ix = len ? tfx_hmap_get(&w->outs_map, (const char *)op->output_desc, len) : 0;
+  /* first the array last seen with this first desc and length (checked by content) */
+  uint32_t fs = len ? (uint32_t)((uintptr_t)op->output_desc[0] >> 4) * 0x9E3779B1u >> 24 : 0;
+  uint32_t ix = TFX_HASH_NONE;
+  if (len && w->outs_front[fs].n == op->n_output_desc &&
+      memcmp(w->outs_v[w->outs_front[fs].ix], op->output_desc, len) == 0)
+    ix = w->outs_front[fs].ix;
+  else if (len && (ix = tfx_hmap_get(&w->outs_map, (const char *)op->output_desc, len)) !=
+                      TFX_HASH_NONE)
+    w->outs_front[fs].n = (uint32_t)op->n_output_desc, w->outs_front[fs].ix = ix;
   if (len && ix != TFX_HASH_NONE) {
     out = w->outs_v[ix];
   } else if (len) {
@@ -365,11 +394,10 @@ static int names_add(lg *G, uint32_t h, uint32_t slot) {
 }
 
 /* Reserves the name of TF node id for its op (pass 0): slot id, in *out (one probe: the
- * name is looked up and added where the look-up ends). */
-static int reserve_name(lg *G, uint32_t id, uint32_t *out) {
+ * name is looked up and added where the look-up ends). len and h: the name's length and
+ * hash (reserve_names computes them a block ahead). */
+static int reserve_name(lg *G, uint32_t id, size_t len, uint32_t h, uint32_t *out) {
   const char *name = G->nr[id].gname;
-  size_t len = strlen(name);
-  uint32_t h = tfx_hash_bytes(name, len);
   if ((size_t)(G->n_names + 1) * 4 > (size_t)G->cap_names * 3 &&
       names_reserve(G, (size_t)G->n_names + 1))
     return -1;
@@ -386,6 +414,46 @@ static int reserve_name(lg *G, uint32_t id, uint32_t *out) {
   G->names[j] = (uint64_t)h | (uint64_t)(id + 1) << 32;
   G->n_names++;
   *out = id;
+  return 0;
+}
+
+/* Pass 0: the names of the TF nodes that get an op of their own (RULE / AUTO / PASSTHROUGH)
+ * are reserved in node order, slot = id, and their subgraph attrs counted. By blocks of
+ * RESERVE_BLOCK nodes: first each name's length and hash, with the table entry its probe
+ * starts at prefetched, then the probes. The entries are random reads in a table of 8 MiB at
+ * 10^6 nodes: one at a time, each stalled (half of lower_graph's own time at 10^6). 0 or -1
+ * (out of memory). */
+#define RESERVE_BLOCK 32
+static int reserve_names(lg *G) {
+  lw *w = G->w;
+  const tfx_graph *g = G->g;
+  const tfx_mapped_graph *mg = G->mg;
+  uint32_t hs[RESERVE_BLOCK];
+  size_t ls[RESERVE_BLOCK];
+  for (uint32_t base = 0; base < g->n_nodes; base += RESERVE_BLOCK) {
+    uint32_t end = g->n_nodes - base < RESERVE_BLOCK ? g->n_nodes : base + RESERVE_BLOCK;
+    /* the next block's names (read first here: their strlen stalled on each) */
+    for (uint32_t id = end; id < end + RESERVE_BLOCK && id < g->n_nodes; id++)
+      __builtin_prefetch(g->nodes[id].name);
+    for (uint32_t id = base; id < end; id++) {
+      uint8_t how = mg->ops[id].how;
+      if (how != TFX_MAP_RULE && how != TFX_MAP_AUTO && how != TFX_MAP_PASSTHROUGH) continue;
+      /* streaming, main graph: the TF name itself (borrowed: see tfx_ge_lower) */
+      char *name = w->S && !*G->prefix ? (char *)g->nodes[id].name
+                                       : tfx_lower_cat(w, G->prefix, g->nodes[id].name);
+      if (!name) return -1;
+      G->nr[id].gname = name;
+      ls[id - base] = strlen(name);
+      hs[id - base] = tfx_hash_bytes(name, ls[id - base]);
+      if (G->cap_names) __builtin_prefetch(&G->names[hs[id - base] & (G->cap_names - 1)]);
+    }
+    for (uint32_t id = base; id < end; id++) {
+      if (!G->nr[id].gname) continue; /* (set above for the nodes that reserve) */
+      if (reserve_name(G, id, ls[id - base], hs[id - base], &G->nr[id].slot)) return -1;
+      const char *names[8];
+      G->nr[id].n_sub = (uint8_t)tfx_lower_subgraph_attrs(&mg->ops[id], &g->nodes[id], names, 8);
+    }
+  }
   return 0;
 }
 
@@ -417,7 +485,8 @@ Ge__Proto__OpDef *tfx_lower_op_new(lg *G, const char *name, const char *type, ui
   }
   ge__proto__op_def__init(op);
   uint32_t index = (uint32_t)G->gd->n_op;
-  size_t len = strlen(name);
+  /* (a reserved name is not read: its first read, in its record, comes much later) */
+  size_t len = reserved != TFX_LOWER_NO_SLOT ? 0 : strlen(name);
   uint32_t h = reserved != TFX_LOWER_NO_SLOT ? 0 : tfx_hash_bytes(name, len);
   uint32_t slot = reserved != TFX_LOWER_NO_SLOT ? reserved : names_get(G, name, len, h);
   const char *final = name;
@@ -719,7 +788,8 @@ static int split_input(const char *s, size_t *name_len, long long *idx) {
   /* what tfx_lower_edge writes ("-1", or up to 18 digits), without strtoll; anything else
    * (never written, but checked all the same) as strtoll reads it */
   const char *q = colon + 1 + (colon[1] == '-');
-  size_t nd = strspn(q, "0123456789");
+  size_t nd = 0; /* strspn(q, "0123456789"), inline: a digit or two as a rule */
+  while (q[nd] >= '0' && q[nd] <= '9') nd++;
   if (nd && nd <= 18 && !q[nd]) {
     long long v = 0;
     for (size_t k = 0; k < nd; k++) v = v * 10 + (q[k] - '0');
@@ -734,12 +804,39 @@ static int split_input(const char *s, size_t *name_len, long long *idx) {
   return 0;
 }
 
+/* The index of the op that input k of node id's own op should name, by the TF graph: the
+ * producer of the TF input its k-th port binds (wire_op adds one input per port, in port
+ * order), when that producer reserved its name in pass 0 and has its op; checked against the
+ * input's name[0..len): TFX_LOWER_NAME_RESERVED when it differs or there is no such producer.
+ * When it is returned it is what op_index finds for that name (a reserved name is in the
+ * table once, under slot id, and slot_op[id] is its op), without the hash and the probe: a
+ * random read in the 8 MiB table per edge at 10^6 nodes, where the producer's record and
+ * name were just read by the wiring. */
+static uint32_t hinted_index(const lg *G, uint32_t id, size_t k, const char *name, size_t len) {
+  const tfx_mapped_op *mop = &G->mg->ops[id];
+  const tfx_node *nd = &G->g->nodes[id];
+  if (k >= mop->n_in || mop->in[k].tf_port < 0 || (uint32_t)mop->in[k].tf_port >= nd->n_data_in)
+    return TFX_LOWER_NAME_RESERVED;
+  const tfx_input *in = &nd->in[mop->in[k].tf_port];
+  if (in->kind != TFX_IN_NODE || in->src >= G->g->n_nodes) return TFX_LOWER_NAME_RESERVED;
+  const nrec *r = &G->nr[in->src];
+  /* gname is set only for nodes that reserved their name (pass 0); slot: where it went */
+  if (!r->gname || r->slot != in->src || strncmp(r->gname, name, len) != 0 || r->gname[len])
+    return TFX_LOWER_NAME_RESERVED;
+  return G->slot_op[in->src];
+}
+
 /* Checks the edges of ops from..to - 1 of the graph (docs/AIR.md §5.3) and marks consumed ops
  * (consumed may be NULL; it has a flag for each of the first from_n ops). An inconsistency is
- * an internal error: reported, never written. */
-static int check_edges(lg *G, size_t from, size_t to, uint8_t *consumed, size_t from_n) {
+ * an internal error: reported, never written. id: the TF node whose one op is op from (to ==
+ * from + 1; its producers are looked for through hinted_index first), or TFX_NO_ID. */
+static int check_edges(lg *G, size_t from, size_t to, uint8_t *consumed, size_t from_n,
+                       uint32_t id) {
   Ge__Proto__GraphDef *gd = G->gd;
   int bad = 0;
+  if (id != TFX_NO_ID && (to != from + 1 || id >= G->g->n_nodes || !G->nr[id].op ||
+                          G->nr[id].op != gd->op[from] || G->nr[id].special))
+    id = TFX_NO_ID;
   for (size_t i = from; i < to; i++) {
     const Ge__Proto__OpDef *op = gd->op[i];
     size_t n_data = 0;
@@ -752,8 +849,10 @@ static int check_edges(lg *G, size_t from, size_t to, uint8_t *consumed, size_t 
       size_t nl;
       long long idx;
       uint32_t si = TFX_LOWER_NAME_RESERVED;
-      int found =
-          split_input(s, &nl, &idx) == 0 && (si = op_index(G, s, nl)) != TFX_LOWER_NAME_RESERVED;
+      int found = split_input(s, &nl, &idx) == 0;
+      if (found && id != TFX_NO_ID) si = hinted_index(G, id, k, s, nl);
+      if (found && si == TFX_LOWER_NAME_RESERVED) si = op_index(G, s, nl);
+      found = found && si != TFX_LOWER_NAME_RESERVED;
       if (!found || idx < -1 || (idx >= 0 && (size_t)idx >= op_n_out(G, si))) {
         GERR(G, "internal error: op '%s' has input '%s', which names no op or output of graph '%s'",
              op->name, s, gd->name);
@@ -762,7 +861,7 @@ static int check_edges(lg *G, size_t from, size_t to, uint8_t *consumed, size_t 
       }
       if (idx >= 0) {
         n_data++;
-        if (consumed && si < from_n) consumed[si] = 1;
+        if (consumed && si < from_n) consumed[si] |= TFX_LOWER_CONSUMED;
       }
     }
     if (n_data > op->n_input_desc) {
@@ -794,11 +893,9 @@ static int main_outputs(lg *G, Ge__Proto__OpDef *no, const uint8_t *consumed, si
     return 0;
   }
   for (size_t i = 0; i < n_ops; i++) {
-    const char *type = op_type(G, i);
+    if (consumed[i] || op_kind(G, i)) continue; /* (Data, Const, Constant) */
     size_t n_out = op_n_out(G, i);
-    if (consumed[i] || !n_out || tfx_lower_is_type(type, "Data") ||
-        tfx_lower_is_type(type, "Const") || tfx_lower_is_type(type, "Constant"))
-      continue;
+    if (!n_out) continue;
     for (size_t k = 0; k < n_out; k++)
       if (netoutput_input(G, no, tfx_lower_op_get(G, i), (uint32_t)k, -1)) return -1;
   }
@@ -845,13 +942,13 @@ static void plan_air(lg *G) {
     for (uint32_t u = 0; u < nd->n_uses && !used; u++)
       used = g->nodes[nd->uses[u].node].in[nd->uses[u].slot].port >= 0;
     for (size_t i = lo; i < G->nr[id].op_end; i++) {
-      const char *type = op_type(G, i);
-      if (tfx_lower_is_type(type, "Data")) {
+      uint8_t kind = op_kind(G, i);
+      if (kind == TFX_LOWER_K_DATA) {
         fields += edge_field_len(op_name(G, i), 0);
         continue;
       }
       size_t n_out = op_n_out(G, i);
-      if (used || tfx_lower_is_type(type, "Const") || tfx_lower_is_type(type, "Constant")) continue;
+      if (used || kind == TFX_LOWER_K_CONST) continue;
       for (size_t k = 0; k < n_out; k++) fields += edge_field_len(op_name(G, i), k);
     }
     if (G->nr[id].op_end > lo) lo = G->nr[id].op_end;
@@ -865,28 +962,35 @@ static void plan_air(lg *G) {
 
 /* Writes op i of the graph to the stream (into hole *hole when non-NULL): its id, its maps
  * sorted (the op's own attr array sorted in a scratch copy, so the op itself keeps its phase-1
- * order for what reads it later), then its record. Nothing is written once the run has failed
+ * order for what reads it later; own: the op is G->wired, which nothing reads later, sorted
+ * and given its id in place), then its record. Nothing is written once the run has failed
  * (no output will be). 0 or -1 (out of memory). */
-static int stream_one(lg *G, size_t i, const size_t *hole) {
+static int stream_op(lg *G, size_t i, const size_t *hole, int own) {
   lw *w = G->w;
   if (w->failed) return 0;
-  Ge__Proto__OpDef t = *G->gd->op[i];
-  t.id = G->id_base + (int64_t)i;
-  if (t.n_attr > 1) {
-    void *a = tfx_arena_alloc(&w->scratch, t.n_attr * sizeof *t.attr);
-    if (!a) return tfx_lower_oom(w);
-    memcpy(a, t.attr, t.n_attr * sizeof *t.attr);
-    t.attr = a;
+  Ge__Proto__OpDef t, *o = G->gd->op[i];
+  if (!own) {
+    t = *o;
+    o = &t;
+    if (t.n_attr > 1) {
+      void *a = tfx_arena_alloc(&w->scratch, t.n_attr * sizeof *t.attr);
+      if (!a) return tfx_lower_oom(w);
+      memcpy(a, t.attr, t.n_attr * sizeof *t.attr);
+      t.attr = a;
+    }
   }
-  tfx_ge_sort_op_maps_memo(&t, w->memo);
+  o->id = G->id_base + (int64_t)i;
+  tfx_ge_sort_op_maps_memo(o, w->memo);
   const tfx_ge_air_attrs *pre = i < G->cap_pre ? G->pre[i] : NULL;
-  int r = hole ? tfx_ge_air_stream_fill_pre(w->S, *hole, &t, pre)
-               : tfx_ge_air_stream_op_pre(w->S, G->gi, &t, pre);
+  int r = hole ? tfx_ge_air_stream_fill_pre(w->S, *hole, o, pre)
+               : tfx_ge_air_stream_op_pre(w->S, G->gi, o, pre);
   if (r == -3) return tfx_lower_oom(w);
   if (r != 0)
-    GERR(G, "internal error: op '%s' cannot be serialized (nested over 1000 levels deep)", t.name);
+    GERR(G, "internal error: op '%s' cannot be serialized (nested over 1000 levels deep)", o->name);
   return 0;
 }
+
+static int stream_one(lg *G, size_t i, const size_t *hole) { return stream_op(G, i, hole, 0); }
 
 /* Whether phase 1 of node id writes its ops' own attrs ahead (streaming): not a Data op
  * (its index is checked at the end) nor a node with subgraphs (wired and written whole, in
@@ -981,14 +1085,13 @@ static int wire_stream(lg *G, uint32_t id, ctl *c) {
       GERR(G, "internal error: op %zu of graph '%s' is out of order", from, G->gd->name);
       return 0;
     }
-    Ge__Proto__OpDef *op = tfx_arena_alloc(&w->scratch, sizeof *op);
-    if (!op) return tfx_lower_oom(w);
+    Ge__Proto__OpDef *op = &G->wired; /* (nothing keeps it once it is written) */
     lite_op(G, id, op);
     G->gd->op[from] = r->op = op;
     w->A = w->AT = &w->scratch;
     rc = tfx_lower_wire_op(G, id, c);
-    if (rc == 0) check_edges(G, from, to, G->consumed, G->n_phase1);
-    if (rc == 0) rc = stream_one(G, from, NULL);
+    if (rc == 0) check_edges(G, from, to, G->consumed, G->n_phase1, id);
+    if (rc == 0) rc = stream_op(G, from, NULL, 1);
     G->gd->op[from] = r->op = NULL;
     w->A = w->AT = w->P;
     tfx_arena_reset(&w->scratch);
@@ -1031,7 +1134,7 @@ static int wire_stream(lg *G, uint32_t id, ctl *c) {
   }
   w->A = w->AT = &w->scratch;
   rc = r->op ? tfx_lower_wire_op(G, id, c) : tfx_lower_wire_graph_node(G, id, c);
-  if (rc == 0) check_edges(G, from, to, G->consumed, G->n_phase1);
+  if (rc == 0) check_edges(G, from, to, G->consumed, G->n_phase1, r->op ? id : TFX_NO_ID);
   for (size_t i = from; i < to && rc == 0; i++) rc = stream_one(G, i, NULL);
   for (size_t i = from; i < to; i++) *G->gd->op[i] = snap[i - from];
   w->A = w->AT = w->P;
@@ -1045,10 +1148,23 @@ static int fill_deferred(lg *G, uint32_t id) {
   nrec *r = &G->nr[id];
   if (!r->deferred) return 0;
   size_t from = r->op_end - 1; /* a node with subgraphs has one op (tfx_lower_build_op) */
-  check_edges(G, from, r->op_end, G->consumed, G->n_phase1);
+  check_edges(G, from, r->op_end, G->consumed, G->n_phase1, id);
   int rc = stream_one(G, from, &r->hole);
   tfx_arena_reset(&G->w->scratch);
   return rc;
+}
+
+/* ---------------------------------------------------------------- prefetching */
+
+/* The node loops read each TF node's name for the first time in a while: scattered over the
+ * model's arena (one node's far from the next), each first read stalled (at 10^6 nodes the
+ * first byte of an op's name was 7% of lowering's time, in its record). A hint fetches it a
+ * few nodes ahead. (The same for phase 1's NodeDefs and attr entries, fetched in stages 12,
+ * 8, 4 and 2 nodes ahead, showed no difference in perf's samples at 10^6: not kept.) */
+
+/* Phase 2: the name node id + 8's record will start with. */
+static inline void prefetch_name(const lg *G, uint32_t id) {
+  if (id + 8 < G->g->n_nodes && G->nr[id + 8].gname) __builtin_prefetch(G->nr[id + 8].gname);
 }
 
 /* ---------------------------------------------------------------- one graph */
@@ -1114,18 +1230,7 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
   }
   for (uint32_t id = 0; id < g->n_nodes; id++) G.slot_op[id] = TFX_LOWER_NAME_RESERVED;
   /* pass 0: TF node names are reserved, so generated names never take them */
-  for (uint32_t id = 0; id < g->n_nodes && rc == 0; id++) {
-    uint8_t how = mg->ops[id].how;
-    if (how == TFX_MAP_RULE || how == TFX_MAP_AUTO || how == TFX_MAP_PASSTHROUGH) {
-      /* streaming, main graph: the TF name itself (borrowed: see tfx_ge_lower) */
-      char *name = w->S && !*G.prefix ? (char *)g->nodes[id].name
-                                      : tfx_lower_cat(w, G.prefix, g->nodes[id].name);
-      G.nr[id].gname = name;
-      rc = name ? reserve_name(&G, id, &G.nr[id].slot) : -1;
-      const char *names[8];
-      G.nr[id].n_sub = (uint8_t)tfx_lower_subgraph_attrs(&mg->ops[id], &g->nodes[id], names, 8);
-    }
-  }
+  rc = reserve_names(&G);
   if (rc == 0 && sub) rc = build_args(&G);
   size_t n_pre = gd->n_op; /* a subgraph's Data ops (build_args) */
   /* phase 1: ops, attributes, output descs */
@@ -1152,6 +1257,15 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
       break;
     }
     G.nr[id].op_end = (uint32_t)gd->n_op;
+    if (gd->n_op > G.cap_kind && rc == 0) {
+      size_t nc = G.cap_kind ? 2 * G.cap_kind : expect;
+      while (nc < gd->n_op) nc *= 2;
+      uint8_t *k = tfx_realloc(G.kind, nc);
+      if (!k) rc = tfx_lower_oom(w);
+      else G.kind = k, G.cap_kind = nc;
+    }
+    for (size_t i = G.n_kind; i < gd->n_op && rc == 0; i++) /* (gd->op[i] set: not lite yet) */
+      G.kind[G.n_kind++] = type_kind(gd->op[i]->type);
     if (pre) {
       for (size_t i = first; i < gd->n_op && rc == 0; i++) rc = pre_encode(&G, i);
       if (rc == 0) rc = tfx_lower_attrs_put(&G, first); /* a new block, for later nodes */
@@ -1173,7 +1287,9 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
   if (rc == 0 && !sub) plan_air(&G);
   if (rc == 0 && w->S) {
     w->next_id += (int64_t)G.n_phase1 + 1;
-    G.consumed = tfx_calloc(G.n_phase1 ? G.n_phase1 : 1, 1);
+    /* the flags go into the kinds' bytes (one per op of phase 1: no array of their own) */
+    G.consumed = G.kind && G.n_kind == G.n_phase1 ? G.kind
+                                                 : tfx_calloc(G.n_phase1 ? G.n_phase1 : 1, 1);
     if (!G.consumed) rc = tfx_lower_oom(w);
     for (size_t i = 0; i < n_pre && rc == 0; i++) rc = stream_one(&G, i, NULL);
     G.n_streamed = n_pre;
@@ -1182,6 +1298,7 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
   ctl c = {0};
   for (uint32_t id = 0; id < g->n_nodes && rc == 0; id++) {
     tfx_progress_nodes(id, g->n_nodes);
+    prefetch_name(&G, id);
     if (w->S)
       rc = wire_stream(&G, id, &c);
     else if (G.nr[id].op)
@@ -1207,7 +1324,7 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
       rc = tfx_lower_oom(w);
       goto out;
     }
-    check_edges(&G, 0, n_ops, consumed, n_ops);
+    check_edges(&G, 0, n_ops, consumed, n_ops, TFX_NO_ID);
   }
   const char *no_name = sub ? tfx_lower_cat(w, G.prefix, "NetOutput") : "NetOutput";
   Ge__Proto__OpDef *no =
@@ -1221,7 +1338,7 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
   if (rc == 0 && !sub) {
     /* GraphDef.input: the Data ops, by index (= op order) */
     for (size_t i = 0; i < gd->n_op && rc == 0; i++) {
-      if (!tfx_lower_is_type(op_type(&G, i), "Data")) continue;
+      if (op_kind(&G, i) != TFX_LOWER_K_DATA) continue;
       char *s = tfx_lower_edge(w, op_name(&G, i), 0);
       if (!s || tfx_ge_push_ptr(w->A, (void ***)&gd->input, &gd->n_input, s)) rc = tfx_lower_oom(w);
     }
@@ -1229,14 +1346,14 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
   if (rc == 0) {
     /* Data indices: 0..n-1, each once (docs/AIR.md §8.1) */
     size_t n_data = 0;
-    for (size_t i = 0; i < gd->n_op; i++) n_data += tfx_lower_is_type(op_type(&G, i), "Data");
+    for (size_t i = 0; i < gd->n_op; i++) n_data += op_kind(&G, i) == TFX_LOWER_K_DATA;
     uint8_t *seen = tfx_calloc(n_data ? n_data : 1, 1);
     if (!seen) {
       rc = tfx_lower_oom(w);
       goto out;
     }
     for (size_t i = 0; i < gd->n_op; i++) {
-      if (!tfx_lower_is_type(op_type(&G, i), "Data")) continue; /* (a Data op is never lite) */
+      if (op_kind(&G, i) != TFX_LOWER_K_DATA) continue; /* (a Data op is never lite) */
       const Ge__Proto__AttrDef *ix = tfx_ge_op_attr_get(gd->op[i], "index");
       if (!ix || ix->value_case != GE__PROTO__ATTR_DEF__VALUE_I || ix->i < 0 ||
           (uint64_t)ix->i >= n_data || seen[ix->i]) {
@@ -1250,7 +1367,7 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
     }
     free(seen);
     /* the NetOutput's own edges */
-    check_edges(&G, n_ops, gd->n_op, NULL, 0);
+    check_edges(&G, n_ops, gd->n_op, NULL, 0, TFX_NO_ID);
   }
   if (rc == 0 && w->S) { /* the NetOutput, last */
     if (gd->n_op != G.n_phase1 + 1)
@@ -1260,11 +1377,12 @@ static int lower_graph(lw *w, const tfx_graph *g, const tfx_mapped_graph *mg, co
     tfx_arena_reset(&w->scratch);
   }
 out:
-  free(G.consumed);
+  if (G.consumed != G.kind) free(G.consumed);
+  if (consumed != G.kind) free(consumed);
   free(G.pre);
   free(G.lite);
+  free(G.kind);
   free(G.ring);
-  free(consumed);
   free(G.nr);
   free(G.args);
   free(G.slot_op);
@@ -1316,6 +1434,9 @@ tfx_status tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *
   w.shapes.borrow_strings = o->stream_air;
   w.shapes.intern = o->stream_air;
   w.fn_busy = tfx_calloc(m->n_funcs ? m->n_funcs : 1, 1);
+  /* (NULL: every node looks its TF op up; nothing else changes) */
+  if (m->ops.n && (w.tf_ops = tfx_calloc(m->ops.n, sizeof *w.tf_ops)) != NULL)
+    w.n_tf_ops = m->ops.n;
   Ge__Proto__ModelDef *model = tfx_arena_alloc(w.A, sizeof *model);
   if (o->stream_air && (!(w.S = tfx_ge_air_stream_new()) || !(w.memo = tfx_ge_air_memo_new())))
     model = NULL;
@@ -1373,6 +1494,7 @@ tfx_status tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *
   tfx_ge_sort_maps(model);
 done:
   free(w.fn_busy);
+  free(w.tf_ops);
   tfx_hmap_free(&w.graph_names);
   tfx_hmap_free(&w.fn_index);
   tfx_hmap_free(&w.port_lists);

@@ -8,7 +8,10 @@
  * numbering, layout always written ("ND" unless the port has a format), attr origin_format =
  * layout (a string: readable by every GE version; origin_format_for_int / format_for_int are
  * not written, §7.1), origin_shape (VT_LIST_INT) + origin_shape_initialized when the rank
- * is known. Unknown rank is [-2], an unknown dim -1. */
+ * is known. Unknown rank is [-2], an unknown dim -1.
+ * Streaming lowering interns descriptors (one per distinct name, dtype, shape and layout:
+ * desc_intern), found first by the caller's pointers and values (struct tfx_ge_desc_front),
+ * then by content. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -158,6 +161,35 @@ void tfx_ge_shape_cache_init(tfx_ge_shape_cache *c, tfx_arena *A) {
 void tfx_ge_shape_cache_free(tfx_ge_shape_cache *c) {
   tfx_hmap_free(&c->map);
   tfx_hmap_free(&c->descs);
+  free(c->front);
+  c->front = NULL;
+}
+
+/* tfx_ge_desc_front: the interned descriptors by what tfx_ge_desc_new_shared was given: the
+ * same name and layout pointers (strings are not changed while lowering runs, so the same
+ * content), dtype, shape_known and dims give the descriptor desc_intern found for them,
+ * without building and hashing its key (a Const or output desc per node: the same few again
+ * and again). A direct-mapped table; a slot keeps the latest. */
+#define FRONT_SLOTS 1024
+#define FRONT_DIMS 8
+struct tfx_ge_desc_front {
+  const char *name, *layout;
+  Ge__Proto__TensorDescriptor *td; /* NULL: empty */
+  int32_t dtype, known;
+  uint32_t n_dims;
+  int64_t dims[FRONT_DIMS];
+};
+
+static struct tfx_ge_desc_front *front_slot(tfx_ge_shape_cache *c, const char *name, int dtype,
+                                            const int64_t *dims, size_t n_dims, int known,
+                                            const char *layout) {
+  if (n_dims > FRONT_DIMS) return NULL;
+  if (!c->front && !(c->front = tfx_calloc(FRONT_SLOTS, sizeof *c->front))) return NULL;
+  const uint64_t mul = 0x9E3779B97F4A7C15u;
+  uint64_t h = ((uint64_t)(uintptr_t)name ^ (uint64_t)(uintptr_t)layout << 7) * mul;
+  h = (h ^ ((uint64_t)(uint32_t)dtype << 32 | (uint64_t)(uint32_t)known << 8 | n_dims)) * mul;
+  for (size_t k = 0; k < n_dims; k++) h = (h ^ (uint64_t)dims[k]) * mul;
+  return &c->front[(h >> 40) & (FRONT_SLOTS - 1)];
 }
 
 static Ge__Proto__TensorDescriptor *desc_new(tfx_arena *A, tfx_ge_shape_cache *c,
@@ -189,7 +221,23 @@ static Ge__Proto__TensorDescriptor *desc_new(tfx_arena *A, tfx_ge_shape_cache *c
                                              const char *name, int dtype, const int64_t *dims,
                                              size_t n_dims, int shape_known, const char *layout) {
   if (!c || !c->intern) return desc_make(A, c, name, dtype, dims, n_dims, shape_known, layout);
-  return desc_intern(c, name, dtype, dims, n_dims, shape_known, layout, 0);
+  struct tfx_ge_desc_front *f = front_slot(c, name, dtype, dims, n_dims, shape_known, layout);
+  if (f && f->td && f->name == name && f->layout == layout && f->dtype == dtype &&
+      f->known == shape_known && f->n_dims == n_dims &&
+      (!n_dims || memcmp(f->dims, dims, n_dims * sizeof *dims) == 0))
+    return f->td;
+  Ge__Proto__TensorDescriptor *td =
+      desc_intern(c, name, dtype, dims, n_dims, shape_known, layout, 0);
+  if (f && td) {
+    f->name = name;
+    f->layout = layout;
+    f->td = td;
+    f->dtype = dtype;
+    f->known = shape_known;
+    f->n_dims = (uint32_t)n_dims;
+    if (n_dims) memcpy(f->dims, dims, n_dims * sizeof *dims);
+  }
+  return td;
 }
 
 /* c->intern: one descriptor per distinct (name, dtype, shape, layout), made in c->A (its name
@@ -432,7 +480,10 @@ static int guess_dtype(const Tensorflow__NodeDef *nd, int32_t port) {
 }
 
 int tfx_ge_tf_out_dtype(const tfx_tf_table *tt, const Tensorflow__NodeDef *nd, int32_t port) {
-  const tfx_tf_op *op = tt && nd && nd->op ? tfx_tf_op_find(tt, nd->op) : NULL;
+  return tfx_ge_tf_out_dtype_op(tt && nd && nd->op ? tfx_tf_op_find(tt, nd->op) : NULL, nd, port);
+}
+
+int tfx_ge_tf_out_dtype_op(const tfx_tf_op *op, const Tensorflow__NodeDef *nd, int32_t port) {
   if (op && port >= 0) {
     int64_t base = 0;
     for (uint32_t i = 0; i < op->n_out; i++) {

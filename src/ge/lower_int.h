@@ -148,6 +148,10 @@ typedef struct tfx_ge_shape_cache {
     const Ge__Proto__TensorDescriptor *src;
     Ge__Proto__TensorDescriptor *td;
   } recent[512];
+  /* with intern: tfx_ge_desc_new_shared's last results by (name and layout pointers, dtype,
+   * shape), in front of the look-up by content (lower_desc.c desc_front; malloc on first use,
+   * NULL when that failed: every call looks up) */
+  struct tfx_ge_desc_front *front;
 } tfx_ge_shape_cache;
 void tfx_ge_shape_cache_init(tfx_ge_shape_cache *c, tfx_arena *A);
 void tfx_ge_shape_cache_free(tfx_ge_shape_cache *c);
@@ -181,6 +185,8 @@ const Tensorflow__AttrValue *tfx_ge_tf_attr(const Tensorflow__NodeDef *nd, const
  * their defaults, T*N and list(type) args), else the first of the attrs DstT, out_type,
  * output_type, Tout, output_types, dtype, T (a list(type) indexed by port); 0 when unknown. */
 int tfx_ge_tf_out_dtype(const tfx_tf_table *tt, const Tensorflow__NodeDef *nd, int32_t port);
+/* The same with nd's op already looked up in the table (tfx_tf_op_find's answer, or NULL). */
+int tfx_ge_tf_out_dtype_op(const tfx_tf_op *op, const Tensorflow__NodeDef *nd, int32_t port);
 /* Flat output index of `node:out_arg:idx` (function bodies): the output args before out_arg
  * counted with their lengths. Returns 0, or -1 when the op or arg is unknown (then *port =
  * idx, exact for single-output-arg ops). */
@@ -282,7 +288,18 @@ typedef struct tfx_lower_graph {
   uint32_t *lite;
   Ge__Proto__OpDef *ring;
   unsigned ring_next;
+  /* per op of phase 1, set as it is made: TFX_LOWER_K_DATA, _K_CONST (Const or Constant) or
+   * 0, what the sweeps after phase 1 (outputs, inputs, Data indices, the .air plan) ask of
+   * its type, without reading it again (a lite op's type is in its mapping record); when
+   * streaming also the flag TFX_LOWER_CONSUMED check_edges sets (consumed is this array).
+   * malloc */
+  uint8_t *kind;
+  size_t n_kind, cap_kind;
+  /* streaming phase 2: the OpDef a lite op is made anew in while it is wired and written */
+  Ge__Proto__OpDef wired;
 } tfx_lower_graph;
+
+enum { TFX_LOWER_K_DATA = 1, TFX_LOWER_K_CONST = 2, TFX_LOWER_CONSUMED = 4 };
 
 struct tfx_lower_ctx {
   tfx_arena *A; /* where lowering allocates now: P, or scratch while one op is wired */
@@ -310,6 +327,11 @@ struct tfx_lower_ctx {
   tfx_hmap outs_map;
   Ge__Proto__TensorDescriptor ***outs_v; /* tfx_ge_grow'n array in P */
   size_t n_outs_v;
+  /* in front of outs_map: by the first desc's address, an array's length and index in outs_v
+   * (n 0: empty; checked by content before use) */
+  struct {
+    uint32_t n, ix;
+  } outs_front[256];
   tfx_hmap unfed;        /* streaming: port name -> index into unfed_v (frozen unfed descs) */
   Ge__Proto__TensorDescriptor **unfed_v; /* tfx_ge_grow'n array in P */
   size_t n_unfed;
@@ -342,6 +364,14 @@ struct tfx_lower_ctx {
   Ge__Proto__OpDef__AttrEntry *index_entry[2][32];
   /* streaming phase 1: attr blocks by what determines them (lower_node.c; NULL until used) */
   struct tfx_lower_acache *acache;
+  /* the TF op table's entry for each op type of the module (tfx_node.op_id), looked up once:
+   * name is the op string it was looked up by (NULL: not yet), op the answer (lower_node.c
+   * tf_op_of; malloc, NULL when it could not be made: every node looks its op up) */
+  struct tfx_lower_tfop {
+    const char *name;
+    const tfx_tf_op *op;
+  } *tf_ops;
+  uint32_t n_tf_ops;
 };
 
 /* Control inputs being collected for one op (deduplicated by op: by name pointer, which is

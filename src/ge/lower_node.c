@@ -353,12 +353,26 @@ static int provenance(lg *G, Ge__Proto__OpDef *op, const tfx_node *nd, int graph
 
 /* ---------------------------------------------------------------- descriptors */
 
+/* tfx_tf_op_find(w->tt, nd's op), through w->tf_ops by the node's op id: the answer kept for
+ * the op string it was found by (checked by content: the same answer for the same string). */
+static const tfx_tf_op *tf_op_of(lw *w, const tfx_node *nd) {
+  const char *o = nd->def ? nd->def->op : NULL;
+  if (!w->tt || !o) return NULL;
+  if (nd->op_id >= w->n_tf_ops) return tfx_tf_op_find(w->tt, o);
+  struct tfx_lower_tfop *m = &w->tf_ops[nd->op_id];
+  if (m->name && (m->name == o || strcmp(m->name, o) == 0)) return m->op;
+  m->op = tfx_tf_op_find(w->tt, o);
+  m->name = o; /* (the NodeDef's: it outlives lowering) */
+  return m->op;
+}
+
 /* Output desc for TF output tf_port of nd (see the header for the rules). */
 static Ge__Proto__TensorDescriptor *out_desc(lg *G, const tfx_node *nd, int32_t tf_port,
                                              const char *name, const char *layout) {
   lw *w = G->w;
   int ge = GE__PROTO__DATA_TYPE__DT_UNDEFINED;
-  if (tf_port >= 0) ge = tfx_ge_dtype_from_tf(tfx_ge_tf_out_dtype(w->tt, nd->def, tf_port));
+  if (tf_port >= 0)
+    ge = tfx_ge_dtype_from_tf(tfx_ge_tf_out_dtype_op(tf_op_of(w, nd), nd->def, tf_port));
   if (ge == GE__PROTO__DATA_TYPE__DT_UNDEFINED) ge = GE__PROTO__DATA_TYPE__DT_FLOAT;
   int64_t *dims = NULL, unk = -2;
   size_t n = 0;

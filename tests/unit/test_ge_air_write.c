@@ -1123,6 +1123,93 @@ static void stream_merge_kept(void **state) {
   tfx_ge_air_memo_free(memo);
 }
 
+/* An op record's descriptor records kept by the descriptors' addresses when all are frozen
+ * (air_write.c w_op_descs) and copied for the next op with the same ones: the stream's bytes
+ * are the whole-model writer's for ops that repeat a set (hits, also after other sets came in
+ * between), that split the same addresses differently between inputs and outputs, reorder
+ * them, have fewer or more of them (past what a slot keeps), a NULL one, or an unfrozen one
+ * whose content changes between two ops with the same addresses (never kept: the second op
+ * must show the change). */
+static void stream_descs_kept(void **state) {
+  (void)state;
+  Ge__Proto__TensorDescriptor *d[10];
+  tfx_ge_air_memo *memo = tfx_ge_air_memo_new();
+  assert_non_null(memo);
+  for (int k = 0; k < 10; k++) {
+    d[k] = desc(k & 1);
+    d[k]->dtype = (Ge__Proto__DataType)(k + 1); /* each its own bytes */
+    if (k & 1) d[k]->n_attr = 0; /* (frozen maps must be sorted: none) */
+    assert_int_equal(tfx_ge_air_memo_desc(memo, d[k]), 0);
+  }
+  Ge__Proto__TensorDescriptor *u = desc(0); /* not frozen */
+  enum { NO = 16 };
+  struct {
+    int in[10], n_in, out[10], n_out;
+    int u_dtype; /* u's dtype when written (u is index 10) */
+  } c[NO] = {
+      {{0, 1}, 2, {2}, 1, 0},  {{0, 1}, 2, {2}, 1, 0}, /* a set, then a hit */
+      {{0}, 1, {1, 2}, 2, 0},                           /* the same addresses split otherwise */
+      {{1, 0}, 2, {2}, 1, 0},                           /* reordered */
+      {{0, 1}, 2, {2}, 1, 0},                           /* the first set again */
+      {{0, 1, 2}, 3, {2}, 1, 0},                        /* one more */
+      {{0}, 1, {0}, 1, 0},   {{0}, 1, {0}, 1, 0},
+      {{0, 1, 2, 3, 4}, 5, {5, 6, 7, 8}, 4, 0}, /* nine: more than a slot keeps */
+      {{0, 1, 2, 3, 4}, 5, {5, 6, 7, 8}, 4, 0},
+      {{0, 10}, 2, {2}, 1, 3}, {{0, 10}, 2, {2}, 1, 4}, /* u changed between the two */
+      {{0, -1}, 2, {2}, 1, 0}, {{0, -1}, 2, {2}, 1, 0}, /* a NULL desc */
+      {{0}, 0, {0}, 0, 0},                               /* none */
+      {{0, 1}, 2, {2}, 1, 0},
+  };
+  Ge__Proto__OpDef *ref[NO];
+  tfx_ge_air_stream *st = tfx_ge_air_stream_new();
+  assert_non_null(st);
+  tfx_ge_air_stream_set_memo(st, memo);
+  for (int i = 0; i < NO; i++) {
+    char name[4] = {'o', (char)('a' + i), 0};
+    Ge__Proto__OpDef *o = op(name, 0, 0), *r = op(name, 0, 0);
+    u->dtype = (Ge__Proto__DataType)c[i].u_dtype;
+    Ge__Proto__TensorDescriptor *uc = desc(0); /* the reference's own copy of u as it is now */
+    uc->dtype = u->dtype;
+    o->n_input_desc = r->n_input_desc = (size_t)c[i].n_in;
+    o->n_output_desc = r->n_output_desc = (size_t)c[i].n_out;
+    o->input_desc = A(10 * sizeof *o->input_desc);
+    o->output_desc = A(10 * sizeof *o->output_desc);
+    r->input_desc = A(10 * sizeof *r->input_desc);
+    r->output_desc = A(10 * sizeof *r->output_desc);
+    for (int k = 0; k < c[i].n_in; k++) {
+      int x = c[i].in[k];
+      o->input_desc[k] = x < 0 ? NULL : x == 10 ? u : d[x];
+      r->input_desc[k] = x < 0 ? NULL : x == 10 ? uc : d[x];
+    }
+    for (int k = 0; k < c[i].n_out; k++) o->output_desc[k] = r->output_desc[k] = d[c[i].out[k]];
+    assert_int_equal(tfx_ge_air_stream_op(st, 0, o), 0);
+    ref[i] = r;
+  }
+  Ge__Proto__ModelDef *m = A(sizeof *m);
+  ge__proto__model_def__init(m);
+  m->name = S("m");
+  m->n_graph = 1;
+  m->graph = A(sizeof *m->graph);
+  m->graph[0] = A(sizeof **m->graph);
+  ge__proto__graph_def__init(m->graph[0]);
+  m->graph[0]->name = S("g");
+  m->graph[0]->n_op = NO;
+  m->graph[0]->op = ref;
+  tfx_io_pieces rp, pc;
+  size_t nref = 0, n = 0;
+  assert_int_equal(tfx_ge_air_write(m, SIZE_MAX, &rp, &nref), 0);
+  assert_int_equal(tfx_ge_air_stream_finish(st, m, SIZE_MAX, &pc, &n), 0);
+  assert_int_equal(n, nref);
+  uint8_t *want = joined(&rp), *got = joined(&pc);
+  assert_memory_equal(got, want, nref);
+  free(got);
+  free(want);
+  tfx_io_pieces_free(&pc);
+  tfx_io_pieces_free(&rp);
+  tfx_ge_air_stream_free(st);
+  tfx_ge_air_memo_free(memo);
+}
+
 /* Frozen messages (air_write.h's memo): records that meet a frozen descriptor, AttrDef or op
  * attr entry copy the bytes written when it was frozen; the output is the whole-model writer's,
  * byte for byte, for every op's descriptors and attr values (one of them larger than a chunk)
@@ -1249,6 +1336,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(stream_attrs_shared, setup, teardown),
       cmocka_unit_test_setup_teardown(stream_memo_same_bytes, setup, teardown),
       cmocka_unit_test_setup_teardown(stream_merge_kept, setup, teardown),
+      cmocka_unit_test_setup_teardown(stream_descs_kept, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
