@@ -5,8 +5,9 @@
  * re-index, the ScopeTree after scope fusion, lowering's scratch). glibc's mmap threshold grows
  * each time such a block is freed, so later large blocks come from the heap, where freed memory
  * mostly stays with the process; the next pass then grows the process again. The command fixes
- * the threshold at glibc's initial 128 KiB, so large blocks are always mapped and given back
- * when freed: peak RSS of the 10^6-node bench graph 1.86 -> 1.80 GB, the same CPU time
+ * the threshold at glibc's initial 128 KiB, so large malloc blocks are always mapped and given
+ * back when freed (tfxc's own big blocks, arena chunks and hash tables, come from the page pool
+ * of util/arena.c instead, which keeps freed pages for the next block): peak RSS of the 10^6-node bench graph 1.86 -> 1.80 GB, the same CPU time
  * (bench/RESULTS.md). This is a process setting, so the command makes it, not the library;
  * a MALLOC_MMAP_THRESHOLD_ in the environment wins. */
 #include "cli/cli.h"
