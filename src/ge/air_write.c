@@ -561,7 +561,8 @@ static void w_op_descs(aw *c, const Ge__Proto__OpDef *op, int depth) {
     if (m->n_in == ni && m->n_out == no) {
       size_t k = 0;
       while (k < ni && m->d[k] == op->input_desc[k]) k++;
-      while (k < ni + no && m->d[k] == op->output_desc[k - ni]) k++;
+      if (k == ni) /* the outputs only after every input matched: k - ni must not wrap */
+        while (k < ni + no && m->d[k] == op->output_desc[k - ni]) k++;
       if (k == ni + no) {
         aw_raw(c, m->bytes, m->len);
         return;
