@@ -497,6 +497,20 @@ static void w_op_pre(aw *c, const Ge__Proto__OpDef *op, const aw_span *pre, size
                      int depth);
 static void w_op(aw *c, const Ge__Proto__OpDef *op, int depth) { w_op_pre(c, op, NULL, 0, depth); }
 
+/* Copies n bytes into a kept slot's buffer (*bytes, *cap: malloc), grown in 64-byte steps.
+ * Returns 0, or -1 when it cannot grow (the slot is then simply not kept). */
+static int keep_bytes(uint8_t **bytes, uint32_t *cap, const uint8_t *src, size_t n) {
+  if (*cap < n) {
+    size_t want = (n + 63) & ~(size_t)63;
+    uint8_t *b = tfx_realloc(*bytes, want);
+    if (!b) return -1;
+    *bytes = b;
+    *cap = (uint32_t)want;
+  }
+  memcpy(*bytes, src, n);
+  return 0;
+}
+
 /* An op record's attr map as merged bytes (tfx_ge_air_stream_op_pre): most ops merge a shared
  * block written ahead (tfx_ge_air_attrs.p) with the same frozen entries (the port-name lists
  * lowering shares), so the merged bytes repeat. They are kept by the block's and the entries'
@@ -521,14 +535,7 @@ static void as_merge_keep(aw *c, size_t n) {
   c->fill = NULL;
   /* too long, or across chunks: not kept (the slot stays empty) */
   if (n > AS_MERGE_MAX || n > (size_t)(c->head->data + c->head->cap - c->p)) return;
-  if (m->cap < n) {
-    size_t cap = (n + 63) & ~(size_t)63;
-    uint8_t *b = tfx_realloc(m->bytes, cap);
-    if (!b) return;
-    m->bytes = b;
-    m->cap = (uint32_t)cap;
-  }
-  memcpy(m->bytes, c->p, n);
+  if (keep_bytes(&m->bytes, &m->cap, c->p, n)) return;
   m->len = (uint32_t)n;
   m->pre = c->fill_pre;
 }
@@ -583,14 +590,7 @@ static void w_op_descs(aw *c, const Ge__Proto__OpDef *op, int depth) {
   if (!m || c->err || n > AS_DESC_BYTES || n > (size_t)(c->head->data + c->head->cap - c->p))
     return;
   m->n_in = m->n_out = 0; /* empty unless the bytes are kept */
-  if (m->cap < n) {
-    size_t cap = (n + 63) & ~(size_t)63;
-    uint8_t *b = tfx_realloc(m->bytes, cap);
-    if (!b) return;
-    m->bytes = b;
-    m->cap = (uint32_t)cap;
-  }
-  memcpy(m->bytes, c->p, n);
+  if (keep_bytes(&m->bytes, &m->cap, c->p, n)) return;
   m->len = (uint32_t)n;
   for (size_t k = 0; k < ni; k++) m->d[k] = op->input_desc[k];
   for (size_t k = 0; k < no; k++) m->d[ni + k] = op->output_desc[k];

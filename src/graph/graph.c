@@ -428,6 +428,37 @@ int tfx_graph_link_uses(tfx_graph *g, tfx_arena *a, uint32_t *use_start) {
   return 0;
 }
 
+/* Names hashed a stretch ahead: at every PUT_AHEAD-th node the names of the next PUT_AHEAD
+ * nodes are measured and hashed and their name-table slots prefetched, so the table's misses
+ * overlap instead of coming one per node. */
+enum { PUT_AHEAD = 16 };
+typedef struct name_ahead {
+  size_t len[PUT_AHEAD];
+  uint32_t h[PUT_AHEAD];
+  uint32_t to; /* nodes below this have their entry */
+} name_ahead;
+
+/* The length and hash of node i's name (nd_name): from the stretch hashed ahead, or computed. */
+static void name_hash(name_ahead *a, Tensorflow__NodeDef *const *defs, uint32_t i, uint32_t n,
+                      const tfx_hmap *map, const char *nd_name, size_t *len, uint32_t *h) {
+  if (i + PUT_AHEAD < n && (i & (PUT_AHEAD - 1)) == 0) {
+    for (uint32_t q = i; q < i + PUT_AHEAD; q++) {
+      const char *nm = defs[q] && defs[q]->name ? defs[q]->name : "";
+      a->len[q & (PUT_AHEAD - 1)] = strlen(nm);
+      a->h[q & (PUT_AHEAD - 1)] = tfx_hash_bytes(nm, a->len[q & (PUT_AHEAD - 1)]);
+      tfx_hmap_prefetch(map, a->h[q & (PUT_AHEAD - 1)]);
+    }
+    a->to = i + PUT_AHEAD;
+  }
+  if (i < a->to) {
+    *len = a->len[i & (PUT_AHEAD - 1)];
+    *h = a->h[i & (PUT_AHEAD - 1)];
+  } else {
+    *len = strlen(nd_name);
+    *h = tfx_hash_bytes(nd_name, *len);
+  }
+}
+
 /* Pass 2 reads, per node, its NodeDef's input array, the input strings, and the names of the
  * (mostly recent) nodes they name: pointer chains into the GraphDef's arena, cold since pass 1.
  * Before node i is resolved: the NodeDef of i + 3 * INPUT_AHEAD, the input array of i + 2 *
@@ -474,9 +505,7 @@ typedef struct fwd_ref {
 static int build_main_sweep(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, uint32_t n,
                             uint32_t *name_len, uint32_t *use_count) {
   tfx_arena *a = &c->m->arena;
-  enum { PUT_AHEAD = 16 };
-  size_t ahead_len[PUT_AHEAD];
-  uint32_t ahead_h[PUT_AHEAD], ahead_to = 0;
+  name_ahead names = {.to = 0};
   tfx_input *chunk = NULL;
   size_t chunk_left = 0;
   fwd_ref *fw = NULL;
@@ -513,22 +542,7 @@ static int build_main_sweep(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **de
     if (nd->name[0] == '\0' || nd->op[0] == '\0') goto out;
     size_t len;
     uint32_t h;
-    if (i + PUT_AHEAD < n && (i & (PUT_AHEAD - 1)) == 0) { /* hash the next stretch, prefetch */
-      for (uint32_t q = i; q < i + PUT_AHEAD; q++) {
-        const char *nm = defs[q] && defs[q]->name ? defs[q]->name : "";
-        ahead_len[q & (PUT_AHEAD - 1)] = strlen(nm);
-        ahead_h[q & (PUT_AHEAD - 1)] = tfx_hash_bytes(nm, ahead_len[q & (PUT_AHEAD - 1)]);
-        tfx_hmap_prefetch(&g->by_name, ahead_h[q & (PUT_AHEAD - 1)]);
-      }
-      ahead_to = i + PUT_AHEAD;
-    }
-    if (i < ahead_to) {
-      len = ahead_len[i & (PUT_AHEAD - 1)];
-      h = ahead_h[i & (PUT_AHEAD - 1)];
-    } else {
-      len = strlen(nd->name);
-      h = tfx_hash_bytes(nd->name, len);
-    }
+    name_hash(&names, defs, i, n, &g->by_name, nd->name, &len, &h);
     int r = tfx_hmap_put_hashed(&g->by_name, nd->name, len, h, i, NULL);
     if (r < 0) goto nomem;
     if (r == 0 || len >= UINT32_MAX) goto out; /* a name taken: reported by the two passes */
@@ -667,9 +681,7 @@ static int build_graph(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, s
   /* Pass 1: names, ops, duplicate check, input counts. The names are hashed PUT_AHEAD at a
    * time and their slots prefetched (the map was reserved for n names: it does not grow). */
   size_t total_in = 0;
-  enum { PUT_AHEAD = 16 };
-  size_t ahead_len[PUT_AHEAD];
-  uint32_t ahead_h[PUT_AHEAD], ahead_to = 0;
+  name_ahead names = {.to = 0};
   for (uint32_t i = 0; i < n; i++) {
     tfx_node *nd = &g->nodes[i];
     Tensorflow__NodeDef *def = defs[i];
@@ -698,22 +710,7 @@ static int build_graph(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, s
       uint32_t first = 0;
       size_t len;
       uint32_t h;
-      if (i + PUT_AHEAD < n && (i & (PUT_AHEAD - 1)) == 0) { /* hash the next stretch, prefetch */
-        for (uint32_t q = i; q < i + PUT_AHEAD; q++) {
-          const char *nm = defs[q] && defs[q]->name ? defs[q]->name : "";
-          ahead_len[q & (PUT_AHEAD - 1)] = strlen(nm);
-          ahead_h[q & (PUT_AHEAD - 1)] = tfx_hash_bytes(nm, ahead_len[q & (PUT_AHEAD - 1)]);
-          tfx_hmap_prefetch(&g->by_name, ahead_h[q & (PUT_AHEAD - 1)]);
-        }
-        ahead_to = i + PUT_AHEAD;
-      }
-      if (i < ahead_to) {
-        len = ahead_len[i & (PUT_AHEAD - 1)];
-        h = ahead_h[i & (PUT_AHEAD - 1)];
-      } else {
-        len = strlen(nd->name);
-        h = tfx_hash_bytes(nd->name, len);
-      }
+      name_hash(&names, defs, i, n, &g->by_name, nd->name, &len, &h);
       int r = tfx_hmap_put_hashed(&g->by_name, nd->name, len, h, i, &first);
       if (r < 0) goto nomem_uses;
       if (r == 1 && name_len && len < UINT32_MAX) name_len[i] = (uint32_t)len;
