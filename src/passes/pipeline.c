@@ -235,10 +235,12 @@ static int dump_selected(const tfx_options *o, const char *name) {
 static int run_passes(tfx_pipeline *p, tfx_ctx *ctx, tfx_pass_group last_group);
 
 tfx_status tfx_pipeline_run(tfx_pipeline *p, tfx_ctx *ctx, tfx_pass_group last_group) {
+  /* the pages a pass frees stay in this thread's pool for the next pass's big blocks, and go
+   * back at the end (util/arena.h): a library thread keeps none after a run, whichever pass it
+   * stopped at */
+  tfx_pages_pool_begin();
   int rc = run_passes(p, ctx, last_group);
-  /* the pages the passes freed that this thread's pool kept (util/arena.h) go back: a library
-   * thread keeps none after a run, whichever pass it stopped at */
-  tfx_pages_trim();
+  tfx_pages_pool_end();
   if (p->progress) { /* the run is over: the hook may clear its line */
     unsigned pos = 0;
     for (size_t i = 0; i < p->n; i++) pos += p->passes[i].ran != 0;

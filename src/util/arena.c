@@ -87,7 +87,10 @@ enum { fail_arena = 0 };
  * stay with the process, in this thread's pool (address-ordered page runs, neighbours merged),
  * and the next big block is cut from the smallest run it fits in (best fit) before any new
  * pages are mapped: the kernel neither unmaps them nor faults in and zeroes fresh ones. A block
- * that fits no run is mapped fresh. tfx_pages_trim unmaps what the pool holds. */
+ * that fits no run is mapped fresh. tfx_pages_trim unmaps what the pool holds. Only inside a
+ * run (tfx_pages_pool_begin/end, arena.h): outside, a freed block is unmapped at once. */
+static _Thread_local unsigned pool_depth; /* tfx_pages_pool_begin minus end: 0 = not pooling */
+
 #if defined(MAP_ANONYMOUS) && !defined(TFX_PAGES_NO_POOL)
 #define TFX_PAGES_POOL 1
 #ifdef TFX_ARENA_ASAN
@@ -208,6 +211,13 @@ static void *pages_get(size_t n, int zeroed) {
 static void pages_put(void *p, size_t n) {
   n = page_round(n);
   if (!p || !n) return;
+  if (!pool_depth) { /* not in a run: back to the system (arena.h) */
+#ifdef TFX_ARENA_ASAN
+    __lsan_unregister_root_region(p, n);
+#endif
+    munmap(p, n);
+    return;
+  }
   uintptr_t s = (uintptr_t)p, e = s + n;
   size_t l = 0, r = pool_n; /* first run starting after p */
   while (l < r) {
@@ -276,6 +286,12 @@ size_t tfx_pages_trim(void) { return 0; }
 #endif
 
 tfx_pages_stats tfx_pages_get_stats(void) { return pool_stats; }
+
+void tfx_pages_pool_begin(void) { pool_depth++; }
+
+void tfx_pages_pool_end(void) {
+  if (pool_depth && --pool_depth == 0) tfx_pages_trim();
+}
 
 void *tfx_pages_alloc(size_t n, int zeroed) {
   if (should_fail_at(SITE)) return NULL;

@@ -119,6 +119,12 @@ size_t tfx_arena_sweep_release(tfx_arena_sweep *s);
 void *tfx_pages_alloc(size_t n, int zeroed);
 void tfx_pages_free(void *p, size_t n);
 size_t tfx_pages_trim(void); /* unmaps this thread's pooled pages; returns their bytes */
+/* The pool keeps pages only between tfx_pages_pool_begin and the matching tfx_pages_pool_end
+ * (tfx_pipeline_run brackets every run): outside, a freed big block goes straight back to the
+ * system, so a library call that is not a run keeps no pages in its thread, and a thread that
+ * ends keeps none mapped. They nest; the outermost end empties the pool (tfx_pages_trim). */
+void tfx_pages_pool_begin(void);
+void tfx_pages_pool_end(void);
 typedef struct tfx_pages_stats {
   size_t pooled;   /* bytes in the pool now */
   size_t mapped;   /* bytes mapped fresh so far */

@@ -437,6 +437,9 @@ static void test_run_empties_page_pool(void **state) {
   assert_int_equal(tfx_pipeline_run(&f->p, &f->ctx, TFX_GROUP_OP_MAPPING), 0);
   assert_true(pooled >= (size_t)1 << 20); /* the pool had it during the run */
   assert_int_equal(tfx_pages_get_stats().pooled, 0);
+  /* after the run the pool is off: the same block freed now is not kept */
+  assert_int_equal(pool_pass(&f->ctx, &pooled), 0);
+  assert_int_equal(pooled, 0);
 }
 
 /* The option no_report: before op mapping the dataflow report goes, before lowering the

@@ -115,6 +115,12 @@ static void page_pool_reuses_freed_pages(void **state) {
   (void)state;
   const size_t MB = (size_t)1 << 20;
   tfx_pages_trim();
+  /* outside a run (no tfx_pages_pool_begin) a freed big block is not kept */
+  void *out = tfx_pages_alloc(MB, 0);
+  assert_non_null(out);
+  tfx_pages_free(out, MB);
+  assert_int_equal(tfx_pages_get_stats().pooled, 0);
+  tfx_pages_pool_begin(); /* as tfx_pipeline_run does */
   tfx_pages_stats st0 = tfx_pages_get_stats();
   assert_int_equal(st0.pooled, 0);
   /* an arena's big chunk goes to the pool when the arena is freed, and the next arena's big
@@ -200,6 +206,15 @@ static void page_pool_reuses_freed_pages(void **state) {
   size_t trimmed = tfx_pages_get_stats().trimmed;
   assert_int_equal(tfx_pages_trim(), pooled);
   assert_int_equal(tfx_pages_get_stats().trimmed, trimmed + pooled);
+  assert_int_equal(tfx_pages_get_stats().pooled, 0);
+  /* nested: only the outermost end empties the pool */
+  tfx_pages_pool_begin();
+  void *in = tfx_pages_alloc(MB, 0);
+  assert_non_null(in);
+  tfx_pages_free(in, MB);
+  tfx_pages_pool_end();
+  assert_int_equal(tfx_pages_get_stats().pooled, MB);
+  tfx_pages_pool_end();
   assert_int_equal(tfx_pages_get_stats().pooled, 0);
 }
 
