@@ -207,7 +207,6 @@ static int run_layout(const char *path) {
   if (!m) {
     fprintf(stderr, "tfxc_bench_floor: %s: protobuf_c_message_unpack failed\n", path);
     tfx_arena_free(&a);
-    tfx_pages_trim(); /* as before the page pool: every run starts from fresh pages (a new process) */
     return 1;
   }
   static layout l;
@@ -232,7 +231,6 @@ static int run_layout(const char *path) {
   printf("%-42s %10zu %6s %14zu %6.1f%% %9.1f\n", "total (allocations)", l.allocs, "", total, 100.0,
          (double)total / (double)nodes);
   tfx_arena_free(&a);
-  tfx_pages_trim(); /* as before the page pool: every run starts from fresh pages (a new process) */
   return 0;
 }
 
@@ -303,7 +301,6 @@ static int run_ge(const char *path, int runs) {
       fprintf(stderr, "tfxc_bench_floor: %s: not a ge.proto.ModelDef\n", path);
       free(buf);
       tfx_arena_free(&a);
-      tfx_pages_trim(); /* as before the page pool: every run starts from fresh pages (a new process) */
       return 1;
     }
     free(buf); /* the output buffer below takes its place, as in a converter */
@@ -314,7 +311,6 @@ static int run_ge(const char *path, int runs) {
     if (!out) {
       fprintf(stderr, "tfxc_bench_floor: out of memory\n");
       tfx_arena_free(&a);
-      tfx_pages_trim(); /* as before the page pool: every run starts from fresh pages (a new process) */
       return 1;
     }
     size_t got = ge__proto__model_def__pack(m, out);
@@ -332,7 +328,6 @@ static int run_ge(const char *path, int runs) {
     arena_bytes = a.total;
     free(out);
     tfx_arena_free(&a);
-    tfx_pages_trim(); /* as before the page pool: every run starts from fresh pages (a new process) */
     if (got != sz || off != got) {
       fprintf(stderr, "tfxc_bench_floor: %s: pack/write came short\n", path);
       return 1;
@@ -367,7 +362,6 @@ static int run_sweep(const char *path, int runs) {
   if (!g) {
     fprintf(stderr, "tfxc_bench_floor: %s: protobuf_c_message_unpack failed\n", path);
     tfx_arena_free(&a);
-    tfx_pages_trim(); /* as before the page pool: every run starts from fresh pages (a new process) */
     return 1;
   }
   uint64_t sum = 0;
@@ -388,7 +382,6 @@ static int run_sweep(const char *path, int runs) {
     if (!rec) {
       fprintf(stderr, "tfxc_bench_floor: out of memory\n");
       tfx_arena_free(&a);
-      tfx_pages_trim(); /* as before the page pool: every run starts from fresh pages (a new process) */
       return 1;
     }
     for (size_t i = 0; i < n; i++) {
@@ -403,7 +396,6 @@ static int run_sweep(const char *path, int runs) {
     c_sweep[r] = c1 - c0, c_rec[r] = t_cpu[r] - c_sweep[r];
   }
   tfx_arena_free(&a);
-  tfx_pages_trim(); /* as before the page pool: every run starts from fresh pages (a new process) */
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   printf("mode=sweep runs=%d bytes=%zu nodes=%zu strings=%zu", runs, len, n, strings);
@@ -463,14 +455,12 @@ int main(int argc, char **argv) {
         tfx_diag_print(&d, stderr);
         tfx_diag_free(&d);
         tfx_arena_free(&a);
-        tfx_pages_trim(); /* as before the page pool: every run starts from fresh pages (a new process) */
         free(text);
         return 1;
       }
       n_node = ((Tensorflow__GraphDef *)m)->n_node;
       arena_bytes = a.total;
       tfx_arena_free(&a);
-      tfx_pages_trim(); /* as before the page pool: every run starts from fresh pages (a new process) */
       double t2 = now_ms();
       tfx_diag_free(&d);
       t_read[r] = 0, t_work[r] = t1 - t0, t_free[r] = t2 - t1;
@@ -496,10 +486,7 @@ int main(int argc, char **argv) {
     }
     n_node = ((Tensorflow__GraphDef *)m)->n_node;
     arena_bytes = a.total;
-    if (use_arena) {
-      tfx_arena_free(&a);
-      tfx_pages_trim(); /* every run starts from fresh pages, as a new process does */
-    }
+    if (use_arena) tfx_arena_free(&a);
     else protobuf_c_message_free_unpacked(m, NULL);
     double t3 = now_ms();
     free(buf);

@@ -49,7 +49,6 @@ void tfx_ctx_free(tfx_ctx *ctx) {
   free(ctx->fusion_report);
   ctx->fusion_report = NULL;
   memset(&ctx->prune, 0, sizeof ctx->prune); /* it lived in the model's arena */
-  tfx_pages_trim(); /* the pages freed above that this thread's pool kept (util/arena.h) */
 }
 
 const tfx_cann_table *tfx_ctx_protos(tfx_ctx *ctx) {

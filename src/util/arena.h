@@ -110,7 +110,7 @@ size_t tfx_arena_sweep_release(tfx_arena_sweep *s);
  * zeroed by the kernel) again by the next pass. Smaller blocks are malloc's. The pool holds
  * only what was in use before, so with the blocks reused it adds nothing to the process's
  * peak; tfx_pages_trim gives its pages back (before lowering, whose memory does not come
- * from the pool; at the end of every pipeline run; when a conversion's context is freed).
+ * from the pool; at the end of every pipeline run, tfx_pages_pool_end below).
  * tfx_pages_alloc: n bytes, 16-byte aligned (page-aligned from TFX_PAGES_MIN up), zeroed if
  * asked; NULL on failure (a counted allocation for fault injection). tfx_pages_free: the same
  * pointer and n as allocated (in AddressSanitizer builds a pooled block is poisoned, and a
