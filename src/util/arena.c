@@ -208,14 +208,22 @@ static void *pages_get(size_t n, int zeroed) {
   return p;
 }
 
+/* Unmaps a block a caller held. Its shadow is cleared first: a sweep or tfx_arena_give_back
+ * may have poisoned some of its pages, and ASan keeps the shadow with the address, so the next
+ * mapping placed there (a file read by io.c, say) would read as poisoned. */
+static void pages_unmap(void *p, size_t n) {
+#ifdef TFX_ARENA_ASAN
+  __lsan_unregister_root_region(p, n);
+  ASAN_UNPOISON_MEMORY_REGION(p, n);
+#endif
+  munmap(p, n);
+}
+
 static void pages_put(void *p, size_t n) {
   n = page_round(n);
   if (!p || !n) return;
   if (!pool_depth) { /* not in a run: back to the system (arena.h) */
-#ifdef TFX_ARENA_ASAN
-    __lsan_unregister_root_region(p, n);
-#endif
-    munmap(p, n);
+    pages_unmap(p, n);
     return;
   }
   uintptr_t s = (uintptr_t)p, e = s + n;
@@ -231,10 +239,7 @@ static void pages_put(void *p, size_t n) {
     size_t cap = pool_cap ? pool_cap * 2 : 64;
     pool_run *v = realloc(pool_runs, cap * sizeof *v); /* not counted: nothing fails if it does */
     if (!v) { /* no room to note it: the pages go back to the system */
-#ifdef TFX_ARENA_ASAN
-      __lsan_unregister_root_region(p, n);
-#endif
-      munmap(p, n);
+      pages_unmap(p, n);
       return;
     }
     pool_runs = v;
