@@ -880,9 +880,9 @@ void tfx_ge_air_stream_free(tfx_ge_air_stream *s) {
 
 size_t tfx_ge_air_stream_size(const tfx_ge_air_stream *s) { return s ? s->total : 0; }
 
-int tfx_ge_air_stream_spill(tfx_ge_air_stream *s, const char *target) {
+int tfx_ge_air_stream_spill(tfx_ge_air_stream *s, const char *target, int jobs) {
   if (s->spill || s->n_seg) return s->spill != NULL;
-  s->spill = tfx_ge_air_spill_open(target);
+  s->spill = tfx_ge_air_spill_open(target, jobs);
   return s->spill != NULL;
 }
 

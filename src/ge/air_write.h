@@ -62,8 +62,10 @@ int tfx_ge_air_stream_fill_pre(tfx_ge_air_stream *s, size_t slot, const Ge__Prot
  * directory of target, the .air's output path, instead of memory (air_sink.c); call it before
  * the first op. 1 when they go there, 0 when they stay in memory (no spill file possible:
  * standard output, a device, a directory that cannot take it). finish then hands back pieces
- * read from that file (tfx_wpiece.fd1), and the file itself (tfx_io_pieces.fd1). */
-int tfx_ge_air_stream_spill(tfx_ge_air_stream *s, const char *target);
+ * read from that file (tfx_wpiece.fd1), and the file itself (tfx_io_pieces.fd1). jobs: who
+ * writes it (tfx_ge_lower_opts.jobs: 1 this thread, 2 or more a writer thread, 0 automatic;
+ * air_sink.h); the bytes are the same. */
+int tfx_ge_air_stream_spill(tfx_ge_air_stream *s, const char *target, int jobs);
 /* Plans the spill file as the whole .air: leaves room in front of the records for the
  * model's fields (m's name, version, custom_version: set by now) and one graph's tag, length
  * (len_bytes, the varint's guessed length) and fields 1/4/5 (graph_fields bytes, predicted).

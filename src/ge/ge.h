@@ -81,6 +81,12 @@ typedef struct tfx_ge_lower_opts {
    * tfx_ge_model.air reads them from there (tfx_wpiece.fd1); a failed write of it is
    * reported ("cannot write output", TFX_E_INPUT). */
   const char *air_path;
+  /* Threads lowering may use besides its own (the meaning of the run's --jobs): 0 automatic
+   * (2 when the process may run on more than one CPU), 1 none, 2 or more some. Today the one
+   * use is the spill file's writer thread (air_path set; ge/air_sink.c), which moves its
+   * write(2)s off the lowering thread; the output is the same bytes whatever the value.
+   * Zeroed options: automatic. */
+  int jobs;
   /* The main-graph node id of each prune->outs entry (TFX_NO_ID: not in the graph), looked up
    * before lowering; NULL: lowering looks them up by name (the index's name map, which a run
    * that keeps no report has freed by then: passes/context.h). */

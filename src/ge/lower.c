@@ -70,7 +70,8 @@
  *    data, before anything reaches a file (the emit pass writes the bytes afterwards). The
  *    graphs' own fields are written at the end; the ModelDef is then freed. With the .air's
  *    path (tfx_ge_lower_opts.air_path) the records go to a spill file with no name beside it
- *    (air_sink.c), not memory; the emit pass copies them from there into the output.
+ *    (air_sink.c), not memory; the emit pass copies them from there into the output. Its
+ *    write(2)s are made by a writer thread (tfx_ge_lower_opts.jobs), not the lowering's.
  *    What phase 1 keeps per op is what later ops and checks read: the OpDef (name, type), its
  *    output descs, a Data op's attrs. The node's own attrs are built in the scratch arena and
  *    written ahead as wire bytes (pre_encode: air_write.c's tfx_ge_air_stream_attrs, a Const's
@@ -1440,7 +1441,8 @@ tfx_status tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *
   Ge__Proto__ModelDef *model = tfx_arena_alloc(w.A, sizeof *model);
   if (o->stream_air && (!(w.S = tfx_ge_air_stream_new()) || !(w.memo = tfx_ge_air_memo_new())))
     model = NULL;
-  if (w.S && o->air_path) tfx_ge_air_stream_spill(w.S, o->air_path); /* else in memory */
+  if (w.S && o->air_path) /* else in memory; written by a thread of its own unless jobs is 1 */
+    tfx_ge_air_stream_spill(w.S, o->air_path, o->jobs);
   if (w.S) tfx_ge_air_stream_max(w.S, o->air_max); /* past it: lowered again, whole */
   int io_err = 0; /* the spill file could not be written */
   /* streaming: shared descriptors and port lists are written once (air_write.h's memo) */

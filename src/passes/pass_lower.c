@@ -18,6 +18,17 @@
 #include "passes/passes.h"
 #include "util/status.h"
 
+/* The lowering's jobs (ge.h tfx_ge_lower_opts.jobs: 0 automatic, 1 no thread besides the
+ * run's, 2 or more: the spill file's writer thread). The one place where the pipeline sets
+ * it, and where the run's --jobs (issue 16; the option and tfx_load_opts.jobs come from
+ * another branch) is to be connected: until then automatic, or TFXC_LOWER_JOBS=N from the
+ * environment (tests and measurements: 1 / 2 choose either path whatever the CPU count). */
+static int lower_jobs(const tfx_ctx *ctx) {
+  (void)ctx;
+  const char *e = getenv("TFXC_LOWER_JOBS");
+  return e && *e ? atoi(e) : 0;
+}
+
 tfx_status tfx_pass_lower(tfx_ctx *ctx, void *user) {
   (void)user;
   if (!tfx_ctx_wants_mapping(ctx)) return 0;
@@ -64,6 +75,7 @@ tfx_status tfx_pass_lower(tfx_ctx *ctx, void *user) {
   lo.input_format = ctx->opts->input_format;
   lo.prune = &ctx->prune;
   lo.out_ids = out_ids;
+  lo.jobs = lower_jobs(ctx);
   /* A conversion to an .air file alone (tf-pbtxt aside, which is printed from the TF model)
    * lowers straight into the .air bytes (ge.h: stream_air): the whole GE model is never built.
    * The text kinds print from the model, the library's tfxc_emit and the precheck read it, so

@@ -20,27 +20,29 @@ int tfx_is_dir(const char *path) {
 /* ---- write fault injection (tfx_write_fail_at) ---- */
 
 #ifdef TFXC_FAULT_INJECTION
-/* per thread, like the allocation fault injection (arena.c) */
-static _Thread_local long wf_countdown;
-static _Thread_local long wf_hits;
-static _Thread_local long wf_calls;
-static _Thread_local int wf_enospc; /* a short write was injected: the next write() fails with ENOSPC */
+/* Per thread, like the allocation fault injection (arena.c). A thread that writes on another's
+ * behalf (the spill file's writer thread, ge/air_sink.c) counts its steps on that thread's
+ * state (tfx_write_fault_follow): wf points at it; else at the thread's own. */
+typedef struct wf_state {
+  long countdown, hits, calls;
+  int enospc; /* a short write was injected: the next write() fails with ENOSPC */
+} wf_state;
+static _Thread_local wf_state wf_own;
+static _Thread_local wf_state *wf_follow;
+#define wf (wf_follow ? wf_follow : &wf_own)
 
-void tfx_write_fail_at(long n) {
-  wf_countdown = n;
-  wf_hits = 0;
-  wf_calls = 0;
-  wf_enospc = 0;
-}
-long tfx_write_failures(void) { return wf_hits; }
-long tfx_write_calls(void) { return wf_calls; }
+void tfx_write_fail_at(long n) { *wf = (wf_state){n, 0, 0, 0}; }
+long tfx_write_failures(void) { return wf->hits; }
+long tfx_write_calls(void) { return wf->calls; }
+void *tfx_write_fault_state(void) { return wf; }
+void tfx_write_fault_follow(void *state) { wf_follow = state; }
 
 /* 1 when this file-system step is the one to fail. */
 static int wf_step(void) {
-  wf_calls++;
-  if (wf_countdown <= 0) return 0;
-  if (--wf_countdown == 0) {
-    wf_hits++;
+  wf->calls++;
+  if (wf->countdown <= 0) return 0;
+  if (--wf->countdown == 0) {
+    wf->hits++;
     return 1;
   }
   return 0;
@@ -50,6 +52,8 @@ static int wf_step(void) {
 void tfx_write_fail_at(long n) { (void)n; }
 long tfx_write_failures(void) { return 0; }
 long tfx_write_calls(void) { return 0; }
+void *tfx_write_fault_state(void) { return NULL; }
+void tfx_write_fault_follow(void *state) { (void)state; }
 #define wf_step() 0
 #endif
 
@@ -58,8 +62,8 @@ long tfx_write_calls(void) { return 0; }
  * (the next step then fails with ENOSPC). */
 static int wf_inject(size_t *n) {
 #ifdef TFXC_FAULT_INJECTION
-  if (wf_enospc) {
-    wf_enospc = 0;
+  if (wf->enospc) {
+    wf->enospc = 0;
     errno = ENOSPC;
     return -1;
   }
@@ -69,7 +73,7 @@ static int wf_inject(size_t *n) {
       return -1;
     }
     *n /= 2;
-    wf_enospc = 1;
+    wf->enospc = 1;
   }
 #else
   (void)n;
@@ -81,7 +85,7 @@ static ssize_t fi_write(int fd, const void *p, size_t n) {
   if (wf_inject(&n) != 0) return -1;
   ssize_t w = write(fd, p, n);
 #ifdef TFXC_FAULT_INJECTION
-  if (w < 0) wf_enospc = 0; /* a real failure: no injected one after it */
+  if (w < 0) wf->enospc = 0; /* a real failure: no injected one after it */
 #endif
   return w;
 }
@@ -509,7 +513,7 @@ tfx_status tfx_write_files_atomic_pieces(size_t n, const char *const *paths,
                                          const tfx_wpiece *const *pieces, const size_t *n_pieces,
                                          tfx_diag *d) {
 #ifdef TFXC_FAULT_INJECTION
-  wf_enospc = 0;
+  wf->enospc = 0;
 #endif
   if (n == 0) return TFX_OK;
   char **tmp = tfx_calloc(n, sizeof *tmp);

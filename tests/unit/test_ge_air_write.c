@@ -563,8 +563,9 @@ static Ge__Proto__ModelDef *stream_model(void) {
   return m;
 }
 
-/* spill_dir: NULL, or a directory the op records are spilled to (air_sink.c) */
-static void stream_check(const char *spill_dir) {
+/* spill_dir: NULL, or a directory the op records are spilled to (air_sink.c), written inline
+ * (jobs 1) or by its writer thread (jobs 2) */
+static void stream_check(const char *spill_dir, int jobs) {
   char target[512] = "";
   if (spill_dir) snprintf(target, sizeof target, "%s/out.air", spill_dir);
   Ge__Proto__ModelDef *m = stream_model();
@@ -575,7 +576,7 @@ static void stream_check(const char *spill_dir) {
 
   tfx_ge_air_stream *st = tfx_ge_air_stream_new();
   assert_non_null(st);
-  if (spill_dir) assert_int_equal(tfx_ge_air_stream_spill(st, target), 1);
+  if (spill_dir) assert_int_equal(tfx_ge_air_stream_spill(st, target, jobs), 1);
   Ge__Proto__GraphDef *g0 = m->graph[0], *g2 = m->graph[2];
   size_t hole = 0, k2 = 0;
   for (size_t k = 0; k < g0->n_op; k++) {
@@ -645,7 +646,7 @@ static void stream_check(const char *spill_dir) {
 
 static void stream_same_bytes(void **state) {
   (void)state;
-  stream_check(NULL);
+  stream_check(NULL, 1);
 }
 
 /* The size of this process's open spill file in dir (its /proc/self/fd link names dir), or -1
@@ -684,10 +685,10 @@ static void stream_over_max(void **state) {
   char dir[] = "/tmp/tfxc_air_spill_XXXXXX", target[600];
   assert_non_null(mkdtemp(dir));
   snprintf(target, sizeof target, "%s/out.air", dir);
-  for (int spill = 0; spill < 2; spill++) {
+  for (int spill = 0; spill < 3; spill++) { /* in memory, spilled inline, by the thread */
     tfx_ge_air_stream *st = tfx_ge_air_stream_new();
     assert_non_null(st);
-    if (spill) assert_int_equal(tfx_ge_air_stream_spill(st, target), 1);
+    if (spill) assert_int_equal(tfx_ge_air_stream_spill(st, target, spill), 1);
     tfx_ge_air_stream_max(st, max);
     Ge__Proto__GraphDef *g0 = m->graph[0], *g2 = m->graph[2];
     size_t hole = 0;
@@ -716,21 +717,22 @@ static void stream_over_max(void **state) {
   assert_int_equal(rmdir(dir), 0);
 }
 
-/* The same with the op records in a spill file beside the output (air_sink.c): the pieces read
- * from it, and the output written from them, are the same bytes. Standard output and devices
- * get no spill file. */
+/* The same with the op records in a spill file beside the output (air_sink.c), written inline
+ * and by its writer thread: the pieces read from it, and the output written from them, are
+ * the same bytes. Standard output and devices get no spill file. */
 static void stream_spill_same_bytes(void **state) {
   (void)state;
   char dir[] = "/tmp/tfxc_air_spill_XXXXXX";
   assert_non_null(mkdtemp(dir));
-  stream_check(dir);
+  stream_check(dir, 1);
+  stream_check(dir, 2);
   tfx_ge_air_stream *st = tfx_ge_air_stream_new();
   assert_non_null(st);
-  assert_int_equal(tfx_ge_air_stream_spill(st, "-"), 0);
-  assert_int_equal(tfx_ge_air_stream_spill(st, "/dev/null"), 0);
+  assert_int_equal(tfx_ge_air_stream_spill(st, "-", 2), 0);
+  assert_int_equal(tfx_ge_air_stream_spill(st, "/dev/null", 2), 0);
   char missing[600];
   snprintf(missing, sizeof missing, "%s/no/such/dir/x.air", dir);
-  assert_int_equal(tfx_ge_air_stream_spill(st, missing), 0);
+  assert_int_equal(tfx_ge_air_stream_spill(st, missing, 0), 0);
   tfx_ge_air_stream_free(st);
   assert_int_equal(n_entries(dir), 0);
   assert_int_equal(rmdir(dir), 0);
@@ -771,10 +773,11 @@ static void stream_planned(void **state) {
   assert_non_null(mkdtemp(dir));
   snprintf(target, sizeof target, "%s/out.air", dir);
   int direct = 0;
-  for (unsigned v = 0; v <= 6; v++) { /* 0: no plan; 6: the right v with wrong fields */
+  for (unsigned vj = 0; vj <= 13; vj++) { /* v 0: no plan; 6: the right v with wrong fields; */
+    unsigned v = vj % 7;                   /* inline, then by the writer thread */
     tfx_ge_air_stream *st = tfx_ge_air_stream_new();
     assert_non_null(st);
-    assert_int_equal(tfx_ge_air_stream_spill(st, target), 1);
+    assert_int_equal(tfx_ge_air_stream_spill(st, target, vj < 7 ? 1 : 2), 1);
     size_t f = v == 6 ? fields + 1 : fields;
     unsigned len = v == 6 ? 4 : v; /* (nref is a few MiB: a 4-byte varint) */
     uint64_t r = len ? tfx_ge_air_stream_plan(st, m, f, len) : 0;
@@ -815,7 +818,7 @@ static void stream_planned(void **state) {
     tfx_io_pieces_free(&pc);
     tfx_ge_air_stream_free(st);
   }
-  assert_int_equal(direct, 1);
+  assert_int_equal(direct, 2);
   free(want);
   tfx_io_pieces_free(&ref);
   assert_int_equal(n_entries(dir), 0);

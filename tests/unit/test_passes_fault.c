@@ -27,7 +27,13 @@
  * which makes lowering stream the .air op by op (src/ge/lower.c, "Streaming"); their .air must
  * equal the whole-model runs' byte for byte (stream_same_air). Both get the write sweep too:
  * the op records then go to a spill file beside the .air (src/ge/air_sink.c), whose writes
- * during lowering and the copy from it at emit-ge are steps that must fail as cleanly.
+ * during lowering and the copy from it at emit-ge are steps that must fail as cleanly. The
+ * spill file is written by its writer thread (the lowering's jobs, set for every run here by
+ * TFXC_LOWER_JOBS=2, whatever the CPU count: passes/pass_lower.c), whose write(2)s count and
+ * fail on this thread's hook (util/fileio.h tfx_write_fault_follow), so the sweep reaches them
+ * and the error's way back from the thread to the run; the two streaming write sweeps run
+ * again with TFXC_LOWER_JOBS=1 (written inline, by lowering itself), and stream_same_air holds
+ * the .air of both to the whole-model runs'.
  *
  * The rules pass itself (loading and compiling rule sources) gets the same allocation sweep
  * with a small -r rule pair and --no-stdlib (compiling the whole stdlib in every run would
@@ -513,16 +519,18 @@ static void alloc_failures_stream_sub(void **state) {
 static void stream_same_air(void **state) {
   fx *f = *state;
   static const run_kind pairs[2][2] = {{RUN_FULL, RUN_STREAM}, {RUN_SUBGRAPH, RUN_STREAM_SUB}};
-  for (int i = 0; i < 2; i++) {
-    reference(f, pairs[i][0]);
+  for (int i = 0; i < 4; i++) { /* the spill file by the writer thread, then inline */
+    setenv("TFXC_LOWER_JOBS", i < 2 ? "2" : "1", 1);
+    reference(f, pairs[i % 2][0]);
     tfx_strbuf whole = f->ref[TFX_EMIT_AIR];
     tfx_sb_init(&f->ref[TFX_EMIT_AIR]);
-    reference(f, pairs[i][1]);
+    reference(f, pairs[i % 2][1]);
     assert_true(whole.len > 0);
     assert_int_equal(whole.len, f->ref[TFX_EMIT_AIR].len);
     assert_memory_equal(whole.data, f->ref[TFX_EMIT_AIR].data, whole.len);
     tfx_sb_free(&whole);
   }
+  setenv("TFXC_LOWER_JOBS", "2", 1);
 }
 
 /* ---- write failures ---- */
@@ -592,16 +600,26 @@ static void write_failures_stream(void **state) { write_sweep(*state, RUN_STREAM
 static void write_failures_stream_sub(void **state) {
   write_sweep(*state, RUN_STREAM_SUB, "streaming subgraphs");
 }
+/* The same with the spill file written inline (no writer thread). */
+static void write_failures_stream_inline(void **state) {
+  setenv("TFXC_LOWER_JOBS", "1", 1);
+  write_sweep(*state, RUN_STREAM, "streaming, inline spill");
+  write_sweep(*state, RUN_STREAM_SUB, "streaming subgraphs, inline spill");
+  setenv("TFXC_LOWER_JOBS", "2", 1);
+}
 
 int main(void) {
   if (!tfx_fault_injection_enabled()) { /* Release build: the hooks are compiled out */
     printf("skipped: fault injection is compiled out (TFXC_FAULT_INJECTION=OFF)\n");
     return 77;
   }
+  /* the streamed .air's spill file written by its writer thread (see the top) */
+  setenv("TFXC_LOWER_JOBS", "2", 1);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(write_failures, setup, teardown),
       cmocka_unit_test_setup_teardown(write_failures_stream, setup, teardown),
       cmocka_unit_test_setup_teardown(write_failures_stream_sub, setup, teardown),
+      cmocka_unit_test_setup_teardown(write_failures_stream_inline, setup, teardown),
       cmocka_unit_test_setup_teardown(alloc_failures_rules, setup, teardown),
       cmocka_unit_test_setup_teardown(alloc_failures_full, setup, teardown),
       cmocka_unit_test_setup_teardown(alloc_failures_subgraph, setup, teardown),
