@@ -57,8 +57,11 @@
 
 #define SPILL_BUF ((size_t)1 << 20)
 /* Buffers of the writer thread's ring: one being filled while the others wait for or are in
- * write(2). Two already keep lowering from waiting at 10^6 nodes on an idle disk; four absorb
- * a write that stalls for a moment (bench/RESULTS.md, branch lowio). */
+ * write(2). With four, lowering at 10^6 nodes (426 hand-overs) waited for a free buffer 10-16
+ * times, 10-20 ms in all, when the kernel took the bytes at its usual pace; when it was slow
+ * (0.7-1 s of system time for the 447 MB) lowering waited 0.65-0.8 s: the writer is then the
+ * bottleneck, and a larger ring would only move the wait to end(), which must find every byte
+ * in the file (bench/RESULTS.md, branch lowio). */
 #define SPILL_RING 4
 
 struct tfx_ge_air_spill {
