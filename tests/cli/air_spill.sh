@@ -10,7 +10,11 @@
 # becomes the .air itself when lowering planned its fields' size right (linkat, no copy), and
 # the records are copied from it (copy_file_range) when the writer may not take it
 # (TFXC_SPILL_COPY=1), there is no plan (TFXC_AIR_PLAN_LEN=0) or a wrong one; the named
-# fallback (TFXC_SPILL_NAMED=1) is unlinked before its first write and leaves nothing.
+# fallback (TFXC_SPILL_NAMED=1) is unlinked before its first write and leaves nothing. The
+# spill file written inline (TFXC_LOWER_JOBS=1) and by its writer thread (=2) gives the same
+# bytes; with strace, its records' writes come from another thread than the one that opened
+# it with =2 (only the fields in front, written after the join, from the opener), from the
+# opener alone with =1.
 # Env: TFXC, TFXC_SRC.
 set -u
 : "${TFXC:?set TFXC to the tfxc binary}"
@@ -39,6 +43,11 @@ for m in "$TFXC_SRC/examples/dense_layernorm/model.pbtxt" \
     { cat "$D/err"; bad "$m: stream"; continue; }
   "$TFXC" "$m" --emit air,ge-pbtxt -o "$D/whole" >/dev/null 2>&1 || bad "$m: whole"
   cmp -s "$D/out/stream.air" "$D/whole.air" || bad "$m: streamed .air differs from the whole's"
+  for j in 1 2; do # the spill file written inline / by its writer thread
+    TFXC_LOWER_JOBS=$j "$TFXC" "$m" -o "$D/out/j$j.air" >/dev/null 2>&1 || bad "$m: jobs $j"
+    cmp -s "$D/out/j$j.air" "$D/whole.air" || bad "$m: jobs $j: .air differs from the whole's"
+    rm -f "$D/out/j$j.air"
+  done
   "$TFXC" "$m" -o - >"$D/std.air" 2>/dev/null || bad "$m: -o -"
   cmp -s "$D/std.air" "$D/whole.air" || bad "$m: -o - differs"
   mkfifo "$D/pipe.air" && { cat "$D/pipe.air" >"$D/fifo.air" & }
@@ -95,6 +104,25 @@ if command -v strace >/dev/null && strace -f -o /dev/null true 2>/dev/null; then
        o && /write\(/ {exit} END {exit !(o && u)}' "$T/trace2" ||
     bad "the named spill file was not unlinked before its first write"
   cmp -s "$T/s/y.air" "$T/m1/whole.air" || bad "named spill run: .air differs"
+  # who writes the spill file: the writes to its descriptor (until it is closed), by the
+  # thread that opened it ("own") and by others ("other")
+  for j in 1 2; do
+    TFXC_LOWER_JOBS=$j ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=openat,open,write,close \
+      -o "$T/trace_j$j" "$TFXC" "$TFXC_SRC/examples/dense_layernorm/model.pbtxt" \
+      -o "$T/s/j$j.air" >/dev/null 2>&1 || bad "jobs $j strace run failed"
+    cmp -s "$T/s/j$j.air" "$T/m1/whole.air" || bad "jobs $j strace run: .air differs"
+    rm -f "$T/s/j$j.air"
+    who=$(awk '!fd && /O_TMPFILE/ && / = [0-9]+$/ {pid = $1; fd = $NF; next}
+               fd && $2 ~ "^close\\(" fd "[,)]" {exit}
+               fd && $2 ~ "^write\\(" fd "," {if ($1 == pid) own++; else other++}
+               END {printf "%d %d", own, other}' "$T/trace_j$j")
+    set -- $who
+    if [ "$j" = 1 ]; then
+      [ "$1" -ge 1 ] && [ "$2" -eq 0 ] || bad "jobs 1: spill writes by the opener $1, others $2"
+    else # the records by the writer thread; the fields in front (head) by the opener
+      [ "$2" -ge 1 ] && [ "$1" -le 1 ] || bad "jobs 2: spill writes by the opener $1, others $2"
+    fi
+  done
   only "$T/s" x.air y.air
 else
   echo "note: strace unavailable: the spill file's system calls are not checked"
