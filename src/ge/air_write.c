@@ -631,6 +631,44 @@ static void w_op_pre(aw *c, const Ge__Proto__OpDef *op, const aw_span *pre, size
   aw_str(c, 1, op->name);
 }
 
+/* The record of an op given by its parts (tfx_ge_air_stream_edges): what w_op_pre writes for
+ * an op whose fields are only name, type, id, attr, input_desc and output_desc, with input k
+ * the string "name[k]:port[k]" (name[k] NULL: ""), written from its parts (no string made). */
+static void w_op_edges(aw *c, const Ge__Proto__OpDef *op, const tfx_ge_air_edges *e,
+                       const aw_span *pre, size_t n_pre, int depth) {
+  if (aw_deep(c, depth)) return;
+  w_op_descs(c, op, depth);
+  aw_i64(c, 21, op->id);
+  if (c->merged) {
+    aw_raw(c, c->merged->bytes, c->merged->len);
+  } else if (n_pre) {
+    size_t at = aw_pos(c);
+    w_op_attrs(c, op, pre, n_pre, depth);
+    if (c->fill && !c->err) as_merge_keep(c, aw_pos(c) - at);
+  } else
+    w_entries(c, 10, (void *const *)op->attr, op->n_attr, depth);
+  for (size_t k = e->n; k-- > 0;) {
+    size_t len = 0;
+    if (e->name[k]) { /* back to front: the port's digits, ':', the name */
+      uint8_t num[12], *q = num + sizeof num;
+      uint32_t u = e->port[k];
+      do *--q = (uint8_t)('0' + u % 10); while ((u /= 10) != 0);
+      size_t nd = (size_t)(num + sizeof num - q);
+      if (!aw_room(c, nd + 1 + e->len[k])) return;
+      c->p -= nd;
+      memcpy(c->p, q, nd);
+      *--c->p = ':';
+      c->p -= e->len[k];
+      memcpy(c->p, e->name[k], e->len[k]);
+      len = nd + 1 + e->len[k];
+    }
+    aw_varint(c, len);
+    aw_tag(c, 5, 2);
+  }
+  aw_str(c, 2, op->type);
+  aw_str(c, 1, op->name);
+}
+
 static void w_graph(aw *c, const Ge__Proto__GraphDef *g, int depth) {
   if (aw_deep(c, depth)) return;
   aw_unknown(c, &g->base);
@@ -989,7 +1027,7 @@ static as_merge *as_merge_find(tfx_ge_air_stream *s, const Ge__Proto__OpDef *op,
 }
 
 static size_t as_record(tfx_ge_air_stream *s, const Ge__Proto__OpDef *op,
-                        const tfx_ge_air_attrs *pre, int *err) {
+                        const tfx_ge_air_attrs *pre, const tfx_ge_air_edges *edges, int *err) {
   aw *c = &s->c;
   size_t n_pre = pre ? pre->n : 0;
   int hit = 0;
@@ -1005,7 +1043,10 @@ static size_t as_record(tfx_ge_air_stream *s, const Ge__Proto__OpDef *op,
   if (c->memo && !s->descs) s->descs = tfx_calloc(AS_DESC_SLOTS, sizeof *s->descs);
   c->descs = s->descs; /* (NULL: out of memory; nothing kept, the same bytes) */
   /* as in w_graph: the model is depth 0, a graph 1 */
-  AW_SUB(c, 6, 1, w_op_pre(c, op, s->span, n_pre, 2));
+  if (edges)
+    AW_SUB(c, 6, 1, w_op_edges(c, op, edges, s->span, n_pre, 2));
+  else
+    AW_SUB(c, 6, 1, w_op_pre(c, op, s->span, n_pre, 2));
   if (c->err) {
     *err = c->err == 2 ? -3 : -1;
     return 0;
@@ -1083,11 +1124,26 @@ static int as_store_drop(tfx_ge_air_stream *s, size_t gi, size_t n) {
   return 0;
 }
 
+static int as_store(tfx_ge_air_stream *s, size_t gi, size_t n);
+
 int tfx_ge_air_stream_op_pre(tfx_ge_air_stream *s, size_t gi, const Ge__Proto__OpDef *op,
                              const tfx_ge_air_attrs *pre) {
   int err = 0;
-  size_t n = as_record(s, op, pre, &err);
+  size_t n = as_record(s, op, pre, NULL, &err);
   if (err) return err;
+  return as_store(s, gi, n);
+}
+
+int tfx_ge_air_stream_edges(tfx_ge_air_stream *s, size_t gi, const Ge__Proto__OpDef *op,
+                            const tfx_ge_air_edges *edges, const tfx_ge_air_attrs *pre) {
+  int err = 0;
+  size_t n = as_record(s, op, pre, edges, &err);
+  if (err) return err;
+  return as_store(s, gi, n);
+}
+
+/* The scratch writer's record (n bytes) appended to the store (memory or the spill file). */
+static int as_store(tfx_ge_air_stream *s, size_t gi, size_t n) {
   if (s->over || n > s->max - s->total) return as_store_drop(s, gi, n);
   if (s->spill) return as_store_spill(s, gi, n);
   as_chunk *k = s->last;
@@ -1129,7 +1185,7 @@ int tfx_ge_air_stream_fill_pre(tfx_ge_air_stream *s, size_t slot, const Ge__Prot
   if (slot >= s->n_seg || s->seg[slot].p || s->seg[slot].in_file || s->seg[slot].dropped)
     return -1;
   int err = 0;
-  size_t n = as_record(s, op, pre, &err);
+  size_t n = as_record(s, op, pre, NULL, &err);
   if (err) return err;
   if (s->over || n > s->max - s->total) { /* past max: counted only */
     s->over = 1;

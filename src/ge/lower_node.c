@@ -1447,6 +1447,98 @@ int tfx_lower_wire_op(lg *G, uint32_t id, ctl *c) {
   return rc;
 }
 
+/* The GE source of TF input in as tfx_lower_resolve_out finds it without a message: its op
+ * and output, or NULL when that would take anything else (an argument, an out_arg, a graph
+ * map's inner op, a port the mapping does not provide, a failed producer: the general path
+ * then reports it). */
+static Ge__Proto__OpDef *resolve_quiet(lg *G, const tfx_input *in, uint32_t *ge_port) {
+  if (in->kind != TFX_IN_NODE || in->out_arg || in->src >= G->g->n_nodes) return NULL;
+  const nrec *r = &G->nr[in->src];
+  if (r->inner) return NULL;
+  Ge__Proto__OpDef *op = tfx_lower_nr_op(G, in->src);
+  if (!op) return NULL;
+  if (r->special) {
+    if (!op->n_output_desc || in->port != 0) return NULL;
+    *ge_port = 0;
+    return op;
+  }
+  const tfx_mapped_op *smop = &G->mg->ops[in->src];
+  for (uint32_t k = 0; k < smop->n_out; k++)
+    if (smop->out[k].tf_port == in->port) {
+      *ge_port = k;
+      return k < op->n_output_desc ? op : NULL;
+    }
+  return NULL;
+}
+
+int tfx_lower_wire_lite(lg *G, uint32_t id, const ctl *c, tfx_lower_wired *o) {
+  lw *w = G->w;
+  const tfx_node *nd = &G->g->nodes[id];
+  const tfx_mapped_op *mop = &G->mg->ops[id];
+  const nrec *r = &G->nr[id];
+  size_t cached = sizeof w->port_index / sizeof w->port_index[0];
+  o->n_in = o->n_attr = 0;
+  if (!r->lite || c->n || !w->memo) return 0;
+  if (r->special) /* a Const with no input at all: no edge, no port names (wire_op's branch) */
+    return r->special == TFX_LOWER_SP_CONST && nd->n_in == 0;
+  /* every TF input a data input bound by exactly one port (no control input, nothing deleted,
+   * no warning), few ports, each producer found without a message */
+  uint32_t nd_in = nd->n_data_in, seen = 0, fed = 0;
+  if (nd->n_in != nd_in || mop->n_deleted || mop->n_in > TFX_LOWER_LITE_IN || mop->n_in >= cached ||
+      r->lite_n >= cached)
+    return 0;
+  for (uint32_t k = 0; k < mop->n_in; k++) {
+    int32_t tp = mop->in[k].tf_port;
+    if (tp < 0) {
+      o->src[k] = NULL;
+      continue;
+    }
+    if ((uint32_t)tp >= nd_in || (seen >> tp & 1u)) return 0;
+    seen |= 1u << tp;
+    fed++;
+    uint32_t sp = 0;
+    const Ge__Proto__OpDef *src = resolve_quiet(G, &nd->in[tp], &sp);
+    if (!src || !src->name || !*src->name) return 0;
+    o->src[k] = src->name;
+    o->port[k] = sp;
+    o->in_desc[k] = src->output_desc[sp]; /* (the producer's; copied below) */
+  }
+  if (fed != nd_in) return 0;
+  /* wired as tfx_lower_wire_op would, in the same order: each input's desc (a copy of the
+   * producer's with the port's name and layout, or the port's unfed desc), then the port-name
+   * entries as port_names makes them for an op with no attr yet */
+  for (uint32_t k = 0; k < mop->n_in; k++) {
+    const tfx_map_port *p = &mop->in[k];
+    const char *pname = p->name ? p->name : "";
+    o->in_desc[k] = o->src[k] ? tfx_ge_desc_copy_shared(w->A, &w->shapes, o->in_desc[k], pname,
+                                                        p->format ? p->format : "ND")
+                              : unfed_desc(w, pname);
+    if (!o->in_desc[k]) return tfx_lower_oom(w);
+    if (o->src[k]) o->len[k] = strlen(o->src[k]);
+  }
+  o->n_in = mop->n_in;
+  for (int dir = 0; dir < 2; dir++) {
+    size_t n = dir ? r->lite_n : o->n_in;
+    if (!n) continue;
+    size_t ix = 0;
+    Ge__Proto__AttrDef *names = port_list_of(w, dir ? r->lite_out : o->in_desc, n,
+                                             dir ? mop->out : mop->in, dir ? mop->n_out : mop->n_in,
+                                             &ix);
+    Ge__Proto__AttrDef *index = names ? port_index_list(w, n) : NULL;
+    if (!names || !index) return tfx_lower_oom(w);
+    Ge__Proto__OpDef__AttrEntry *ne = shared_entry(
+        w, &w->port_entry[2 * ix + (size_t)dir], dir ? "_output_name_key" : "_input_name_key", names);
+    Ge__Proto__OpDef__AttrEntry *ve =
+        ne ? shared_entry(w, &w->index_entry[dir][n], dir ? "_output_name_value" : "_input_name_value",
+                          index)
+           : NULL;
+    if (!ve) return tfx_lower_oom(w);
+    o->attr[o->n_attr++] = ne;
+    o->attr[o->n_attr++] = ve;
+  }
+  return 1;
+}
+
 /* The dtype to give a constant of an inner node: that of its first non-constant input when
  * of the same class (float value -> float dtype, int value -> int dtype), else the value's. */
 static int const_hint(const tfx_value *v, const Ge__Proto__TensorDescriptor *sibling) {
