@@ -493,6 +493,21 @@ static void w_op_attrs(aw *c, const Ge__Proto__OpDef *op, const aw_span *pre, si
   }
 }
 
+/* The attr map of an op with no entry of its own: pre's records as they are, which lie one
+ * after the other (as_spans), so one run of bytes, or runs around the borrowed tails (a
+ * Const's data), instead of two pieces per record. */
+static void w_pre_only(aw *c, const aw_span *pre, size_t n_pre) {
+  const uint8_t *end = pre[n_pre - 1].head + pre[n_pre - 1].n_head;
+  for (size_t j = n_pre; j-- > 0;) {
+    if (!pre[j].n_tail) continue;
+    const uint8_t *at = pre[j].head + pre[j].n_head;
+    aw_raw(c, at, (size_t)(end - at));
+    aw_raw(c, pre[j].tail, pre[j].n_tail);
+    end = at;
+  }
+  aw_raw(c, pre[0].head, (size_t)(end - pre[0].head));
+}
+
 static void w_op_pre(aw *c, const Ge__Proto__OpDef *op, const aw_span *pre, size_t n_pre,
                      int depth);
 static void w_op(aw *c, const Ge__Proto__OpDef *op, int depth) { w_op_pre(c, op, NULL, 0, depth); }
@@ -622,7 +637,10 @@ static void w_op_pre(aw *c, const Ge__Proto__OpDef *op, const aw_span *pre, size
     aw_raw(c, c->merged->bytes, c->merged->len);
   } else if (n_pre) {
     size_t at = aw_pos(c);
-    w_op_attrs(c, op, pre, n_pre, depth);
+    if (op->n_attr)
+      w_op_attrs(c, op, pre, n_pre, depth);
+    else
+      w_pre_only(c, pre, n_pre);
     if (c->fill && !c->err) as_merge_keep(c, aw_pos(c) - at);
   } else
     w_entries(c, 10, (void *const *)op->attr, op->n_attr, depth);
@@ -643,7 +661,10 @@ static void w_op_edges(aw *c, const Ge__Proto__OpDef *op, const tfx_ge_air_edges
     aw_raw(c, c->merged->bytes, c->merged->len);
   } else if (n_pre) {
     size_t at = aw_pos(c);
-    w_op_attrs(c, op, pre, n_pre, depth);
+    if (op->n_attr)
+      w_op_attrs(c, op, pre, n_pre, depth);
+    else
+      w_pre_only(c, pre, n_pre);
     if (c->fill && !c->err) as_merge_keep(c, aw_pos(c) - at);
   } else
     w_entries(c, 10, (void *const *)op->attr, op->n_attr, depth);

@@ -829,7 +829,8 @@ static uint32_t hinted_index(const lg *G, uint32_t id, size_t k, const char *nam
   if (in->kind != TFX_IN_NODE || in->src >= G->g->n_nodes) return TFX_LOWER_NAME_RESERVED;
   const nrec *r = &G->nr[in->src];
   /* gname is set only for nodes that reserved their name (pass 0); slot: where it went */
-  if (!r->gname || r->slot != in->src || strncmp(r->gname, name, len) != 0 || r->gname[len])
+  if (!r->gname || r->slot != in->src || (r->gname != name && strncmp(r->gname, name, len) != 0) ||
+      r->gname[len])
     return TFX_LOWER_NAME_RESERVED;
   return G->slot_op[in->src];
 }
