@@ -255,6 +255,7 @@ struct tfx_lower_acache {
   const ac_slot *found;
   int is_const;
   pn_slot *pn; /* port lists by mapping port array (port_list_of); PN_SLOTS, malloc */
+  struct lw_slot *wires; /* tfx_lower_wire_lite's wirings (lw_slot); LW_SLOTS, malloc */
 };
 
 /* The port list of descs v (n of them) into *ix: through the memo when every desc's name is
@@ -912,6 +913,7 @@ void tfx_lower_attrs_free(lw *w) {
   if (!ac) return;
   free(ac->slots);
   free(ac->pn);
+  free(ac->wires);
   tfx_arena_free(&ac->keys);
   free(ac);
   w->acache = NULL;
@@ -1471,6 +1473,50 @@ static Ge__Proto__OpDef *resolve_quiet(lg *G, const tfx_input *in, uint32_t *ge_
   return NULL;
 }
 
+/* tfx_lower_wire_lite's results, by what determines them: the mapping's port arrays (their
+ * names and layouts; not changed while lowering runs), the op's output-desc array (shared by
+ * content, never modified) and each input's producer desc. Nodes of one kind fed by
+ * producers of one kind are wired alike: the same interned input descs (a copy of the same
+ * desc with the same name and layout interns to the same one) and the same shared port-name
+ * entries. Only wirings whose descs are all frozen (the memo: neither changed nor freed while
+ * lowering runs) are kept, in a direct-mapped table of LW_SLOTS slots (one wiring each,
+ * replaced by the next one mapping there). A hit skips only look-ups that would find what
+ * they made the first time (tfx_ge_desc_copy_shared, unfed_desc, port_list_of,
+ * port_index_list, shared_entry): the same pointers, the same bytes. */
+#define LW_SLOTS 1024
+typedef struct lw_slot {
+  const tfx_map_port *in, *out; /* in NULL: empty (a node with no port has no wiring kept) */
+  Ge__Proto__TensorDescriptor **lite_out;
+  uint32_t n_in, n_out, lite_n, n_attr;
+  const Ge__Proto__TensorDescriptor *src[TFX_LOWER_LITE_IN]; /* NULL: unfed */
+  Ge__Proto__TensorDescriptor *in_desc[TFX_LOWER_LITE_IN];
+  Ge__Proto__OpDef__AttrEntry *attr[4];
+} lw_slot;
+
+/* The slot of node (mop, r)'s wiring with producer descs src (o->in_desc, o->src NULL for
+ * an unfed port), found (*hit) or to fill; NULL when none (no table). */
+static lw_slot *lw_find(lw *w, const tfx_mapped_op *mop, const nrec *r, const tfx_lower_wired *o,
+                        int *hit) {
+  *hit = 0;
+  struct tfx_lower_acache *ac = w->acache;
+  if (!ac || !mop->in) return NULL;
+  if (!ac->wires && !(ac->wires = tfx_calloc(LW_SLOTS, sizeof *ac->wires))) return NULL;
+  const uint64_t mul = 0x9E3779B97F4A7C15u;
+  uint64_t h = ((uint64_t)(uintptr_t)mop->in ^ (uint64_t)mop->n_in << 56) * mul;
+  h = (h ^ (uint64_t)(uintptr_t)mop->out) * mul;
+  h = (h ^ (uint64_t)(uintptr_t)r->lite_out) * mul;
+  for (uint32_t k = 0; k < mop->n_in; k++)
+    h = (h ^ (uint64_t)(uintptr_t)(o->src[k] ? o->in_desc[k] : NULL)) * mul;
+  lw_slot *sl = &ac->wires[(h >> 40) & (LW_SLOTS - 1)];
+  if (sl->in != mop->in || sl->n_in != mop->n_in || sl->out != mop->out ||
+      sl->n_out != mop->n_out || sl->lite_out != r->lite_out || sl->lite_n != r->lite_n)
+    return sl;
+  for (uint32_t k = 0; k < mop->n_in; k++)
+    if (sl->src[k] != (o->src[k] ? o->in_desc[k] : NULL)) return sl;
+  *hit = 1;
+  return sl;
+}
+
 int tfx_lower_wire_lite(lg *G, uint32_t id, const ctl *c, tfx_lower_wired *o) {
   lw *w = G->w;
   const tfx_node *nd = &G->g->nodes[id];
@@ -1504,6 +1550,25 @@ int tfx_lower_wire_lite(lg *G, uint32_t id, const ctl *c, tfx_lower_wired *o) {
     o->in_desc[k] = src->output_desc[sp]; /* (the producer's; copied below) */
   }
   if (fed != nd_in) return 0;
+  int hit;
+  lw_slot *sl = lw_find(w, mop, r, o, &hit);
+  if (sl && hit) {
+    for (uint32_t k = 0; k < mop->n_in; k++) {
+      o->in_desc[k] = sl->in_desc[k];
+      if (o->src[k]) o->len[k] = strlen(o->src[k]);
+    }
+    o->n_in = mop->n_in;
+    memcpy(o->attr, sl->attr, sl->n_attr * sizeof *o->attr);
+    o->n_attr = sl->n_attr;
+    return 1;
+  }
+  lw_slot key = {0};
+  if (sl) { /* what the slot is filled with when the wiring may be kept */
+    for (uint32_t k = 0; k < mop->n_in; k++) {
+      key.src[k] = o->src[k] ? o->in_desc[k] : NULL;
+      if (key.src[k] && !tfx_ge_air_memo_has(w->memo, key.src[k])) sl = NULL;
+    }
+  }
   /* wired as tfx_lower_wire_op would, in the same order: each input's desc (a copy of the
    * producer's with the port's name and layout, or the port's unfed desc), then the port-name
    * entries as port_names makes them for an op with no attr yet */
@@ -1535,6 +1600,22 @@ int tfx_lower_wire_lite(lg *G, uint32_t id, const ctl *c, tfx_lower_wired *o) {
     if (!ve) return tfx_lower_oom(w);
     o->attr[o->n_attr++] = ne;
     o->attr[o->n_attr++] = ve;
+  }
+  for (uint32_t k = 0; sl && k < o->n_in; k++)
+    if (!tfx_ge_air_memo_has(w->memo, o->in_desc[k])) sl = NULL;
+  for (uint32_t k = 0; sl && k < r->lite_n; k++)
+    if (!r->lite_out[k] || !tfx_ge_air_memo_has(w->memo, r->lite_out[k])) sl = NULL;
+  if (sl) {
+    key.in = mop->in;
+    key.out = mop->out;
+    key.lite_out = r->lite_out;
+    key.n_in = mop->n_in;
+    key.n_out = mop->n_out;
+    key.lite_n = r->lite_n;
+    key.n_attr = (uint32_t)o->n_attr;
+    memcpy(key.in_desc, o->in_desc, o->n_in * sizeof *o->in_desc);
+    memcpy(key.attr, o->attr, o->n_attr * sizeof *o->attr);
+    *sl = key;
   }
   return 1;
 }
