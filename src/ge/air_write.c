@@ -861,7 +861,13 @@ int tfx_ge_air_memo_op_entry(tfx_ge_air_memo *m, const Ge__Proto__OpDef__AttrEnt
  * GraphDef.op field: tag, length, content) is written by the back-to-front writer above into a
  * scratch writer reused for every op, then copied to the end of a forward store; the graphs'
  * and the model's own fields are written last, by tfx_ge_air_stream_finish, in front of their
- * ops. The output is the same chunk list as tfx_ge_air_write's (not the same chunk sizes). */
+ * ops. The output is the same chunk list as tfx_ge_air_write's (not the same chunk sizes).
+ * Lowering's common op comes without an OpDef of its own (tfx_ge_air_stream_edges): its name,
+ * type, id, descs and attr entries in a stack OpDef, its inputs as (producer name, port)
+ * pairs whose "name:port" bytes are written here (w_op_edges), as w_op_pre would write the
+ * strings; the rest of the record (descriptor records kept by address, the attr map merged
+ * with the block written ahead, or that block alone for an op with no entry: w_pre_only) is
+ * the same code. */
 
 #define AS_SHARE_MAX 4096 /* longer blocks of attr records written ahead are not shared */
 

@@ -90,7 +90,7 @@
  *    unusual (data inputs each bound by one port, producers found at once, no control,
  *    deleted or unbound input, no message; a Const with no input) is wired by its parts
  *    (lower_node.c's tfx_lower_wire_lite: the same input descs and port-name entries, made in
- *    the same order), its edges checked as check_edges would, and its record written from
+ *    the same order, or taken from an earlier node wired alike: lw_slot), its edges checked as check_edges would, and its record written from
  *    the parts (write_lite: air_write.c's tfx_ge_air_stream_edges writes each "src:port"
  *    from the producer's name and port, no string made; no OpDef is built, no map sorted).
  *    Anything else takes the OpDef's path; TFXC_LOWER_LITE_GENERAL=1 forces it for every op
