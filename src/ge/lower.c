@@ -1041,9 +1041,9 @@ static int write_lite(lg *G, size_t i, uint32_t id, const tfx_lower_wired *o) {
   t.n_input_desc = o->n_in;
   t.output_desc = r->lite_out;
   t.n_output_desc = r->lite_n;
-  for (size_t k = 0; k < t.n_input_desc; k++)
+  for (size_t k = 0; !o->frozen && k < t.n_input_desc; k++)
     if (!tfx_ge_air_memo_has(w->memo, t.input_desc[k])) tfx_ge_sort_desc_maps(t.input_desc[k]);
-  for (size_t k = 0; k < t.n_output_desc; k++)
+  for (size_t k = 0; !o->frozen && k < t.n_output_desc; k++)
     if (!tfx_ge_air_memo_has(w->memo, t.output_desc[k])) tfx_ge_sort_desc_maps(t.output_desc[k]);
   tfx_ge_air_edges e = {o->n_in, o->src, o->len, o->port};
   const tfx_ge_air_attrs *pre = i < G->cap_pre ? G->pre[i] : NULL;

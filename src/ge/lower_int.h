@@ -384,6 +384,7 @@ struct tfx_lower_ctx {
 #define TFX_LOWER_LITE_IN 8 /* inputs a node may have to be wired this way */
 typedef struct tfx_lower_wired {
   size_t n_in, n_attr;
+  int frozen; /* every input and output desc is known frozen (the memo): none to sort */
   const char *src[TFX_LOWER_LITE_IN];
   size_t len[TFX_LOWER_LITE_IN];
   uint32_t port[TFX_LOWER_LITE_IN];

@@ -1524,6 +1524,7 @@ int tfx_lower_wire_lite(lg *G, uint32_t id, const ctl *c, tfx_lower_wired *o) {
   const nrec *r = &G->nr[id];
   size_t cached = sizeof w->port_index / sizeof w->port_index[0];
   o->n_in = o->n_attr = 0;
+  o->frozen = 0;
   if (!r->lite || c->n || !w->memo) return 0;
   if (r->special) /* a Const with no input at all: no edge, no port names (wire_op's branch) */
     return r->special == TFX_LOWER_SP_CONST && nd->n_in == 0;
@@ -1560,6 +1561,7 @@ int tfx_lower_wire_lite(lg *G, uint32_t id, const ctl *c, tfx_lower_wired *o) {
     o->n_in = mop->n_in;
     memcpy(o->attr, sl->attr, sl->n_attr * sizeof *o->attr);
     o->n_attr = sl->n_attr;
+    o->frozen = 1; /* (only such wirings are kept) */
     return 1;
   }
   lw_slot key = {0};
@@ -1616,6 +1618,7 @@ int tfx_lower_wire_lite(lg *G, uint32_t id, const ctl *c, tfx_lower_wired *o) {
     memcpy(key.in_desc, o->in_desc, o->n_in * sizeof *o->in_desc);
     memcpy(key.attr, o->attr, o->n_attr * sizeof *o->attr);
     *sl = key;
+    o->frozen = 1;
   }
   return 1;
 }
