@@ -493,6 +493,21 @@ static void w_op_attrs(aw *c, const Ge__Proto__OpDef *op, const aw_span *pre, si
   }
 }
 
+/* The attr map of an op with no entry of its own: pre's records as they are, which lie one
+ * after the other (as_spans), so one run of bytes, or runs around the borrowed tails (a
+ * Const's data), instead of two pieces per record. */
+static void w_pre_only(aw *c, const aw_span *pre, size_t n_pre) {
+  const uint8_t *end = pre[n_pre - 1].head + pre[n_pre - 1].n_head;
+  for (size_t j = n_pre; j-- > 0;) {
+    if (!pre[j].n_tail) continue;
+    const uint8_t *at = pre[j].head + pre[j].n_head;
+    aw_raw(c, at, (size_t)(end - at));
+    aw_raw(c, pre[j].tail, pre[j].n_tail);
+    end = at;
+  }
+  aw_raw(c, pre[0].head, (size_t)(end - pre[0].head));
+}
+
 static void w_op_pre(aw *c, const Ge__Proto__OpDef *op, const aw_span *pre, size_t n_pre,
                      int depth);
 static void w_op(aw *c, const Ge__Proto__OpDef *op, int depth) { w_op_pre(c, op, NULL, 0, depth); }
@@ -622,11 +637,55 @@ static void w_op_pre(aw *c, const Ge__Proto__OpDef *op, const aw_span *pre, size
     aw_raw(c, c->merged->bytes, c->merged->len);
   } else if (n_pre) {
     size_t at = aw_pos(c);
-    w_op_attrs(c, op, pre, n_pre, depth);
+    if (op->n_attr)
+      w_op_attrs(c, op, pre, n_pre, depth);
+    else
+      w_pre_only(c, pre, n_pre);
     if (c->fill && !c->err) as_merge_keep(c, aw_pos(c) - at);
   } else
     w_entries(c, 10, (void *const *)op->attr, op->n_attr, depth);
   aw_strs(c, 5, op->input, op->n_input);
+  aw_str(c, 2, op->type);
+  aw_str(c, 1, op->name);
+}
+
+/* The record of an op given by its parts (tfx_ge_air_stream_edges): what w_op_pre writes for
+ * an op whose fields are only name, type, id, attr, input_desc and output_desc, with input k
+ * the string "name[k]:port[k]" (name[k] NULL: ""), written from its parts (no string made). */
+static void w_op_edges(aw *c, const Ge__Proto__OpDef *op, const tfx_ge_air_edges *e,
+                       const aw_span *pre, size_t n_pre, int depth) {
+  if (aw_deep(c, depth)) return;
+  w_op_descs(c, op, depth);
+  aw_i64(c, 21, op->id);
+  if (c->merged) {
+    aw_raw(c, c->merged->bytes, c->merged->len);
+  } else if (n_pre) {
+    size_t at = aw_pos(c);
+    if (op->n_attr)
+      w_op_attrs(c, op, pre, n_pre, depth);
+    else
+      w_pre_only(c, pre, n_pre);
+    if (c->fill && !c->err) as_merge_keep(c, aw_pos(c) - at);
+  } else
+    w_entries(c, 10, (void *const *)op->attr, op->n_attr, depth);
+  for (size_t k = e->n; k-- > 0;) {
+    size_t len = 0;
+    if (e->name[k]) { /* back to front: the port's digits, ':', the name */
+      uint8_t num[12], *q = num + sizeof num;
+      uint32_t u = e->port[k];
+      do *--q = (uint8_t)('0' + u % 10); while ((u /= 10) != 0);
+      size_t nd = (size_t)(num + sizeof num - q);
+      if (!aw_room(c, nd + 1 + e->len[k])) return;
+      c->p -= nd;
+      memcpy(c->p, q, nd);
+      *--c->p = ':';
+      c->p -= e->len[k];
+      memcpy(c->p, e->name[k], e->len[k]);
+      len = nd + 1 + e->len[k];
+    }
+    aw_varint(c, len);
+    aw_tag(c, 5, 2);
+  }
   aw_str(c, 2, op->type);
   aw_str(c, 1, op->name);
 }
@@ -802,7 +861,13 @@ int tfx_ge_air_memo_op_entry(tfx_ge_air_memo *m, const Ge__Proto__OpDef__AttrEnt
  * GraphDef.op field: tag, length, content) is written by the back-to-front writer above into a
  * scratch writer reused for every op, then copied to the end of a forward store; the graphs'
  * and the model's own fields are written last, by tfx_ge_air_stream_finish, in front of their
- * ops. The output is the same chunk list as tfx_ge_air_write's (not the same chunk sizes). */
+ * ops. The output is the same chunk list as tfx_ge_air_write's (not the same chunk sizes).
+ * Lowering's common op comes without an OpDef of its own (tfx_ge_air_stream_edges): its name,
+ * type, id, descs and attr entries in a stack OpDef, its inputs as (producer name, port)
+ * pairs whose "name:port" bytes are written here (w_op_edges), as w_op_pre would write the
+ * strings; the rest of the record (descriptor records kept by address, the attr map merged
+ * with the block written ahead, or that block alone for an op with no entry: w_pre_only) is
+ * the same code. */
 
 #define AS_SHARE_MAX 4096 /* longer blocks of attr records written ahead are not shared */
 
@@ -989,7 +1054,7 @@ static as_merge *as_merge_find(tfx_ge_air_stream *s, const Ge__Proto__OpDef *op,
 }
 
 static size_t as_record(tfx_ge_air_stream *s, const Ge__Proto__OpDef *op,
-                        const tfx_ge_air_attrs *pre, int *err) {
+                        const tfx_ge_air_attrs *pre, const tfx_ge_air_edges *edges, int *err) {
   aw *c = &s->c;
   size_t n_pre = pre ? pre->n : 0;
   int hit = 0;
@@ -1005,7 +1070,10 @@ static size_t as_record(tfx_ge_air_stream *s, const Ge__Proto__OpDef *op,
   if (c->memo && !s->descs) s->descs = tfx_calloc(AS_DESC_SLOTS, sizeof *s->descs);
   c->descs = s->descs; /* (NULL: out of memory; nothing kept, the same bytes) */
   /* as in w_graph: the model is depth 0, a graph 1 */
-  AW_SUB(c, 6, 1, w_op_pre(c, op, s->span, n_pre, 2));
+  if (edges)
+    AW_SUB(c, 6, 1, w_op_edges(c, op, edges, s->span, n_pre, 2));
+  else
+    AW_SUB(c, 6, 1, w_op_pre(c, op, s->span, n_pre, 2));
   if (c->err) {
     *err = c->err == 2 ? -3 : -1;
     return 0;
@@ -1083,11 +1151,26 @@ static int as_store_drop(tfx_ge_air_stream *s, size_t gi, size_t n) {
   return 0;
 }
 
+static int as_store(tfx_ge_air_stream *s, size_t gi, size_t n);
+
 int tfx_ge_air_stream_op_pre(tfx_ge_air_stream *s, size_t gi, const Ge__Proto__OpDef *op,
                              const tfx_ge_air_attrs *pre) {
   int err = 0;
-  size_t n = as_record(s, op, pre, &err);
+  size_t n = as_record(s, op, pre, NULL, &err);
   if (err) return err;
+  return as_store(s, gi, n);
+}
+
+int tfx_ge_air_stream_edges(tfx_ge_air_stream *s, size_t gi, const Ge__Proto__OpDef *op,
+                            const tfx_ge_air_edges *edges, const tfx_ge_air_attrs *pre) {
+  int err = 0;
+  size_t n = as_record(s, op, pre, edges, &err);
+  if (err) return err;
+  return as_store(s, gi, n);
+}
+
+/* The scratch writer's record (n bytes) appended to the store (memory or the spill file). */
+static int as_store(tfx_ge_air_stream *s, size_t gi, size_t n) {
   if (s->over || n > s->max - s->total) return as_store_drop(s, gi, n);
   if (s->spill) return as_store_spill(s, gi, n);
   as_chunk *k = s->last;
@@ -1129,7 +1212,7 @@ int tfx_ge_air_stream_fill_pre(tfx_ge_air_stream *s, size_t slot, const Ge__Prot
   if (slot >= s->n_seg || s->seg[slot].p || s->seg[slot].in_file || s->seg[slot].dropped)
     return -1;
   int err = 0;
-  size_t n = as_record(s, op, pre, &err);
+  size_t n = as_record(s, op, pre, NULL, &err);
   if (err) return err;
   if (s->over || n > s->max - s->total) { /* past max: counted only */
     s->over = 1;

@@ -56,6 +56,21 @@ int tfx_ge_air_stream_attrs(tfx_ge_air_stream *s, const Ge__Proto__OpDef *op, tf
  * (input and output descs) when all its descs are frozen: kept by their addresses. */
 int tfx_ge_air_stream_op_pre(tfx_ge_air_stream *s, size_t gi, const Ge__Proto__OpDef *op,
                              const tfx_ge_air_attrs *pre);
+/* An op's edges given by their parts: input k is "name[k]:port[k]" (name[k] of len[k] bytes,
+ * no NUL needed), or "" when name[k] is NULL. */
+typedef struct tfx_ge_air_edges {
+  size_t n;
+  const char *const *name;
+  const size_t *len;
+  const uint32_t *port;
+} tfx_ge_air_edges;
+/* tfx_ge_air_stream_op_pre for an op whose inputs are edges (op->input is not read): the same
+ * bytes as op_pre writes for the op with those input strings. op may have only name, type,
+ * id, attr, input_desc and output_desc set (every other field empty, as
+ * ge__proto__op_def__init leaves it). Lowering writes its common ops this way without making
+ * their edge strings (lower.c, write_lite). */
+int tfx_ge_air_stream_edges(tfx_ge_air_stream *s, size_t gi, const Ge__Proto__OpDef *op,
+                            const tfx_ge_air_edges *edges, const tfx_ge_air_attrs *pre);
 int tfx_ge_air_stream_fill_pre(tfx_ge_air_stream *s, size_t slot, const Ge__Proto__OpDef *op,
                                const tfx_ge_air_attrs *pre);
 /* Sends the op records (not the holes', which stay in memory) to a spill file in the

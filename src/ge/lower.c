@@ -87,7 +87,15 @@
  *    tfx_lower_graph.lite). Wiring and the checks read such a producer through an OpDef made
  *    on demand (tfx_lower_op_get: a small ring, read at once, never kept; control inputs are
  *    collected by name), and the node's own OpDef is made anew in the scratch while it is
- *    wired and written. At 10^6 nodes that is 20 bytes per op where the OpDef and its array
+ *    wired and written. As a rule not even that: a lite op whose wiring takes nothing
+ *    unusual (data inputs each bound by one port, producers found at once, no control,
+ *    deleted or unbound input, no message; a Const with no input) is wired by its parts
+ *    (lower_node.c's tfx_lower_wire_lite: the same input descs and port-name entries, made in
+ *    the same order, or taken from an earlier node wired alike: lw_slot), its edges checked as check_edges would, and its record written from
+ *    the parts (write_lite: air_write.c's tfx_ge_air_stream_edges writes each "src:port"
+ *    from the producer's name and port, no string made; no OpDef is built, no map sorted).
+ *    Anything else takes the OpDef's path; TFXC_LOWER_LITE_GENERAL=1 forces it for every op
+ *    (tests/cli/lower_lite.sh compares the two). At 10^6 nodes that is 20 bytes per op where the OpDef and its array
  *    were 352. Not for Data ops (their index is checked at the end) and nodes with
  *    subgraphs (written whole in phase 3). Output descs are shared by value (one per distinct
  *    name, dtype, shape and layout), and the tree's strings are borrowed from the TF side and
@@ -822,7 +830,8 @@ static uint32_t hinted_index(const lg *G, uint32_t id, size_t k, const char *nam
   if (in->kind != TFX_IN_NODE || in->src >= G->g->n_nodes) return TFX_LOWER_NAME_RESERVED;
   const nrec *r = &G->nr[in->src];
   /* gname is set only for nodes that reserved their name (pass 0); slot: where it went */
-  if (!r->gname || r->slot != in->src || strncmp(r->gname, name, len) != 0 || r->gname[len])
+  if (!r->gname || r->slot != in->src || (r->gname != name && strncmp(r->gname, name, len) != 0) ||
+      r->gname[len])
     return TFX_LOWER_NAME_RESERVED;
   return G->slot_op[in->src];
 }
@@ -993,6 +1002,59 @@ static int stream_op(lg *G, size_t i, const size_t *hole, int own) {
 
 static int stream_one(lg *G, size_t i, const size_t *hole) { return stream_op(G, i, hole, 0); }
 
+/* Phase 2 of lite node id's op i wired by its parts (tfx_lower_wire_lite): check_edges' checks
+ * on its edges, then its record written from the parts (air_write.c's
+ * tfx_ge_air_stream_edges), the bytes stream_op writes for the OpDef tfx_lower_wire_op makes:
+ * that op's attrs are the port-name entries, already in key order ("_input_name_key" <
+ * "_input_name_value" < "_output_name_key" < "_output_name_value") with list values
+ * tfx_ge_sort_op_maps_memo leaves as they are, so only its descs not frozen are sorted here, as
+ * there. 1 (done), or -1 (out of memory). */
+static int write_lite(lg *G, size_t i, uint32_t id, const tfx_lower_wired *o) {
+  lw *w = G->w;
+  const nrec *r = &G->nr[id];
+  /* check_edges for this op: each edge names an op and one of its outputs (a producer's name
+   * has no ':' to split at but the edge's own: an empty one is what split_input refuses) */
+  for (size_t k = 0; k < o->n_in; k++) {
+    if (!o->src[k]) continue; /* "" (unfed): a data input with its desc */
+    uint32_t si = TFX_LOWER_NAME_RESERVED;
+    if (o->len[k]) si = hinted_index(G, id, k, o->src[k], o->len[k]);
+    if (o->len[k] && si == TFX_LOWER_NAME_RESERVED) si = op_index(G, o->src[k], o->len[k]);
+    if (si == TFX_LOWER_NAME_RESERVED || o->port[k] >= op_n_out(G, si)) {
+      char *s = tfx_lower_fmt_in(w, &w->scratch, "%.*s:%u", (int)o->len[k], o->src[k], o->port[k]);
+      if (!s) return -1;
+      GERR(G, "internal error: op '%s' has input '%s', which names no op or output of graph '%s'",
+           r->gname, s, G->gd->name);
+      continue;
+    }
+    if (G->consumed && si < G->n_phase1) G->consumed[si] |= TFX_LOWER_CONSUMED;
+  }
+  /* (check_edges' count of data inputs against input descs holds by construction: one desc
+   * per input) */
+  if (w->failed) return 1; /* nothing is written once the run has failed (stream_op) */
+  Ge__Proto__OpDef t;
+  ge__proto__op_def__init(&t);
+  t.name = (char *)r->gname;
+  t.type = (char *)G->mg->ops[id].type;
+  t.id = G->id_base + (int64_t)i;
+  t.attr = (Ge__Proto__OpDef__AttrEntry **)o->attr;
+  t.n_attr = o->n_attr;
+  t.input_desc = (Ge__Proto__TensorDescriptor **)o->in_desc;
+  t.n_input_desc = o->n_in;
+  t.output_desc = r->lite_out;
+  t.n_output_desc = r->lite_n;
+  for (size_t k = 0; !o->frozen && k < t.n_input_desc; k++)
+    if (!tfx_ge_air_memo_has(w->memo, t.input_desc[k])) tfx_ge_sort_desc_maps(t.input_desc[k]);
+  for (size_t k = 0; !o->frozen && k < t.n_output_desc; k++)
+    if (!tfx_ge_air_memo_has(w->memo, t.output_desc[k])) tfx_ge_sort_desc_maps(t.output_desc[k]);
+  tfx_ge_air_edges e = {o->n_in, o->src, o->len, o->port};
+  const tfx_ge_air_attrs *pre = i < G->cap_pre ? G->pre[i] : NULL;
+  int rc = tfx_ge_air_stream_edges(w->S, G->gi, &t, &e, pre);
+  if (rc == -3) return tfx_lower_oom(w);
+  if (rc != 0)
+    GERR(G, "internal error: op '%s' cannot be serialized (nested over 1000 levels deep)", t.name);
+  return 1;
+}
+
 /* Whether phase 1 of node id writes its ops' own attrs ahead (streaming): not a Data op
  * (its index is checked at the end) nor a node with subgraphs (wired and written whole, in
  * phase 3), nor a graph map with an inner Data op. */
@@ -1085,6 +1147,18 @@ static int wire_stream(lg *G, uint32_t id, ctl *c) {
     if (to != from + 1) {
       GERR(G, "internal error: op %zu of graph '%s' is out of order", from, G->gd->name);
       return 0;
+    }
+    if (!w->lite_general) { /* as a rule by its parts, without an OpDef (write_lite) */
+      tfx_lower_wired o;
+      w->A = w->AT = &w->scratch;
+      rc = tfx_lower_wire_lite(G, id, c, &o);
+      if (rc == 1) rc = write_lite(G, from, id, &o);
+      w->A = w->AT = w->P;
+      if (rc != 0) { /* (0: not wired, nothing made; the OpDef's path below) */
+        tfx_arena_reset(&w->scratch);
+        G->n_streamed = to;
+        return rc < 0 ? -1 : 0;
+      }
     }
     Ge__Proto__OpDef *op = &G->wired; /* (nothing keeps it once it is written) */
     lite_op(G, id, op);
@@ -1435,6 +1509,8 @@ tfx_status tfx_ge_lower(tfx_ge_model *gm, const tfx_module *m, const tfx_opmap *
   w.shapes.borrow_strings = o->stream_air;
   w.shapes.intern = o->stream_air;
   w.fn_busy = tfx_calloc(m->n_funcs ? m->n_funcs : 1, 1);
+  const char *gen = getenv("TFXC_LOWER_LITE_GENERAL"); /* tests: "1" wires every op as an OpDef */
+  w.lite_general = gen && gen[0] == '1';
   /* (NULL: every node looks its TF op up; nothing else changes) */
   if (m->ops.n && (w.tf_ops = tfx_calloc(m->ops.n, sizeof *w.tf_ops)) != NULL)
     w.n_tf_ops = m->ops.n;

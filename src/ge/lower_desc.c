@@ -368,7 +368,8 @@ Ge__Proto__TensorDescriptor *tfx_ge_desc_copy_shared(tfx_arena *A, tfx_ge_shape_
    * (= its layout) and, when its shape was known, origin_shape and origin_shape_initialized;
    * tfx_ge_desc_copy would give it the new name and, for another layout, the new
    * origin_format in place: what a descriptor made with these values has */
-  if (!layout || !strcmp(layout, src->layout ? src->layout : "")) layout = src->layout;
+  if (!layout || layout == src->layout || !strcmp(layout, src->layout ? src->layout : ""))
+    layout = src->layout;
   if (!layout || !*layout) layout = "ND";
   if (!name) name = "";
   /* the same src, name and layout: the same interned descriptor as last time */
@@ -376,7 +377,8 @@ Ge__Proto__TensorDescriptor *tfx_ge_desc_copy_shared(tfx_arena *A, tfx_ge_shape_
   h *= 0x9e3779b97f4a7c15ull;
   size_t slot = (size_t)(h >> 55) % (sizeof c->recent / sizeof c->recent[0]);
   Ge__Proto__TensorDescriptor *r = c->recent[slot].td;
-  if (r && c->recent[slot].src == src && !strcmp(r->name, name) && !strcmp(r->layout, layout))
+  if (r && c->recent[slot].src == src && (r->name == name || !strcmp(r->name, name)) &&
+      (r->layout == layout || !strcmp(r->layout, layout)))
     return r;
   int known = tfx_ge_td_attr_get(src, "origin_shape") != NULL;
   r = desc_intern(c, name, src->dtype, src->shape->dim, src->shape->n_dim, known, layout, 1);

@@ -351,6 +351,10 @@ struct tfx_lower_ctx {
   uint8_t *fn_busy;
   unsigned depth;
   int oom, failed;
+  /* streaming phase 2: every lite op wired as an OpDef (tfx_lower_wire_op), none by its parts
+   * (tfx_lower_wire_lite): the environment's TFXC_LOWER_LITE_GENERAL=1, for tests comparing
+   * the two */
+  int lite_general;
   /* port-name lists shared by every op with the same ports (tfx_lower_port_names) */
   tfx_hmap port_lists;                 /* names joined by NULs -> index into port_list */
   Ge__Proto__AttrDef **port_list;      /* tfx_ge_grow'n array in A */
@@ -373,6 +377,20 @@ struct tfx_lower_ctx {
   } *tf_ops;
   uint32_t n_tf_ops;
 };
+
+/* Streaming phase 2, a lite op wired by its parts (tfx_lower_wire_lite): input k is
+ * "src[k]:port[k]" (src[k] of len[k] bytes; NULL: an unfed optional input, "") with input
+ * desc in_desc[k]; its attrs are attr[0..n_attr) (the port-name entries, in key order). */
+#define TFX_LOWER_LITE_IN 8 /* inputs a node may have to be wired this way */
+typedef struct tfx_lower_wired {
+  size_t n_in, n_attr;
+  int frozen; /* every input and output desc is known frozen (the memo): none to sort */
+  const char *src[TFX_LOWER_LITE_IN];
+  size_t len[TFX_LOWER_LITE_IN];
+  uint32_t port[TFX_LOWER_LITE_IN];
+  Ge__Proto__TensorDescriptor *in_desc[TFX_LOWER_LITE_IN];
+  Ge__Proto__OpDef__AttrEntry *attr[4];
+} tfx_lower_wired;
 
 /* Control inputs being collected for one op (deduplicated by op: by name pointer, which is
  * one op's own in a graph; malloc'ed). */
@@ -429,6 +447,14 @@ int tfx_lower_build_op(tfx_lower_graph *G, uint32_t id);
 int tfx_lower_build_graph_node(tfx_lower_graph *G, uint32_t id);
 int tfx_lower_wire_op(tfx_lower_graph *G, uint32_t id, tfx_lower_ctl *c);
 int tfx_lower_wire_graph_node(tfx_lower_graph *G, uint32_t id, tfx_lower_ctl *c);
+/* Streaming phase 2: lite node id wired by its parts into *o, as tfx_lower_wire_op would wire
+ * its op (the same input descs and port-name entries, made in the same order), when that
+ * takes nothing unusual: no control, deleted or unbound input, no message, at most
+ * TFX_LOWER_LITE_IN inputs, every producer found at once (c: the control inputs being
+ * collected, none). 1 wired, 0 not (nothing made or reported: wire it with
+ * tfx_lower_wire_op), -1 out of memory. */
+int tfx_lower_wire_lite(tfx_lower_graph *G, uint32_t id, const tfx_lower_ctl *c,
+                        tfx_lower_wired *o);
 /* The GE op and output standing for TF output port of node src; NULL after reporting (naming
  * consumer), or silently when src itself failed. */
 Ge__Proto__OpDef *tfx_lower_resolve_out(tfx_lower_graph *G, uint32_t src, int32_t port,

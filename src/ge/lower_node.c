@@ -255,6 +255,7 @@ struct tfx_lower_acache {
   const ac_slot *found;
   int is_const;
   pn_slot *pn; /* port lists by mapping port array (port_list_of); PN_SLOTS, malloc */
+  struct lw_slot *wires; /* tfx_lower_wire_lite's wirings (lw_slot); LW_SLOTS, malloc */
 };
 
 /* The port list of descs v (n of them) into *ix: through the memo when every desc's name is
@@ -912,6 +913,7 @@ void tfx_lower_attrs_free(lw *w) {
   if (!ac) return;
   free(ac->slots);
   free(ac->pn);
+  free(ac->wires);
   tfx_arena_free(&ac->keys);
   free(ac);
   w->acache = NULL;
@@ -1445,6 +1447,180 @@ int tfx_lower_wire_op(lg *G, uint32_t id, ctl *c) {
   if (rc == 0) rc = tfx_lower_ctl_flush(w, op, c);
   if (rc == 0 && !r->special) rc = port_names_mop(w, op, mop);
   return rc;
+}
+
+/* The GE source of TF input in as tfx_lower_resolve_out finds it without a message: its op
+ * and output, or NULL when that would take anything else (an argument, an out_arg, a graph
+ * map's inner op, a port the mapping does not provide, a failed producer: the general path
+ * then reports it). */
+static Ge__Proto__OpDef *resolve_quiet(lg *G, const tfx_input *in, uint32_t *ge_port) {
+  if (in->kind != TFX_IN_NODE || in->out_arg || in->src >= G->g->n_nodes) return NULL;
+  const nrec *r = &G->nr[in->src];
+  if (r->inner) return NULL;
+  Ge__Proto__OpDef *op = tfx_lower_nr_op(G, in->src);
+  if (!op) return NULL;
+  if (r->special) {
+    if (!op->n_output_desc || in->port != 0) return NULL;
+    *ge_port = 0;
+    return op;
+  }
+  const tfx_mapped_op *smop = &G->mg->ops[in->src];
+  for (uint32_t k = 0; k < smop->n_out; k++)
+    if (smop->out[k].tf_port == in->port) {
+      *ge_port = k;
+      return k < op->n_output_desc ? op : NULL;
+    }
+  return NULL;
+}
+
+/* tfx_lower_wire_lite's results, by what determines them: the mapping's port arrays (their
+ * names and layouts; not changed while lowering runs), the op's output-desc array (shared by
+ * content, never modified) and each input's producer desc. Nodes of one kind fed by
+ * producers of one kind are wired alike: the same interned input descs (a copy of the same
+ * desc with the same name and layout interns to the same one) and the same shared port-name
+ * entries. Only wirings whose descs are all frozen (the memo: neither changed nor freed while
+ * lowering runs) are kept, in a direct-mapped table of LW_SLOTS slots (one wiring each,
+ * replaced by the next one mapping there). A hit skips only look-ups that would find what
+ * they made the first time (tfx_ge_desc_copy_shared, unfed_desc, port_list_of,
+ * port_index_list, shared_entry): the same pointers, the same bytes. */
+#define LW_SLOTS 1024
+typedef struct lw_slot {
+  const tfx_map_port *in, *out; /* in NULL: empty (a node with no port has no wiring kept) */
+  Ge__Proto__TensorDescriptor **lite_out;
+  uint32_t n_in, n_out, lite_n, n_attr;
+  const Ge__Proto__TensorDescriptor *src[TFX_LOWER_LITE_IN]; /* NULL: unfed */
+  Ge__Proto__TensorDescriptor *in_desc[TFX_LOWER_LITE_IN];
+  Ge__Proto__OpDef__AttrEntry *attr[4];
+} lw_slot;
+
+/* The slot of node (mop, r)'s wiring with producer descs src (o->in_desc, o->src NULL for
+ * an unfed port), found (*hit) or to fill; NULL when none (no table). */
+static lw_slot *lw_find(lw *w, const tfx_mapped_op *mop, const nrec *r, const tfx_lower_wired *o,
+                        int *hit) {
+  *hit = 0;
+  struct tfx_lower_acache *ac = w->acache;
+  if (!ac || !mop->in) return NULL;
+  if (!ac->wires && !(ac->wires = tfx_calloc(LW_SLOTS, sizeof *ac->wires))) return NULL;
+  const uint64_t mul = 0x9E3779B97F4A7C15u;
+  uint64_t h = ((uint64_t)(uintptr_t)mop->in ^ (uint64_t)mop->n_in << 56) * mul;
+  h = (h ^ (uint64_t)(uintptr_t)mop->out) * mul;
+  h = (h ^ (uint64_t)(uintptr_t)r->lite_out) * mul;
+  for (uint32_t k = 0; k < mop->n_in; k++)
+    h = (h ^ (uint64_t)(uintptr_t)(o->src[k] ? o->in_desc[k] : NULL)) * mul;
+  lw_slot *sl = &ac->wires[(h >> 40) & (LW_SLOTS - 1)];
+  if (sl->in != mop->in || sl->n_in != mop->n_in || sl->out != mop->out ||
+      sl->n_out != mop->n_out || sl->lite_out != r->lite_out || sl->lite_n != r->lite_n)
+    return sl;
+  for (uint32_t k = 0; k < mop->n_in; k++)
+    if (sl->src[k] != (o->src[k] ? o->in_desc[k] : NULL)) return sl;
+  *hit = 1;
+  return sl;
+}
+
+int tfx_lower_wire_lite(lg *G, uint32_t id, const ctl *c, tfx_lower_wired *o) {
+  lw *w = G->w;
+  const tfx_node *nd = &G->g->nodes[id];
+  const tfx_mapped_op *mop = &G->mg->ops[id];
+  const nrec *r = &G->nr[id];
+  size_t cached = sizeof w->port_index / sizeof w->port_index[0];
+  o->n_in = o->n_attr = 0;
+  o->frozen = 0;
+  if (!r->lite || c->n || !w->memo) return 0;
+  if (r->special) /* a Const with no input at all: no edge, no port names (wire_op's branch) */
+    return r->special == TFX_LOWER_SP_CONST && nd->n_in == 0;
+  /* every TF input a data input bound by exactly one port (no control input, nothing deleted,
+   * no warning), few ports, each producer found without a message */
+  uint32_t nd_in = nd->n_data_in, seen = 0, fed = 0;
+  if (nd->n_in != nd_in || mop->n_deleted || mop->n_in > TFX_LOWER_LITE_IN || mop->n_in >= cached ||
+      r->lite_n >= cached)
+    return 0;
+  for (uint32_t k = 0; k < mop->n_in; k++) {
+    int32_t tp = mop->in[k].tf_port;
+    if (tp < 0) {
+      o->src[k] = NULL;
+      continue;
+    }
+    if ((uint32_t)tp >= nd_in || (seen >> tp & 1u)) return 0;
+    seen |= 1u << tp;
+    fed++;
+    uint32_t sp = 0;
+    const Ge__Proto__OpDef *src = resolve_quiet(G, &nd->in[tp], &sp);
+    if (!src || !src->name || !*src->name) return 0;
+    o->src[k] = src->name;
+    o->port[k] = sp;
+    o->in_desc[k] = src->output_desc[sp]; /* (the producer's; copied below) */
+  }
+  if (fed != nd_in) return 0;
+  int hit;
+  lw_slot *sl = lw_find(w, mop, r, o, &hit);
+  if (sl && hit) {
+    for (uint32_t k = 0; k < mop->n_in; k++) {
+      o->in_desc[k] = sl->in_desc[k];
+      if (o->src[k]) o->len[k] = strlen(o->src[k]);
+    }
+    o->n_in = mop->n_in;
+    memcpy(o->attr, sl->attr, sl->n_attr * sizeof *o->attr);
+    o->n_attr = sl->n_attr;
+    o->frozen = 1; /* (only such wirings are kept) */
+    return 1;
+  }
+  lw_slot key = {0};
+  if (sl) { /* what the slot is filled with when the wiring may be kept */
+    for (uint32_t k = 0; k < mop->n_in; k++) {
+      key.src[k] = o->src[k] ? o->in_desc[k] : NULL;
+      if (key.src[k] && !tfx_ge_air_memo_has(w->memo, key.src[k])) sl = NULL;
+    }
+  }
+  /* wired as tfx_lower_wire_op would, in the same order: each input's desc (a copy of the
+   * producer's with the port's name and layout, or the port's unfed desc), then the port-name
+   * entries as port_names makes them for an op with no attr yet */
+  for (uint32_t k = 0; k < mop->n_in; k++) {
+    const tfx_map_port *p = &mop->in[k];
+    const char *pname = p->name ? p->name : "";
+    o->in_desc[k] = o->src[k] ? tfx_ge_desc_copy_shared(w->A, &w->shapes, o->in_desc[k], pname,
+                                                        p->format ? p->format : "ND")
+                              : unfed_desc(w, pname);
+    if (!o->in_desc[k]) return tfx_lower_oom(w);
+    if (o->src[k]) o->len[k] = strlen(o->src[k]);
+  }
+  o->n_in = mop->n_in;
+  for (int dir = 0; dir < 2; dir++) {
+    size_t n = dir ? r->lite_n : o->n_in;
+    if (!n) continue;
+    size_t ix = 0;
+    Ge__Proto__AttrDef *names = port_list_of(w, dir ? r->lite_out : o->in_desc, n,
+                                             dir ? mop->out : mop->in, dir ? mop->n_out : mop->n_in,
+                                             &ix);
+    Ge__Proto__AttrDef *index = names ? port_index_list(w, n) : NULL;
+    if (!names || !index) return tfx_lower_oom(w);
+    Ge__Proto__OpDef__AttrEntry *ne = shared_entry(
+        w, &w->port_entry[2 * ix + (size_t)dir], dir ? "_output_name_key" : "_input_name_key", names);
+    Ge__Proto__OpDef__AttrEntry *ve =
+        ne ? shared_entry(w, &w->index_entry[dir][n], dir ? "_output_name_value" : "_input_name_value",
+                          index)
+           : NULL;
+    if (!ve) return tfx_lower_oom(w);
+    o->attr[o->n_attr++] = ne;
+    o->attr[o->n_attr++] = ve;
+  }
+  for (uint32_t k = 0; sl && k < o->n_in; k++)
+    if (!tfx_ge_air_memo_has(w->memo, o->in_desc[k])) sl = NULL;
+  for (uint32_t k = 0; sl && k < r->lite_n; k++)
+    if (!r->lite_out[k] || !tfx_ge_air_memo_has(w->memo, r->lite_out[k])) sl = NULL;
+  if (sl) {
+    key.in = mop->in;
+    key.out = mop->out;
+    key.lite_out = r->lite_out;
+    key.n_in = mop->n_in;
+    key.n_out = mop->n_out;
+    key.lite_n = r->lite_n;
+    key.n_attr = (uint32_t)o->n_attr;
+    memcpy(key.in_desc, o->in_desc, o->n_in * sizeof *o->in_desc);
+    memcpy(key.attr, o->attr, o->n_attr * sizeof *o->attr);
+    *sl = key;
+    o->frozen = 1;
+  }
+  return 1;
 }
 
 /* The dtype to give a constant of an inner node: that of its first non-constant input when
