@@ -274,8 +274,20 @@ static void *tfx_io_part_main(void *arg) {
   return NULL;
 }
 
+/* A worker's stack: protobuf-c's unpack recurses once per nesting level (up to
+ * TFX_WIRE_DEPTH_CAP, sized for the main thread's usual 8 MiB), and a thread's default stack
+ * can be smaller (glibc takes it from RLIMIT_STACK, 2 MiB when that is unlimited). Reserved,
+ * not touched: it costs address space only. */
+#define TFX_IO_WORKER_STACK ((size_t)16 << 20)
+
 static void tfx_io_part_start(tfx_io_part *w) {
-  if (w->b < w->lim) w->started = pthread_create(&w->th, NULL, tfx_io_part_main, w) == 0;
+  if (w->b < w->lim) {
+    pthread_attr_t at;
+    int have = pthread_attr_init(&at) == 0;
+    if (have) (void)pthread_attr_setstacksize(&at, TFX_IO_WORKER_STACK); /* else the default */
+    w->started = pthread_create(&w->th, have ? &at : NULL, tfx_io_part_main, w) == 0;
+    if (have) pthread_attr_destroy(&at);
+  }
   if (!w->started) tfx_io_part_run(w); /* (nothing to do when empty) */
 }
 
