@@ -100,17 +100,28 @@ static void tfx_io_pb_free_fn(void *data, void *p) {
 
 /* Unpacks after the wire walk has accepted the bytes (protobuf-c itself has no depth limit).
  * *st: TFX_OK, TFX_E_INPUT or TFX_E_NOMEM. */
+static ProtobufCMessage *tfx_io_unpack_walked_as(const ProtobufCMessageDescriptor *desc, const char *what,
+                                                 const uint8_t *data, size_t len, const char *fname,
+                                                 tfx_arena *arena, tfx_status *st, tfx_diag *d);
 static ProtobufCMessage *tfx_io_unpack_walked(const ProtobufCMessageDescriptor *desc, const uint8_t *data,
                                               size_t len, const char *fname, tfx_arena *arena,
                                               tfx_status *st, tfx_diag *d) {
+  return tfx_io_unpack_walked_as(desc, desc->name, data, len, fname, arena, st, d);
+}
+
+/* The same, naming the message `what` in an error (a part of a bigger message is reported as
+ * that message, as its whole-message unpack would be). */
+static ProtobufCMessage *tfx_io_unpack_walked_as(const ProtobufCMessageDescriptor *desc, const char *what,
+                                                 const uint8_t *data, size_t len, const char *fname,
+                                                 tfx_arena *arena, tfx_status *st, tfx_diag *d) {
   tfx_io_pb_alloc a = {{tfx_io_pb_alloc_fn, tfx_io_pb_free_fn, NULL}, tfx_arena_pb(arena), arena, 0,
                        NULL, 0, 0};
   a.pb.allocator_data = &a;
   ProtobufCMessage *m = protobuf_c_message_unpack(desc, &a.pb, len, data);
   free(a.big);
   *st = m ? TFX_OK : a.failed ? TFX_E_NOMEM : TFX_E_INPUT;
-  if (!m && a.failed) tfx_error(d, fname, 0, 0, "out of memory decoding %s", desc->name);
-  else if (!m) tfx_error(d, fname, 0, 0, "malformed protobuf: cannot decode as %s", desc->name);
+  if (!m && a.failed) tfx_error(d, fname, 0, 0, "out of memory decoding %s", what);
+  else if (!m) tfx_error(d, fname, 0, 0, "malformed protobuf: cannot decode as %s", what);
   return m;
 }
 
@@ -293,10 +304,10 @@ static void tfx_io_part_start(tfx_io_part *w) {
 
 /* Unpacks the GraphDef data (walked already) with jobs (2..TFX_IO_JOBS_MAX) threads. Returns
  * 0 when the caller is to unpack the whole message (something the scan leaves to protobuf-c;
- * nothing reported, out untouched), else 1: out->root is the GraphDef, or NULL with *rc the
- * error (reported). */
+ * nothing reported, out as it was), else 1: out->root is the GraphDef, or NULL with *rc the
+ * error (reported; a failure names the message `what`, the one the caller unpacks). */
 static int tfx_io_unpack_graph_par(const uint8_t *data, size_t len, const char *file, unsigned jobs,
-                                   tfx_model *out, tfx_status *rc, tfx_diag *d) {
+                                   const char *what, tfx_model *out, tfx_status *rc, tfx_diag *d) {
   const uint8_t *end = data + len;
   size_t step = len / jobs;
   tfx_io_part part[TFX_IO_JOBS_MAX];
@@ -340,15 +351,15 @@ static int tfx_io_unpack_graph_par(const uint8_t *data, size_t len, const char *
   uint8_t *rb = NULL;
   *rc = TFX_E_NOMEM;
   if (failed == TFX_IO_PART_NOMEM)
-    tfx_error(d, file, 0, 0, "out of memory decoding %s", tensorflow__graph_def__descriptor.name);
+    tfx_error(d, file, 0, 0, "out of memory decoding %s", what);
   else if (failed == TFX_IO_PART_MALFORMED) { /* cannot happen after the walk */
     *rc = TFX_E_INPUT;
-    tfx_error(d, file, 0, 0, "malformed protobuf: cannot decode as %s", tensorflow__graph_def__descriptor.name);
+    tfx_error(d, file, 0, 0, "malformed protobuf: cannot decode as %s", what);
   } else if (!failed) {
     rb = rest ? tfx_malloc(rest) : NULL;
     nodes = rest && !rb ? NULL : n ? tfx_arena_alloc(&out->arena, n * sizeof *nodes) : NULL;
     if ((rest && !rb) || (n && !nodes))
-      tfx_error(d, file, 0, 0, "out of memory decoding %s", tensorflow__graph_def__descriptor.name);
+      tfx_error(d, file, 0, 0, "out of memory decoding %s", what);
     else {
       size_t at = 0, i = 0;
       for (unsigned k = 0; k < jobs; k++) {
@@ -359,8 +370,8 @@ static int tfx_io_unpack_graph_par(const uint8_t *data, size_t len, const char *
         if (part[k].n) memcpy(nodes + i, part[k].node, part[k].n * sizeof *nodes);
         i += part[k].n;
       }
-      root = tfx_io_unpack_walked(&tensorflow__graph_def__descriptor, rest ? rb : data, rest, file,
-                                  &out->arena, rc, d);
+      root = tfx_io_unpack_walked_as(&tensorflow__graph_def__descriptor, what, rest ? rb : data, rest, file,
+                                     &out->arena, rc, d);
     }
   }
   free(rb);
@@ -388,6 +399,58 @@ static int tfx_io_unpack_graph_par(const uint8_t *data, size_t len, const char *
     out->jobs = jobs;
   }
   out->root = root;
+  return 1;
+}
+
+/* A MetaGraphDef whose graph_def is big: that field's bytes by tfx_io_unpack_graph_par, the
+ * other fields, concatenated in their order, as the MetaGraphDef, which then gets the GraphDef
+ * as its graph_def: what protobuf-c makes of a graph_def that occurs once (its unknown fields
+ * are all among the others, in order). Returns as tfx_io_unpack_graph_par: 0 when the caller
+ * is to unpack the whole message (no graph_def, one of fewer than min_bytes, several: protobuf-c
+ * merges those, or a field the scan leaves to protobuf-c). A SavedModel's meta graphs are
+ * unpacked whole. */
+static int tfx_io_unpack_meta_par(const uint8_t *data, size_t len, const char *file, unsigned jobs,
+                                  size_t min_bytes, tfx_model *out, tfx_status *rc, tfx_diag *d) {
+  const char *what = tensorflow__meta_graph_def__descriptor.name;
+  const uint8_t *end = data + len, *g = NULL;
+  size_t glen = 0, rest = 0;
+  int ng = 0;
+  for (const uint8_t *p = data; p < end;) {
+    const uint8_t *f = p, *val = NULL;
+    uint64_t num;
+    unsigned wt;
+    size_t vlen = 0;
+    if (tfx_io_top_field(&p, end, &num, &wt, &val, &vlen) != 0) return 0;
+    if (num == 2) {
+      if (wt != 2) return 0;
+      ng++, g = val, glen = vlen;
+    } else
+      rest += (size_t)(p - f);
+  }
+  if (ng != 1 || glen < min_bytes || !tfx_io_unpack_graph_par(g, glen, file, jobs, what, out, rc, d)) return 0;
+  ProtobufCMessage *graph = out->root;
+  out->root = NULL;
+  if (!graph) return 1;
+  uint8_t *rb = rest ? tfx_malloc(rest) : NULL;
+  if (rest && !rb) {
+    tfx_error(d, file, 0, 0, "out of memory decoding %s", what);
+    *rc = TFX_E_NOMEM;
+    return 1;
+  }
+  size_t at = 0;
+  for (const uint8_t *p = data; rest && p < end;) {
+    const uint8_t *f = p, *val;
+    uint64_t num;
+    unsigned wt;
+    size_t vlen;
+    (void)tfx_io_top_field(&p, end, &num, &wt, &val, &vlen); /* read once already */
+    if (num != 2) memcpy(rb + at, f, (size_t)(p - f)), at += (size_t)(p - f);
+  }
+  ProtobufCMessage *mg = tfx_io_unpack_walked(&tensorflow__meta_graph_def__descriptor, rest ? rb : data, rest,
+                                              file, &out->arena, rc, d);
+  free(rb);
+  if (mg) ((Tensorflow__MetaGraphDef *)mg)->graph_def = (Tensorflow__GraphDef *)graph;
+  out->root = mg;
   return 1;
 }
 
@@ -677,6 +740,7 @@ static int tfx_io_exists(const char *path) {
 void tfx_model_free(tfx_model *m) {
   if (!m) return;
   tfx_arena_free(&m->arena);
+  m->jobs = 0;
   m->path = NULL;
   m->root = NULL;
   m->graph = NULL;
@@ -791,8 +855,12 @@ tfx_status tfx_io_load_model_buffer(const void *data, size_t len, const char *fi
     unsigned jobs = tfx_io_jobs(opts ? opts->jobs : 0);
     size_t min_bytes = opts && opts->par_min_bytes ? opts->par_min_bytes : TFX_IO_PAR_MIN_BYTES;
     if (depth <= limit && kind == TFX_MSG_GRAPHDEF && jobs > 1 && len >= min_bytes &&
-        tfx_io_unpack_graph_par((const uint8_t *)buf, len, file, jobs, out, &rc, d))
+        tfx_io_unpack_graph_par((const uint8_t *)buf, len, file, jobs, tensorflow__graph_def__descriptor.name,
+                                out, &rc, d))
       ; /* out->root set, or NULL with the error reported */
+    else if (depth <= limit && kind == TFX_MSG_METAGRAPHDEF && jobs > 1 && len >= min_bytes &&
+             tfx_io_unpack_meta_par((const uint8_t *)buf, len, file, jobs, min_bytes, out, &rc, d))
+      ; /* the same */
     else if (depth <= limit)
       out->root = tfx_io_unpack_walked(tfx_io_kind_desc(kind), (const uint8_t *)buf, len, file,
                                        &out->arena, &rc, d);

@@ -551,16 +551,18 @@ static wbuf synthetic_graph(size_t n) {
   return g;
 }
 
-/* data loaded with jobs threads (parallel from 1 byte on), packed again; the model's jobs in *used. */
-static tfx_strbuf load_packed(fx *f, const wbuf *g, unsigned jobs, size_t min_bytes, unsigned *used) {
+/* data loaded with jobs threads (parallel from min_bytes bytes on) as a GraphDef, or with name
+ * "g.meta" a MetaGraphDef, packed again; the model's jobs in *used. */
+static tfx_strbuf load_packed_as(fx *f, const char *name, const wbuf *g, unsigned jobs, size_t min_bytes,
+                                 unsigned *used) {
   tfx_load_opts lo = {0};
   lo.jobs = jobs;
   lo.par_min_bytes = min_bytes;
   tfx_model m;
   tfx_diag_clear(&f->d);
-  assert_int_equal(tfx_io_load_model_buffer(g->p ? (const void *)g->p : "", g->n, "g.pb", &lo, &m, &f->d),
+  assert_int_equal(tfx_io_load_model_buffer(g->p ? (const void *)g->p : "", g->n, name, &lo, &m, &f->d),
                    TFX_OK);
-  assert_int_equal(m.kind, TFX_MSG_GRAPHDEF);
+  assert_int_equal(m.kind, strstr(name, ".meta") ? TFX_MSG_METAGRAPHDEF : TFX_MSG_GRAPHDEF);
   *used = m.jobs;
   tfx_strbuf sb;
   tfx_sb_init(&sb);
@@ -569,10 +571,31 @@ static tfx_strbuf load_packed(fx *f, const wbuf *g, unsigned jobs, size_t min_by
   return sb;
 }
 
+static tfx_strbuf load_packed(fx *f, const wbuf *g, unsigned jobs, size_t min_bytes, unsigned *used) {
+  return load_packed_as(f, "g.pb", g, jobs, min_bytes, used);
+}
+
+/* The GraphDef g inside a MetaGraphDef, between meta_info_def (tags "serve"), signature_def
+ * and unknown fields. */
+static wbuf meta_of(const wbuf *g) {
+  wbuf m = {0}, info = {0}, sig = {0};
+  wb_uint(&m, 90, 1);
+  wb_str(&info, 4, "serve");
+  wb_len(&m, 1, info.p, info.n);
+  wb_len(&m, 2, g->p ? (const void *)g->p : "", g->n);
+  wb_str(&sig, 1, "serving_default");
+  wb_len(&m, 5, sig.p, sig.n);
+  wb_str(&m, 91, "unknown");
+  free(info.p);
+  free(sig.p);
+  return m;
+}
+
 /* Loading with 2, 3, 5 and 64 threads gives the model of one thread, to the byte when packed:
  * the nodes in order (an empty one too), the other fields interleaved with them (versions
- * twice, merged), unknown fields at the top and in NodeDefs. Also a graph of no node and one
- * of a single empty NodeDef, and the default threshold (1 MiB) keeping small graphs whole. */
+ * twice), unknown fields at the top and in NodeDefs. Also a graph of no node and one of a
+ * single empty NodeDef, each also as a MetaGraphDef's graph_def, and the default threshold
+ * (1 MiB) keeping small graphs whole. */
 static void parallel_unpack_is_the_same(void **state) {
   fx *f = *state;
   size_t sizes[4] = {3000, 0, 1, 10};
@@ -593,6 +616,19 @@ static void parallel_unpack_is_the_same(void **state) {
     tfx_strbuf small = load_packed(f, &g, 2, 0, &used);
     assert_int_equal(used, 0); /* under 1 MiB: one thread */
     tfx_sb_free(&small);
+    /* the same graph as a MetaGraphDef's graph_def: its nodes in parallel too */
+    wbuf mg = meta_of(&g);
+    tfx_strbuf mone = load_packed_as(f, "g.meta", &mg, 1, 1, &used);
+    assert_int_equal(used, 0);
+    for (int j = 0; j < 4; j++) {
+      tfx_strbuf par = load_packed_as(f, "g.meta", &mg, jobs[j], 1, &used);
+      assert_int_equal(used, jobs[j]);
+      assert_int_equal(par.len, mone.len);
+      assert_memory_equal(par.data, mone.data, mone.len);
+      tfx_sb_free(&par);
+    }
+    tfx_sb_free(&mone);
+    free(mg.p);
     if (s == 0) { /* the sample itself: nodes in order, versions as protobuf-c has them, unknown
                      fields kept (a check of the sample, the bytes compared above are the test) */
       tfx_load_opts lo = {0};
@@ -626,56 +662,62 @@ static void parallel_unpack_is_the_same(void **state) {
  * worker, counted on the caller's hooks (arena.h tfx_alloc_hooks_use) -- is one clean "out of
  * memory" error and TFX_E_NOMEM, no model and nothing leaked (or, for an allocation the
  * loader can do without, the same model); every protobuf-c allocation counted too
- * (tfx_alloc_fail_arena): most of them are the workers'. */
+ * (tfx_alloc_fail_arena): most of them are the workers'. A GraphDef, and the same as a
+ * MetaGraphDef's graph_def. */
 static void parallel_unpack_allocation_failures(void **state) {
   fx *f = *state;
-  wbuf g = synthetic_graph(40);
-  unsigned used;
-  tfx_strbuf ref = load_packed(f, &g, 1, 1, &used);
-  for (int arena = 0; arena < 2; arena++)
-    for (unsigned jobs = 2; jobs <= 3; jobs++) {
-      tfx_load_opts lo = {0};
-      lo.jobs = jobs;
-      lo.par_min_bytes = 1;
-      tfx_alloc_fail_arena(arena);
-      tfx_alloc_fail_at(0);
-      tfx_model m;
-      assert_int_equal(tfx_io_load_model_buffer(g.p, g.n, "g.pb", &lo, &m, &f->d), TFX_OK);
-      long calls = tfx_alloc_calls();
-      assert_int_equal(m.jobs, jobs);
-      tfx_model_free(&m);
-      assert_true(calls > (arena ? 300 : 3)); /* the workers' allocations are counted */
-      long nomem = 0;
-      for (long n = 1; n <= calls; n++) {
-        tfx_diag_clear(&f->d);
-        tfx_alloc_fail_at(n);
-        tfx_status rc = tfx_io_load_model_buffer(g.p, g.n, "g.pb", &lo, &m, &f->d);
-        long hits = tfx_alloc_failures();
+  wbuf graph = synthetic_graph(40), meta = meta_of(&graph);
+  for (int form = 0; form < 2; form++) { /* a GraphDef, the same as a MetaGraphDef's graph_def */
+    const wbuf *g = form ? &meta : &graph;
+    const char *name = form ? "g.meta" : "g.pb";
+    unsigned used;
+    tfx_strbuf ref = load_packed_as(f, name, g, 1, 1, &used);
+    for (int arena = 0; arena < 2; arena++)
+      for (unsigned jobs = 2; jobs <= 3; jobs++) {
+        tfx_load_opts lo = {0};
+        lo.jobs = jobs;
+        lo.par_min_bytes = 1;
+        tfx_alloc_fail_arena(arena);
         tfx_alloc_fail_at(0);
-        assert_int_equal(hits, 1);
-        if (rc == TFX_OK) { /* an allocation the loader can do without (wire.c's lookup tables) */
-          tfx_strbuf sb;
-          tfx_sb_init(&sb);
-          assert_int_equal(tfx_io_pack(m.root, &sb), 0);
-          assert_int_equal(sb.len, ref.len);
-          assert_memory_equal(sb.data, ref.data, ref.len);
-          tfx_sb_free(&sb);
-          tfx_model_free(&m);
-          continue;
-        }
-        nomem++;
-        assert_int_equal(rc, TFX_E_NOMEM);
-        assert_null(m.root);
-        assert_null(m.graph);
-        assert_int_equal(f->d.errors, 1);
-        assert_non_null(strstr(f->d.items[0].msg, "out of memory"));
+        tfx_model m;
+        assert_int_equal(tfx_io_load_model_buffer(g->p, g->n, name, &lo, &m, &f->d), TFX_OK);
+        long calls = tfx_alloc_calls();
+        assert_int_equal(m.jobs, jobs);
         tfx_model_free(&m);
+        assert_true(calls > (arena ? 300 : 3)); /* the workers' allocations are counted */
+        long nomem = 0;
+        for (long n = 1; n <= calls; n++) {
+          tfx_diag_clear(&f->d);
+          tfx_alloc_fail_at(n);
+          tfx_status rc = tfx_io_load_model_buffer(g->p, g->n, name, &lo, &m, &f->d);
+          long hits = tfx_alloc_failures();
+          tfx_alloc_fail_at(0);
+          assert_int_equal(hits, 1);
+          if (rc == TFX_OK) { /* an allocation the loader can do without (wire.c's lookup tables) */
+            tfx_strbuf sb;
+            tfx_sb_init(&sb);
+            assert_int_equal(tfx_io_pack(m.root, &sb), 0);
+            assert_int_equal(sb.len, ref.len);
+            assert_memory_equal(sb.data, ref.data, ref.len);
+            tfx_sb_free(&sb);
+            tfx_model_free(&m);
+            continue;
+          }
+          nomem++;
+          assert_int_equal(rc, TFX_E_NOMEM);
+          assert_null(m.root);
+          assert_null(m.graph);
+          assert_int_equal(f->d.errors, 1);
+          assert_non_null(strstr(f->d.items[0].msg, "out of memory"));
+          tfx_model_free(&m);
+        }
+        assert_true(nomem > calls / 2);
+        tfx_alloc_fail_arena(0);
       }
-      assert_true(nomem > calls / 2);
-      tfx_alloc_fail_arena(0);
-    }
-  tfx_sb_free(&ref);
-  free(g.p);
+    tfx_sb_free(&ref);
+  }
+  free(graph.p);
+  free(meta.p);
 }
 
 /* ---- the wire walk's fast path (wire.c wire_fast) against its general way ---- */
