@@ -119,7 +119,8 @@ TFXC_API const char *tfxc_errmsg(const tfxc_session *s);
  * would read as soon as no pass needs it, the dataflow report before op mapping, the scope
  * fusion report and the graph's node-name map before lowering, the peak memory; after a run
  * that reached op mapping tfxc_report_json and tfxc_explain then fail, saying the run kept no
- * report; ignored with check). Values are copied and
+ * report; ignored with check), jobs (threads unpacking a big binary GraphDef: 0 = automatic,
+ * the default, to 64; the model is the same for every value). Values are copied and
  * checked here as the command line checks them. Options apply to the next tfxc_run.
  * Returns TFXC_OK, TFXC_MISUSE (unknown name, bad value) or TFXC_NOMEM. */
 TFXC_API tfxc_status tfxc_set_option(tfxc_session *s, const char *name, const char *value)
@@ -357,7 +358,7 @@ TFXC_API tfxc_status tfxc_write_files(tfxc_session *s, size_t n, const char *con
     TFXC_MUST_CHECK;
 
 /* Checks an option value as tfxc_set_option checks it, without a session: for a command line
- * that reports bad values before it does anything. name: W, vm-budget, max-file-size,
+ * that reports bad values before it does anything. name: W, vm-budget, jobs, max-file-size,
  * input-format, limit, input-shape, out-nodes (syntax only), disable-pass,
  * enable-scope-fusion-passes, pass (comma lists, not empty) or emit. Diagnostics go to fn (may
  * be NULL); with cmd (a command name such as "tfxc inspect") an error is the command line's

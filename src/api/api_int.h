@@ -68,6 +68,8 @@ int tfx_api_parse_uint(const char *s, unsigned *out);        /* decimal, < 2^31 
 int tfx_api_opt_warn(const char *value, const char *cmd, char **opt, tfx_diag *d);
 int tfx_api_opt_vm_budget(const char *value, const char *cmd, uint64_t *out, tfx_diag *d);
 int tfx_api_opt_max_file_size(const char *value, const char *cmd, size_t *out, tfx_diag *d);
+/* --jobs N: 0 (automatic) to 64 (io.h, TFX_IO_JOBS_MAX). */
+int tfx_api_opt_jobs(const char *value, const char *cmd, unsigned *out, tfx_diag *d);
 int tfx_api_opt_input_format(const char *value, const char *cmd, tfx_diag *d);
 /* --input-shape / --out-nodes (either NULL when not given): the syntax, before any model is
  * read. Returns 0, TFX_EXIT_USAGE, or another exit code when the check itself failed (out of

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "graph/prune.h"
+#include "io/io.h"
 #include "rules/load.h"
 #include "util/arena.h"
 
@@ -46,6 +47,17 @@ int tfx_api_opt_vm_budget(const char *value, const char *cmd, uint64_t *out, tfx
   if (tfx_api_parse_uint(value, &n) != 0 || n == 0) {
     tfx_api_usage_error(d, cmd, "--vm-budget: '%s' is not a positive number of steps (at most "
                         "1000000000)", value);
+    return -1;
+  }
+  *out = n;
+  return 0;
+}
+
+int tfx_api_opt_jobs(const char *value, const char *cmd, unsigned *out, tfx_diag *d) {
+  unsigned n;
+  if (tfx_api_parse_uint(value, &n) != 0 || n > TFX_IO_JOBS_MAX) {
+    tfx_api_usage_error(d, cmd, "--jobs: '%s' is not a number of threads from 0 (automatic) to %u",
+                        value, TFX_IO_JOBS_MAX);
     return -1;
   }
   *out = n;

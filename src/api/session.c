@@ -287,7 +287,7 @@ static const char *const option_names[] = {
   "enable-scope-fusion-passes", "vm-budget", "passthrough-unknown", "check", "no-stdlib",
   "max-file-size", "limit", "W", "verbose", "signature", "checkpoint", "no-freeze",
   "allow-dangling-inputs", "usage-command", "output", "write-outputs", "dump-after",
-  "dump-dir", "no-report",
+  "dump-dir", "no-report", "jobs",
 };
 
 tfxc_status tfxc_set_option(tfxc_session *s, const char *name, const char *value) {
@@ -329,6 +329,8 @@ tfxc_status tfxc_set_option(tfxc_session *s, const char *name, const char *value
     oom = set_str(name[0] == 'd' ? &s->disable : &s->enable_scope, value);
   } else if (strcmp(name, "vm-budget") == 0) {
     if (tfx_api_opt_vm_budget(value, NULL, &s->o.vm_budget, d) != 0) return finish(s, TFXC_MISUSE);
+  } else if (strcmp(name, "jobs") == 0) {
+    if (tfx_api_opt_jobs(value, NULL, &s->o.jobs, d) != 0) return finish(s, TFXC_MISUSE);
   } else if (strcmp(name, "passthrough-unknown") == 0 || strcmp(name, "check") == 0 ||
              strcmp(name, "no-stdlib") == 0) {
     if (flag < 0) return bad(s, "--%s: '%s' is not a flag value (1/0, true/false, yes/no, on/off)", name, value);
@@ -467,6 +469,7 @@ static tfx_status load_buffer_pass(tfx_ctx *ctx, void *user) {
   lo.max_depth = tfx_limit_uint(&o->limits, TFX_LIMIT_DEPTH);
   lo.max_string = tfx_limit_size(&o->limits, TFX_LIMIT_STRING);
   lo.max_list = tfx_limit_size(&o->limits, TFX_LIMIT_LIST);
+  lo.jobs = o->jobs;
   size_t max = o->max_file_size ? o->max_file_size : (size_t)4 << 30; /* io's default */
   if (s->model_len > max) {
     tfx_error(ctx->diag, s->model_name, 0, 0, "model of %zu bytes is over the file-size limit "

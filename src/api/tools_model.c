@@ -43,6 +43,7 @@ static void load_opts(const tfx_options *o, tfx_load_opts *lo) {
   lo->max_depth = tfx_limit_uint(&o->limits, TFX_LIMIT_DEPTH);
   lo->max_string = tfx_limit_size(&o->limits, TFX_LIMIT_STRING);
   lo->max_list = tfx_limit_size(&o->limits, TFX_LIMIT_LIST);
+  lo->jobs = o->jobs;
 }
 
 tfxc_status tfxc_format_model(tfxc_session *s, const char *to, void **data, size_t *len,

@@ -40,6 +40,9 @@ tfxc_status tfxc_check_option(const char *cmd, const char *name, const char *val
   } else if (strcmp(name, "vm-budget") == 0) {
     uint64_t n;
     if (tfx_api_opt_vm_budget(value, cmd, &n, &d) != 0) st = TFXC_MISUSE;
+  } else if (strcmp(name, "jobs") == 0) {
+    unsigned n;
+    if (tfx_api_opt_jobs(value, cmd, &n, &d) != 0) st = TFXC_MISUSE;
   } else if (strcmp(name, "max-file-size") == 0) {
     size_t n;
     if (tfx_api_opt_max_file_size(value, cmd, &n, &d) != 0) st = TFXC_MISUSE;
@@ -60,7 +63,7 @@ tfxc_status tfxc_check_option(const char *cmd, const char *name, const char *val
     r = tfx_api_parse_emit(value, &mask, &d);
     st = r == -2 ? TFXC_NOMEM : r ? TFXC_MISUSE : TFXC_OK;
   } else {
-    tfx_error(&d, NULL, 0, 0, "tfxc_check_option: '%s' is not an option it checks (W, vm-budget, "
+    tfx_error(&d, NULL, 0, 0, "tfxc_check_option: '%s' is not an option it checks (W, vm-budget, jobs, "
               "max-file-size, input-format, limit, input-shape, out-nodes, disable-pass, "
               "enable-scope-fusion-passes, pass, emit)", name);
     st = TFXC_MISUSE;

@@ -280,6 +280,10 @@ int tfx_cli_opt_vm_budget(const char *value, const char *cmd, tfx_cli_diag *d) {
   return check(cmd, "vm-budget", value, d);
 }
 
+int tfx_cli_opt_jobs(const char *value, const char *cmd, tfx_cli_diag *d) {
+  return check(cmd, "jobs", value, d);
+}
+
 int tfx_cli_opt_max_file_size(const char *value, const char *cmd, tfx_cli_diag *d) {
   return check(cmd, "max-file-size", value, d);
 }

@@ -109,6 +109,7 @@ const char *tfx_cli_closest(const char *word, const char *const *cands, size_t n
 int tfx_cli_opt_list(const char *name, const char *value, const char *cmd, tfx_cli_diag *d);
 int tfx_cli_opt_vm_budget(const char *value, const char *cmd, tfx_cli_diag *d);
 int tfx_cli_opt_max_file_size(const char *value, const char *cmd, tfx_cli_diag *d);
+int tfx_cli_opt_jobs(const char *value, const char *cmd, tfx_cli_diag *d); /* -j N, 0..64 */
 /* One --help line per limit name ("  depth  message nesting ... (default 100)"), for the
  * commands' help texts. */
 void tfx_cli_help_limits(FILE *f);

@@ -61,7 +61,7 @@ static int option_kind(const char *arg) {
   static const char *const convert_val[] = {"--output", "--emit", "--input-shape", "--out-nodes",
                                             "--input-format", "--enable-scope-fusion-passes",
                                             "--disable-pass", "--report", "--dump-after",
-                                            "--dump-dir"};
+                                            "--dump-dir", "--jobs"};
   char a[64]; /* ATC's spellings: '_' for '-' in the name */
   snprintf(a, sizeof a, "%s", arg);
   for (char *c = a + 2; *c && *c != '='; c++)
@@ -69,7 +69,7 @@ static int option_kind(const char *arg) {
   if (a[0] != '-' || !a[1]) return 0;
   if (a[1] != '-') {
     if (a[1] == 'W' || a[1] == 'r') return a[2] ? 1 : 2;
-    if (a[1] == 'o') return a[2] ? 4 : 3;
+    if (a[1] == 'o' || a[1] == 'j') return a[2] ? 4 : 3;
     return strspn(a + 1, "vqh") == strlen(a + 1) ? 1 : 4;
   }
   size_t n = strcspn(a, "=");

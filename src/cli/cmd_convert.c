@@ -19,7 +19,7 @@ enum {
   O_RULES, O_NO_STDLIB, O_OUTPUT, O_EMIT, O_INPUT_SHAPE, O_INPUT_FORMAT, O_OUT_NODES,
   O_ENABLE_SCOPE, O_DISABLE_PASS, O_CHECK, O_REPORT, O_TIME_PASSES, O_DUMP_AFTER, O_DUMP_DIR,
   O_TRACE, O_VERBOSE, O_QUIET, O_TAG, O_MAX_FILE, O_LIST_PASSES, O_HELP, O_VERSION,
-  O_WARN, O_VM_BUDGET, O_PASSTHROUGH, O_LIMIT, O_FRAMEWORK, O_MODEL, O_ALLOW_DANGLING, O_SIGNATURE, O_CHECKPOINT, O_NO_FREEZE
+  O_WARN, O_VM_BUDGET, O_PASSTHROUGH, O_LIMIT, O_FRAMEWORK, O_MODEL, O_ALLOW_DANGLING, O_SIGNATURE, O_CHECKPOINT, O_NO_FREEZE, O_JOBS
 };
 
 static const tfx_cli_opt convert_opts[] = {
@@ -55,6 +55,7 @@ static const tfx_cli_opt convert_opts[] = {
   {O_SIGNATURE, "signature", 0, "NAME"},
   {O_CHECKPOINT, "checkpoint", 0, "PREFIX"}, /* weights to freeze variables with */
   {O_NO_FREEZE, "no-freeze", 0, NULL},
+  {O_JOBS, "jobs", 'j', "N"},         /* threads loading a big binary GraphDef */
 };
 
 #define KIND_NAME(id, name, suffix, what) name,
@@ -145,6 +146,10 @@ static int parse_convert(int argc, char **argv, int first, convert_args *ca,
     case O_VM_BUDGET:
       if (tfx_cli_opt_vm_budget(v, "tfxc", d) != 0) usage = 1;
       else set(ca, "vm-budget", v);
+      break;
+    case O_JOBS:
+      if (tfx_cli_opt_jobs(v, "tfxc", d) != 0) usage = 1;
+      else set(ca, "jobs", v);
       break;
     case O_CHECK: ca->check = 1; break;
     case O_PASSTHROUGH: set(ca, "passthrough-unknown", "1"); break;

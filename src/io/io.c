@@ -8,6 +8,7 @@
 #include "io/io.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,18 +100,358 @@ static void tfx_io_pb_free_fn(void *data, void *p) {
 
 /* Unpacks after the wire walk has accepted the bytes (protobuf-c itself has no depth limit).
  * *st: TFX_OK, TFX_E_INPUT or TFX_E_NOMEM. */
+static ProtobufCMessage *tfx_io_unpack_walked_as(const ProtobufCMessageDescriptor *desc, const char *what,
+                                                 const uint8_t *data, size_t len, const char *fname,
+                                                 tfx_arena *arena, tfx_status *st, tfx_diag *d);
 static ProtobufCMessage *tfx_io_unpack_walked(const ProtobufCMessageDescriptor *desc, const uint8_t *data,
                                               size_t len, const char *fname, tfx_arena *arena,
                                               tfx_status *st, tfx_diag *d) {
+  return tfx_io_unpack_walked_as(desc, desc->name, data, len, fname, arena, st, d);
+}
+
+/* The same, naming the message `what` in an error (a part of a bigger message is reported as
+ * that message, as its whole-message unpack would be). */
+static ProtobufCMessage *tfx_io_unpack_walked_as(const ProtobufCMessageDescriptor *desc, const char *what,
+                                                 const uint8_t *data, size_t len, const char *fname,
+                                                 tfx_arena *arena, tfx_status *st, tfx_diag *d) {
   tfx_io_pb_alloc a = {{tfx_io_pb_alloc_fn, tfx_io_pb_free_fn, NULL}, tfx_arena_pb(arena), arena, 0,
                        NULL, 0, 0};
   a.pb.allocator_data = &a;
   ProtobufCMessage *m = protobuf_c_message_unpack(desc, &a.pb, len, data);
   free(a.big);
   *st = m ? TFX_OK : a.failed ? TFX_E_NOMEM : TFX_E_INPUT;
-  if (!m && a.failed) tfx_error(d, fname, 0, 0, "out of memory decoding %s", desc->name);
-  else if (!m) tfx_error(d, fname, 0, 0, "malformed protobuf: cannot decode as %s", desc->name);
+  if (!m && a.failed) tfx_error(d, fname, 0, 0, "out of memory decoding %s", what);
+  else if (!m) tfx_error(d, fname, 0, 0, "malformed protobuf: cannot decode as %s", what);
   return m;
+}
+
+/* ---- a big GraphDef unpacked by several threads ----
+ * protobuf_c_message_unpack is one thread's work, and for a GraphDef of 10^6 nodes it is most
+ * of the load (as much CPU as mapping the file). The NodeDefs are independent messages, so
+ * tfx_io_unpack_graph_par splits them. The bytes are cut into `jobs` parts of about equal
+ * size: part k takes the top-level fields that start in [k * step, (k + 1) * step) (the last
+ * one the rest), so part k begins at the first field starting at or after k * step, which only
+ * a scan of the fields before it can find (tags and lengths: a field's bytes are skipped).
+ * The calling thread scans and starts a thread for each part as soon as its beginning is
+ * found (part 0 at once), and unpacks the last part itself: the scan of all but the last part
+ * is the only serial work (for 2 jobs, half the tags; the other fields are few). Each part
+ * unpacks its `node` fields (field 1) in order with the allocator of tfx_io_unpack_walked
+ * into its own arena (an arena is not thread-safe; the calling thread's part uses the
+ * model's), collecting the pointers, and notes where its other fields are. After the join
+ * the other fields, concatenated in their original order, are unpacked as a GraphDef
+ * (protobuf-c then merges a repeated singular field such as versions, and keeps unknown
+ * fields, exactly as in the whole message: their order among themselves is all it sees of
+ * them), the node pointers go into one array in the model arena, and the workers' arenas to
+ * the model's (tfx_arena_adopt). The result is the whole-message unpack's: the same messages
+ * in the same order (each NodeDef unpacked by the same protobuf-c call the whole message makes
+ * for its bytes), the same unknown fields, only where the bytes live differs.
+ * Failures are reported after the join, by the calling thread, in the whole-message unpack's
+ * words ("out of memory decoding tensorflow.GraphDef", TFX_E_NOMEM); every arena is freed and
+ * no model is left. What the scan leaves to protobuf-c (a node field that is not
+ * length-delimited, a group: the walk refused groups already) sends the whole message to
+ * tfx_io_unpack_walked instead. A thread that cannot be started has its part done by the
+ * calling thread. Only the size decides (TFX_IO_PAR_MIN_BYTES): a count of nodes would take
+ * the scan before any thread starts, and the bytes are the work anyway. */
+
+unsigned tfx_io_jobs(unsigned jobs) {
+  if (jobs == 0) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 1 ? 2 : 1; /* 2: the load is bound by memory too, and more threads would take
+                             cores from whatever else runs for little */
+  }
+  return jobs > TFX_IO_JOBS_MAX ? TFX_IO_JOBS_MAX : jobs;
+}
+
+static int tfx_io_varint(const uint8_t **p, const uint8_t *end, uint64_t *v) {
+  uint64_t r = 0;
+  unsigned sh = 0;
+  for (const uint8_t *q = *p; q < end && sh < 64; q++, sh += 7) {
+    r |= (uint64_t)(*q & 0x7f) << sh;
+    if (!(*q & 0x80)) {
+      *p = q + 1;
+      *v = r;
+      return 0;
+    }
+  }
+  return -1;
+}
+
+/* The top-level field at *p (< end): its number and wire type, its value [*val, *val + *vlen)
+ * when length-delimited, *p moved past it. Returns 0, or -1 for what this reader leaves to
+ * protobuf-c (groups, wire types 6 and 7, a truncated field: the walk refused those already,
+ * but the caller then simply unpacks the whole message). */
+static int tfx_io_top_field(const uint8_t **p, const uint8_t *end, uint64_t *num, unsigned *wt,
+                            const uint8_t **val, size_t *vlen) {
+  uint64_t key, n;
+  if (tfx_io_varint(p, end, &key) != 0) return -1;
+  *num = key >> 3;
+  *wt = (unsigned)(key & 7);
+  switch (*wt) {
+  case 0: return tfx_io_varint(p, end, &n);
+  case 1:
+    if (end - *p < 8) return -1;
+    *p += 8;
+    return 0;
+  case 5:
+    if (end - *p < 4) return -1;
+    *p += 4;
+    return 0;
+  case 2:
+    if (tfx_io_varint(p, end, &n) != 0 || n > (uint64_t)(end - *p)) return -1;
+    *val = *p;
+    *vlen = (size_t)n;
+    *p += n;
+    return 0;
+  default: return -1;
+  }
+}
+
+typedef struct tfx_io_range {
+  const uint8_t *p;
+  size_t n;
+} tfx_io_range;
+
+typedef struct tfx_io_part {
+  const uint8_t *b, *lim, *end; /* it takes the fields starting in [b, lim); the data end */
+  Tensorflow__NodeDef **node;  /* its nodes, in order (tfx_realloc'ed) */
+  size_t n, cap;
+  tfx_io_range *rest;          /* its other fields, in order (tfx_realloc'ed) */
+  size_t n_rest, cap_rest;
+  tfx_arena *arena;            /* the model's (the calling thread's part) or &own */
+  tfx_arena own;
+  void *hooks;                 /* the caller's fault-injection hooks (arena.h) */
+  int failed;                  /* 0; TFX_IO_PART_NOMEM, _MALFORMED, _WHOLE (leave it to protobuf-c) */
+  int started;
+  pthread_t th;
+} tfx_io_part;
+enum { TFX_IO_PART_NOMEM = 1, TFX_IO_PART_MALFORMED, TFX_IO_PART_WHOLE };
+
+static void tfx_io_part_run(tfx_io_part *w) {
+  tfx_io_pb_alloc a = {{tfx_io_pb_alloc_fn, tfx_io_pb_free_fn, NULL}, tfx_arena_pb(w->arena), w->arena, 0,
+                       NULL, 0, 0};
+  a.pb.allocator_data = &a;
+  for (const uint8_t *p = w->b; p < w->lim;) {
+    const uint8_t *f = p, *val = NULL;
+    uint64_t num;
+    unsigned wt;
+    size_t vlen = 0;
+    if (tfx_io_top_field(&p, w->end, &num, &wt, &val, &vlen) != 0 || (num == 1 && wt != 2)) {
+      w->failed = TFX_IO_PART_WHOLE;
+      break;
+    }
+    if (num != 1) {
+      if (w->n_rest && w->rest[w->n_rest - 1].p + w->rest[w->n_rest - 1].n == f) {
+        w->rest[w->n_rest - 1].n += (size_t)(p - f); /* adjacent: one range */
+        continue;
+      }
+      if (w->n_rest == w->cap_rest) {
+        size_t cap = w->cap_rest ? w->cap_rest * 2 : 8;
+        tfx_io_range *r = tfx_realloc(w->rest, cap * sizeof *r);
+        if (!r) {
+          w->failed = TFX_IO_PART_NOMEM;
+          break;
+        }
+        w->rest = r;
+        w->cap_rest = cap;
+      }
+      w->rest[w->n_rest++] = (tfx_io_range){f, (size_t)(p - f)};
+      continue;
+    }
+    if (w->n == w->cap) {
+      size_t cap = w->cap ? w->cap * 2 : 1024;
+      Tensorflow__NodeDef **v = tfx_realloc(w->node, cap * sizeof *v);
+      if (!v) {
+        w->failed = TFX_IO_PART_NOMEM;
+        break;
+      }
+      w->node = v;
+      w->cap = cap;
+    }
+    ProtobufCMessage *m = protobuf_c_message_unpack(&tensorflow__node_def__descriptor, &a.pb, vlen, val);
+    if (!m) {
+      w->failed = a.failed ? TFX_IO_PART_NOMEM : TFX_IO_PART_MALFORMED;
+      break;
+    }
+    w->node[w->n++] = (Tensorflow__NodeDef *)m;
+  }
+  free(a.big);
+}
+
+static void *tfx_io_part_main(void *arg) {
+  tfx_io_part *w = arg;
+  tfx_alloc_hooks_use(w->hooks);
+  tfx_io_part_run(w);
+  tfx_alloc_hooks_use(NULL);
+  return NULL;
+}
+
+/* A worker's stack: protobuf-c's unpack recurses once per nesting level (up to
+ * TFX_WIRE_DEPTH_CAP, sized for the main thread's usual 8 MiB), and a thread's default stack
+ * can be smaller (glibc takes it from RLIMIT_STACK, 2 MiB when that is unlimited). Reserved,
+ * not touched: it costs address space only. */
+#define TFX_IO_WORKER_STACK ((size_t)16 << 20)
+
+static void tfx_io_part_start(tfx_io_part *w) {
+  if (w->b < w->lim) {
+    pthread_attr_t at;
+    int have = pthread_attr_init(&at) == 0;
+    if (have) (void)pthread_attr_setstacksize(&at, TFX_IO_WORKER_STACK); /* else the default */
+    w->started = pthread_create(&w->th, have ? &at : NULL, tfx_io_part_main, w) == 0;
+    if (have) pthread_attr_destroy(&at);
+  }
+  if (!w->started) tfx_io_part_run(w); /* (nothing to do when empty) */
+}
+
+/* Unpacks the GraphDef data (walked already) with jobs (2..TFX_IO_JOBS_MAX) threads. Returns
+ * 0 when the caller is to unpack the whole message (something the scan leaves to protobuf-c;
+ * nothing reported, out as it was), else 1: out->root is the GraphDef, or NULL with *rc the
+ * error (reported; a failure names the message `what`, the one the caller unpacks). */
+static int tfx_io_unpack_graph_par(const uint8_t *data, size_t len, const char *file, unsigned jobs,
+                                   const char *what, tfx_model *out, tfx_status *rc, tfx_diag *d) {
+  const uint8_t *end = data + len;
+  size_t step = len / jobs;
+  tfx_io_part part[TFX_IO_JOBS_MAX];
+  void *hooks = tfx_alloc_hooks_get();
+  memset(part, 0, jobs * sizeof *part);
+  for (unsigned k = 0; k < jobs; k++) {
+    tfx_arena_init(&part[k].own);
+    part[k].arena = k + 1 < jobs ? &part[k].own : &out->arena;
+    part[k].hooks = hooks;
+    part[k].lim = k + 1 < jobs ? data + step * (k + 1) : end;
+    part[k].end = end;
+  }
+  part[0].b = data;
+  tfx_io_part_start(&part[0]);
+  const uint8_t *p = data;
+  for (unsigned k = 1; k < jobs; k++) { /* part k begins at the first field at or after k * step */
+    while (p < data + step * k) {
+      const uint8_t *val;
+      uint64_t num;
+      unsigned wt;
+      size_t vlen;
+      if (tfx_io_top_field(&p, end, &num, &wt, &val, &vlen) != 0) {
+        p = end; /* the part holding it says so (TFX_IO_PART_WHOLE) */
+        break;
+      }
+    }
+    part[k].b = p < part[k].lim ? p : part[k].lim; /* empty when a field spans it */
+    if (k + 1 < jobs) tfx_io_part_start(&part[k]);
+    else tfx_io_part_run(&part[k]);
+  }
+  int failed = 0;
+  size_t n = 0, rest = 0;
+  for (unsigned k = 0; k < jobs; k++) {
+    if (part[k].started) pthread_join(part[k].th, NULL);
+    if (part[k].failed && (!failed || part[k].failed < failed)) failed = part[k].failed; /* out of memory first */
+    n += part[k].n;
+    for (size_t i = 0; i < part[k].n_rest; i++) rest += part[k].rest[i].n;
+  }
+  ProtobufCMessage *root = NULL;
+  Tensorflow__NodeDef **nodes = NULL;
+  uint8_t *rb = NULL;
+  *rc = TFX_E_NOMEM;
+  if (failed == TFX_IO_PART_NOMEM)
+    tfx_error(d, file, 0, 0, "out of memory decoding %s", what);
+  else if (failed == TFX_IO_PART_MALFORMED) { /* cannot happen after the walk */
+    *rc = TFX_E_INPUT;
+    tfx_error(d, file, 0, 0, "malformed protobuf: cannot decode as %s", what);
+  } else if (!failed) {
+    rb = rest ? tfx_malloc(rest) : NULL;
+    nodes = rest && !rb ? NULL : n ? tfx_arena_alloc(&out->arena, n * sizeof *nodes) : NULL;
+    if ((rest && !rb) || (n && !nodes))
+      tfx_error(d, file, 0, 0, "out of memory decoding %s", what);
+    else {
+      size_t at = 0, i = 0;
+      for (unsigned k = 0; k < jobs; k++) {
+        for (size_t r = 0; r < part[k].n_rest; r++) {
+          memcpy(rb + at, part[k].rest[r].p, part[k].rest[r].n);
+          at += part[k].rest[r].n;
+        }
+        if (part[k].n) memcpy(nodes + i, part[k].node, part[k].n * sizeof *nodes);
+        i += part[k].n;
+      }
+      root = tfx_io_unpack_walked_as(&tensorflow__graph_def__descriptor, what, rest ? rb : data, rest, file,
+                                     &out->arena, rc, d);
+    }
+  }
+  free(rb);
+  for (unsigned k = 0; k < jobs; k++) {
+    free(part[k].node);
+    free(part[k].rest);
+    if (root) tfx_arena_adopt(&out->arena, &part[k].own);
+    else tfx_arena_free(&part[k].own);
+  }
+  if (failed == TFX_IO_PART_WHOLE) {
+    /* the model arena holds the last part's messages: start it afresh (only out->path so far) */
+    tfx_arena_free(&out->arena);
+    out->path = tfx_arena_strdup(&out->arena, file);
+    if (!out->path) {
+      tfx_error(d, file, 0, 0, "out of memory");
+      *rc = TFX_E_NOMEM;
+      return 1;
+    }
+    return 0;
+  }
+  if (root) {
+    Tensorflow__GraphDef *g = (Tensorflow__GraphDef *)root;
+    g->n_node = n;
+    g->node = nodes;
+    out->jobs = jobs;
+  }
+  out->root = root;
+  return 1;
+}
+
+/* A MetaGraphDef whose graph_def is big: that field's bytes by tfx_io_unpack_graph_par, the
+ * other fields, concatenated in their order, as the MetaGraphDef, which then gets the GraphDef
+ * as its graph_def: what protobuf-c makes of a graph_def that occurs once (its unknown fields
+ * are all among the others, in order). Returns as tfx_io_unpack_graph_par: 0 when the caller
+ * is to unpack the whole message (no graph_def, one of fewer than min_bytes, several: protobuf-c
+ * merges those, or a field the scan leaves to protobuf-c). A SavedModel's meta graphs are
+ * unpacked whole. */
+static int tfx_io_unpack_meta_par(const uint8_t *data, size_t len, const char *file, unsigned jobs,
+                                  size_t min_bytes, tfx_model *out, tfx_status *rc, tfx_diag *d) {
+  const char *what = tensorflow__meta_graph_def__descriptor.name;
+  const uint8_t *end = data + len, *g = NULL;
+  size_t glen = 0, rest = 0;
+  int ng = 0;
+  for (const uint8_t *p = data; p < end;) {
+    const uint8_t *f = p, *val = NULL;
+    uint64_t num;
+    unsigned wt;
+    size_t vlen = 0;
+    if (tfx_io_top_field(&p, end, &num, &wt, &val, &vlen) != 0) return 0;
+    if (num == 2) {
+      if (wt != 2) return 0;
+      ng++, g = val, glen = vlen;
+    } else
+      rest += (size_t)(p - f);
+  }
+  if (ng != 1 || glen < min_bytes || !tfx_io_unpack_graph_par(g, glen, file, jobs, what, out, rc, d)) return 0;
+  ProtobufCMessage *graph = out->root;
+  out->root = NULL;
+  if (!graph) return 1;
+  uint8_t *rb = rest ? tfx_malloc(rest) : NULL;
+  if (rest && !rb) {
+    tfx_error(d, file, 0, 0, "out of memory decoding %s", what);
+    *rc = TFX_E_NOMEM;
+    return 1;
+  }
+  size_t at = 0;
+  for (const uint8_t *p = data; rest && p < end;) {
+    const uint8_t *f = p, *val;
+    uint64_t num;
+    unsigned wt;
+    size_t vlen;
+    (void)tfx_io_top_field(&p, end, &num, &wt, &val, &vlen); /* read once already */
+    if (num != 2) memcpy(rb + at, f, (size_t)(p - f)), at += (size_t)(p - f);
+  }
+  ProtobufCMessage *mg = tfx_io_unpack_walked(&tensorflow__meta_graph_def__descriptor, rest ? rb : data, rest,
+                                              file, &out->arena, rc, d);
+  free(rb);
+  if (mg) ((Tensorflow__MetaGraphDef *)mg)->graph_def = (Tensorflow__GraphDef *)graph;
+  out->root = mg;
+  return 1;
 }
 
 static ProtobufCMessage *tfx_io_unpack_lim(const ProtobufCMessageDescriptor *desc, const uint8_t *data,
@@ -399,6 +740,7 @@ static int tfx_io_exists(const char *path) {
 void tfx_model_free(tfx_model *m) {
   if (!m) return;
   tfx_arena_free(&m->arena);
+  m->jobs = 0;
   m->path = NULL;
   m->root = NULL;
   m->graph = NULL;
@@ -510,7 +852,16 @@ tfx_status tfx_io_load_model_buffer(const void *data, size_t len, const char *fi
     /* The sniffing walk already validated these bytes as this kind (string and list limits
      * included); walk again only when the nesting exceeds the user's limit (to report it with
      * the right offset). */
-    if (depth <= limit)
+    unsigned jobs = tfx_io_jobs(opts ? opts->jobs : 0);
+    size_t min_bytes = opts && opts->par_min_bytes ? opts->par_min_bytes : TFX_IO_PAR_MIN_BYTES;
+    if (depth <= limit && kind == TFX_MSG_GRAPHDEF && jobs > 1 && len >= min_bytes &&
+        tfx_io_unpack_graph_par((const uint8_t *)buf, len, file, jobs, tensorflow__graph_def__descriptor.name,
+                                out, &rc, d))
+      ; /* out->root set, or NULL with the error reported */
+    else if (depth <= limit && kind == TFX_MSG_METAGRAPHDEF && jobs > 1 && len >= min_bytes &&
+             tfx_io_unpack_meta_par((const uint8_t *)buf, len, file, jobs, min_bytes, out, &rc, d))
+      ; /* the same */
+    else if (depth <= limit)
       out->root = tfx_io_unpack_walked(tfx_io_kind_desc(kind), (const uint8_t *)buf, len, file,
                                        &out->arena, &rc, d);
     else

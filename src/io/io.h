@@ -59,7 +59,21 @@ typedef struct tfx_load_opts {
   unsigned max_depth;      /* message nesting limit; 0 = 100 */
   size_t max_string;       /* bytes of one string/bytes value; 0 = no limit */
   size_t max_list;         /* values of one field in one message (wire.h); 0 = no limit */
+  unsigned jobs;           /* threads unpacking a big binary GraphDef's nodes: 1 = none (the
+                              calling thread alone), 0 = automatic (2 when more than one
+                              processor is online, else 1); at most TFX_IO_JOBS_MAX */
+  size_t par_min_bytes;    /* tests: a binary GraphDef of this many bytes and more is unpacked
+                              in parallel; 0 = TFX_IO_PAR_MIN_BYTES */
 } tfx_load_opts;
+
+/* Parallel unpacking (io.c, tfx_io_load_model_buffer): a binary GraphDef of at least
+ * TFX_IO_PAR_MIN_BYTES bytes (about 5000 typical NodeDefs), alone or as the graph_def of a
+ * MetaGraphDef, with jobs > 1, has its NodeDefs unpacked by `jobs` threads, each a part of the
+ * bytes; below that, threads cost more than they save (a SavedModel is unpacked whole). The model is the same as one thread's, field for field (unknown fields too). */
+#define TFX_IO_JOBS_MAX 64u
+#define TFX_IO_PAR_MIN_BYTES ((size_t)1 << 20)
+/* The number of threads opts->jobs asks for (0 resolved, capped). */
+unsigned tfx_io_jobs(unsigned jobs);
 
 typedef struct tfx_model {
   tfx_arena arena;             /* owns everything below */
@@ -70,6 +84,8 @@ typedef struct tfx_model {
   Tensorflow__GraphDef *graph; /* the GraphDef inside root (never NULL after a successful load) */
   int mapped;                  /* tfx_io_load_model read the file through a mapping (a regular,
                                   non-empty file), not into a buffer */
+  unsigned jobs;               /* threads that unpacked its NodeDefs (the calling thread counted),
+                                  0 when it was unpacked as one message */
 } tfx_model;
 
 /* io/reach.c. Tells a sweep of m's arena (util/arena.h) everything m->root reaches (every

@@ -42,6 +42,7 @@ typedef struct tfx_options {
   const char *model_path;      /* MODEL */
   const char *tag;             /* --tag: SavedModel meta graph tag */
   size_t max_file_size;        /* --max-file-size; 0 = io default */
+  unsigned jobs;               /* --jobs: threads loading a big binary GraphDef (io.h); 0 = auto */
   const char *input_shape;     /* --input-shape, raw "a:1,2;b:3" */
   const char *out_nodes;       /* --out-nodes, raw "n:0;m:1" */
   const char *signature;       /* --signature NAME (passes/signature.h); NULL = the default */

@@ -19,6 +19,7 @@ tfx_status tfx_pass_load(tfx_ctx *ctx, void *user) {
   lo.max_depth = tfx_limit_uint(&o->limits, TFX_LIMIT_DEPTH);
   lo.max_string = tfx_limit_size(&o->limits, TFX_LIMIT_STRING);
   lo.max_list = tfx_limit_size(&o->limits, TFX_LIMIT_LIST);
+  lo.jobs = o->jobs;
   int rc = tfx_io_load_model(o->model_path, &lo, &ctx->model, ctx->diag);
   if (rc != 0) return rc;
   ctx->have_model = 1;

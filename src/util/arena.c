@@ -7,6 +7,7 @@
 #include "util/arena.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,31 +42,60 @@ int tfx_fault_injection_enabled(void) {
 
 #ifdef TFXC_FAULT_INJECTION
 /* Fault-injection state, per thread: a test arms it in the thread it then runs, and sessions
- * converting in other threads neither see it nor race on its counters. */
-static _Thread_local long fail_countdown;
-static _Thread_local long fail_hits;
-static _Thread_local long fail_calls;
-static _Thread_local int fail_arena;
-static _Thread_local void (*fail_observer)(const void *site, void *user);
-static _Thread_local void *fail_observer_user;
+ * converting in other threads neither see it nor race on its counters. A worker thread a
+ * library call starts for its caller (io.c's parallel GraphDef unpack) uses its caller's
+ * state instead (tfx_alloc_hooks_use): the worker's allocations are the call's allocations,
+ * so a sweep over tfx_alloc_fail_at(1..tfx_alloc_calls()) reaches them too. The state is then
+ * shared by two threads at once, so every access is atomic (relaxed: the counts need no
+ * ordering with anything else; the joins order them for the reader). With workers running
+ * the Nth allocation is the Nth in whichever thread makes it first: which one fails varies
+ * from run to run, but each armed N fails exactly one allocation (the decrement that reaches
+ * 0 is unique), as with one thread. The observer is called under a lock (a test's observer
+ * is not thread-safe). */
+typedef struct fault_state {
+  long countdown, hits, calls;
+  int arena;
+  void (*observer)(const void *site, void *user);
+  void *observer_user;
+} fault_state;
+static _Thread_local fault_state fault_own;
+static _Thread_local fault_state *fault_cur; /* NULL: fault_own */
+static pthread_mutex_t fault_observer_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void tfx_alloc_fail_at(long n) { fail_countdown = n; fail_hits = 0; fail_calls = 0; }
-long tfx_alloc_failures(void) { return fail_hits; }
-long tfx_alloc_calls(void) { return fail_calls; }
-void tfx_alloc_fail_arena(int on) { fail_arena = on; }
+static fault_state *fault_st(void) { return fault_cur ? fault_cur : &fault_own; }
+#define FLOAD(f) __atomic_load_n(&fault_st()->f, __ATOMIC_RELAXED)
+#define FSTORE(f, v) __atomic_store_n(&fault_st()->f, (v), __ATOMIC_RELAXED)
+
+void tfx_alloc_fail_at(long n) { FSTORE(countdown, n); FSTORE(hits, 0); FSTORE(calls, 0); }
+long tfx_alloc_failures(void) { return FLOAD(hits); }
+long tfx_alloc_calls(void) { return FLOAD(calls); }
+void tfx_alloc_fail_arena(int on) { FSTORE(arena, on); }
 void tfx_alloc_set_observer(void (*fn)(const void *site, void *user), void *user) {
-  fail_observer = fn;
-  fail_observer_user = user;
+  pthread_mutex_lock(&fault_observer_lock);
+  fault_st()->observer = fn;
+  fault_st()->observer_user = user;
+  pthread_mutex_unlock(&fault_observer_lock);
 }
+void *tfx_alloc_hooks_get(void) { return fault_st(); }
+void tfx_alloc_hooks_use(void *hooks) { fault_cur = hooks; }
 
 /* One counted allocation made from code address site: 1 when it is the one to fail. */
 static int should_fail_at(const void *site) {
-  fail_calls++;
-  if (fail_observer) fail_observer(site, fail_observer_user);
-  if (fail_countdown <= 0) return 0;
-  if (--fail_countdown == 0) { fail_hits++; return 1; }
+  fault_state *f = fault_st();
+  __atomic_fetch_add(&f->calls, 1, __ATOMIC_RELAXED);
+  if (__atomic_load_n(&f->observer, __ATOMIC_RELAXED)) {
+    pthread_mutex_lock(&fault_observer_lock);
+    if (f->observer) f->observer(site, f->observer_user);
+    pthread_mutex_unlock(&fault_observer_lock);
+  }
+  if (__atomic_load_n(&f->countdown, __ATOMIC_RELAXED) <= 0) return 0;
+  if (__atomic_sub_fetch(&f->countdown, 1, __ATOMIC_RELAXED) == 0) {
+    __atomic_fetch_add(&f->hits, 1, __ATOMIC_RELAXED);
+    return 1;
+  }
   return 0;
 }
+#define fail_arena FLOAD(arena)
 #else
 /* Built without the hooks (TFXC_FAULT_INJECTION off, Release builds): they do nothing and
  * allocations count nothing. */
@@ -77,6 +107,8 @@ void tfx_alloc_set_observer(void (*fn)(const void *site, void *user), void *user
   (void)fn;
   (void)user;
 }
+void *tfx_alloc_hooks_get(void) { return NULL; }
+void tfx_alloc_hooks_use(void *hooks) { (void)hooks; }
 enum { fail_arena = 0 };
 #define should_fail_at(site) ((void)(site), 0)
 #endif
@@ -443,6 +475,28 @@ void tfx_arena_reset(tfx_arena *a) {
    * again (given back with madvise, they simply read as zeros until written) */
   ASAN_UNPOISON_MEMORY_REGION(a->head + 1, a->cap);
 #endif
+}
+
+void tfx_arena_adopt(tfx_arena *a, tfx_arena *from) {
+  if (!from->head || from == a) return;
+  /* Serials: the adopted chunks are numbered as made now (after every mark a holds, so a sweep
+   * begun from an older mark leaves them alone); their order among themselves is immaterial. */
+  tfx_arena_chunk *last = NULL;
+  for (tfx_arena_chunk *c = from->head; c; c = c->next) {
+    c->serial = ++a->nchunks;
+    last = c;
+  }
+  if (!a->head) { /* from's head goes on taking allocations, as a's */
+    a->head = from->head;
+    a->used = from->used;
+    a->cap = from->cap;
+  } else { /* behind a's head: only a's head takes allocations (the rest of from's is unused) */
+    last->next = a->head->next;
+    a->head->next = from->head;
+  }
+  a->total += from->total;
+  a->released += from->released;
+  tfx_arena_init(from);
 }
 
 void tfx_arena_get_mark(const tfx_arena *a, tfx_arena_mark *m) {

@@ -44,6 +44,15 @@ char *tfx_arena_strndup(tfx_arena *a, const char *s, size_t n);
 char *tfx_arena_strdup(tfx_arena *a, const char *s);
 ProtobufCAllocator *tfx_arena_pb(tfx_arena *a);
 
+/* Moves every chunk of from into a (from is left empty, as after tfx_arena_init): a then frees
+ * them. For an arena filled by another thread (io.c's parallel unpack): a chunk is only memory,
+ * whichever thread made it. A small one is malloc's (freed from any thread); a big one is whole
+ * pages that the freeing thread's page pool takes (pages are the process's, not a thread's;
+ * the worker's own pool stays empty: it is in no run, tfx_pages_pool_begin) or unmaps, with
+ * its AddressSanitizer shadow cleared either way (pages a worker gave back stay poisoned until
+ * then, as in the thread that made them). a's head stays its head: from's chunks, its
+ * partly used head too, take no more allocations. */
+void tfx_arena_adopt(tfx_arena *a, tfx_arena *from);
 void tfx_arena_get_mark(const tfx_arena *a, tfx_arena_mark *m);
 
 /* Giving back the pages of an arena that nothing reads any more (a model's protobuf-c tree
@@ -156,6 +165,13 @@ int tfx_fault_injection_enabled(void);
 long tfx_alloc_calls(void);
 void tfx_alloc_fail_arena(int on);
 void tfx_alloc_set_observer(void (*fn)(const void *site, void *user), void *user);
+/* The calling thread's hooks above, for a worker thread it starts on its behalf: the worker
+ * calls tfx_alloc_hooks_use(h) first (and tfx_alloc_hooks_use(NULL) before it ends, back to its
+ * own), and its allocations are counted, observed and failed as the caller's (the counters are
+ * then updated atomically; which thread's allocation is the Nth varies, one fails per armed N).
+ * NULL and nothing without fault injection. */
+void *tfx_alloc_hooks_get(void);
+void tfx_alloc_hooks_use(void *hooks);
 /* malloc/realloc wrappers that honour the fault-injection hook. */
 void *tfx_malloc(size_t n);
 void *tfx_realloc(void *p, size_t n);

@@ -100,6 +100,18 @@ static void shared_values(void **state) {
   assert_int_equal(tfx_api_opt_list("disable-pass", "", NULL, &d), -1);
   assert_int_equal(d.n, 4);
   assert_string_equal(d.items[3].msg, "--disable-pass: empty list");
+  tfx_diag_clear(&d);
+  unsigned j = 7; /* --jobs: 0 (automatic) to 64 */
+  assert_int_equal(tfx_api_opt_jobs("0", NULL, &j, &d), 0);
+  assert_int_equal(j, 0);
+  assert_int_equal(tfx_api_opt_jobs("64", "tfxc", &j, &d), 0);
+  assert_int_equal(j, 64);
+  assert_int_equal(tfx_api_opt_jobs("65", NULL, &j, &d), -1);
+  assert_int_equal(tfx_api_opt_jobs("-1", NULL, &j, &d), -1);
+  assert_int_equal(tfx_api_opt_jobs("", NULL, &j, &d), -1);
+  assert_int_equal(j, 64);
+  assert_int_equal(d.n, 3);
+  assert_string_equal(d.items[0].msg, "--jobs: '65' is not a number of threads from 0 (automatic) to 64");
   tfx_diag_free(&d);
 }
 

@@ -460,6 +460,266 @@ static void allocation_failures_in_load(void **state) {
   }
 }
 
+/* ---- a GraphDef's nodes unpacked by several threads (io.c tfx_io_unpack_graph_par) ---- */
+
+typedef struct wbuf {
+  uint8_t *p;
+  size_t n, cap;
+} wbuf;
+
+static void wb_bytes(wbuf *b, const void *p, size_t n) {
+  if (b->n + n > b->cap) {
+    b->cap = (b->n + n) * 2 + 64;
+    b->p = realloc(b->p, b->cap);
+    assert_non_null(b->p);
+  }
+  memcpy(b->p + b->n, p, n);
+  b->n += n;
+}
+
+static void wb_varint(wbuf *b, uint64_t v) {
+  uint8_t t[10];
+  size_t n = 0;
+  do {
+    t[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+    v >>= 7;
+  } while (v);
+  wb_bytes(b, t, n);
+}
+
+static void wb_len(wbuf *b, unsigned field, const void *p, size_t n) {
+  wb_varint(b, (uint64_t)field << 3 | 2);
+  wb_varint(b, n);
+  wb_bytes(b, p, n);
+}
+
+static void wb_str(wbuf *b, unsigned field, const char *s) { wb_len(b, field, s, strlen(s)); }
+
+static void wb_uint(wbuf *b, unsigned field, uint64_t v) {
+  wb_varint(b, (uint64_t)field << 3);
+  wb_varint(b, v);
+}
+
+/* A GraphDef with n nodes (node i: name, op, an input, an attr, and in every seventh an unknown
+ * field), an empty NodeDef, and between the nodes: versions twice (combined by protobuf-c as it sees fit),
+ * the deprecated version, an empty library and unknown fields of every wire type. */
+static wbuf synthetic_graph(size_t n) {
+  wbuf g = {0};
+  wb_uint(&g, 77, 12345); /* unknown, first */
+  for (size_t i = 0; i < n; i++) {
+    wbuf nd = {0}, attr = {0}, val = {0};
+    char name[32];
+    snprintf(name, sizeof name, "scope%zu/n%zu", i % 13, i);
+    wb_str(&nd, 1, name);
+    wb_str(&nd, 2, i % 2 ? "Identity" : "Const");
+    if (i) {
+      snprintf(name, sizeof name, "scope%zu/n%zu", (i - 1) % 13, i - 1);
+      wb_str(&nd, 3, name);
+    }
+    wb_uint(&val, 3, i); /* AttrValue.i */
+    wb_str(&attr, 1, "k");
+    wb_len(&attr, 2, val.p, val.n);
+    wb_len(&nd, 5, attr.p, attr.n);
+    if (i % 7 == 3) wb_uint(&nd, 50, i); /* unknown in a NodeDef */
+    wb_len(&g, 1, nd.p, nd.n);
+    if (i == n / 3) {
+      wbuf v = {0};
+      wb_uint(&v, 1, 27); /* producer */
+      wb_len(&g, 4, v.p, v.n);
+      wb_len(&g, 1, "", 0); /* an empty NodeDef */
+      wb_varint(&g, 78u << 3 | 1);
+      wb_bytes(&g, "\1\2\3\4\5\6\7\10", 8); /* unknown fixed64 */
+      wb_uint(&g, 3, 9); /* version */
+      free(v.p);
+    }
+    if (i == n / 2) {
+      wbuf v = {0};
+      wb_uint(&v, 2, 12); /* min_consumer: merged into the first versions */
+      wb_uint(&v, 3, 5);
+      wb_len(&g, 4, v.p, v.n);
+      wb_len(&g, 2, "", 0); /* library */
+      wb_str(&g, 79, "unknown bytes");
+      wb_varint(&g, 80u << 3 | 5);
+      wb_bytes(&g, "abcd", 4); /* unknown fixed32 */
+      free(v.p);
+    }
+    free(nd.p);
+    free(attr.p);
+    free(val.p);
+  }
+  wb_uint(&g, 81, 1); /* unknown, last */
+  return g;
+}
+
+/* data loaded with jobs threads (parallel from min_bytes bytes on) as a GraphDef, or with name
+ * "g.meta" a MetaGraphDef, packed again; the model's jobs in *used. */
+static tfx_strbuf load_packed_as(fx *f, const char *name, const wbuf *g, unsigned jobs, size_t min_bytes,
+                                 unsigned *used) {
+  tfx_load_opts lo = {0};
+  lo.jobs = jobs;
+  lo.par_min_bytes = min_bytes;
+  tfx_model m;
+  tfx_diag_clear(&f->d);
+  assert_int_equal(tfx_io_load_model_buffer(g->p ? (const void *)g->p : "", g->n, name, &lo, &m, &f->d),
+                   TFX_OK);
+  assert_int_equal(m.kind, strstr(name, ".meta") ? TFX_MSG_METAGRAPHDEF : TFX_MSG_GRAPHDEF);
+  *used = m.jobs;
+  tfx_strbuf sb;
+  tfx_sb_init(&sb);
+  assert_int_equal(tfx_io_pack(m.root, &sb), 0);
+  tfx_model_free(&m);
+  return sb;
+}
+
+static tfx_strbuf load_packed(fx *f, const wbuf *g, unsigned jobs, size_t min_bytes, unsigned *used) {
+  return load_packed_as(f, "g.pb", g, jobs, min_bytes, used);
+}
+
+/* The GraphDef g inside a MetaGraphDef, between meta_info_def (tags "serve"), signature_def
+ * and unknown fields. */
+static wbuf meta_of(const wbuf *g) {
+  wbuf m = {0}, info = {0}, sig = {0};
+  wb_uint(&m, 90, 1);
+  wb_str(&info, 4, "serve");
+  wb_len(&m, 1, info.p, info.n);
+  wb_len(&m, 2, g->p ? (const void *)g->p : "", g->n);
+  wb_str(&sig, 1, "serving_default");
+  wb_len(&m, 5, sig.p, sig.n);
+  wb_str(&m, 91, "unknown");
+  free(info.p);
+  free(sig.p);
+  return m;
+}
+
+/* Loading with 2, 3, 5 and 64 threads gives the model of one thread, to the byte when packed:
+ * the nodes in order (an empty one too), the other fields interleaved with them (versions
+ * twice), unknown fields at the top and in NodeDefs. Also a graph of no node and one of a
+ * single empty NodeDef, each also as a MetaGraphDef's graph_def, and the default threshold
+ * (1 MiB) keeping small graphs whole. */
+static void parallel_unpack_is_the_same(void **state) {
+  fx *f = *state;
+  size_t sizes[4] = {3000, 0, 1, 10};
+  for (int s = 0; s < 4; s++) {
+    wbuf g = sizes[s] == 1 ? (wbuf){0} : synthetic_graph(sizes[s]);
+    if (sizes[s] == 1) wb_len(&g, 1, "", 0);
+    unsigned used;
+    tfx_strbuf one = load_packed(f, &g, 1, 1, &used);
+    assert_int_equal(used, 0);
+    static const unsigned jobs[] = {2, 3, 5, 64};
+    for (int j = 0; j < 4; j++) {
+      tfx_strbuf par = load_packed(f, &g, jobs[j], 1, &used);
+      assert_int_equal(used, jobs[j]);
+      assert_int_equal(par.len, one.len);
+      assert_memory_equal(par.data, one.data, one.len);
+      tfx_sb_free(&par);
+    }
+    tfx_strbuf small = load_packed(f, &g, 2, 0, &used);
+    assert_int_equal(used, 0); /* under 1 MiB: one thread */
+    tfx_sb_free(&small);
+    /* the same graph as a MetaGraphDef's graph_def: its nodes in parallel too */
+    wbuf mg = meta_of(&g);
+    tfx_strbuf mone = load_packed_as(f, "g.meta", &mg, 1, 1, &used);
+    assert_int_equal(used, 0);
+    for (int j = 0; j < 4; j++) {
+      tfx_strbuf par = load_packed_as(f, "g.meta", &mg, jobs[j], 1, &used);
+      assert_int_equal(used, jobs[j]);
+      assert_int_equal(par.len, mone.len);
+      assert_memory_equal(par.data, mone.data, mone.len);
+      tfx_sb_free(&par);
+    }
+    tfx_sb_free(&mone);
+    free(mg.p);
+    if (s == 0) { /* the sample itself: nodes in order, versions as protobuf-c has them, unknown
+                     fields kept (a check of the sample, the bytes compared above are the test) */
+      tfx_load_opts lo = {0};
+      lo.jobs = 3;
+      lo.par_min_bytes = 1;
+      tfx_model m, w;
+      assert_int_equal(tfx_io_load_model_buffer(g.p, g.n, "g.pb", &lo, &m, &f->d), TFX_OK);
+      lo.jobs = 1;
+      assert_int_equal(tfx_io_load_model_buffer(g.p, g.n, "g.pb", &lo, &w, &f->d), TFX_OK);
+      assert_int_equal(m.graph->versions->producer, w.graph->versions->producer);
+      assert_int_equal(m.graph->versions->n_bad_consumers, 1);
+      tfx_model_free(&w);
+      assert_int_equal(m.graph->n_node, 3001);
+      assert_string_equal(m.graph->node[0]->name, "scope0/n0");
+      assert_string_equal(m.graph->node[1001]->name, ""); /* the empty one, after node 1000 */
+      assert_string_equal(m.graph->node[3000]->name, "scope9/n2999");
+      assert_non_null(m.graph->versions);
+      assert_int_equal(m.graph->versions->min_consumer, 12);
+      assert_int_equal(m.graph->version, 9);
+      assert_non_null(m.graph->library);
+      assert_int_equal(m.graph->base.n_unknown_fields, 5);
+      assert_int_equal(m.graph->node[3]->base.n_unknown_fields, 1);
+      tfx_model_free(&m);
+    }
+    tfx_sb_free(&one);
+    free(g.p);
+  }
+}
+
+/* Each allocation failure while unpacking with 2 and 3 threads -- in the calling thread or a
+ * worker, counted on the caller's hooks (arena.h tfx_alloc_hooks_use) -- is one clean "out of
+ * memory" error and TFX_E_NOMEM, no model and nothing leaked (or, for an allocation the
+ * loader can do without, the same model); every protobuf-c allocation counted too
+ * (tfx_alloc_fail_arena): most of them are the workers'. A GraphDef, and the same as a
+ * MetaGraphDef's graph_def. */
+static void parallel_unpack_allocation_failures(void **state) {
+  fx *f = *state;
+  wbuf graph = synthetic_graph(40), meta = meta_of(&graph);
+  for (int form = 0; form < 2; form++) { /* a GraphDef, the same as a MetaGraphDef's graph_def */
+    const wbuf *g = form ? &meta : &graph;
+    const char *name = form ? "g.meta" : "g.pb";
+    unsigned used;
+    tfx_strbuf ref = load_packed_as(f, name, g, 1, 1, &used);
+    for (int arena = 0; arena < 2; arena++)
+      for (unsigned jobs = 2; jobs <= 3; jobs++) {
+        tfx_load_opts lo = {0};
+        lo.jobs = jobs;
+        lo.par_min_bytes = 1;
+        tfx_alloc_fail_arena(arena);
+        tfx_alloc_fail_at(0);
+        tfx_model m;
+        assert_int_equal(tfx_io_load_model_buffer(g->p, g->n, name, &lo, &m, &f->d), TFX_OK);
+        long calls = tfx_alloc_calls();
+        assert_int_equal(m.jobs, jobs);
+        tfx_model_free(&m);
+        assert_true(calls > (arena ? 300 : 3)); /* the workers' allocations are counted */
+        long nomem = 0;
+        for (long n = 1; n <= calls; n++) {
+          tfx_diag_clear(&f->d);
+          tfx_alloc_fail_at(n);
+          tfx_status rc = tfx_io_load_model_buffer(g->p, g->n, name, &lo, &m, &f->d);
+          long hits = tfx_alloc_failures();
+          tfx_alloc_fail_at(0);
+          assert_int_equal(hits, 1);
+          if (rc == TFX_OK) { /* an allocation the loader can do without (wire.c's lookup tables) */
+            tfx_strbuf sb;
+            tfx_sb_init(&sb);
+            assert_int_equal(tfx_io_pack(m.root, &sb), 0);
+            assert_int_equal(sb.len, ref.len);
+            assert_memory_equal(sb.data, ref.data, ref.len);
+            tfx_sb_free(&sb);
+            tfx_model_free(&m);
+            continue;
+          }
+          nomem++;
+          assert_int_equal(rc, TFX_E_NOMEM);
+          assert_null(m.root);
+          assert_null(m.graph);
+          assert_int_equal(f->d.errors, 1);
+          assert_non_null(strstr(f->d.items[0].msg, "out of memory"));
+          tfx_model_free(&m);
+        }
+        assert_true(nomem > calls / 2);
+        tfx_alloc_fail_arena(0);
+      }
+    tfx_sb_free(&ref);
+  }
+  free(graph.p);
+  free(meta.p);
+}
+
 /* ---- the wire walk's fast path (wire.c wire_fast) against its general way ---- */
 
 static uint64_t xorshift(uint64_t *s) {
@@ -736,6 +996,7 @@ int main(int argc, char **argv) {
     }
     const struct CMUnitTest fault_tests[] = {
         cmocka_unit_test_setup_teardown(allocation_failures_in_load, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(parallel_unpack_allocation_failures, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests(fault_tests, NULL, NULL);
   }
@@ -760,6 +1021,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(binary_load_gives_back_unpack_scratch, fx_setup, fx_teardown),
       cmocka_unit_test_setup_teardown(wire_fast_path_agrees, fx_setup, fx_teardown),
       cmocka_unit_test_setup_teardown(regular_files_are_mapped, fx_setup, fx_teardown),
+      cmocka_unit_test_setup_teardown(parallel_unpack_is_the_same, fx_setup, fx_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

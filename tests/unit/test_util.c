@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +109,88 @@ static void arena_sweep_gives_back_unkept_pages(void **state) {
   assert_int_equal(tfx_arena_sweep_release(&s), 0);
   tfx_arena_free(&a);
   assert_int_equal(a.released, 0);
+}
+
+/* tfx_arena_adopt: the chunks of an arena filled by another thread (big ones from the page
+ * pool, a worker's given-back pages among them) become the adopting arena's: their contents
+ * stay, the adopting arena's head keeps taking allocations, a sweep from a mark taken before
+ * leaves them alone and one after sees them, and freeing the adopting arena frees them in this
+ * thread, pooled inside a run (ASan: no leak, no poisoned reuse; LSan sees their pointers). */
+typedef struct adopt_job {
+  tfx_arena a;
+  unsigned char *small, *big;
+} adopt_job;
+
+static void *adopt_worker(void *arg) {
+  adopt_job *j = arg;
+  tfx_arena_init(&j->a);
+  j->small = tfx_arena_alloc(&j->a, 100);
+  j->big = tfx_arena_alloc(&j->a, (size_t)1 << 20); /* a page-pool chunk of its own */
+  if (!j->small || !j->big) return NULL;
+  memset(j->small, 0x11, 100);
+  memset(j->big, 0x22, (size_t)1 << 20);
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  tfx_arena_give_back(&j->a, j->big + 8 * page, 4 * page); /* as a worker's unpacker does */
+  return NULL;
+}
+
+static void arena_adopt_takes_another_threads_chunks(void **state) {
+  (void)state;
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  for (int pool = 0; pool < 2; pool++) {
+    if (pool) tfx_pages_pool_begin();
+    for (int empty = 0; empty < 2; empty++) {
+      tfx_arena a;
+      tfx_arena_init(&a);
+      unsigned char *mine = empty ? NULL : tfx_arena_alloc(&a, 64);
+      if (!empty) memset(mine, 0x33, 64);
+      tfx_arena_mark before;
+      tfx_arena_get_mark(&a, &before);
+      adopt_job j;
+      pthread_t t;
+      assert_int_equal(pthread_create(&t, NULL, adopt_worker, &j), 0);
+      assert_int_equal(pthread_join(t, NULL), 0);
+      assert_non_null(j.small);
+      assert_non_null(j.big);
+      size_t total = a.total + j.a.total, released = j.a.released, nchunks = a.nchunks + j.a.nchunks;
+      assert_true(released >= 3 * page); /* the whole pages inside the 4 given back */
+      tfx_arena_adopt(&a, &j.a);
+      assert_null(j.a.head); /* emptied, still usable */
+      assert_int_equal(a.total, total);
+      assert_int_equal(a.released, released);
+      assert_int_equal(a.nchunks, nchunks);
+      for (int k = 0; k < 100; k++) assert_int_equal(j.small[k], 0x11);
+      assert_int_equal(j.big[0], 0x22);
+      assert_int_equal(j.big[(1 << 20) - 1], 0x22);
+      if (!empty) assert_int_equal(mine[63], 0x33);
+      unsigned char *next = tfx_arena_alloc(&a, 64); /* from the head: a's own, or the adopted */
+      assert_non_null(next);
+      memset(next, 0x44, 64);
+      if (!empty) assert_true(next == mine + 64);
+      /* a sweep from the mark before: the adopted chunks came after it, nothing of theirs goes */
+      tfx_arena_sweep s;
+      assert_int_equal(tfx_arena_sweep_begin(&s, &a, &before), 0);
+      assert_int_equal(s.n_spans, 0);
+      assert_int_equal(tfx_arena_sweep_release(&s), 0);
+      /* a sweep from now keeping the small block: the big one's whole pages go */
+      tfx_arena_mark now;
+      tfx_arena_get_mark(&a, &now);
+      assert_int_equal(tfx_arena_sweep_begin(&s, &a, &now), 0);
+      tfx_arena_sweep_keep(&s, j.small, 100);
+      tfx_arena_sweep_keep(&s, next, 64);
+      if (!empty) tfx_arena_sweep_keep(&s, mine, 64);
+      assert_true(tfx_arena_sweep_release(&s) >= ((size_t)1 << 20) - 2 * page);
+      for (int k = 0; k < 100; k++) assert_int_equal(j.small[k], 0x11);
+      for (int k = 0; k < 64; k++) assert_int_equal(next[k], 0x44);
+      tfx_arena_adopt(&a, &j.a); /* an empty one: nothing */
+      tfx_arena_free(&a);
+    }
+    if (pool) {
+      assert_true(tfx_pages_get_stats().pooled >= (size_t)1 << 20); /* the worker's big chunk */
+      tfx_pages_pool_end();
+      assert_int_equal(tfx_pages_get_stats().pooled, 0);
+    }
+  }
 }
 
 /* The page pool: a freed big block's pages are handed out again (best fit; runs of adjacent
@@ -465,6 +548,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(arena_as_protobuf_allocator),
       cmocka_unit_test(arena_sweep_gives_back_unkept_pages),
       cmocka_unit_test(page_pool_reuses_freed_pages),
+      cmocka_unit_test(arena_adopt_takes_another_threads_chunks),
       cmocka_unit_test(arena_trim_head_gives_back_unused_pages),
       cmocka_unit_test(hmap_put_get_grow),
       cmocka_unit_test(intern_dense_ids_in_first_seen_order),
