@@ -19,14 +19,14 @@
 #include "util/status.h"
 
 /* The lowering's jobs (ge.h tfx_ge_lower_opts.jobs: 0 automatic, 1 no thread besides the
- * run's, 2 or more: the spill file's writer thread). The one place where the pipeline sets
- * it, and where the run's --jobs (issue 16; the option and tfx_load_opts.jobs come from
- * another branch) is to be connected: until then automatic, or TFXC_LOWER_JOBS=N from the
- * environment (tests and measurements: 1 / 2 choose either path whatever the CPU count). */
+ * run's, 2 or more: the spill file's writer thread): the run's --jobs (context.h), the same
+ * option that sets the load's threads. TFXC_LOWER_JOBS=N in the environment overrides it for
+ * lowering alone (tests and measurements: 1 / 2 choose either path whatever the CPU count and
+ * whatever the load does; docs/CLI.md, debugging variables). */
 static int lower_jobs(const tfx_ctx *ctx) {
-  (void)ctx;
   const char *e = getenv("TFXC_LOWER_JOBS");
-  return e && *e ? atoi(e) : 0;
+  if (e && *e) return atoi(e);
+  return ctx->opts->jobs > 64 ? 64 : (int)ctx->opts->jobs;
 }
 
 tfx_status tfx_pass_lower(tfx_ctx *ctx, void *user) {

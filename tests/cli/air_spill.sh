@@ -14,7 +14,7 @@
 # spill file written inline (TFXC_LOWER_JOBS=1) and by its writer thread (=2) gives the same
 # bytes; with strace, its records' writes come from another thread than the one that opened
 # it with =2 (only the fields in front, written after the join, from the opener), from the
-# opener alone with =1.
+# opener alone with =1; the same with --jobs 2 and --jobs 1.
 # Env: TFXC, TFXC_SRC.
 set -u
 : "${TFXC:?set TFXC to the tfxc binary}"
@@ -106,10 +106,14 @@ if command -v strace >/dev/null && strace -f -o /dev/null true 2>/dev/null; then
   cmp -s "$T/s/y.air" "$T/m1/whole.air" || bad "named spill run: .air differs"
   # who writes the spill file: the writes to its descriptor (until it is closed), by the
   # thread that opened it ("own") and by others ("other")
-  for j in 1 2; do
-    TFXC_LOWER_JOBS=$j ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=openat,open,write,close \
-      -o "$T/trace_j$j" "$TFXC" "$TFXC_SRC/examples/dense_layernorm/model.pbtxt" \
-      -o "$T/s/j$j.air" >/dev/null 2>&1 || bad "jobs $j strace run failed"
+  # (chosen by TFXC_LOWER_JOBS, and by the command's --jobs, which reaches lowering)
+  for jj in 1 2 opt1 opt2; do
+    j=${jj#opt}
+    if [ "$jj" = "$j" ]; then set -- env TFXC_LOWER_JOBS=$j; else set -- env -u TFXC_LOWER_JOBS; fi
+    if [ "$jj" = "$j" ]; then jo=; else jo="--jobs $j"; fi
+    "$@" ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=openat,open,write,close \
+      -o "$T/trace_j$j" "$TFXC" $jo "$TFXC_SRC/examples/dense_layernorm/model.pbtxt" \
+      -o "$T/s/j$j.air" >/dev/null 2>&1 || bad "jobs $jj strace run failed"
     cmp -s "$T/s/j$j.air" "$T/m1/whole.air" || bad "jobs $j strace run: .air differs"
     rm -f "$T/s/j$j.air"
     who=$(awk '!fd && /O_TMPFILE/ && / = [0-9]+$/ {pid = $1; fd = $NF; next}
@@ -118,9 +122,9 @@ if command -v strace >/dev/null && strace -f -o /dev/null true 2>/dev/null; then
                END {printf "%d %d", own, other}' "$T/trace_j$j")
     set -- $who
     if [ "$j" = 1 ]; then
-      [ "$1" -ge 1 ] && [ "$2" -eq 0 ] || bad "jobs 1: spill writes by the opener $1, others $2"
+      [ "$1" -ge 1 ] && [ "$2" -eq 0 ] || bad "jobs $jj: spill writes by the opener $1, others $2"
     else # the records by the writer thread; the fields in front (head) by the opener
-      [ "$2" -ge 1 ] && [ "$1" -le 1 ] || bad "jobs 2: spill writes by the opener $1, others $2"
+      [ "$2" -ge 1 ] && [ "$1" -le 1 ] || bad "jobs $jj: spill writes by the opener $1, others $2"
     fi
   done
   only "$T/s" x.air y.air
