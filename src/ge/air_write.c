@@ -569,6 +569,24 @@ typedef struct as_descs {
   uint8_t *bytes; /* malloc (cap) */
 } as_descs;
 
+/* An op record's attr field (10): the merged bytes kept for the same block, else the
+ * pre-encoded records merged with the op's own entries in key order (kept for the next op
+ * with the same block when filling), else the op's own entries. */
+static void w_op_attr_field(aw *c, const Ge__Proto__OpDef *op, const aw_span *pre, size_t n_pre,
+                            int depth) {
+  if (c->merged) {
+    aw_raw(c, c->merged->bytes, c->merged->len);
+  } else if (n_pre) {
+    size_t at = aw_pos(c);
+    if (op->n_attr)
+      w_op_attrs(c, op, pre, n_pre, depth);
+    else
+      w_pre_only(c, pre, n_pre);
+    if (c->fill && !c->err) as_merge_keep(c, aw_pos(c) - at);
+  } else
+    w_entries(c, 10, (void *const *)op->attr, op->n_attr, depth);
+}
+
 /* The descriptor records of op (as w_op_pre writes them): copied from c->descs when kept, else
  * written and, when every descriptor is frozen, kept. */
 static void w_op_descs(aw *c, const Ge__Proto__OpDef *op, int depth) {
@@ -633,17 +651,7 @@ static void w_op_pre(aw *c, const Ge__Proto__OpDef *op, const aw_span *pre, size
   aw_i64(c, 21, op->id);
   aw_bool(c, 20, op->has_out_attr);
   if (op->attr_groups) AW_SUB(c, 11, depth, w_attr_groups(c, op->attr_groups));
-  if (c->merged) {
-    aw_raw(c, c->merged->bytes, c->merged->len);
-  } else if (n_pre) {
-    size_t at = aw_pos(c);
-    if (op->n_attr)
-      w_op_attrs(c, op, pre, n_pre, depth);
-    else
-      w_pre_only(c, pre, n_pre);
-    if (c->fill && !c->err) as_merge_keep(c, aw_pos(c) - at);
-  } else
-    w_entries(c, 10, (void *const *)op->attr, op->n_attr, depth);
+  w_op_attr_field(c, op, pre, n_pre, depth);
   aw_strs(c, 5, op->input, op->n_input);
   aw_str(c, 2, op->type);
   aw_str(c, 1, op->name);
@@ -657,17 +665,7 @@ static void w_op_edges(aw *c, const Ge__Proto__OpDef *op, const tfx_ge_air_edges
   if (aw_deep(c, depth)) return;
   w_op_descs(c, op, depth);
   aw_i64(c, 21, op->id);
-  if (c->merged) {
-    aw_raw(c, c->merged->bytes, c->merged->len);
-  } else if (n_pre) {
-    size_t at = aw_pos(c);
-    if (op->n_attr)
-      w_op_attrs(c, op, pre, n_pre, depth);
-    else
-      w_pre_only(c, pre, n_pre);
-    if (c->fill && !c->err) as_merge_keep(c, aw_pos(c) - at);
-  } else
-    w_entries(c, 10, (void *const *)op->attr, op->n_attr, depth);
+  w_op_attr_field(c, op, pre, n_pre, depth);
   for (size_t k = e->n; k-- > 0;) {
     size_t len = 0;
     if (e->name[k]) { /* back to front: the port's digits, ':', the name */
