@@ -58,6 +58,8 @@ static tfx_cli_diag_item *add_item(tfx_cli_diag *d, tfxc_severity sev) {
 }
 
 static void addv(tfx_cli_diag *d, tfxc_severity sev, const char *file, unsigned line,
+                 unsigned col, const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
+static void addv(tfx_cli_diag *d, tfxc_severity sev, const char *file, unsigned line,
                  unsigned col, const char *fmt, va_list ap) {
   tfx_cli_diag_item *it = add_item(d, sev);
   if (!it) return;

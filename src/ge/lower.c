@@ -169,6 +169,8 @@ char *tfx_lower_cat(lw *w, const char *a, const char *b) {
   return s;
 }
 
+static char *lower_vfmt(lw *w, tfx_arena *A, const char *f, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 static char *lower_vfmt(lw *w, tfx_arena *A, const char *f, va_list ap) {
   va_list aq;
   va_copy(aq, ap);
