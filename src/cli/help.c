@@ -49,9 +49,10 @@ void tfx_cli_help_main(FILE *f) {
     "      --max-file-size SIZE    largest model file to read (default 4G; K, M, G suffixes)\n"
     "  -j, --jobs N                threads unpacking a binary GraphDef (or .meta) of 1 MiB and\n"
     "                              more: 0 = automatic (default: 2 with several processors,\n"
-    "                              else 1), 1 = none, at most 64; 2 or more also writes the\n"
-    "                              streamed .air by a thread of its own; the output is the\n"
-    "                              same for every N\n"
+    "                              else 1), 1 = none, at most 64; 2 or more also builds the\n"
+    "                              scope tree beside the graph index and writes the streamed\n"
+    "                              .air by a thread of its own; the output is the same for\n"
+    "                              every N\n"
     "\n",
     f);
   fputs("Limits (an input over one is exit 3, a rule file exit 4, an output or a rule run exit 1):\n", f);

@@ -24,6 +24,9 @@ typedef struct build_ctx {
   uint32_t next_iter_id;     /* op id of "NextIteration", or TFX_HASH_NONE */
   uint32_t ref_next_iter_id; /* op id of "RefNextIteration", or TFX_HASH_NONE */
   tfx_severity sev;          /* validation problems: errors, or warnings when lenient */
+  tfx_module_named_fn on_named; /* tfx_module_build_cb: the main graph's names and op ids are
+                                   final (called once at most), or NULL */
+  void *on_named_user;
 } build_ctx;
 
 /* ---- input-string syntax ------------------------------------------------------------- */
@@ -747,6 +750,11 @@ static int build_graph(build_ctx *c, tfx_graph *g, Tensorflow__NodeDef **defs, s
 linked:
   free(name_len);
   name_len = NULL;
+  /* The main graph's node table is final in what a reader of names and op types looks at
+   * (name, op, op_id, def, n_nodes): nothing below or in the function bodies writes them. A
+   * build with errors that fails anyway (not lenient) does not call: nothing would read it. */
+  if (!func && c->on_named && (errs == 0 || c->sev != TFX_SEV_ERROR))
+    c->on_named(c->on_named_user, g);
 
   /* Consumer lists (CSR) */
   if (tfx_graph_link_uses(g, a, use_start)) goto nomem_uses;
@@ -807,6 +815,12 @@ static int check_node_limit(const Tensorflow__GraphDef *gd, const char *fname, s
 
 tfx_status tfx_module_build_lim(tfx_module *m, Tensorflow__GraphDef *gd, const char *fname,
                                 unsigned flags, size_t max_nodes, tfx_diag *d) {
+  return tfx_module_build_cb(m, gd, fname, flags, max_nodes, NULL, NULL, d);
+}
+
+tfx_status tfx_module_build_cb(tfx_module *m, Tensorflow__GraphDef *gd, const char *fname,
+                               unsigned flags, size_t max_nodes, tfx_module_named_fn on_named,
+                               void *user, tfx_diag *d) {
   memset(m, 0, sizeof *m);
   tfx_arena_init(&m->arena);
   tfx_intern_init(&m->ops);
@@ -814,7 +828,7 @@ tfx_status tfx_module_build_lim(tfx_module *m, Tensorflow__GraphDef *gd, const c
   m->fname = fname;
   m->main.name = "";
   build_ctx c = {m, d, fname, TFX_HASH_NONE, TFX_HASH_NONE,
-                 (flags & TFX_MODULE_LENIENT) ? TFX_SEV_WARNING : TFX_SEV_ERROR};
+                 (flags & TFX_MODULE_LENIENT) ? TFX_SEV_WARNING : TFX_SEV_ERROR, on_named, user};
   if (!gd) {
     tfx_error(d, fname, 0, 0, "no GraphDef to index");
     return TFX_E_INPUT;

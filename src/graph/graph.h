@@ -106,6 +106,18 @@ TFX_MUST_CHECK tfx_status tfx_module_build_ex(tfx_module *m, Tensorflow__GraphDe
 TFX_MUST_CHECK tfx_status tfx_module_build_lim(tfx_module *m, Tensorflow__GraphDef *gd,
                                                const char *fname, unsigned flags,
                                                size_t max_nodes, tfx_diag *d);
+/* The same, calling on_named(user, &m->main) once, from the calling thread, as soon as the
+ * main graph's node table is final in n_nodes and every node's name, op, op_id and def (after
+ * its one sweep, or its first pass when it has something to report), while the rest of the
+ * index (consumer lists, topological order, the function bodies) is still to be built: until
+ * the build returns, another thread may read exactly those fields (passes/pass_load.c builds
+ * the ScopeTree on one meanwhile), and nothing else of the module. Not called when the main
+ * graph has errors and the build is not lenient (it fails). on_named NULL: tfx_module_build_lim. */
+typedef void (*tfx_module_named_fn)(void *user, const tfx_graph *main);
+TFX_MUST_CHECK tfx_status tfx_module_build_cb(tfx_module *m, Tensorflow__GraphDef *gd,
+                                              const char *fname, unsigned flags,
+                                              size_t max_nodes, tfx_module_named_fn on_named,
+                                              void *user, tfx_diag *d);
 void tfx_module_free(tfx_module *m);
 
 /* Node id by name, or TFX_NO_ID. */

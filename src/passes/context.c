@@ -26,6 +26,7 @@ void tfx_ctx_init(tfx_ctx *ctx, const tfx_options *opts, tfx_diag *d) {
 }
 
 void tfx_ctx_free(tfx_ctx *ctx) {
+  (void)tfx_ctx_scope_join(ctx, 0); /* the ScopeTree thread reads the module: first */
   tfx_ctx_drop_mapping(ctx); /* refers to the module */
   if (ctx->have_scopes) tfx_scope_tree_free(&ctx->scopes);
   if (ctx->have_module) tfx_module_free(&ctx->module);
@@ -65,6 +66,7 @@ void tfx_ctx_drop_mapping(tfx_ctx *ctx) {
 }
 
 int tfx_ctx_reindex(tfx_ctx *ctx) {
+  (void)tfx_ctx_scope_join(ctx, 0); /* none is pending after the scope-tree pass: a safeguard */
   tfx_ctx_drop_mapping(ctx); /* decisions refer to node ids of the old index */
   if (!ctx->have_module) return 0; /* not indexed yet: the index pass will do it */
   int want_scopes = ctx->have_scopes || ctx->scopes_stale;
@@ -98,6 +100,7 @@ static int verify_reindex(void) {
 }
 
 int tfx_ctx_reindex_changed(tfx_ctx *ctx, const tfx_graph_change *changes) {
+  (void)tfx_ctx_scope_join(ctx, 0); /* as in tfx_ctx_reindex */
   if (!changes || !ctx->have_module || !ctx->have_model || (ctx->opts && ctx->opts->lenient_index))
     return tfx_ctx_reindex(ctx);
   tfx_ctx_drop_mapping(ctx); /* decisions refer to node ids of the old index */

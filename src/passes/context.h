@@ -105,6 +105,11 @@ typedef struct tfx_ctx {
   tfx_scope_tree scopes;       /* ScopeTree of module.main; owned when have_scopes */
   int have_scopes;
   int scopes_stale;            /* a tree existed before the last re-index: tfx_ctx_scopes rebuilds it */
+  struct tfx_scope_job *scope_job; /* the ScopeTree being built into `scopes` by a thread of
+                                  the index pass (passes/pass_load.c), NULL = none: `scopes` is
+                                  the thread's until tfx_ctx_scope_join; owned */
+  int scope_tree_next;         /* set by the pipeline while a pass runs: the next pass to run is
+                                  "scope-tree" (the index pass may start its thread) */
   tfx_prune_opts prune;        /* parsed --input-shape / --out-nodes (in model.arena); outs are
                                   the requested net outputs, in option order */
   unsigned graph_edits;        /* bumped by every pass that rewrites the GraphDef; 0 again when
@@ -151,8 +156,17 @@ typedef struct tfx_ctx {
 } tfx_ctx;
 
 void tfx_ctx_init(tfx_ctx *ctx, const tfx_options *opts, tfx_diag *d);
-/* Releases model, module and scope tree. ctx stays usable (as after init). */
+/* Releases model, module and scope tree. ctx stays usable (as after init). Joins a ScopeTree
+ * thread first (tfx_ctx_scope_join, its tree discarded). */
 void tfx_ctx_free(tfx_ctx *ctx);
+/* Waits for the ScopeTree thread of the index pass, if one runs (passes/pass_load.c), and
+ * ends it. keep 1 (the scope-tree pass): its tree becomes ctx->scopes (have_scopes) and its
+ * diagnostics are added to ctx->diag now, in the order it made them; returns what the build
+ * returned (TFX_OK, or TFX_E_INPUT / TFX_E_NOMEM, reported). keep 0 (every other path: an
+ * index that failed, the end of a pipeline run, tfx_ctx_free, a re-index): the tree and its
+ * diagnostics are dropped, as if it had never been built; returns TFX_OK. With no thread
+ * pending: returns -1 (keep 1) or TFX_OK, and does nothing. */
+int tfx_ctx_scope_join(tfx_ctx *ctx, int keep);
 
 /* The CANN prototype table of the run: ctx->protos, or the embedded stdlib table
  * (tfx_cann_stdlib) when the rules pass set none. NULL after reporting (stdlib unloadable). */

@@ -6,6 +6,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "passes/pipeline.h"
 
+#include "passes/passes.h" /* tfx_pass_scope_tree: the index pass may thread it */
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,6 +242,11 @@ tfx_status tfx_pipeline_run(tfx_pipeline *p, tfx_ctx *ctx, tfx_pass_group last_g
    * stopped at */
   tfx_pages_pool_begin();
   int rc = run_passes(p, ctx, last_group);
+  ctx->scope_tree_next = 0;
+  /* a ScopeTree thread the index pass started and no scope-tree pass joined (the run stopped
+   * in between: an error, a dump that failed): joined, its tree dropped, before the pool goes
+   * (the tree's pages go to it); no thread outlives a run (docs/API.md) */
+  (void)tfx_ctx_scope_join(ctx, 0);
   tfx_pages_pool_end();
   if (p->progress) { /* the run is over: the hook may clear its line */
     unsigned pos = 0;
@@ -293,8 +300,17 @@ static int run_passes(tfx_pipeline *p, tfx_ctx *ctx, tfx_pass_group last_group) 
     tfx_progress_sink sink = {on_units, &ip};
     const tfx_progress_sink *outer = p->progress ? tfx_progress_install(&sink) : NULL;
     size_t errors_before = ctx->diag->errors;
+    /* the index pass may build the ScopeTree on a thread when the scope-tree pass joins it next
+     * (passes/pass_load.c): not when another pass, which could edit the GraphDef, runs first */
+    ctx->scope_tree_next = 0;
+    for (size_t j = i + 1; j < p->n && p->passes[j].group <= last_group; j++) {
+      if (!p->passes[j].enabled) continue;
+      ctx->scope_tree_next = p->passes[j].run == tfx_pass_scope_tree;
+      break;
+    }
     double t0 = tfx_pipeline_now_ms();
     int rc = ps->run(ctx, ps->user);
+    ctx->scope_tree_next = 0;
     if (p->progress) tfx_progress_install(outer);
     ctx->progress_done = ctx->progress_total = 0;
     ctx->progress_unit = NULL;

@@ -1,5 +1,9 @@
 /* ScopeTree builder: Ascend's ScopeTreeImpl::AddNodeToScope/SplitNodeName and Scope LastName.
- * Stage: scope (after graph). Input: one tfx_graph (node names and interned op ids).
+ * Stage: scope (after graph). Input: one tfx_graph (node names and interned op ids); or
+ * (tfx_scope_tree_build_defs, a thread beside the index: passes/pass_load.c) the NodeDefs the
+ * main graph is being indexed from, their names placed before the index is done, the graph
+ * read only once the wait hook says its op ids are final (just before the direct-node lists
+ * and counts, the part of finish() that reads them).
  * Output: tfx_scope_tree (scope.h), all of it in t->arena but the name map (malloc'ed: the
  * builder's scope table, kept); build-time scratch is malloc'ed.
  * Cost: O(total name length + N * depth) to place nodes, then O(sum of count-array sizes) for
@@ -440,7 +444,11 @@ static void sort_u32(uint32_t *v, uint32_t n) {
   }
 }
 
-static int finish(sbuild *b, const tfx_graph *g) {
+/* Returns 0, -1 (out of memory) or -2 (wait said the index failed: abandoned). nn is the number
+ * of nodes placed; g is not read before wait(wait_user) returned 0 (NULL: no waiting): the
+ * scopes, their names and children are made first, over what the placement found alone. */
+static int finish(sbuild *b, const tfx_graph *g, uint32_t nn, int (*wait)(void *),
+                  void *wait_user) {
   tfx_scope_tree *t = b->t;
   uint32_t ns = b->n;
   tfx_arena *a = &t->arena;
@@ -454,7 +462,7 @@ static int finish(sbuild *b, const tfx_graph *g) {
   t->scopes = tfx_arena_calloc(a, ns, sizeof *t->scopes);
   t->dfs = tfx_arena_calloc(a, ns, sizeof *t->dfs);
   uint32_t *child_all = tfx_arena_calloc(a, ns, sizeof *child_all);
-  uint32_t *node_all = tfx_arena_calloc(a, g->n_nodes ? g->n_nodes : 1, sizeof *node_all);
+  uint32_t *node_all = tfx_arena_calloc(a, nn ? nn : 1, sizeof *node_all);
   cnt = tfx_calloc((size_t)ns + 1, sizeof *cnt);
   if (!t->scopes || !t->dfs || !child_all || !node_all || !cnt) goto out;
   t->n_scopes = ns;
@@ -514,6 +522,12 @@ static int finish(sbuild *b, const tfx_graph *g) {
   }
   if (own_pairs) free(pairs); /* before node_op is allocated: the same heap serves it */
   pairs = NULL;
+
+  /* From here on the op ids of g are read (a thread beside the index: it has them now) */
+  if (wait && (wait(wait_user) != 0 || g->n_nodes != nn)) {
+    rc = -2;
+    goto out;
+  }
 
   /* Direct nodes (CSR), graph order. node_op (scratch) holds each listed node's op id at the
    * same position, read by the counts below: the node records (56 bytes each, in graph order)
@@ -631,8 +645,20 @@ tfx_status tfx_scope_tree_build(tfx_scope_tree *t, const tfx_graph *g, tfx_diag 
   return tfx_scope_tree_build_lim(t, g, 0, d);
 }
 
-tfx_status tfx_scope_tree_build_lim(tfx_scope_tree *t, const tfx_graph *g, uint32_t max_depth,
-                                    tfx_diag *d) {
+/* A node's name: from the index, or (defs) from the NodeDef the index takes it from, as the
+ * index does (a missing name is ""). */
+static inline const char *node_name(const tfx_graph *g, Tensorflow__NodeDef *const *defs, uint32_t i) {
+  if (defs) return defs[i] && defs[i]->name ? defs[i]->name : "";
+  return g->nodes[i].name ? g->nodes[i].name : "";
+}
+
+/* The build over g (defs NULL), or over the n NodeDefs defs that g's index is being built from
+ * (tfx_scope_tree_build_defs): their names are placed, then wait() must return 0 before g is
+ * read at all (its n_nodes, op ids); a non-zero return abandons the build (TFX_E_FAIL, nothing
+ * reported). */
+static tfx_status build(tfx_scope_tree *t, const tfx_graph *g, Tensorflow__NodeDef *const *defs,
+                        uint32_t n_defs, int (*wait)(void *), void *wait_user, uint32_t max_depth,
+                        tfx_diag *d) {
   memset(t, 0, sizeof *t);
   tfx_arena_init(&t->arena);
   t->graph = g;
@@ -646,49 +672,62 @@ tfx_status tfx_scope_tree_build_lim(tfx_scope_tree *t, const tfx_graph *g, uint3
   /* The scope table starts with a slot per node (at least 1024): it grows past half full, and
    * graphs have fewer scopes than half their nodes (368 290 for 10^6 in the bench graph), so
    * it is not rehashed while the nodes are placed (growing from 1024 rehashed ~20 times) */
+  const uint32_t nn = defs ? n_defs : g->n_nodes; /* g->n_nodes not read before wait() */
   uint32_t cap0 = 1024;
-  while (cap0 < (UINT32_MAX >> 2) && cap0 < g->n_nodes) cap0 *= 2;
+  while (cap0 < (UINT32_MAX >> 2) && cap0 < nn) cap0 *= 2;
   if (!b->info || stab_resize(b, cap0) < 0) goto fail;
   b->info[0] = (sinfo){(char *)"root", 4, 0, TFX_NO_ID, 0, 0};
   b->n = 1;
   stab_put(b, scope_hash("root", 4), 0);
-  t->node_scope = tfx_arena_calloc(&t->arena, g->n_nodes ? g->n_nodes : 1, sizeof *t->node_scope);
+  t->node_scope = tfx_arena_calloc(&t->arena, nn ? nn : 1, sizeof *t->node_scope);
   if (!t->node_scope) goto fail;
   /* The look-ahead runs AHEAD_DIST nodes before the placement (ring entry q % AHEAD_RING) */
   uint32_t n_ahead = 0;
-  for (uint32_t i = 0; i < g->n_nodes; i++) {
+  for (uint32_t i = 0; i < nn; i++) {
     /* The names are scattered over the GraphDef's arena (hundreds of bytes apart, cold since
      * the index read them): their first lines are fetched PREFETCH_NAMES nodes ahead, so the
      * misses overlap instead of stalling the look-ahead one by one. */
-    if (i + PREFETCH_NAMES < g->n_nodes && g->nodes[i + PREFETCH_NAMES].name) {
-      __builtin_prefetch(g->nodes[i + PREFETCH_NAMES].name);
-      __builtin_prefetch(g->nodes[i + PREFETCH_NAMES].name + 63);
+    if (i + PREFETCH_NAMES < nn) {
+      const char *pf = defs ? (defs[i + PREFETCH_NAMES] ? defs[i + PREFETCH_NAMES]->name : NULL)
+                            : g->nodes[i + PREFETCH_NAMES].name;
+      if (pf) {
+        __builtin_prefetch(pf);
+        __builtin_prefetch(pf + 63);
+      }
+      /* the NodeDefs too (defs): read PREFETCH_NAMES nodes later than here for their names */
+      if (defs && i + 2 * PREFETCH_NAMES < nn) __builtin_prefetch(defs[i + 2 * PREFETCH_NAMES]);
     }
-    for (; n_ahead < g->n_nodes && n_ahead <= i + AHEAD_DIST; n_ahead++) {
-      const char *qn = g->nodes[n_ahead].name ? g->nodes[n_ahead].name : "";
+    for (; n_ahead < nn && n_ahead <= i + AHEAD_DIST; n_ahead++) {
+      const char *qn = node_name(g, defs, n_ahead);
       const char *pn = "";
       size_t pl = 0;
       if (n_ahead > 0) {
-        pn = g->nodes[n_ahead - 1].name ? g->nodes[n_ahead - 1].name : "";
+        pn = node_name(g, defs, n_ahead - 1);
         pl = b->ring[(n_ahead - 1) & (AHEAD_RING - 1)].len;
       }
       ahead(b, &b->ring[n_ahead & (AHEAD_RING - 1)], qn, pn, pl);
     }
-    uint32_t s = place_node(b, g->nodes[i].name ? g->nodes[i].name : "",
-                            &b->ring[i & (AHEAD_RING - 1)]);
+    uint32_t s = place_node(b, node_name(g, defs, i), &b->ring[i & (AHEAD_RING - 1)]);
     if (s == PLACE_OOM) goto fail;
     if (s == PLACE_TOO_DEEP) {
-      const char *nm = g->nodes[i].name;
+      const char *nm = node_name(g, defs, i);
+      /* defs: the main graph's (func NULL), g's fields not read yet */
+      int fn = !defs && g->func;
       tfx_error(d, NULL, 0, 0, "%s%s%snode '%.200s%s': its scopes nest deeper than the limit of "
                 "%" PRIu32 " (raise the scope-depth limit with --limit scope-depth=N)",
-                g->func ? "function '" : "", g->func ? g->name : "", g->func ? "': " : "", nm,
+                fn ? "function '" : "", fn ? g->name : "", fn ? "': " : "", nm,
                 strlen(nm) > 200 ? "..." : "", max_depth);
       rc = TFX_E_INPUT;
       goto done;
     }
     t->node_scope[i] = s;
   }
-  if (finish(b, g) < 0) goto fail;
+  int fr = finish(b, g, nn, wait, wait_user);
+  if (fr == -2) { /* the index failed: abandoned */
+    rc = TFX_E_FAIL;
+    goto done;
+  }
+  if (fr < 0) goto fail;
   rc = 0;
   goto done;
 fail:
@@ -704,6 +743,18 @@ done:
     free(bp);
   }
   return rc;
+}
+
+tfx_status tfx_scope_tree_build_lim(tfx_scope_tree *t, const tfx_graph *g, uint32_t max_depth,
+                                    tfx_diag *d) {
+  return build(t, g, NULL, 0, NULL, NULL, max_depth, d);
+}
+
+tfx_status tfx_scope_tree_build_defs(tfx_scope_tree *t, const tfx_graph *g,
+                                     Tensorflow__NodeDef *const *defs, uint32_t n,
+                                     int (*wait)(void *user), void *user, uint32_t max_depth,
+                                     tfx_diag *d) {
+  return build(t, g, defs, n, wait, user, max_depth, d);
 }
 
 void tfx_scope_tree_free(tfx_scope_tree *t) {

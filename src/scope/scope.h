@@ -78,6 +78,18 @@ TFX_MUST_CHECK tfx_status tfx_scope_tree_build(tfx_scope_tree *t, const tfx_grap
  * O(depth^2) bytes: the limit bounds that. */
 TFX_MUST_CHECK tfx_status tfx_scope_tree_build_lim(tfx_scope_tree *t, const tfx_graph *g,
                                                    uint32_t max_depth, tfx_diag *d);
+/* The same for the main graph g while its index is being built from the n NodeDefs defs (the
+ * GraphDef's node list; passes/pass_load.c runs it on a thread beside the index): the names are
+ * read from defs as the index reads them (a missing name is ""), g is not read until
+ * wait(user) returned, then only its n_nodes and op ids; wait returns 0 when the index has
+ * them final (n_nodes must then be n), else non-zero: the build is abandoned (TFX_E_FAIL, nothing
+ * reported; tfx_scope_tree_free as after any failure). The
+ * result is tfx_scope_tree_build_lim's over the finished index, byte for byte: the same
+ * placement over the same names, the same finish. */
+TFX_MUST_CHECK tfx_status tfx_scope_tree_build_defs(tfx_scope_tree *t, const tfx_graph *g,
+                                                    Tensorflow__NodeDef *const *defs, uint32_t n,
+                                                    int (*wait)(void *user), void *user,
+                                                    uint32_t max_depth, tfx_diag *d);
 void tfx_scope_tree_free(tfx_scope_tree *t);
 
 /* Subtree count of op_id in scope s, or -1 when absent (docs/ASCEND.md §1.2). */

@@ -71,5 +71,32 @@ done
 expect 0 "" -- g.pb --jobs 2 -o after.air
 cmp -s out1.air after.air || { echo "FAIL: --jobs after MODEL: a different .air"; fail=1; }
 
-[ "$fail" -eq 0 ] && echo "ok: -j/--jobs parsed and checked; same outputs for 1, 2, 3, 0, 64 jobs"
+# The ScopeTree is built on a thread of the index pass unless --jobs 1 (passes/pass_load.c):
+# its error (the scope-depth limit: deep.pbtxt's node 1500 is the first three scopes deep) is
+# the same message, exit code and stderr whatever the jobs, and nothing is written.
+# --dump-after index,scope-tree and --time-passes see the tree's pass as before.
+awk 'BEGIN {
+  print "node { name: \"x\" op: \"Placeholder\" attr { key: \"dtype\" value { type: DT_FLOAT } } }"
+  for (i = 0; i < 3000; i++) {
+    n = i < 1500 ? sprintf("s%d/t%d/n%d", i % 7, i % 3, i) : sprintf("s%d/t%d/u%d/n%d", i % 7, i % 3, i % 2, i)
+    printf "node { name: \"%s\" op: \"Relu\" input: \"x\" attr { key: \"T\" value { type: DT_FLOAT } } }\n", n
+  }
+  print "versions { producer: 1087 }"
+}' >deep.pbtxt
+for j in 1 2 0; do
+  expect 3 "node 's2/t0/u0/n1500': its scopes nest deeper than the limit of 2" -- \
+    --jobs $j --limit scope-depth=2 -o "deep$j.air" deep.pbtxt
+  cp "$T/err" "deep$j.err"
+  expect 0 "" -- --jobs $j --dump-after index,scope-tree --dump-dir "dump$j" --time-passes -o "d$j.air" g.pb
+  grep -q "scope-tree" "$T/err" || { echo "FAIL: --jobs $j: --time-passes has no scope-tree row"; fail=1; }
+  [ -f "dump$j/06-scope-tree.pbtxt" ] || { echo "FAIL: --jobs $j: no dump after scope-tree: $(ls "dump$j" | tr '\n' ' ')"; fail=1; }
+done
+for j in 2 0; do
+  cmp -s deep1.err "deep$j.err" || { echo "FAIL: --jobs $j: the scope-depth error differs from --jobs 1's"; diff deep1.err "deep$j.err"; fail=1; }
+  diff -r dump1 "dump$j" >/dev/null || { echo "FAIL: --jobs $j: the dumps differ from --jobs 1's"; fail=1; }
+  cmp -s d1.air "d$j.air" || { echo "FAIL: --jobs $j: the .air with dumps differs"; fail=1; }
+  [ -e "deep$j.air" ] && { echo "FAIL: a failed run wrote deep$j.air"; fail=1; }
+done
+
+[ "$fail" -eq 0 ] && echo "ok: -j/--jobs parsed and checked; same outputs for 1, 2, 3, 0, 64 jobs; the scope tree's error and dumps too"
 exit $fail
