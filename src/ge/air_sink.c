@@ -40,13 +40,10 @@
  * the opener's fault-injection state (util/fileio.h tfx_write_fault_follow): a test arming
  * tfx_write_fail_at sees, counts and fails the writer's steps as the inline ones, in the same
  * order (the opener makes none of its own while the thread runs). */
-#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT (Linux); else sysconf */
 #include "ge/air_sink.h"
 
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -54,6 +51,7 @@
 
 #include "util/arena.h"
 #include "util/fileio.h"
+#include "util/thread.h"
 
 #define SPILL_BUF ((size_t)1 << 20)
 /* Buffers of the writer thread's ring: one being filled while the others wait for or are in
@@ -90,14 +88,7 @@ struct tfx_ge_air_spill {
 
 /* jobs (tfx_ge_lower_opts.jobs): 0 automatic (the thread when this process may run on more
  * than one CPU), 1 no thread, 2 or more the thread. */
-static int spill_wants_thread(int jobs) {
-  if (jobs != 0) return jobs >= 2;
-#if defined(__linux__) && defined(CPU_COUNT)
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set) > 1;
-#endif
-  return sysconf(_SC_NPROCESSORS_ONLN) > 1;
-}
+static int spill_wants_thread(int jobs) { return jobs != 0 ? jobs >= 2 : tfx_jobs_auto() >= 2; }
 
 static void *spill_writer(void *arg) {
   tfx_ge_air_spill *sp = arg;
@@ -130,14 +121,7 @@ static int spill_start(tfx_ge_air_spill *sp) {
   if (pthread_cond_init(&sp->filled, NULL) != 0) goto undo_mu;
   if (pthread_cond_init(&sp->freed, NULL) != 0) goto undo_filled;
   sp->fault = tfx_write_fault_state();
-  /* the thread starts with every signal blocked (it inherits the mask): a signal is handled
-   * by the program's own threads, never in the middle of the spill's writes */
-  sigset_t all, old;
-  sigfillset(&all);
-  int masked = pthread_sigmask(SIG_SETMASK, &all, &old) == 0;
-  int rc = pthread_create(&sp->th, NULL, spill_writer, sp);
-  if (masked) pthread_sigmask(SIG_SETMASK, &old, NULL);
-  if (rc == 0) {
+  if (tfx_thread_start(&sp->th, spill_writer, sp, 0) == 0) { /* (every signal blocked) */
     sp->threaded = 1;
     return 0;
   }

@@ -20,6 +20,7 @@
 #include "io/wire.h"
 #include "util/status.h"
 #include "util/fileio.h"
+#include "util/thread.h"
 
 #define TFX_IO_DEFAULT_MAX_FILE ((size_t)4 << 30)
 
@@ -155,9 +156,7 @@ static ProtobufCMessage *tfx_io_unpack_walked_as(const ProtobufCMessageDescripto
 
 unsigned tfx_io_jobs(unsigned jobs) {
   if (jobs == 0) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 1 ? 2 : 1; /* 2: the load is bound by memory too, and more threads would take
-                             cores from whatever else runs for little */
+    return tfx_jobs_auto(); /* util/thread.h */
   }
   return jobs > TFX_IO_JOBS_MAX ? TFX_IO_JOBS_MAX : jobs;
 }
@@ -293,11 +292,7 @@ static void *tfx_io_part_main(void *arg) {
 
 static void tfx_io_part_start(tfx_io_part *w) {
   if (w->b < w->lim) {
-    pthread_attr_t at;
-    int have = pthread_attr_init(&at) == 0;
-    if (have) (void)pthread_attr_setstacksize(&at, TFX_IO_WORKER_STACK); /* else the default */
-    w->started = pthread_create(&w->th, have ? &at : NULL, tfx_io_part_main, w) == 0;
-    if (have) pthread_attr_destroy(&at);
+    w->started = tfx_thread_start(&w->th, tfx_io_part_main, w, TFX_IO_WORKER_STACK) == 0;
   }
   if (!w->started) tfx_io_part_run(w); /* (nothing to do when empty) */
 }

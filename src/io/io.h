@@ -61,7 +61,7 @@ typedef struct tfx_load_opts {
   size_t max_list;         /* values of one field in one message (wire.h); 0 = no limit */
   unsigned jobs;           /* threads unpacking a big binary GraphDef's nodes: 1 = none (the
                               calling thread alone), 0 = automatic (2 when more than one
-                              processor is online, else 1); at most TFX_IO_JOBS_MAX */
+                              processor, tfx_jobs_auto, else 1); at most TFX_IO_JOBS_MAX */
   size_t par_min_bytes;    /* tests: a binary GraphDef of this many bytes and more is unpacked
                               in parallel; 0 = TFX_IO_PAR_MIN_BYTES */
 } tfx_load_opts;

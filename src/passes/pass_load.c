@@ -44,6 +44,7 @@
 
 #include "util/arena.h"
 #include "util/status.h"
+#include "util/thread.h"
 
 typedef struct tfx_scope_job {
   pthread_t th;
@@ -105,7 +106,7 @@ static void scope_job_start(tfx_ctx *ctx) {
   tfx_diag_init(&j->diag);
   if (pthread_mutex_init(&j->lock, NULL) != 0) goto no_lock;
   if (pthread_cond_init(&j->cond, NULL) != 0) goto no_cond;
-  if (pthread_create(&j->th, NULL, scope_job_main, j) != 0) goto no_thread;
+  if (tfx_thread_start(&j->th, scope_job_main, j, 0) != 0) goto no_thread;
   ctx->scope_job = j;
   return;
 no_thread:

@@ -22,6 +22,10 @@
 #include "util/fileio.h"
 #include "util/hash.h"
 #include "util/strbuf.h"
+#include "util/thread.h"
+
+#include <sched.h>
+#include <signal.h>
 
 static void arena_alignment_and_big_blocks(void **state) {
   (void)state;
@@ -529,6 +533,49 @@ static void atomic_write_out_of_memory(void **state) {
   rmdir(dir);
 }
 
+/* ---- util/thread.h ---- */
+
+typedef struct thread_probe {
+  sigset_t mask;
+  size_t stack;
+} thread_probe;
+
+static void *thread_probe_main(void *arg) {
+  thread_probe *t = arg;
+  pthread_sigmask(SIG_BLOCK, NULL, &t->mask);
+  pthread_attr_t at;
+  if (pthread_getattr_np(pthread_self(), &at) == 0) {
+    pthread_attr_getstacksize(&at, &t->stack);
+    pthread_attr_destroy(&at);
+  }
+  return NULL;
+}
+
+/* A library thread starts with every signal blocked and the stack asked for; the caller's own
+ * mask is as it was; an automatic jobs is 2 exactly when the process may use two processors. */
+static void thread_start_blocks_signals_and_sizes_stack(void **state) {
+  (void)state;
+  sigset_t before, after;
+  pthread_sigmask(SIG_BLOCK, NULL, &before);
+  thread_probe t;
+  memset(&t, 0, sizeof t);
+  pthread_t th;
+  assert_int_equal(tfx_thread_start(&th, thread_probe_main, &t, (size_t)16 << 20), 0);
+  pthread_join(th, NULL);
+  assert_true(sigismember(&t.mask, SIGINT));
+  assert_true(sigismember(&t.mask, SIGTERM));
+  assert_true(sigismember(&t.mask, SIGPIPE));
+  assert_true(t.stack >= ((size_t)16 << 20));
+  pthread_sigmask(SIG_BLOCK, NULL, &after);
+  assert_int_equal(sigismember(&after, SIGINT), sigismember(&before, SIGINT));
+  assert_int_equal(sigismember(&after, SIGTERM), sigismember(&before, SIGTERM));
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    assert_int_equal(tfx_jobs_auto(), CPU_COUNT(&set) > 1 ? 2u : 1u);
+  else
+    assert_true(tfx_jobs_auto() == 1 || tfx_jobs_auto() == 2);
+}
+
 int main(int argc, char **argv) {
   /* the fault-injection cases: their own ctest test (unit/NAME/fault-injection), skipped
    * (exit 77) when the hooks are compiled out (TFXC_FAULT_INJECTION=OFF) */
@@ -549,6 +596,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(arena_sweep_gives_back_unkept_pages),
       cmocka_unit_test(page_pool_reuses_freed_pages),
       cmocka_unit_test(arena_adopt_takes_another_threads_chunks),
+      cmocka_unit_test(thread_start_blocks_signals_and_sizes_stack),
       cmocka_unit_test(arena_trim_head_gives_back_unused_pages),
       cmocka_unit_test(hmap_put_get_grow),
       cmocka_unit_test(intern_dense_ids_in_first_seen_order),
