@@ -161,20 +161,6 @@ unsigned tfx_io_jobs(unsigned jobs) {
   return jobs > TFX_IO_JOBS_MAX ? TFX_IO_JOBS_MAX : jobs;
 }
 
-static int tfx_io_varint(const uint8_t **p, const uint8_t *end, uint64_t *v) {
-  uint64_t r = 0;
-  unsigned sh = 0;
-  for (const uint8_t *q = *p; q < end && sh < 64; q++, sh += 7) {
-    r |= (uint64_t)(*q & 0x7f) << sh;
-    if (!(*q & 0x80)) {
-      *p = q + 1;
-      *v = r;
-      return 0;
-    }
-  }
-  return -1;
-}
-
 /* The top-level field at *p (< end): its number and wire type, its value [*val, *val + *vlen)
  * when length-delimited, *p moved past it. Returns 0, or -1 for what this reader leaves to
  * protobuf-c (groups, wire types 6 and 7, a truncated field: the walk refused those already,
@@ -182,11 +168,11 @@ static int tfx_io_varint(const uint8_t **p, const uint8_t *end, uint64_t *v) {
 static int tfx_io_top_field(const uint8_t **p, const uint8_t *end, uint64_t *num, unsigned *wt,
                             const uint8_t **val, size_t *vlen) {
   uint64_t key, n;
-  if (tfx_io_varint(p, end, &key) != 0) return -1;
+  if (tfx_wire_read_varint(p, end, &key) != 0) return -1;
   *num = key >> 3;
   *wt = (unsigned)(key & 7);
   switch (*wt) {
-  case 0: return tfx_io_varint(p, end, &n);
+  case 0: return tfx_wire_read_varint(p, end, &n);
   case 1:
     if (end - *p < 8) return -1;
     *p += 8;
@@ -196,7 +182,7 @@ static int tfx_io_top_field(const uint8_t **p, const uint8_t *end, uint64_t *num
     *p += 4;
     return 0;
   case 2:
-    if (tfx_io_varint(p, end, &n) != 0 || n > (uint64_t)(end - *p)) return -1;
+    if (tfx_wire_read_varint(p, end, &n) != 0 || n > (uint64_t)(end - *p)) return -1;
     *val = *p;
     *vlen = (size_t)n;
     *p += n;

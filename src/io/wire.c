@@ -150,17 +150,10 @@ static tfx_wire_status tfx_wire_fail(tfx_wire_stats *st, size_t off, const char 
 
 /* Reads a varint at *pos (< end). 0 on success. */
 static int tfx_wire_varint(const uint8_t *d, size_t end, size_t *pos, uint64_t *v) {
-  uint64_t r = 0;
-  for (unsigned i = 0; i < 10; i++) {
-    if (*pos >= end) return -1;
-    uint8_t b = d[(*pos)++];
-    r |= (uint64_t)(b & 0x7f) << (7 * i);
-    if (!(b & 0x80)) {
-      *v = r;
-      return 0;
-    }
-  }
-  return -1;
+  const uint8_t *q = d + *pos;
+  if (tfx_wire_read_varint(&q, d + end, v) != 0) return -1;
+  *pos = (size_t)(q - d);
+  return 0;
 }
 
 /* The wire type a field's values use when not packed. */
@@ -420,7 +413,7 @@ tfx_wire_status tfx_io_wire_walk_lim(const ProtobufCMessageDescriptor *desc, con
         }
         nvals = v / (native == 1 ? 8 : 4);
       } else {
-        /* tfx_wire_varint advances q even when it fails, so test its result, not q */
+        /* a failed tfx_wire_varint leaves q where it was: test its result, not q */
         size_t q = payload, vstart = payload;
         uint64_t dummy;
         int bad = 0;

@@ -14,6 +14,24 @@
 /* Hard cap on max_depth (protobuf-c unpack recursion must stay well inside the C stack). */
 #define TFX_WIRE_DEPTH_CAP 1000u
 
+/* Reads a varint (at most 10 bytes) from [*p, end) into *v and moves *p past it: 0, or -1
+ * (truncated or too long; *p unchanged). The walk's reader, and the top-level field scan of
+ * the parallel unpack (io.c). */
+static inline int tfx_wire_read_varint(const uint8_t **p, const uint8_t *end, uint64_t *v) {
+  uint64_t r = 0;
+  const uint8_t *q = *p;
+  for (unsigned i = 0; i < 10 && q < end; i++) {
+    uint8_t b = *q++;
+    r |= (uint64_t)(b & 0x7f) << (7 * i);
+    if (!(b & 0x80)) {
+      *p = q;
+      *v = r;
+      return 0;
+    }
+  }
+  return -1;
+}
+
 typedef enum {
   TFX_WIRE_OK = 0,
   TFX_WIRE_MALFORMED,  /* protobuf-c would fail to unpack it, or tfxc refuses it on purpose
