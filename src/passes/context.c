@@ -4,6 +4,7 @@
  * no_report also the reports and the main graph's name map). */
 #include "passes/context.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@
 #include "util/arena.h"
 #include "util/fileio.h"
 #include "util/status.h"
+#include "util/thread.h"
 
 void tfx_ctx_init(tfx_ctx *ctx, const tfx_options *opts, tfx_diag *d) {
   memset(ctx, 0, sizeof *ctx);
@@ -27,6 +29,7 @@ void tfx_ctx_init(tfx_ctx *ctx, const tfx_options *opts, tfx_diag *d) {
 
 void tfx_ctx_free(tfx_ctx *ctx) {
   (void)tfx_ctx_scope_join(ctx, 0); /* the ScopeTree thread reads the module: first */
+  tfx_ctx_release_join(ctx);        /* the sweep thread reads the model */
   tfx_ctx_drop_mapping(ctx); /* refers to the module */
   if (ctx->have_scopes) tfx_scope_tree_free(&ctx->scopes);
   if (ctx->have_module) tfx_module_free(&ctx->module);
@@ -67,6 +70,7 @@ void tfx_ctx_drop_mapping(tfx_ctx *ctx) {
 
 int tfx_ctx_reindex(tfx_ctx *ctx) {
   (void)tfx_ctx_scope_join(ctx, 0); /* none is pending after the scope-tree pass: a safeguard */
+  tfx_ctx_release_join(ctx);        /* none is pending outside lowering: a safeguard */
   tfx_ctx_drop_mapping(ctx); /* decisions refer to node ids of the old index */
   if (!ctx->have_module) return 0; /* not indexed yet: the index pass will do it */
   int want_scopes = ctx->have_scopes || ctx->scopes_stale;
@@ -101,6 +105,7 @@ static int verify_reindex(void) {
 
 int tfx_ctx_reindex_changed(tfx_ctx *ctx, const tfx_graph_change *changes) {
   (void)tfx_ctx_scope_join(ctx, 0); /* as in tfx_ctx_reindex */
+  tfx_ctx_release_join(ctx);
   if (!changes || !ctx->have_module || !ctx->have_model || (ctx->opts && ctx->opts->lenient_index))
     return tfx_ctx_reindex(ctx);
   tfx_ctx_drop_mapping(ctx); /* decisions refer to node ids of the old index */
@@ -163,7 +168,36 @@ static void release_pages(tfx_ctx *ctx) {
   tfx_pages_trim();
 }
 
-size_t tfx_ctx_release_unused(tfx_ctx *ctx) {
+/* The sweep of the model's arena on a thread of its own (context.h, tfx_ctx_release_unused):
+ * the walk over the tree and the giving back. It allocates nothing (the sweep's tables were
+ * made by the caller; freeing them is malloc's, from any thread) and writes only the sweep,
+ * the pages it gives back (madvise, or AddressSanitizer's poison) and the arena's `released`
+ * count, which nothing reads before the join. */
+typedef struct tfx_release_job {
+  pthread_t th;
+  tfx_arena_sweep s;
+  const tfx_model *m;
+  size_t released;
+} tfx_release_job;
+
+static void *release_job_main(void *arg) {
+  tfx_release_job *j = arg;
+  tfx_model_keep_reachable(&j->s, j->m);
+  j->released = tfx_arena_sweep_release(&j->s);
+  return NULL;
+}
+
+void tfx_ctx_release_join(tfx_ctx *ctx) {
+  tfx_release_job *j = ctx->release_job;
+  if (!j) return;
+  (void)pthread_join(j->th, NULL);
+  ctx->release_job = NULL;
+  ctx->released = j->released;
+  free(j);
+}
+
+size_t tfx_ctx_release_unused(tfx_ctx *ctx, int threads) {
+  tfx_ctx_release_join(ctx); /* (none pending: one release per lowering) */
   if (ctx->have_scopes) { /* nothing after scope fusion reads it (context.h) */
     tfx_scope_tree_free(&ctx->scopes);
     ctx->have_scopes = 0;
@@ -181,32 +215,42 @@ size_t tfx_ctx_release_unused(tfx_ctx *ctx) {
     if (ctx->have_module) tfx_graph_drop_names(&ctx->module.main);
     ctx->no_report_kept = 1;
   }
+  /* the page pools and the trimmed heads are the caller's thread's (util/arena.h): here, now */
+  release_pages(ctx);
   /* an unedited tree is all live (protobuf-c's scratch went back at load, io.c): no walk */
-  if (!ctx->have_model || !ctx->model.root || ctx->graph_edits == 0) {
-    release_pages(ctx);
-    return 0;
-  }
+  if (!ctx->have_model || !ctx->model.root || ctx->graph_edits == 0) return 0;
   /* the model's arena as it is now: its tree, and the parsed --input-shape / --out-nodes
    * (lowering reads them), are all that is read of it from here on */
-  tfx_arena_sweep s;
+  tfx_release_job *j = threads && ctx->model.arena.total >= TFX_RELEASE_THREAD_MIN
+                           ? tfx_calloc(1, sizeof *j) : NULL; /* none: the sweep is made here */
+  tfx_release_job inline_job;
+  tfx_release_job *run = j ? j : &inline_job;
+  memset(&inline_job, 0, sizeof inline_job);
+  tfx_arena_sweep *s = &run->s;
   tfx_arena_mark now;
   tfx_arena_get_mark(&ctx->model.arena, &now);
-  if (tfx_arena_sweep_begin(&s, &ctx->model.arena, &now) != 0) { /* out of memory: keep it */
-    release_pages(ctx);
+  if (tfx_arena_sweep_begin(s, &ctx->model.arena, &now) != 0) { /* out of memory: keep it */
+    free(j);
     return 0;
   }
-  tfx_model_keep_reachable(&s, &ctx->model);
   const tfx_prune_opts *po = &ctx->prune;
-  tfx_arena_sweep_keep(&s, po->shapes, po->n_shapes * sizeof *po->shapes);
+  tfx_arena_sweep_keep(s, po->shapes, po->n_shapes * sizeof *po->shapes);
   for (uint32_t i = 0; i < po->n_shapes; i++) {
-    if (po->shapes[i].name) tfx_arena_sweep_keep(&s, po->shapes[i].name, strlen(po->shapes[i].name) + 1);
-    tfx_arena_sweep_keep(&s, po->shapes[i].dims, po->shapes[i].n_dims * sizeof *po->shapes[i].dims);
+    if (po->shapes[i].name) tfx_arena_sweep_keep(s, po->shapes[i].name, strlen(po->shapes[i].name) + 1);
+    tfx_arena_sweep_keep(s, po->shapes[i].dims, po->shapes[i].n_dims * sizeof *po->shapes[i].dims);
   }
-  tfx_arena_sweep_keep(&s, po->outs, po->n_outs * sizeof *po->outs);
+  tfx_arena_sweep_keep(s, po->outs, po->n_outs * sizeof *po->outs);
   for (uint32_t i = 0; i < po->n_outs; i++)
-    if (po->outs[i].name) tfx_arena_sweep_keep(&s, po->outs[i].name, strlen(po->outs[i].name) + 1);
-  ctx->released = tfx_arena_sweep_release(&s);
-  release_pages(ctx);
+    if (po->outs[i].name) tfx_arena_sweep_keep(s, po->outs[i].name, strlen(po->outs[i].name) + 1);
+  run->m = &ctx->model;
+  if (j && tfx_thread_start(&j->th, release_job_main, j, 0) == 0) {
+    ctx->release_job = j;
+    return 0;
+  }
+  /* no thread (not asked for, or none to be had): the same sweep, here */
+  release_job_main(run);
+  ctx->released = run->released;
+  free(j);
   return ctx->released;
 }
 

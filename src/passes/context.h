@@ -108,6 +108,9 @@ typedef struct tfx_ctx {
   struct tfx_scope_job *scope_job; /* the ScopeTree being built into `scopes` by a thread of
                                   the index pass (passes/pass_load.c), NULL = none: `scopes` is
                                   the thread's until tfx_ctx_scope_join; owned */
+  struct tfx_release_job *release_job; /* the sweep of the model's arena running on a thread
+                                  beside lowering (tfx_ctx_release_unused), NULL = none; the
+                                  model is only read until tfx_ctx_release_join; owned */
   int scope_tree_next;         /* set by the pipeline while a pass runs: the next pass to run is
                                   "scope-tree" (the index pass may start its thread) */
   tfx_prune_opts prune;        /* parsed --input-shape / --out-nodes (in model.arena); outs are
@@ -157,7 +160,8 @@ typedef struct tfx_ctx {
 
 void tfx_ctx_init(tfx_ctx *ctx, const tfx_options *opts, tfx_diag *d);
 /* Releases model, module and scope tree. ctx stays usable (as after init). Joins a ScopeTree
- * thread first (tfx_ctx_scope_join, its tree discarded). */
+ * thread first (tfx_ctx_scope_join, its tree discarded), and a sweep thread
+ * (tfx_ctx_release_join). */
 void tfx_ctx_free(tfx_ctx *ctx);
 /* Waits for the ScopeTree thread of the index pass, if one runs (passes/pass_load.c), and
  * ends it. keep 1 (the scope-tree pass): its tree becomes ctx->scopes (have_scopes) and its
@@ -228,8 +232,21 @@ int tfx_module_diff(const tfx_module *a, const tfx_module *b, char *why, size_t 
  * emitters read stays. The thread's page pool (util/arena.h: the big blocks earlier passes
  * freed) is emptied, with the pages of the index's and the mapping's newest arena chunks that
  * no allocation reached. Sets and returns ctx->released (0 when out of memory: nothing is
- * given back). */
-size_t tfx_ctx_release_unused(tfx_ctx *ctx);
+ * given back).
+ * With threads non-zero (lowering's jobs allow a second thread) and a model of at least
+ * TFX_RELEASE_THREAD_MIN arena bytes, the sweep (the walk over the tree, ~190 ms at 10^6 nodes,
+ * and the giving back) runs on a thread of its own beside lowering, which only reads the tree
+ * and the live pages (the sweep gives back only pages nothing reachable touches, so what
+ * lowering reads is never among them); the scope tree, the reports, the name map and the page
+ * pools go at once, on the caller's thread (the pools are per thread). It returns 0 then, and
+ * ctx->released is set by tfx_ctx_release_join, which the lowering pass calls before it
+ * returns; until then nothing may edit the model or allocate from its arena. */
+size_t tfx_ctx_release_unused(tfx_ctx *ctx, int threads);
+#define TFX_RELEASE_THREAD_MIN ((size_t)1 << 20)
+/* Waits for the sweep thread of tfx_ctx_release_unused, if one runs, and sets ctx->released
+ * to what it gave back. Called by the lowering pass on every way out, and (a safeguard) by
+ * tfx_ctx_free, the re-indexes and the end of every pipeline run. */
+void tfx_ctx_release_join(tfx_ctx *ctx);
 
 /* With opts->no_report (and not check_only): the dataflow report goes, and no_report_kept is
  * set (the report is not whole any more). Nothing after the dataflow pass reads that report

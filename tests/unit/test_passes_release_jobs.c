@@ -1,0 +1,252 @@
+/* The sweep of the model's arena on a thread beside lowering (issue 16, passes/context.c
+ * tfx_ctx_release_unused with threads, tfx_ctx_release_join).
+ * Stage: tests (passes, in process). A generated chain of N Identity nodes with --out-nodes at
+ * its middle (prune removes half of the NodeDefs, so the sweep has pages to give back; the
+ * model's arena is over TFX_RELEASE_THREAD_MIN, so the thread is used):
+ *  - same_release: after op mapping, tfx_ctx_release_unused(ctx, 1) leaves a job pending and
+ *    returns 0; the join sets ctx->released, which equals the inline sweep's on a second
+ *    context (threads 0: no job, the count returned), and the model's arena counts the same;
+ *    the GraphDef packs to the same bytes before the release, after the threaded one and after
+ *    the inline one (a sweep that gave back a page the tree reaches reads zeros there, or is
+ *    reported by AddressSanitizer, which poisons released pages).
+ *  - small_model_inline: a model under the threshold is swept inline even with threads.
+ *  - same_air: the whole conversion to an .air with jobs 1 and 2 gives the same bytes, and the
+ *    same ctx->released; no job is left after the run.
+ *  - joins: a pending sweep is joined by tfx_ctx_free, by a re-index (tfx_ctx_reindex) and by a
+ *    second tfx_ctx_release_unused; nothing is left (LeakSanitizer; ThreadSanitizer when the
+ *    same file runs in the tsan build, tests/api). */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "passes/context.h"
+#include "passes/passes.h"
+#include "passes/pipeline.h"
+#include "util/arena.h"
+
+enum { N_BIG = 12000, N_SMALL = 200 };
+
+typedef struct fx {
+  char dir[256];
+  char big[300], small[300];
+  char out_nodes_big[64], out_nodes_small[64];
+} fx;
+
+static void write_chain(const char *path, int n) {
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fprintf(f, "node { name: \"x\" op: \"Placeholder\" attr { key: \"dtype\" value { type: DT_FLOAT } } "
+             "attr { key: \"shape\" value { shape { dim { size: 2 } } } } }\n");
+  for (int i = 0; i < n; i++) {
+    char in[32] = "x";
+    if (i) snprintf(in, sizeof in, "chain/n%d", i - 1);
+    fprintf(f, "node { name: \"chain/n%d\" op: \"Identity\" input: \"%s\" attr { key: \"T\" "
+               "value { type: DT_FLOAT } } }\n", i, in);
+  }
+  assert_int_equal(fclose(f), 0);
+}
+
+static int setup(void **state) {
+  fx *f = calloc(1, sizeof *f);
+  assert_non_null(f);
+  const char *tmp = getenv("TMPDIR");
+  snprintf(f->dir, sizeof f->dir, "%s/tfxc-release-jobs-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  assert_non_null(mkdtemp(f->dir));
+  snprintf(f->big, sizeof f->big, "%s/big.pbtxt", f->dir);
+  snprintf(f->small, sizeof f->small, "%s/small.pbtxt", f->dir);
+  write_chain(f->big, N_BIG);
+  write_chain(f->small, N_SMALL);
+  snprintf(f->out_nodes_big, sizeof f->out_nodes_big, "chain/n%d:0", N_BIG / 2 - 1);
+  snprintf(f->out_nodes_small, sizeof f->out_nodes_small, "chain/n%d:0", N_SMALL / 2 - 1);
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  fx *f = *state;
+  unlink(f->big);
+  unlink(f->small);
+  rmdir(f->dir);
+  free(f);
+  return 0;
+}
+
+static void opts_for(tfx_options *o, const char *model, const char *outs, unsigned jobs) {
+  memset(o, 0, sizeof *o);
+  o->model_path = model;
+  o->out_nodes = outs;
+  o->jobs = jobs;
+  o->verbose = -1;
+  o->emit = 1u << TFX_EMIT_AIR; /* a GE output: op mapping and lowering run */
+}
+
+/* A session run to the end of op mapping (the state lowering starts from). */
+typedef struct run {
+  tfx_options o;
+  tfx_diag d;
+  tfx_ctx ctx;
+  tfx_pipeline p;
+} run;
+
+static void run_open(run *r, const char *model, const char *outs, unsigned jobs) {
+  opts_for(&r->o, model, outs, jobs);
+  tfx_diag_init(&r->d);
+  tfx_ctx_init(&r->ctx, &r->o, &r->d);
+  tfx_pipeline_init(&r->p);
+  assert_int_equal(tfx_pass_register_builtin(&r->p), 0);
+  int rc = tfx_pipeline_run(&r->p, &r->ctx, TFX_GROUP_OP_MAPPING);
+  if (rc) tfx_diag_print(&r->d, stderr);
+  assert_int_equal(rc, 0);
+  assert_true(r->ctx.graph_edits > 0); /* prune removed nodes: the sweep has work */
+}
+
+static void run_close(run *r) {
+  tfx_ctx_free(&r->ctx);
+  assert_null(r->ctx.release_job);
+  tfx_pipeline_free(&r->p);
+  tfx_diag_free(&r->d);
+}
+
+static uint8_t *pack_graph(const tfx_ctx *ctx, size_t *n) {
+  const ProtobufCMessage *m = &ctx->model.graph->base;
+  *n = protobuf_c_message_get_packed_size(m);
+  uint8_t *b = malloc(*n ? *n : 1);
+  assert_non_null(b);
+  assert_int_equal(protobuf_c_message_pack(m, b), *n);
+  return b;
+}
+
+static void same_release(void **state) {
+  fx *f = *state;
+  run a, b;
+  run_open(&a, f->big, f->out_nodes_big, 2);
+  run_open(&b, f->big, f->out_nodes_big, 1);
+  assert_true(a.ctx.model.arena.total >= TFX_RELEASE_THREAD_MIN);
+  assert_int_equal(a.ctx.model.graph->n_node, N_BIG / 2 + 1);
+  size_t n0, n1, n2;
+  uint8_t *before = pack_graph(&a.ctx, &n0);
+  /* threaded: pending until the join */
+  assert_int_equal(tfx_ctx_release_unused(&a.ctx, 1), 0);
+  assert_non_null(a.ctx.release_job);
+  assert_int_equal(a.ctx.have_scopes, 0); /* what goes at once went at once */
+  tfx_ctx_release_join(&a.ctx);
+  assert_null(a.ctx.release_job);
+  /* inline */
+  size_t inl = tfx_ctx_release_unused(&b.ctx, 0);
+  assert_null(b.ctx.release_job);
+  assert_int_equal(b.ctx.released, inl);
+  /* ~6000 removed NodeDefs of ~150 arena bytes: most of their pages went back */
+  assert_true(inl >= (size_t)(N_BIG / 2) * 50);
+  assert_int_equal(a.ctx.released, inl);
+  assert_int_equal(a.ctx.model.arena.released, a.ctx.released);
+  uint8_t *after_a = pack_graph(&a.ctx, &n1);
+  uint8_t *after_b = pack_graph(&b.ctx, &n2);
+  assert_int_equal(n1, n0);
+  assert_int_equal(n2, n0);
+  assert_memory_equal(after_a, before, n0);
+  assert_memory_equal(after_b, before, n0);
+  free(before);
+  free(after_a);
+  free(after_b);
+  run_close(&a);
+  run_close(&b);
+}
+
+static void small_model_inline(void **state) {
+  fx *f = *state;
+  run a;
+  run_open(&a, f->small, f->out_nodes_small, 2);
+  assert_true(a.ctx.model.arena.total < TFX_RELEASE_THREAD_MIN);
+  (void)tfx_ctx_release_unused(&a.ctx, 1);
+  assert_null(a.ctx.release_job); /* swept here: a thread would cost more than the walk */
+  run_close(&a);
+}
+
+static uint8_t *slurp(const char *path, size_t *n) {
+  FILE *fp = fopen(path, "rb");
+  assert_non_null(fp);
+  assert_int_equal(fseek(fp, 0, SEEK_END), 0);
+  long len = ftell(fp);
+  assert_true(len > 0);
+  rewind(fp);
+  uint8_t *b = malloc((size_t)len);
+  assert_non_null(b);
+  assert_int_equal(fread(b, 1, (size_t)len, fp), (size_t)len);
+  fclose(fp);
+  *n = (size_t)len;
+  return b;
+}
+
+static void same_air(void **state) {
+  fx *f = *state;
+  char path[2][320];
+  size_t released[2], len[2];
+  uint8_t *bytes[2];
+  for (int k = 0; k < 2; k++) {
+    unsigned jobs = k ? 2 : 1;
+    snprintf(path[k], sizeof path[k], "%s/out%u.air", f->dir, jobs);
+    run r;
+    opts_for(&r.o, f->big, f->out_nodes_big, jobs);
+    r.o.out_path[TFX_EMIT_AIR] = path[k];
+    tfx_diag_init(&r.d);
+    tfx_ctx_init(&r.ctx, &r.o, &r.d);
+    tfx_pipeline_init(&r.p);
+    assert_int_equal(tfx_pass_register_builtin(&r.p), 0);
+    int rc = tfx_pipeline_run(&r.p, &r.ctx, TFX_GROUP_EMIT);
+    if (rc) tfx_diag_print(&r.d, stderr);
+    assert_int_equal(rc, 0);
+    assert_null(r.ctx.release_job); /* the lowering pass joined it */
+    released[k] = r.ctx.released;
+    assert_int_equal(r.ctx.model.arena.released, released[k]);
+    run_close(&r);
+    bytes[k] = slurp(path[k], &len[k]);
+    unlink(path[k]);
+  }
+  assert_true(released[0] > 0);
+  assert_int_equal(released[1], released[0]);
+  assert_int_equal(len[1], len[0]);
+  assert_memory_equal(bytes[1], bytes[0], len[0]);
+  free(bytes[0]);
+  free(bytes[1]);
+}
+
+static void joins(void **state) {
+  fx *f = *state;
+  run a;
+  /* tfx_ctx_free with the sweep pending (run_close asserts it is gone) */
+  run_open(&a, f->big, f->out_nodes_big, 2);
+  assert_int_equal(tfx_ctx_release_unused(&a.ctx, 1), 0);
+  assert_non_null(a.ctx.release_job);
+  run_close(&a);
+  /* a re-index joins first (it rebuilds the module from the GraphDef the sweep reads) */
+  run_open(&a, f->big, f->out_nodes_big, 2);
+  (void)tfx_ctx_release_unused(&a.ctx, 1);
+  assert_non_null(a.ctx.release_job);
+  assert_int_equal(tfx_ctx_reindex(&a.ctx), 0);
+  assert_null(a.ctx.release_job);
+  assert_true(a.ctx.released > 0);
+  /* a second release joins the first; its own sweep finds nothing more to give back */
+  (void)tfx_ctx_release_unused(&a.ctx, 1);
+  assert_non_null(a.ctx.release_job);
+  (void)tfx_ctx_release_unused(&a.ctx, 0);
+  assert_null(a.ctx.release_job);
+  run_close(&a);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(same_release, setup, teardown),
+      cmocka_unit_test_setup_teardown(small_model_inline, setup, teardown),
+      cmocka_unit_test_setup_teardown(same_air, setup, teardown),
+      cmocka_unit_test_setup_teardown(joins, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
