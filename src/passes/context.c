@@ -37,6 +37,7 @@ void tfx_ctx_free(tfx_ctx *ctx) {
   ctx->have_scopes = ctx->have_module = ctx->have_model = 0;
   ctx->graph_edits = 0; /* they were edits of that model */
   ctx->released = 0;
+  ctx->swept = 0;
   ctx->no_report_kept = 0;
   if (ctx->ckpt) tfx_ckpt_free(ctx->ckpt); /* after the model: its Consts point into the shards */
   free(ctx->ckpt);
@@ -196,14 +197,63 @@ void tfx_ctx_release_join(tfx_ctx *ctx) {
   free(j);
 }
 
+int tfx_ctx_lower_jobs(const tfx_ctx *ctx) {
+  const char *e = getenv("TFXC_LOWER_JOBS");
+  if (e && *e) return atoi(e);
+  unsigned jobs = ctx->opts ? ctx->opts->jobs : 0;
+  return jobs > 64 ? 64 : (int)jobs;
+}
+
+void tfx_ctx_sweep_model(tfx_ctx *ctx, int threads) {
+  /* an unedited tree is all live (protobuf-c's scratch went back at load, io.c): no walk */
+  if (!ctx->have_model || !ctx->model.root || ctx->graph_edits == 0) return;
+  /* one sweep per state of the GraphDef: pending, or made since its last edit */
+  if (ctx->release_job || (ctx->swept && ctx->swept_edits == ctx->graph_edits)) return;
+  int thread = threads && ctx->model.arena.total >= TFX_RELEASE_THREAD_MIN;
+  if (!thread && threads < 0) return; /* early: only a thread is worth starting now */
+  /* the model's arena as it is now: its tree, and the parsed --input-shape / --out-nodes
+   * (lowering reads them), are all that is read of it from here on */
+  tfx_release_job *j = thread ? tfx_calloc(1, sizeof *j) : NULL; /* none: the sweep is made here */
+  if (!j && threads < 0) return;
+  tfx_release_job inline_job;
+  tfx_release_job *run = j ? j : &inline_job;
+  memset(&inline_job, 0, sizeof inline_job);
+  tfx_arena_sweep *s = &run->s;
+  tfx_arena_mark now;
+  tfx_arena_get_mark(&ctx->model.arena, &now);
+  ctx->released = 0;
+  if (tfx_arena_sweep_begin(s, &ctx->model.arena, &now) != 0) { /* out of memory: keep it */
+    free(j);
+    return;
+  }
+  ctx->swept = 1;
+  ctx->swept_edits = ctx->graph_edits;
+  const tfx_prune_opts *po = &ctx->prune;
+  tfx_arena_sweep_keep(s, po->shapes, po->n_shapes * sizeof *po->shapes);
+  for (uint32_t i = 0; i < po->n_shapes; i++) {
+    if (po->shapes[i].name) tfx_arena_sweep_keep(s, po->shapes[i].name, strlen(po->shapes[i].name) + 1);
+    tfx_arena_sweep_keep(s, po->shapes[i].dims, po->shapes[i].n_dims * sizeof *po->shapes[i].dims);
+  }
+  tfx_arena_sweep_keep(s, po->outs, po->n_outs * sizeof *po->outs);
+  for (uint32_t i = 0; i < po->n_outs; i++)
+    if (po->outs[i].name) tfx_arena_sweep_keep(s, po->outs[i].name, strlen(po->outs[i].name) + 1);
+  run->m = &ctx->model;
+  if (j && tfx_thread_start(&j->th, release_job_main, j, 0) == 0) {
+    ctx->release_job = j;
+    return;
+  }
+  /* no thread (not asked for, or none to be had): the same sweep, here */
+  release_job_main(run);
+  ctx->released = run->released;
+  free(j);
+}
+
 size_t tfx_ctx_release_unused(tfx_ctx *ctx, int threads) {
-  tfx_ctx_release_join(ctx); /* (none pending: one release per lowering) */
   if (ctx->have_scopes) { /* nothing after scope fusion reads it (context.h) */
     tfx_scope_tree_free(&ctx->scopes);
     ctx->have_scopes = 0;
     ctx->scopes_stale = ctx->have_module; /* rebuilt on demand */
   }
-  ctx->released = 0;
   if (no_report(ctx)) {
     /* nobody asks about the run: the reports (scope fusion's, which the op mapping has read;
      * dataflow's, gone already unless the pipeline skipped the op-mapping group) and the main
@@ -217,41 +267,9 @@ size_t tfx_ctx_release_unused(tfx_ctx *ctx, int threads) {
   }
   /* the page pools and the trimmed heads are the caller's thread's (util/arena.h): here, now */
   release_pages(ctx);
-  /* an unedited tree is all live (protobuf-c's scratch went back at load, io.c): no walk */
-  if (!ctx->have_model || !ctx->model.root || ctx->graph_edits == 0) return 0;
-  /* the model's arena as it is now: its tree, and the parsed --input-shape / --out-nodes
-   * (lowering reads them), are all that is read of it from here on */
-  tfx_release_job *j = threads && ctx->model.arena.total >= TFX_RELEASE_THREAD_MIN
-                           ? tfx_calloc(1, sizeof *j) : NULL; /* none: the sweep is made here */
-  tfx_release_job inline_job;
-  tfx_release_job *run = j ? j : &inline_job;
-  memset(&inline_job, 0, sizeof inline_job);
-  tfx_arena_sweep *s = &run->s;
-  tfx_arena_mark now;
-  tfx_arena_get_mark(&ctx->model.arena, &now);
-  if (tfx_arena_sweep_begin(s, &ctx->model.arena, &now) != 0) { /* out of memory: keep it */
-    free(j);
-    return 0;
-  }
-  const tfx_prune_opts *po = &ctx->prune;
-  tfx_arena_sweep_keep(s, po->shapes, po->n_shapes * sizeof *po->shapes);
-  for (uint32_t i = 0; i < po->n_shapes; i++) {
-    if (po->shapes[i].name) tfx_arena_sweep_keep(s, po->shapes[i].name, strlen(po->shapes[i].name) + 1);
-    tfx_arena_sweep_keep(s, po->shapes[i].dims, po->shapes[i].n_dims * sizeof *po->shapes[i].dims);
-  }
-  tfx_arena_sweep_keep(s, po->outs, po->n_outs * sizeof *po->outs);
-  for (uint32_t i = 0; i < po->n_outs; i++)
-    if (po->outs[i].name) tfx_arena_sweep_keep(s, po->outs[i].name, strlen(po->outs[i].name) + 1);
-  run->m = &ctx->model;
-  if (j && tfx_thread_start(&j->th, release_job_main, j, 0) == 0) {
-    ctx->release_job = j;
-    return 0;
-  }
-  /* no thread (not asked for, or none to be had): the same sweep, here */
-  release_job_main(run);
-  ctx->released = run->released;
-  free(j);
-  return ctx->released;
+  /* the model's pages: swept here, or on a thread (started here, or by the op mapping) */
+  tfx_ctx_sweep_model(ctx, threads ? 1 : 0);
+  return ctx->release_job ? 0 : ctx->released;
 }
 
 uint32_t *tfx_ctx_out_ids(tfx_ctx *ctx, int *oom) {

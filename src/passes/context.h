@@ -109,8 +109,10 @@ typedef struct tfx_ctx {
                                   the index pass (passes/pass_load.c), NULL = none: `scopes` is
                                   the thread's until tfx_ctx_scope_join; owned */
   struct tfx_release_job *release_job; /* the sweep of the model's arena running on a thread
-                                  beside lowering (tfx_ctx_release_unused), NULL = none; the
-                                  model is only read until tfx_ctx_release_join; owned */
+                                  beside op mapping and lowering (tfx_ctx_sweep_model), NULL =
+                                  none; the model is only read until tfx_ctx_release_join; owned */
+  int swept;                   /* a sweep was made (or is pending) for the GraphDef as it was at */
+  unsigned swept_edits;        /* ... graph_edits = swept_edits */
   int scope_tree_next;         /* set by the pipeline while a pass runs: the next pass to run is
                                   "scope-tree" (the index pass may start its thread) */
   tfx_prune_opts prune;        /* parsed --input-shape / --out-nodes (in model.arena); outs are
@@ -233,20 +235,33 @@ int tfx_module_diff(const tfx_module *a, const tfx_module *b, char *why, size_t 
  * freed) is emptied, with the pages of the index's and the mapping's newest arena chunks that
  * no allocation reached. Sets and returns ctx->released (0 when out of memory: nothing is
  * given back).
- * With threads non-zero (lowering's jobs allow a second thread) and a model of at least
- * TFX_RELEASE_THREAD_MIN arena bytes, the sweep (the walk over the tree, ~190 ms at 10^6 nodes,
- * and the giving back) runs on a thread of its own beside lowering, which only reads the tree
- * and the live pages (the sweep gives back only pages nothing reachable touches, so what
- * lowering reads is never among them); the scope tree, the reports, the name map and the page
- * pools go at once, on the caller's thread (the pools are per thread). It returns 0 then, and
- * ctx->released is set by tfx_ctx_release_join, which the lowering pass calls before it
- * returns; until then nothing may edit the model or allocate from its arena. */
+ * The model's pages are swept by tfx_ctx_sweep_model (threads 1 with threads non-zero, else
+ * 0): when the op mapping started the sweep on a thread already, or made it since the last
+ * edit, nothing more is done. With a sweep pending it returns 0, and ctx->released is set by
+ * tfx_ctx_release_join, which the lowering pass calls before it returns. */
 size_t tfx_ctx_release_unused(tfx_ctx *ctx, int threads);
+/* The sweep of the model's arena (the pages of NodeDefs prune, scope fusion and dataflow
+ * removed, replaced lists, the unpacker's scratch: what neither the tree nor ctx->prune
+ * reaches), once per state of the GraphDef (graph_edits; swept, swept_edits): nothing when the
+ * GraphDef is unedited, or a sweep is pending or was made since its last edit. threads 1: on
+ * a thread of its own when the model's arena has TFX_RELEASE_THREAD_MIN bytes and more (the
+ * walk is ~190 ms at 10^6 nodes), else here; 0: here; -1 (early: the op-mapping pass, when
+ * lowering's jobs allow a second thread, so that the walk runs beside the op mapping rather
+ * than beside lowering): on a thread, or not at all (lowering's release sweeps then). From
+ * the start of a threaded sweep until tfx_ctx_release_join nothing may edit the GraphDef or
+ * allocate from the model's arena: the passes after op-defaults only read it (the sweep gives
+ * back only pages nothing reachable touches, so what they read is never among them). Sets
+ * ctx->released when the sweep is made here (0 when out of memory: nothing given back). */
+void tfx_ctx_sweep_model(tfx_ctx *ctx, int threads);
 #define TFX_RELEASE_THREAD_MIN ((size_t)1 << 20)
-/* Waits for the sweep thread of tfx_ctx_release_unused, if one runs, and sets ctx->released
- * to what it gave back. Called by the lowering pass on every way out, and (a safeguard) by
+/* Waits for the sweep thread of tfx_ctx_sweep_model, if one runs, and sets ctx->released to
+ * what it gave back. Called by the lowering pass on every way out, and (a safeguard) by
  * tfx_ctx_free, the re-indexes and the end of every pipeline run. */
 void tfx_ctx_release_join(tfx_ctx *ctx);
+/* Lowering's jobs (ge.h tfx_ge_lower_opts.jobs: 0 automatic, 1 no thread besides the run's):
+ * the run's --jobs, or TFXC_LOWER_JOBS=N from the environment, which overrides it for lowering
+ * and the sweep alone (tests and measurements; docs/CLI.md, debugging variables). */
+int tfx_ctx_lower_jobs(const tfx_ctx *ctx);
 
 /* With opts->no_report (and not check_only): the dataflow report goes, and no_report_kept is
  * set (the report is not whole any more). Nothing after the dataflow pass reads that report

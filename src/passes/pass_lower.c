@@ -10,8 +10,9 @@
  * model's unreachable pages; with the option no_report the reports and the main graph's name
  * map, so the --out-nodes are looked up first and handed over as node ids). With the
  * lowering's jobs allowing a second thread, the walk that finds the model's unreachable pages
- * (~190 ms at 10^6 nodes) runs on it, beside lowering, which only reads the model; the pass
- * joins it on every way out (tfx_ctx_release_join), so ctx->released is set when it returns. */
+ * (~190 ms at 10^6 nodes) runs on it, started by the op-mapping pass (tfx_ctx_sweep_model),
+ * beside the op mapping and lowering, which only read the model; this pass joins it on every
+ * way out (tfx_ctx_release_join), so ctx->released is set when it returns. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,17 +21,6 @@
 #include "ge/ge.h"
 #include "passes/passes.h"
 #include "util/status.h"
-
-/* The lowering's jobs (ge.h tfx_ge_lower_opts.jobs: 0 automatic, 1 no thread besides the
- * run's, 2 or more: the spill file's writer thread): the run's --jobs (context.h), the same
- * option that sets the load's threads. TFXC_LOWER_JOBS=N in the environment overrides it for
- * lowering alone (tests and measurements: 1 / 2 choose either path whatever the CPU count and
- * whatever the load does; docs/CLI.md, debugging variables). */
-static int lower_jobs(const tfx_ctx *ctx) {
-  const char *e = getenv("TFXC_LOWER_JOBS");
-  if (e && *e) return atoi(e);
-  return ctx->opts->jobs > 64 ? 64 : (int)ctx->opts->jobs;
-}
 
 static tfx_status lower_run(tfx_ctx *ctx) {
   if (!tfx_ctx_wants_mapping(ctx)) return 0;
@@ -51,7 +41,7 @@ static tfx_status lower_run(tfx_ctx *ctx) {
   /* the GraphDef is final: the pages of removed nodes, the ScopeTree (and, when no report is
    * wanted, the reports and the name map) go back before the lowering's own memory grows
    * (context.h) */
-  tfx_ctx_release_unused(ctx, tfx_io_jobs((unsigned)lower_jobs(ctx)) >= 2);
+  tfx_ctx_release_unused(ctx, tfx_io_jobs((unsigned)tfx_ctx_lower_jobs(ctx)) >= 2);
   const tfx_cann_table *protos = tfx_ctx_protos(ctx); /* user prototypes over the stdlib's */
   char *stem = protos ? tfx_ctx_default_output(ctx->opts->model_path, "") : NULL;
   if (!stem) {
@@ -77,7 +67,7 @@ static tfx_status lower_run(tfx_ctx *ctx) {
   lo.input_format = ctx->opts->input_format;
   lo.prune = &ctx->prune;
   lo.out_ids = out_ids;
-  lo.jobs = lower_jobs(ctx);
+  lo.jobs = tfx_ctx_lower_jobs(ctx);
   /* A conversion to an .air file alone (tf-pbtxt aside, which is printed from the TF model)
    * lowers straight into the .air bytes (ge.h: stream_air): the whole GE model is never built.
    * The text kinds print from the model, the library's tfxc_emit and the precheck read it, so

@@ -115,6 +115,10 @@ tfx_status tfx_pass_opmap(tfx_ctx *ctx, void *user) {
   }
   const tfx_cann_table *protos = tfx_ctx_protos(ctx); /* user prototypes over the stdlib's */
   if (!protos) return TFX_E_FAIL;
+  /* the GraphDef is final (op-defaults was the last pass to edit it): with a second thread
+   * allowed, the sweep of its unreachable pages starts now, beside the op mapping, rather than
+   * beside lowering, whose pass joins it (context.h) */
+  if (tfx_io_jobs((unsigned)tfx_ctx_lower_jobs(ctx)) >= 2) tfx_ctx_sweep_model(ctx, -1);
   tfx_ctx_drop_mapping(ctx);
   ctx->opmap = tfx_malloc(sizeof *ctx->opmap);
   if (!ctx->opmap) {

@@ -1,7 +1,7 @@
 /* The library's own threads: how many an automatic `jobs` gives, and how one is started.
  * Stage: shared utility. Every thread the library starts (the load's unpackers, io.c; the
  * ScopeTree beside the index, passes/pass_load.c; the spill file's writer, ge/air_sink.c; the
- * sweep of the model's arena beside lowering, passes/context.c) is
+ * sweep of the model's arena beside the op mapping and lowering, passes/context.c) is
  * started here, so all of them follow one policy: every signal blocked (a signal is handled by
  * the program's own threads, never in the middle of the library's work), and the stack size
  * the caller asks for. Each is joined before the call that started it returns (docs/API.md). */

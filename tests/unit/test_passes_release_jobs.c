@@ -3,17 +3,20 @@
  * Stage: tests (passes, in process). A generated chain of N Identity nodes with --out-nodes at
  * its middle (prune removes half of the NodeDefs, so the sweep has pages to give back; the
  * model's arena is over TFX_RELEASE_THREAD_MIN, so the thread is used):
- *  - same_release: after op mapping, tfx_ctx_release_unused(ctx, 1) leaves a job pending and
- *    returns 0; the join sets ctx->released, which equals the inline sweep's on a second
- *    context (threads 0: no job, the count returned), and the model's arena counts the same;
- *    the GraphDef packs to the same bytes before the release, after the threaded one and after
- *    the inline one (a sweep that gave back a page the tree reaches reads zeros there, or is
- *    reported by AddressSanitizer, which poisons released pages).
- *  - small_model_inline: a model under the threshold is swept inline even with threads.
+ *  - same_release: with jobs 1 the op mapping starts no sweep; then tfx_ctx_release_unused(ctx,
+ *    1) leaves a job pending and returns 0, and the join sets ctx->released, which equals the
+ *    inline sweep's on a second context (threads 0: no job, the count returned) and the sweep
+ *    the op mapping started with jobs 2 (joined at the end of that run; lowering's release
+ *    then sweeps nothing again); the model's arena counts the same; the GraphDef packs to the
+ *    same bytes before the release and after each (a sweep that gave back a page the tree
+ *    reaches reads zeros there, or is reported by AddressSanitizer, which poisons released
+ *    pages).
+ *  - small_model_inline: a model under the threshold gets no early sweep (tfx_ctx_sweep_model
+ *    -1), and is swept inline by the release even with threads.
  *  - same_air: the whole conversion to an .air with jobs 1 and 2 gives the same bytes, and the
  *    same ctx->released; no job is left after the run.
- *  - joins: a pending sweep is joined by tfx_ctx_free, by a re-index (tfx_ctx_reindex) and by a
- *    second tfx_ctx_release_unused; nothing is left (LeakSanitizer; ThreadSanitizer when the
+ *  - joins: a pending sweep is joined by tfx_ctx_free, by a re-index (tfx_ctx_reindex) and at
+ *    the end of a pipeline run; one sweep per state of the GraphDef (graph_edits); nothing is left (LeakSanitizer; ThreadSanitizer when the
  *    same file runs in the tsan build, tests/api). */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
@@ -126,12 +129,16 @@ static uint8_t *pack_graph(const tfx_ctx *ctx, size_t *n) {
 
 static void same_release(void **state) {
   fx *f = *state;
-  run a, b;
-  run_open(&a, f->big, f->out_nodes_big, 2);
+  run a, b, c;
+  run_open(&a, f->big, f->out_nodes_big, 1); /* no early sweep: pending only when asked below */
   run_open(&b, f->big, f->out_nodes_big, 1);
+  run_open(&c, f->big, f->out_nodes_big, 2); /* the op mapping started it; the run's end joined */
   assert_true(a.ctx.model.arena.total >= TFX_RELEASE_THREAD_MIN);
   assert_int_equal(a.ctx.model.graph->n_node, N_BIG / 2 + 1);
-  size_t n0, n1, n2;
+  assert_int_equal(a.ctx.swept, 0);
+  assert_int_equal(c.ctx.swept, 1);
+  assert_null(c.ctx.release_job);
+  size_t n0, n1, n2, n3;
   uint8_t *before = pack_graph(&a.ctx, &n0);
   /* threaded: pending until the join */
   assert_int_equal(tfx_ctx_release_unused(&a.ctx, 1), 0);
@@ -147,17 +154,28 @@ static void same_release(void **state) {
   assert_true(inl >= (size_t)(N_BIG / 2) * 50);
   assert_int_equal(a.ctx.released, inl);
   assert_int_equal(a.ctx.model.arena.released, a.ctx.released);
+  assert_int_equal(c.ctx.released, inl);
+  assert_int_equal(c.ctx.model.arena.released, inl);
+  /* lowering's release after the op mapping's sweep sweeps nothing again */
+  assert_int_equal(tfx_ctx_release_unused(&c.ctx, 1), inl);
+  assert_null(c.ctx.release_job);
+  assert_int_equal(c.ctx.model.arena.released, inl);
   uint8_t *after_a = pack_graph(&a.ctx, &n1);
   uint8_t *after_b = pack_graph(&b.ctx, &n2);
+  uint8_t *after_c = pack_graph(&c.ctx, &n3);
   assert_int_equal(n1, n0);
   assert_int_equal(n2, n0);
+  assert_int_equal(n3, n0);
   assert_memory_equal(after_a, before, n0);
   assert_memory_equal(after_b, before, n0);
+  assert_memory_equal(after_c, before, n0);
   free(before);
   free(after_a);
   free(after_b);
+  free(after_c);
   run_close(&a);
   run_close(&b);
+  run_close(&c);
 }
 
 static void small_model_inline(void **state) {
@@ -165,8 +183,12 @@ static void small_model_inline(void **state) {
   run a;
   run_open(&a, f->small, f->out_nodes_small, 2);
   assert_true(a.ctx.model.arena.total < TFX_RELEASE_THREAD_MIN);
-  (void)tfx_ctx_release_unused(&a.ctx, 1);
+  assert_int_equal(a.ctx.swept, 0); /* the early sweep is a thread's or none */
+  tfx_ctx_sweep_model(&a.ctx, -1);
+  assert_int_equal(a.ctx.swept, 0);
+  assert_true(tfx_ctx_release_unused(&a.ctx, 1) > 0);
   assert_null(a.ctx.release_job); /* swept here: a thread would cost more than the walk */
+  assert_int_equal(a.ctx.swept, 1);
   run_close(&a);
 }
 
@@ -222,22 +244,35 @@ static void joins(void **state) {
   fx *f = *state;
   run a;
   /* tfx_ctx_free with the sweep pending (run_close asserts it is gone) */
-  run_open(&a, f->big, f->out_nodes_big, 2);
-  assert_int_equal(tfx_ctx_release_unused(&a.ctx, 1), 0);
+  run_open(&a, f->big, f->out_nodes_big, 1);
+  tfx_ctx_sweep_model(&a.ctx, -1);
   assert_non_null(a.ctx.release_job);
   run_close(&a);
   /* a re-index joins first (it rebuilds the module from the GraphDef the sweep reads) */
-  run_open(&a, f->big, f->out_nodes_big, 2);
+  run_open(&a, f->big, f->out_nodes_big, 1);
   (void)tfx_ctx_release_unused(&a.ctx, 1);
   assert_non_null(a.ctx.release_job);
   assert_int_equal(tfx_ctx_reindex(&a.ctx), 0);
   assert_null(a.ctx.release_job);
-  assert_true(a.ctx.released > 0);
-  /* a second release joins the first; its own sweep finds nothing more to give back */
-  (void)tfx_ctx_release_unused(&a.ctx, 1);
-  assert_non_null(a.ctx.release_job);
-  (void)tfx_ctx_release_unused(&a.ctx, 0);
+  size_t first = a.ctx.released;
+  assert_true(first > 0);
+  /* once per state of the GraphDef: nothing pending, nothing new */
+  tfx_ctx_sweep_model(&a.ctx, 1);
   assert_null(a.ctx.release_job);
+  assert_int_equal(a.ctx.released, first);
+  /* an edit makes a new state: swept again, a pending one joined
+   * by the end of a pipeline run */
+  a.ctx.graph_edits++;
+  tfx_ctx_sweep_model(&a.ctx, 1);
+  assert_non_null(a.ctx.release_job);
+  tfx_pipeline p;
+  tfx_pipeline_init(&p); /* no pass: the run only ends */
+  assert_int_equal(tfx_pipeline_run(&p, &a.ctx, TFX_GROUP_LOAD), 0);
+  tfx_pipeline_free(&p);
+  assert_null(a.ctx.release_job);
+  /* the same unreachable pages again (a page given back twice counts twice) */
+  assert_int_equal(a.ctx.released, first);
+  assert_int_equal(a.ctx.model.arena.released, 2 * first);
   run_close(&a);
 }
 
