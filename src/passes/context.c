@@ -29,7 +29,7 @@ void tfx_ctx_init(tfx_ctx *ctx, const tfx_options *opts, tfx_diag *d) {
 
 void tfx_ctx_free(tfx_ctx *ctx) {
   (void)tfx_ctx_scope_join(ctx, 0); /* the ScopeTree thread reads the module: first */
-  tfx_ctx_release_join(ctx);        /* the sweep thread reads the model */
+  (void)tfx_ctx_release_join(ctx);  /* the sweep thread reads the model */
   tfx_ctx_drop_mapping(ctx); /* refers to the module */
   if (ctx->have_scopes) tfx_scope_tree_free(&ctx->scopes);
   if (ctx->have_module) tfx_module_free(&ctx->module);
@@ -71,7 +71,7 @@ void tfx_ctx_drop_mapping(tfx_ctx *ctx) {
 
 int tfx_ctx_reindex(tfx_ctx *ctx) {
   (void)tfx_ctx_scope_join(ctx, 0); /* none is pending after the scope-tree pass: a safeguard */
-  tfx_ctx_release_join(ctx);        /* none is pending outside lowering: a safeguard */
+  if (tfx_ctx_release_join(ctx)) return TFX_E_FAIL; /* none is pending here: a safeguard */
   tfx_ctx_drop_mapping(ctx); /* decisions refer to node ids of the old index */
   if (!ctx->have_module) return 0; /* not indexed yet: the index pass will do it */
   int want_scopes = ctx->have_scopes || ctx->scopes_stale;
@@ -106,7 +106,7 @@ static int verify_reindex(void) {
 
 int tfx_ctx_reindex_changed(tfx_ctx *ctx, const tfx_graph_change *changes) {
   (void)tfx_ctx_scope_join(ctx, 0); /* as in tfx_ctx_reindex */
-  tfx_ctx_release_join(ctx);
+  if (tfx_ctx_release_join(ctx)) return TFX_E_FAIL;
   if (!changes || !ctx->have_module || !ctx->have_model || (ctx->opts && ctx->opts->lenient_index))
     return tfx_ctx_reindex(ctx);
   tfx_ctx_drop_mapping(ctx); /* decisions refer to node ids of the old index */
@@ -188,13 +188,19 @@ static void *release_job_main(void *arg) {
   return NULL;
 }
 
-void tfx_ctx_release_join(tfx_ctx *ctx) {
+int tfx_ctx_release_join(tfx_ctx *ctx) {
   tfx_release_job *j = ctx->release_job;
-  if (!j) return;
+  if (!j) return 0;
   (void)pthread_join(j->th, NULL);
   ctx->release_job = NULL;
   ctx->released = j->released;
   free(j);
+  if (ctx->swept_edits == ctx->graph_edits) return 0;
+  /* a pass edited the GraphDef while the sweep read it: what it gave back may be reachable */
+  if (ctx->diag)
+    tfx_error(ctx->diag, NULL, 0, 0, "internal error: the GraphDef was edited while the pages "
+                                     "nothing reached were being given back");
+  return -1;
 }
 
 int tfx_ctx_lower_jobs(const tfx_ctx *ctx) {

@@ -256,8 +256,11 @@ void tfx_ctx_sweep_model(tfx_ctx *ctx, int threads);
 #define TFX_RELEASE_THREAD_MIN ((size_t)1 << 20)
 /* Waits for the sweep thread of tfx_ctx_sweep_model, if one runs, and sets ctx->released to
  * what it gave back. Called by the lowering pass on every way out, and (a safeguard) by
- * tfx_ctx_free, the re-indexes and the end of every pipeline run. */
-void tfx_ctx_release_join(tfx_ctx *ctx);
+ * tfx_ctx_free, the re-indexes and the end of every pipeline run. Returns 0, or -1 when the
+ * GraphDef was edited (graph_edits) while the thread read it: an internal error, reported into
+ * ctx->diag (what was given back may have been reachable); the lowering pass and the
+ * re-indexes then fail with TFX_E_FAIL. */
+int tfx_ctx_release_join(tfx_ctx *ctx);
 /* Lowering's jobs (ge.h tfx_ge_lower_opts.jobs: 0 automatic, 1 no thread besides the run's):
  * the run's --jobs, or TFXC_LOWER_JOBS=N from the environment, which overrides it for lowering
  * and the sweep alone (tests and measurements; docs/CLI.md, debugging variables). */

@@ -105,6 +105,8 @@ static tfx_status lower_run(tfx_ctx *ctx) {
 tfx_status tfx_pass_lower(tfx_ctx *ctx, void *user) {
   (void)user;
   tfx_status rc = lower_run(ctx);
-  tfx_ctx_release_join(ctx); /* the sweep beside lowering (tfx_ctx_release_unused) is done */
+  /* the sweep beside lowering (tfx_ctx_sweep_model) is done; a GraphDef edited meanwhile is
+   * an internal error (reported) */
+  if (tfx_ctx_release_join(ctx) && rc == 0) rc = TFX_E_FAIL;
   return rc;
 }

@@ -247,7 +247,7 @@ tfx_status tfx_pipeline_run(tfx_pipeline *p, tfx_ctx *ctx, tfx_pass_group last_g
    * in between: an error, a dump that failed): joined, its tree dropped, before the pool goes
    * (the tree's pages go to it); no thread outlives a run (docs/API.md) */
   (void)tfx_ctx_scope_join(ctx, 0);
-  tfx_ctx_release_join(ctx); /* (the lowering pass joins its sweep itself: a safeguard) */
+  (void)tfx_ctx_release_join(ctx); /* (the lowering pass joins its sweep itself: a safeguard) */
   tfx_pages_pool_end();
   if (p->progress) { /* the run is over: the hook may clear its line */
     unsigned pos = 0;

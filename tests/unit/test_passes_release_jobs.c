@@ -18,6 +18,8 @@
  *  - joins: a pending sweep is joined by tfx_ctx_free, by a re-index (tfx_ctx_reindex) and at
  *    the end of a pipeline run; one sweep per state of the GraphDef (graph_edits); nothing is left (LeakSanitizer; ThreadSanitizer when the
  *    same file runs in the tsan build, tests/api).
+ *  - edited_while_pending: a GraphDef edited while the sweep reads it is an internal error of
+ *    the lowering pass and of a re-index.
  *  - (--fault-injection) alloc_failures, below. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
@@ -277,6 +279,43 @@ static void joins(void **state) {
   run_close(&a);
 }
 
+/* The invariant the early sweep rests on, checked: a GraphDef edited (graph_edits bumped)
+ * while the sweep is pending fails the lowering pass, and a re-index, with an internal error
+ * (not silently: what was given back may have been reachable). */
+static int has_error(const tfx_diag *d, const char *needle) {
+  for (size_t i = 0; i < d->n; i++)
+    if (d->items[i].sev == TFX_SEV_ERROR && strstr(d->items[i].msg, needle)) return 1;
+  return 0;
+}
+
+static void edited_while_pending(void **state) {
+  fx *f = *state;
+  run a;
+  run_open(&a, f->big, f->out_nodes_big, 1);
+  tfx_ctx_sweep_model(&a.ctx, -1);
+  assert_non_null(a.ctx.release_job);
+  assert_int_equal(tfx_pass_lower(&a.ctx, NULL), TFX_OK); /* untouched: lowering is fine */
+  assert_null(a.ctx.release_job);
+  assert_int_equal(a.d.errors, 0);
+  a.ctx.graph_edits++; /* a new state: swept again, and "edited" while that sweep runs */
+  tfx_ctx_sweep_model(&a.ctx, -1);
+  assert_non_null(a.ctx.release_job);
+  a.ctx.graph_edits++;
+  assert_int_equal(tfx_pass_lower(&a.ctx, NULL), TFX_E_FAIL);
+  assert_null(a.ctx.release_job);
+  assert_true(has_error(&a.d, "GraphDef was edited while"));
+  run_close(&a);
+  /* the same through a re-index */
+  run_open(&a, f->big, f->out_nodes_big, 1);
+  tfx_ctx_sweep_model(&a.ctx, -1);
+  assert_non_null(a.ctx.release_job);
+  a.ctx.graph_edits++;
+  assert_int_equal(tfx_ctx_reindex(&a.ctx), TFX_E_FAIL);
+  assert_null(a.ctx.release_job);
+  assert_true(has_error(&a.d, "GraphDef was edited while"));
+  run_close(&a);
+}
+
 /* (--fault-injection) each allocation of the early sweep and lowering's release fails in turn
  * (the job record, the sweep's span and bit tables): no crash, no leak; the GraphDef packs to
  * the same bytes. With the early sweep (early 1), any failure leaves the sweep to lowering's
@@ -342,6 +381,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(small_model_inline, setup, teardown),
       cmocka_unit_test_setup_teardown(same_air, setup, teardown),
       cmocka_unit_test_setup_teardown(joins, setup, teardown),
+      cmocka_unit_test_setup_teardown(edited_while_pending, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
