@@ -388,11 +388,11 @@ static int tfx_io_unpack_graph_par(const uint8_t *data, size_t len, const char *
  * as its graph_def: what protobuf-c makes of a graph_def that occurs once (its unknown fields
  * are all among the others, in order). Returns as tfx_io_unpack_graph_par: 0 when the caller
  * is to unpack the whole message (no graph_def, one of fewer than min_bytes, several: protobuf-c
- * merges those, or a field the scan leaves to protobuf-c). A SavedModel's meta graphs are
- * unpacked whole. */
+ * merges those, or a field the scan leaves to protobuf-c). what: the message the caller
+ * unpacks (a MetaGraphDef, or the SavedModel holding it), named by its errors. */
 static int tfx_io_unpack_meta_par(const uint8_t *data, size_t len, const char *file, unsigned jobs,
-                                  size_t min_bytes, tfx_model *out, tfx_status *rc, tfx_diag *d) {
-  const char *what = tensorflow__meta_graph_def__descriptor.name;
+                                  size_t min_bytes, const char *what, tfx_model *out, tfx_status *rc,
+                                  tfx_diag *d) {
   const uint8_t *end = data + len, *g = NULL;
   size_t glen = 0, rest = 0;
   int ng = 0;
@@ -427,11 +427,70 @@ static int tfx_io_unpack_meta_par(const uint8_t *data, size_t len, const char *f
     (void)tfx_io_top_field(&p, end, &num, &wt, &val, &vlen); /* read once already */
     if (num != 2) memcpy(rb + at, f, (size_t)(p - f)), at += (size_t)(p - f);
   }
-  ProtobufCMessage *mg = tfx_io_unpack_walked(&tensorflow__meta_graph_def__descriptor, rest ? rb : data, rest,
-                                              file, &out->arena, rc, d);
+  ProtobufCMessage *mg = tfx_io_unpack_walked_as(&tensorflow__meta_graph_def__descriptor, what,
+                                                 rest ? rb : data, rest, file, &out->arena, rc, d);
   free(rb);
   if (mg) ((Tensorflow__MetaGraphDef *)mg)->graph_def = (Tensorflow__GraphDef *)graph;
   out->root = mg;
+  return 1;
+}
+
+/* A SavedModel of one meta graph whose graph_def is big: that meta graph by
+ * tfx_io_unpack_meta_par (its graph_def's nodes by several threads), the SavedModel's other
+ * fields (the schema version, unknown fields), concatenated in their order, as the SavedModel,
+ * which then gets the meta graph as its one meta_graphs entry: what protobuf-c makes of the
+ * whole message. Returns as tfx_io_unpack_graph_par: 0 when the caller is to unpack the whole
+ * message (no meta graph or several: each would need its own split, and their graphs are
+ * rarely all big; a graph_def under min_bytes; anything tfx_io_unpack_meta_par leaves). */
+static int tfx_io_unpack_saved_par(const uint8_t *data, size_t len, const char *file, unsigned jobs,
+                                   size_t min_bytes, tfx_model *out, tfx_status *rc, tfx_diag *d) {
+  const char *what = tensorflow__saved_model__descriptor.name;
+  const uint8_t *end = data + len, *m = NULL;
+  size_t mlen = 0, rest = 0;
+  int nm = 0;
+  for (const uint8_t *p = data; p < end;) {
+    const uint8_t *f = p, *val = NULL;
+    uint64_t num;
+    unsigned wt;
+    size_t vlen = 0;
+    if (tfx_io_top_field(&p, end, &num, &wt, &val, &vlen) != 0) return 0;
+    if (num == 2) {
+      if (wt != 2) return 0;
+      nm++, m = val, mlen = vlen;
+    } else
+      rest += (size_t)(p - f);
+  }
+  if (nm != 1 || mlen < min_bytes || !tfx_io_unpack_meta_par(m, mlen, file, jobs, min_bytes, what, out, rc, d))
+    return 0;
+  Tensorflow__MetaGraphDef *mg = (Tensorflow__MetaGraphDef *)out->root;
+  out->root = NULL;
+  if (!mg) return 1;
+  uint8_t *rb = rest ? tfx_malloc(rest) : NULL;
+  Tensorflow__MetaGraphDef **one = tfx_arena_alloc(&out->arena, sizeof *one);
+  if ((rest && !rb) || !one) {
+    free(rb);
+    tfx_error(d, file, 0, 0, "out of memory decoding %s", what);
+    *rc = TFX_E_NOMEM;
+    return 1;
+  }
+  size_t at = 0;
+  for (const uint8_t *p = data; rest && p < end;) {
+    const uint8_t *f = p, *val;
+    uint64_t num;
+    unsigned wt;
+    size_t vlen;
+    (void)tfx_io_top_field(&p, end, &num, &wt, &val, &vlen); /* read once already */
+    if (num != 2) memcpy(rb + at, f, (size_t)(p - f)), at += (size_t)(p - f);
+  }
+  ProtobufCMessage *sm = tfx_io_unpack_walked_as(&tensorflow__saved_model__descriptor, what,
+                                                 rest ? rb : data, rest, file, &out->arena, rc, d);
+  free(rb);
+  if (sm) {
+    one[0] = mg;
+    ((Tensorflow__SavedModel *)sm)->meta_graphs = one;
+    ((Tensorflow__SavedModel *)sm)->n_meta_graphs = 1;
+  }
+  out->root = sm;
   return 1;
 }
 
@@ -840,7 +899,11 @@ tfx_status tfx_io_load_model_buffer(const void *data, size_t len, const char *fi
                                 out, &rc, d))
       ; /* out->root set, or NULL with the error reported */
     else if (depth <= limit && kind == TFX_MSG_METAGRAPHDEF && jobs > 1 && len >= min_bytes &&
-             tfx_io_unpack_meta_par((const uint8_t *)buf, len, file, jobs, min_bytes, out, &rc, d))
+             tfx_io_unpack_meta_par((const uint8_t *)buf, len, file, jobs, min_bytes,
+                                    tensorflow__meta_graph_def__descriptor.name, out, &rc, d))
+      ; /* the same */
+    else if (depth <= limit && kind == TFX_MSG_SAVEDMODEL && jobs > 1 && len >= min_bytes &&
+             tfx_io_unpack_saved_par((const uint8_t *)buf, len, file, jobs, min_bytes, out, &rc, d))
       ; /* the same */
     else if (depth <= limit)
       out->root = tfx_io_unpack_walked(tfx_io_kind_desc(kind), (const uint8_t *)buf, len, file,

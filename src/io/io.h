@@ -67,9 +67,11 @@ typedef struct tfx_load_opts {
 } tfx_load_opts;
 
 /* Parallel unpacking (io.c, tfx_io_load_model_buffer): a binary GraphDef of at least
- * TFX_IO_PAR_MIN_BYTES bytes (about 5000 typical NodeDefs), alone or as the graph_def of a
- * MetaGraphDef, with jobs > 1, has its NodeDefs unpacked by `jobs` threads, each a part of the
- * bytes; below that, threads cost more than they save (a SavedModel is unpacked whole). The model is the same as one thread's, field for field (unknown fields too). */
+ * TFX_IO_PAR_MIN_BYTES bytes (about 5000 typical NodeDefs), alone, as the graph_def of a
+ * MetaGraphDef, or as that of a SavedModel's only meta graph, with jobs > 1, has its NodeDefs
+ * unpacked by `jobs` threads, each a part of the bytes; below that, threads cost more than they
+ * save (a SavedModel of several meta graphs is unpacked whole). The model is the same as one
+ * thread's, field for field (unknown fields too). */
 #define TFX_IO_JOBS_MAX 64u
 #define TFX_IO_PAR_MIN_BYTES ((size_t)1 << 20)
 /* The number of threads opts->jobs asks for (0 resolved, capped). */

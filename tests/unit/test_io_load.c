@@ -562,7 +562,9 @@ static tfx_strbuf load_packed_as(fx *f, const char *name, const wbuf *g, unsigne
   tfx_diag_clear(&f->d);
   assert_int_equal(tfx_io_load_model_buffer(g->p ? (const void *)g->p : "", g->n, name, &lo, &m, &f->d),
                    TFX_OK);
-  assert_int_equal(m.kind, strstr(name, ".meta") ? TFX_MSG_METAGRAPHDEF : TFX_MSG_GRAPHDEF);
+  assert_int_equal(m.kind, strstr(name, ".meta")          ? TFX_MSG_METAGRAPHDEF
+                           : strstr(name, "saved_model.pb") ? TFX_MSG_SAVEDMODEL
+                                                            : TFX_MSG_GRAPHDEF);
   *used = m.jobs;
   tfx_strbuf sb;
   tfx_sb_init(&sb);
@@ -591,11 +593,29 @@ static wbuf meta_of(const wbuf *g) {
   return m;
 }
 
+/* The MetaGraphDef m as a SavedModel's one meta graph, between the schema version and an
+ * unknown field; two meta graphs when twice (the second tagged "train"). */
+static wbuf saved_of(const wbuf *m, int twice) {
+  wbuf s = {0}, info = {0}, m2 = {0};
+  wb_uint(&s, 1, 1);
+  wb_len(&s, 2, m->p ? (const void *)m->p : "", m->n);
+  wb_str(&s, 77, "unknown");
+  if (twice) {
+    wb_str(&info, 4, "train");
+    wb_len(&m2, 1, info.p, info.n);
+    wb_len(&s, 2, m2.p, m2.n);
+  }
+  free(info.p);
+  free(m2.p);
+  return s;
+}
+
 /* Loading with 2, 3, 5 and 64 threads gives the model of one thread, to the byte when packed:
  * the nodes in order (an empty one too), the other fields interleaved with them (versions
  * twice), unknown fields at the top and in NodeDefs. Also a graph of no node and one of a
- * single empty NodeDef, each also as a MetaGraphDef's graph_def, and the default threshold
- * (1 MiB) keeping small graphs whole. */
+ * single empty NodeDef, each also as a MetaGraphDef's graph_def and as that MetaGraphDef in
+ * a SavedModel (whole with a second meta graph), and the default threshold (1 MiB) keeping
+ * small graphs whole. */
 static void parallel_unpack_is_the_same(void **state) {
   fx *f = *state;
   size_t sizes[4] = {3000, 0, 1, 10};
@@ -628,6 +648,22 @@ static void parallel_unpack_is_the_same(void **state) {
       tfx_sb_free(&par);
     }
     tfx_sb_free(&mone);
+    /* and that MetaGraphDef as a SavedModel's one meta graph: its graph's nodes in parallel
+     * too; with two meta graphs the SavedModel is unpacked whole (one thread) */
+    for (int twice = 0; twice < 2; twice++) {
+      wbuf sm = saved_of(&mg, twice);
+      tfx_strbuf sone = load_packed_as(f, "saved_model.pb", &sm, 1, 1, &used);
+      assert_int_equal(used, 0);
+      for (int j = 0; j < 4; j++) {
+        tfx_strbuf par = load_packed_as(f, "saved_model.pb", &sm, jobs[j], 1, &used);
+        assert_int_equal(used, twice ? 0 : jobs[j]);
+        assert_int_equal(par.len, sone.len);
+        assert_memory_equal(par.data, sone.data, sone.len);
+        tfx_sb_free(&par);
+      }
+      tfx_sb_free(&sone);
+      free(sm.p);
+    }
     free(mg.p);
     if (s == 0) { /* the sample itself: nodes in order, versions as protobuf-c has them, unknown
                      fields kept (a check of the sample, the bytes compared above are the test) */
@@ -663,13 +699,13 @@ static void parallel_unpack_is_the_same(void **state) {
  * memory" error and TFX_E_NOMEM, no model and nothing leaked (or, for an allocation the
  * loader can do without, the same model); every protobuf-c allocation counted too
  * (tfx_alloc_fail_arena): most of them are the workers'. A GraphDef, and the same as a
- * MetaGraphDef's graph_def. */
+ * MetaGraphDef's graph_def, and that MetaGraphDef as a SavedModel's meta graph. */
 static void parallel_unpack_allocation_failures(void **state) {
   fx *f = *state;
-  wbuf graph = synthetic_graph(40), meta = meta_of(&graph);
-  for (int form = 0; form < 2; form++) { /* a GraphDef, the same as a MetaGraphDef's graph_def */
-    const wbuf *g = form ? &meta : &graph;
-    const char *name = form ? "g.meta" : "g.pb";
+  wbuf graph = synthetic_graph(40), meta = meta_of(&graph), saved = saved_of(&meta, 0);
+  for (int form = 0; form < 3; form++) { /* a GraphDef, as a MetaGraphDef's graph_def, in a SavedModel */
+    const wbuf *g = form == 2 ? &saved : form ? &meta : &graph;
+    const char *name = form == 2 ? "saved_model.pb" : form ? "g.meta" : "g.pb";
     unsigned used;
     tfx_strbuf ref = load_packed_as(f, name, g, 1, 1, &used);
     for (int arena = 0; arena < 2; arena++)
@@ -718,6 +754,7 @@ static void parallel_unpack_allocation_failures(void **state) {
   }
   free(graph.p);
   free(meta.p);
+  free(saved.p);
 }
 
 /* ---- the wire walk's fast path (wire.c wire_fast) against its general way ---- */
