@@ -383,6 +383,49 @@ static int tfx_io_unpack_graph_par(const uint8_t *data, size_t len, const char *
   return 1;
 }
 
+/* Where the length-delimited field `want` of a message (data, len) is when it occurs exactly
+ * once (*val, *vlen), and how many bytes the other top-level fields take (*rest). 0, or -1
+ * when it does not occur once with wire type 2, or the scan meets what tfx_io_top_field leaves
+ * to protobuf-c (the caller then unpacks the whole message). */
+static int tfx_io_one_field(const uint8_t *data, size_t len, uint64_t want, const uint8_t **val,
+                            size_t *vlen, size_t *rest) {
+  const uint8_t *end = data + len;
+  int seen = 0;
+  *rest = 0;
+  for (const uint8_t *p = data; p < end;) {
+    const uint8_t *f = p, *v = NULL;
+    uint64_t num;
+    unsigned wt;
+    size_t n = 0;
+    if (tfx_io_top_field(&p, end, &num, &wt, &v, &n) != 0) return -1;
+    if (num != want) {
+      *rest += (size_t)(p - f);
+      continue;
+    }
+    if (wt != 2 || seen++) return -1; /* (protobuf-c merges a repeated one: left to it) */
+    *val = v, *vlen = n;
+  }
+  return seen ? 0 : -1;
+}
+
+/* The top-level fields of (data, len) other than `skip`, concatenated in their order: a
+ * malloc'd buffer of `rest` bytes (tfx_io_one_field's count), NULL when rest is 0 or out of
+ * memory. */
+static uint8_t *tfx_io_other_fields(const uint8_t *data, size_t len, uint64_t skip, size_t rest) {
+  uint8_t *rb = rest ? tfx_malloc(rest) : NULL;
+  const uint8_t *end = data + len;
+  size_t at = 0;
+  for (const uint8_t *p = data; rb && p < end;) {
+    const uint8_t *f = p, *val;
+    uint64_t num;
+    unsigned wt;
+    size_t vlen;
+    (void)tfx_io_top_field(&p, end, &num, &wt, &val, &vlen); /* read once already */
+    if (num != skip) memcpy(rb + at, f, (size_t)(p - f)), at += (size_t)(p - f);
+  }
+  return rb;
+}
+
 /* A MetaGraphDef whose graph_def is big: that field's bytes by tfx_io_unpack_graph_par, the
  * other fields, concatenated in their order, as the MetaGraphDef, which then gets the GraphDef
  * as its graph_def: what protobuf-c makes of a graph_def that occurs once (its unknown fields
@@ -393,39 +436,19 @@ static int tfx_io_unpack_graph_par(const uint8_t *data, size_t len, const char *
 static int tfx_io_unpack_meta_par(const uint8_t *data, size_t len, const char *file, unsigned jobs,
                                   size_t min_bytes, const char *what, tfx_model *out, tfx_status *rc,
                                   tfx_diag *d) {
-  const uint8_t *end = data + len, *g = NULL;
+  const uint8_t *g = NULL;
   size_t glen = 0, rest = 0;
-  int ng = 0;
-  for (const uint8_t *p = data; p < end;) {
-    const uint8_t *f = p, *val = NULL;
-    uint64_t num;
-    unsigned wt;
-    size_t vlen = 0;
-    if (tfx_io_top_field(&p, end, &num, &wt, &val, &vlen) != 0) return 0;
-    if (num == 2) {
-      if (wt != 2) return 0;
-      ng++, g = val, glen = vlen;
-    } else
-      rest += (size_t)(p - f);
-  }
-  if (ng != 1 || glen < min_bytes || !tfx_io_unpack_graph_par(g, glen, file, jobs, what, out, rc, d)) return 0;
+  if (tfx_io_one_field(data, len, 2, &g, &glen, &rest) != 0 || glen < min_bytes ||
+      !tfx_io_unpack_graph_par(g, glen, file, jobs, what, out, rc, d))
+    return 0;
   ProtobufCMessage *graph = out->root;
   out->root = NULL;
   if (!graph) return 1;
-  uint8_t *rb = rest ? tfx_malloc(rest) : NULL;
+  uint8_t *rb = tfx_io_other_fields(data, len, 2, rest);
   if (rest && !rb) {
     tfx_error(d, file, 0, 0, "out of memory decoding %s", what);
     *rc = TFX_E_NOMEM;
     return 1;
-  }
-  size_t at = 0;
-  for (const uint8_t *p = data; rest && p < end;) {
-    const uint8_t *f = p, *val;
-    uint64_t num;
-    unsigned wt;
-    size_t vlen;
-    (void)tfx_io_top_field(&p, end, &num, &wt, &val, &vlen); /* read once already */
-    if (num != 2) memcpy(rb + at, f, (size_t)(p - f)), at += (size_t)(p - f);
   }
   ProtobufCMessage *mg = tfx_io_unpack_walked_as(&tensorflow__meta_graph_def__descriptor, what,
                                                  rest ? rb : data, rest, file, &out->arena, rc, d);
@@ -445,42 +468,21 @@ static int tfx_io_unpack_meta_par(const uint8_t *data, size_t len, const char *f
 static int tfx_io_unpack_saved_par(const uint8_t *data, size_t len, const char *file, unsigned jobs,
                                    size_t min_bytes, tfx_model *out, tfx_status *rc, tfx_diag *d) {
   const char *what = tensorflow__saved_model__descriptor.name;
-  const uint8_t *end = data + len, *m = NULL;
+  const uint8_t *m = NULL;
   size_t mlen = 0, rest = 0;
-  int nm = 0;
-  for (const uint8_t *p = data; p < end;) {
-    const uint8_t *f = p, *val = NULL;
-    uint64_t num;
-    unsigned wt;
-    size_t vlen = 0;
-    if (tfx_io_top_field(&p, end, &num, &wt, &val, &vlen) != 0) return 0;
-    if (num == 2) {
-      if (wt != 2) return 0;
-      nm++, m = val, mlen = vlen;
-    } else
-      rest += (size_t)(p - f);
-  }
-  if (nm != 1 || mlen < min_bytes || !tfx_io_unpack_meta_par(m, mlen, file, jobs, min_bytes, what, out, rc, d))
+  if (tfx_io_one_field(data, len, 2, &m, &mlen, &rest) != 0 || mlen < min_bytes ||
+      !tfx_io_unpack_meta_par(m, mlen, file, jobs, min_bytes, what, out, rc, d))
     return 0;
   Tensorflow__MetaGraphDef *mg = (Tensorflow__MetaGraphDef *)out->root;
   out->root = NULL;
   if (!mg) return 1;
-  uint8_t *rb = rest ? tfx_malloc(rest) : NULL;
+  uint8_t *rb = tfx_io_other_fields(data, len, 2, rest);
   Tensorflow__MetaGraphDef **one = tfx_arena_alloc(&out->arena, sizeof *one);
   if ((rest && !rb) || !one) {
     free(rb);
     tfx_error(d, file, 0, 0, "out of memory decoding %s", what);
     *rc = TFX_E_NOMEM;
     return 1;
-  }
-  size_t at = 0;
-  for (const uint8_t *p = data; rest && p < end;) {
-    const uint8_t *f = p, *val;
-    uint64_t num;
-    unsigned wt;
-    size_t vlen;
-    (void)tfx_io_top_field(&p, end, &num, &wt, &val, &vlen); /* read once already */
-    if (num != 2) memcpy(rb + at, f, (size_t)(p - f)), at += (size_t)(p - f);
   }
   ProtobufCMessage *sm = tfx_io_unpack_walked_as(&tensorflow__saved_model__descriptor, what,
                                                  rest ? rb : data, rest, file, &out->arena, rc, d);
