@@ -838,6 +838,13 @@ static uint32_t hinted_index(const lg *G, uint32_t id, size_t k, const char *nam
   return G->slot_op[in->src];
 }
 
+/* The index of the op an edge of input k of node id's op names (name[0..len)): by the TF graph
+ * first (id TFX_NO_ID: not known), then the name table; TFX_LOWER_NAME_RESERVED for none. */
+static uint32_t edge_src(const lg *G, uint32_t id, size_t k, const char *name, size_t len) {
+  uint32_t si = id != TFX_NO_ID ? hinted_index(G, id, k, name, len) : TFX_LOWER_NAME_RESERVED;
+  return si != TFX_LOWER_NAME_RESERVED ? si : op_index(G, name, len);
+}
+
 /* Checks the edges of ops from..to - 1 of the graph (docs/AIR.md §5.3) and marks consumed ops
  * (consumed may be NULL; it has a flag for each of the first from_n ops). An inconsistency is
  * an internal error: reported, never written. id: the TF node whose one op is op from (to ==
@@ -862,8 +869,7 @@ static int check_edges(lg *G, size_t from, size_t to, uint8_t *consumed, size_t 
       long long idx;
       uint32_t si = TFX_LOWER_NAME_RESERVED;
       int found = split_input(s, &nl, &idx) == 0;
-      if (found && id != TFX_NO_ID) si = hinted_index(G, id, k, s, nl);
-      if (found && si == TFX_LOWER_NAME_RESERVED) si = op_index(G, s, nl);
+      if (found) si = edge_src(G, id, k, s, nl);
       found = found && si != TFX_LOWER_NAME_RESERVED;
       if (!found || idx < -1 || (idx >= 0 && (size_t)idx >= op_n_out(G, si))) {
         GERR(G, "internal error: op '%s' has input '%s', which names no op or output of graph '%s'",
@@ -1018,9 +1024,7 @@ static int write_lite(lg *G, size_t i, uint32_t id, const tfx_lower_wired *o) {
    * has no ':' to split at but the edge's own: an empty one is what split_input refuses) */
   for (size_t k = 0; k < o->n_in; k++) {
     if (!o->src[k]) continue; /* "" (unfed): a data input with its desc */
-    uint32_t si = TFX_LOWER_NAME_RESERVED;
-    if (o->len[k]) si = hinted_index(G, id, k, o->src[k], o->len[k]);
-    if (o->len[k] && si == TFX_LOWER_NAME_RESERVED) si = op_index(G, o->src[k], o->len[k]);
+    uint32_t si = o->len[k] ? edge_src(G, id, k, o->src[k], o->len[k]) : TFX_LOWER_NAME_RESERVED;
     if (si == TFX_LOWER_NAME_RESERVED || o->port[k] >= op_n_out(G, si)) {
       char *s = tfx_lower_fmt_in(w, &w->scratch, "%.*s:%u", (int)o->len[k], o->src[k], o->port[k]);
       if (!s) return -1;

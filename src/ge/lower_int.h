@@ -456,7 +456,7 @@ int tfx_lower_wire_graph_node(tfx_lower_graph *G, uint32_t id, tfx_lower_ctl *c)
 int tfx_lower_wire_lite(tfx_lower_graph *G, uint32_t id, const tfx_lower_ctl *c,
                         tfx_lower_wired *o);
 /* The GE op and output standing for TF output port of node src; NULL after reporting (naming
- * consumer), or silently when src itself failed. */
+ * consumer; NULL: nothing reported), or silently when src itself failed. */
 Ge__Proto__OpDef *tfx_lower_resolve_out(tfx_lower_graph *G, uint32_t src, int32_t port,
                                         uint32_t *ge_port, const char *consumer);
 /* Control inputs: collect the ops standing for a TF input's producer; flush as "src:-1". */

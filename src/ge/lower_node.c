@@ -284,35 +284,48 @@ static Ge__Proto__AttrDef *port_list_of(lw *w, Ge__Proto__TensorDescriptor **v, 
 
 /* tfx_lower_port_names for op, whose input / output descs may be named after mp[0] / mp[1]
  * (mn[] ports; NULL: not known). */
+/* The port-name attrs of direction dir (0 inputs, 1 outputs) for descs v (n > 0 of them;
+ * mp/mn: the mapping's ports of that direction, or NULL: the descs' names): *ne the names
+ * list's entry, *ve the index list's when n is under the cached sizes, else NULL with *index
+ * that list (an entry of the op's own). Both lists are shared, so are their entries (an op
+ * keeps the entries, not copies). 0, or -1 out of memory (reported). */
+static int port_entries(lw *w, Ge__Proto__TensorDescriptor **v, size_t n, const tfx_map_port *mp,
+                        size_t mn, int dir, Ge__Proto__OpDef__AttrEntry **ne,
+                        Ge__Proto__OpDef__AttrEntry **ve, Ge__Proto__AttrDef **index) {
+  size_t cached = sizeof w->port_index / sizeof w->port_index[0];
+  size_t ix = 0;
+  Ge__Proto__AttrDef *names = mp ? port_list_of(w, v, n, mp, mn, &ix) : port_name_list(w, v, n, &ix);
+  *index = names ? port_index_list(w, n) : NULL;
+  if (!names || !*index) return tfx_lower_oom(w);
+  *ne = shared_entry(w, &w->port_entry[2 * ix + (size_t)dir],
+                     dir ? "_output_name_key" : "_input_name_key", names);
+  *ve = NULL;
+  if (*ne && n < cached)
+    *ve = shared_entry(w, &w->index_entry[dir][n], dir ? "_output_name_value" : "_input_name_value",
+                       *index);
+  if (!*ne || (n < cached && !*ve)) return tfx_lower_oom(w);
+  return 0;
+}
+
 static int port_names(lw *w, Ge__Proto__OpDef *op, const tfx_map_port *const *mp,
                       const size_t *mn) {
-  size_t cached = sizeof w->port_index / sizeof w->port_index[0];
   /* an op with no attr yet (a lite op being wired) takes the four keys, which differ, without
    * looking each up first */
   int fresh = op->n_attr == 0;
   for (int dir = 0; dir < 2; dir++) {
     size_t n = dir ? op->n_output_desc : op->n_input_desc;
     if (!n) continue;
-    Ge__Proto__TensorDescriptor **v = dir ? op->output_desc : op->input_desc;
-    const char *nk = dir ? "_output_name_key" : "_input_name_key";
-    const char *vk = dir ? "_output_name_value" : "_input_name_value";
-    size_t ix = 0;
-    Ge__Proto__AttrDef *names =
-        mp ? port_list_of(w, v, n, mp[dir], mn[dir], &ix) : port_name_list(w, v, n, &ix);
-    Ge__Proto__AttrDef *index = names ? port_index_list(w, n) : NULL;
-    if (!names || !index) return tfx_lower_oom(w);
-    /* both shared: so are their entries (an op keeps the entries, not copies) */
-    Ge__Proto__OpDef__AttrEntry *ne =
-        shared_entry(w, &w->port_entry[2 * ix + (size_t)dir], nk, names);
-    if (!ne || (fresh ? TFX_GE_PUSH(w->AT, op->attr, op->n_attr, ne)
-                      : tfx_ge_op_entry_put(w->AT, op, ne)))
+    Ge__Proto__OpDef__AttrEntry *ne, *ve;
+    Ge__Proto__AttrDef *index;
+    if (port_entries(w, dir ? op->output_desc : op->input_desc, n, mp ? mp[dir] : NULL,
+                     mp ? mn[dir] : 0, dir, &ne, &ve, &index))
+      return -1;
+    if (fresh ? TFX_GE_PUSH(w->AT, op->attr, op->n_attr, ne) : tfx_ge_op_entry_put(w->AT, op, ne))
       return tfx_lower_oom(w);
-    if (n < cached) {
-      Ge__Proto__OpDef__AttrEntry *ve = shared_entry(w, &w->index_entry[dir][n], vk, index);
-      if (!ve || (fresh ? TFX_GE_PUSH(w->AT, op->attr, op->n_attr, ve)
-                        : tfx_ge_op_entry_put(w->AT, op, ve)))
+    if (ve) {
+      if (fresh ? TFX_GE_PUSH(w->AT, op->attr, op->n_attr, ve) : tfx_ge_op_entry_put(w->AT, op, ve))
         return tfx_lower_oom(w);
-    } else if (tfx_lower_set_attr(w, op, vk, index)) {
+    } else if (tfx_lower_set_attr(w, op, dir ? "_output_name_value" : "_input_name_value", index)) {
       return -1;
     }
   }
@@ -1255,8 +1268,9 @@ Ge__Proto__OpDef *tfx_lower_resolve_out(lg *G, uint32_t src, int32_t port, uint3
   } else {
     return NULL; /* the producer failed; already reported */
   }
-  GERR(G, "node '%s' reads output %d of '%s' (op %s), which its mapping does not provide", consumer,
-       (int)port, sn->name, tfx_lower_node_op(sn));
+  if (consumer)
+    GERR(G, "node '%s' reads output %d of '%s' (op %s), which its mapping does not provide",
+         consumer, (int)port, sn->name, tfx_lower_node_op(sn));
   return NULL;
 }
 
@@ -1449,28 +1463,15 @@ int tfx_lower_wire_op(lg *G, uint32_t id, ctl *c) {
   return rc;
 }
 
-/* The GE source of TF input in as tfx_lower_resolve_out finds it without a message: its op
- * and output, or NULL when that would take anything else (an argument, an out_arg, a graph
- * map's inner op, a port the mapping does not provide, a failed producer: the general path
- * then reports it). */
+/* The GE source of TF input in as tfx_lower_resolve_out finds it, when that takes no message
+ * and no graph map's inner op: its op and output, or NULL (an argument, an out_arg, a graph
+ * map, a port the mapping does not provide or its op lacks, a failed producer: the general
+ * path then reports it). */
 static Ge__Proto__OpDef *resolve_quiet(lg *G, const tfx_input *in, uint32_t *ge_port) {
-  if (in->kind != TFX_IN_NODE || in->out_arg || in->src >= G->g->n_nodes) return NULL;
-  const nrec *r = &G->nr[in->src];
-  if (r->inner) return NULL;
-  Ge__Proto__OpDef *op = tfx_lower_nr_op(G, in->src);
-  if (!op) return NULL;
-  if (r->special) {
-    if (!op->n_output_desc || in->port != 0) return NULL;
-    *ge_port = 0;
-    return op;
-  }
-  const tfx_mapped_op *smop = &G->mg->ops[in->src];
-  for (uint32_t k = 0; k < smop->n_out; k++)
-    if (smop->out[k].tf_port == in->port) {
-      *ge_port = k;
-      return k < op->n_output_desc ? op : NULL;
-    }
-  return NULL;
+  if (in->kind != TFX_IN_NODE || in->out_arg || in->src >= G->g->n_nodes || G->nr[in->src].inner)
+    return NULL;
+  Ge__Proto__OpDef *op = tfx_lower_resolve_out(G, in->src, in->port, ge_port, NULL);
+  return op && *ge_port < op->n_output_desc ? op : NULL;
 }
 
 /* tfx_lower_wire_lite's results, by what determines them: the mapping's port arrays (their
@@ -1584,22 +1585,14 @@ int tfx_lower_wire_lite(lg *G, uint32_t id, const ctl *c, tfx_lower_wired *o) {
     if (o->src[k]) o->len[k] = strlen(o->src[k]);
   }
   o->n_in = mop->n_in;
-  for (int dir = 0; dir < 2; dir++) {
+  for (int dir = 0; dir < 2; dir++) { /* (both counts under the cached sizes: checked above) */
     size_t n = dir ? r->lite_n : o->n_in;
     if (!n) continue;
-    size_t ix = 0;
-    Ge__Proto__AttrDef *names = port_list_of(w, dir ? r->lite_out : o->in_desc, n,
-                                             dir ? mop->out : mop->in, dir ? mop->n_out : mop->n_in,
-                                             &ix);
-    Ge__Proto__AttrDef *index = names ? port_index_list(w, n) : NULL;
-    if (!names || !index) return tfx_lower_oom(w);
-    Ge__Proto__OpDef__AttrEntry *ne = shared_entry(
-        w, &w->port_entry[2 * ix + (size_t)dir], dir ? "_output_name_key" : "_input_name_key", names);
-    Ge__Proto__OpDef__AttrEntry *ve =
-        ne ? shared_entry(w, &w->index_entry[dir][n], dir ? "_output_name_value" : "_input_name_value",
-                          index)
-           : NULL;
-    if (!ve) return tfx_lower_oom(w);
+    Ge__Proto__OpDef__AttrEntry *ne, *ve;
+    Ge__Proto__AttrDef *index;
+    if (port_entries(w, dir ? r->lite_out : o->in_desc, n, dir ? mop->out : mop->in,
+                     dir ? mop->n_out : mop->n_in, dir, &ne, &ve, &index))
+      return -1;
     o->attr[o->n_attr++] = ne;
     o->attr[o->n_attr++] = ve;
   }
