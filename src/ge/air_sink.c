@@ -37,7 +37,7 @@
  * drop what is queued and joins it. The thread allocates nothing (the ring is made by open(),
  * whose failure to make it, or the thread, means no thread: the same file, written inline),
  * blocks every signal (they go to the program's own threads) and makes its write(2) calls on
- * the opener's fault-injection state (util/fileio.h tfx_write_fault_follow): a test arming
+ * the opener's fault-injection state (util/thread.h tfx_thread_start): a test arming
  * tfx_write_fail_at sees, counts and fails the writer's steps as the inline ones, in the same
  * order (the opener makes none of its own while the thread runs). */
 #include "ge/air_sink.h"
@@ -83,7 +83,6 @@ struct tfx_ge_air_spill {
    * SPILL_RING] is the one being filled, ring[written % SPILL_RING] the next to write */
   uint64_t queued, written;
   int stop;    /* 1: nothing more comes (end); 2: drop what is queued too (free) */
-  void *fault; /* the opener's write-fault state (tfx_write_fault_state) */
 };
 
 /* jobs (tfx_ge_lower_opts.jobs): 0 automatic (the thread when this process may run on more
@@ -91,8 +90,7 @@ struct tfx_ge_air_spill {
 static int spill_wants_thread(int jobs) { return jobs != 0 ? jobs >= 2 : tfx_jobs_auto() >= 2; }
 
 static void *spill_writer(void *arg) {
-  tfx_ge_air_spill *sp = arg;
-  tfx_write_fault_follow(sp->fault);
+  tfx_ge_air_spill *sp = arg; /* (its write steps count as the opener's: tfx_thread_start) */
   pthread_mutex_lock(&sp->mu);
   for (;;) {
     while (sp->written == sp->queued && !sp->stop) pthread_cond_wait(&sp->filled, &sp->mu);
@@ -120,7 +118,6 @@ static int spill_start(tfx_ge_air_spill *sp) {
   if (pthread_mutex_init(&sp->mu, NULL) != 0) goto undo;
   if (pthread_cond_init(&sp->filled, NULL) != 0) goto undo_mu;
   if (pthread_cond_init(&sp->freed, NULL) != 0) goto undo_filled;
-  sp->fault = tfx_write_fault_state();
   if (tfx_thread_start(&sp->th, spill_writer, sp, 0) == 0) { /* (every signal blocked) */
     sp->threaded = 1;
     return 0;

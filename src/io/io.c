@@ -204,7 +204,6 @@ typedef struct tfx_io_part {
   size_t n_rest, cap_rest;
   tfx_arena *arena;            /* the model's (the calling thread's part) or &own */
   tfx_arena own;
-  void *hooks;                 /* the caller's fault-injection hooks (arena.h) */
   int failed;                  /* 0; TFX_IO_PART_NOMEM, _MALFORMED, _WHOLE (leave it to protobuf-c) */
   int started;
   pthread_t th;
@@ -262,11 +261,9 @@ static void tfx_io_part_run(tfx_io_part *w) {
   free(a.big);
 }
 
+/* (a worker's allocations count as the caller's: tfx_thread_start) */
 static void *tfx_io_part_main(void *arg) {
-  tfx_io_part *w = arg;
-  tfx_alloc_hooks_use(w->hooks);
-  tfx_io_part_run(w);
-  tfx_alloc_hooks_use(NULL);
+  tfx_io_part_run(arg);
   return NULL;
 }
 
@@ -292,12 +289,10 @@ static int tfx_io_unpack_graph_par(const uint8_t *data, size_t len, const char *
   const uint8_t *end = data + len;
   size_t step = len / jobs;
   tfx_io_part part[TFX_IO_JOBS_MAX];
-  void *hooks = tfx_alloc_hooks_get();
   memset(part, 0, jobs * sizeof *part);
   for (unsigned k = 0; k < jobs; k++) {
     tfx_arena_init(&part[k].own);
     part[k].arena = k + 1 < jobs ? &part[k].own : &out->arena;
-    part[k].hooks = hooks;
     part[k].lim = k + 1 < jobs ? data + step * (k + 1) : end;
     part[k].end = end;
   }

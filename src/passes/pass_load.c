@@ -34,7 +34,7 @@
  * - Memory: the tree's arena is made in the thread (its big chunks are whole pages mapped
  *   there: the thread is in no run and keeps no page pool, util/arena.h) and freed by the
  *   caller's thread later (a chunk is only memory, as for tfx_arena_adopt). The thread counts
- *   and fails allocations as the caller's (tfx_alloc_hooks_use), so the fault-injection sweeps
+ *   and fails allocations as the caller's (util/thread.h tfx_thread_start), so the fault-injection sweeps
  *   reach the tree's allocations; a job record or a thread that cannot be had is no error: the
  *   scope-tree pass then builds the tree itself. */
 #include "passes/passes.h"
@@ -53,7 +53,6 @@ typedef struct tfx_scope_job {
   Tensorflow__NodeDef *const *defs; /* the GraphDef's nodes: the names, read from the start */
   uint32_t n;            /* their number */
   uint32_t max_depth;    /* the scope-depth limit */
-  void *hooks;           /* the index thread's fault-injection counters (tfx_alloc_hooks_get) */
   pthread_mutex_t lock;  /* guards state */
   pthread_cond_t cond;
   int state;             /* JOB_WAIT, then JOB_READY (the index's callback) or JOB_ABORT */
@@ -82,11 +81,9 @@ static int scope_job_wait(void *user) {
 
 static void *scope_job_main(void *arg) {
   tfx_scope_job *j = arg;
-  tfx_alloc_hooks_use(j->hooks);
   j->rc = tfx_scope_tree_build_defs(j->t, j->g, j->defs, j->n, scope_job_wait, j, j->max_depth,
                                     &j->diag);
   if (j->rc != 0) tfx_scope_tree_free(j->t); /* a failed build may hold partial tables */
-  tfx_alloc_hooks_use(NULL);
   return NULL;
 }
 
@@ -101,7 +98,6 @@ static void scope_job_start(tfx_ctx *ctx) {
   j->defs = gd->node;
   j->n = (uint32_t)gd->n_node;
   j->max_depth = tfx_limit_uint(ctx->opts ? &ctx->opts->limits : NULL, TFX_LIMIT_SCOPE_DEPTH);
-  j->hooks = tfx_alloc_hooks_get();
   j->state = JOB_WAIT;
   tfx_diag_init(&j->diag);
   if (pthread_mutex_init(&j->lock, NULL) != 0) goto no_lock;

@@ -165,10 +165,11 @@ int tfx_fault_injection_enabled(void);
 long tfx_alloc_calls(void);
 void tfx_alloc_fail_arena(int on);
 void tfx_alloc_set_observer(void (*fn)(const void *site, void *user), void *user);
-/* The calling thread's hooks above, for a worker thread it starts on its behalf: the worker
- * calls tfx_alloc_hooks_use(h) first (and tfx_alloc_hooks_use(NULL) before it ends, back to its
- * own), and its allocations are counted, observed and failed as the caller's (the counters are
- * then updated atomically; which thread's allocation is the Nth varies, one fails per armed N).
+/* The calling thread's hooks above, for a worker thread it starts on its behalf
+ * (util/thread.h tfx_thread_start does it for every library thread): the worker calls
+ * tfx_alloc_hooks_use(h) first (and tfx_alloc_hooks_use(NULL) before it ends, back to its own),
+ * and its allocations are counted, observed and failed as the caller's (the counters are then
+ * updated atomically; which thread's allocation is the Nth varies, one fails per armed N).
  * NULL and nothing without fault injection. */
 void *tfx_alloc_hooks_get(void);
 void tfx_alloc_hooks_use(void *hooks);

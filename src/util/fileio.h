@@ -91,13 +91,14 @@ void tfx_write_fail_at(long n);
 long tfx_write_failures(void);
 /* File-system steps counted since the last tfx_write_fail_at (also when disabled). */
 long tfx_write_calls(void);
-/* The hooks are per thread. A thread that writes on behalf of another (the streamed .air's
- * spill-file writer, ge/air_sink.c) calls tfx_write_fault_follow with what
+/* The hooks are per thread. A thread that works on behalf of another (every library thread:
+ * util/thread.h tfx_thread_start does this) calls tfx_write_fault_follow with what
  * tfx_write_fault_state returned in that other thread: its steps are then counted on, and
  * fail as, that thread's (a test arming the hook before a run sees every write of the run,
- * wherever it is made). The two threads must not make steps at the same time (the spill's
- * owner makes none while its writer runs; the writer's end is a join). NULL, nothing, when
- * the hooks are compiled out; tfx_write_fault_follow(NULL) goes back to the thread's own. */
+ * wherever it is made). The two threads must not make steps at the same time (the counters are
+ * plain: of the library's threads only the spill file's writer, ge/air_sink.c, writes, and its
+ * owner makes no step while it runs; the writer's end is a join). NULL, nothing, when the
+ * hooks are compiled out; tfx_write_fault_follow(NULL) goes back to the thread's own. */
 void *tfx_write_fault_state(void);
 void tfx_write_fault_follow(void *state);
 
